@@ -1,0 +1,173 @@
+// The one catalogue of API errors. Every failure a client can see is built here, as a Kubernetes Status
+// with a stable reason and code, so messages stay identical across handlers (and match what kubectl expects).
+
+import { type FieldError, fieldErrorBody, formatFieldError } from "./field-errors.ts";
+import type { GroupKind, GroupResource, Status, StatusDetails } from "./types.ts";
+
+export type StatusReason =
+  | "BadRequest"
+  | "Unauthorized"
+  | "Forbidden"
+  | "NotFound"
+  | "AlreadyExists"
+  | "Conflict"
+  | "Gone"
+  | "Expired"
+  | "Invalid"
+  | "MethodNotAllowed"
+  | "NotAcceptable"
+  | "RequestEntityTooLarge"
+  | "UnsupportedMediaType"
+  | "TooManyRequests"
+  | "InternalError"
+  | "ServiceUnavailable"
+  | "Timeout";
+
+export class StatusError extends Error {
+  readonly status: Status;
+  /** Extra response headers (Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, headers = {}) {
+    super(message);
+    this.name = "StatusError";
+    this.status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
+    if (details) this.status.details = details;
+    this.headers = headers;
+  }
+
+  get code(): number {
+    return this.status.code;
+  }
+
+  get reason(): StatusReason {
+    return this.status.reason as StatusReason;
+  }
+}
+
+export function isStatusError(value: unknown): value is StatusError {
+  return value instanceof StatusError;
+}
+
+/** `users.management.platform.sh`, or `services` for the core group. */
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+/** `User.management.platform.sh`, or `Service` for the core group. */
+export function qualifiedKind(gk: GroupKind): string {
+  return gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
+}
+
+function resourceDetails(gr: GroupResource, name?: string): StatusDetails {
+  const details: StatusDetails = { group: gr.group, kind: gr.resource };
+  if (name !== undefined) details.name = name;
+  return details;
+}
+
+export const errors = {
+  badRequest: (message: string): StatusError => new StatusError(400, "BadRequest", message),
+
+  unauthorized: (message = "Unauthorized"): StatusError => new StatusError(401, "Unauthorized", message),
+
+  forbidden: (gr: GroupResource, name: string, reason: string): StatusError => {
+    const target = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+    return new StatusError(403, "Forbidden", `${target} is forbidden: ${reason}`, resourceDetails(gr, name));
+  },
+
+  /** A forbidden request that is not about a resource (a non-resource URL, a disabled endpoint). */
+  forbiddenPath: (message: string): StatusError => new StatusError(403, "Forbidden", message),
+
+  notFound: (gr: GroupResource, name: string): StatusError =>
+    new StatusError(404, "NotFound", `${qualifiedResource(gr)} "${name}" not found`, resourceDetails(gr, name)),
+
+  /** An unknown path or resource: the generic 404 of the Kubernetes API server. */
+  pathNotFound: (): StatusError =>
+    new StatusError(404, "NotFound", "the server could not find the requested resource", {}),
+
+  alreadyExists: (gr: GroupResource, name: string): StatusError =>
+    new StatusError(409, "AlreadyExists", `${qualifiedResource(gr)} "${name}" already exists`, resourceDetails(gr, name)),
+
+  generateNameExhausted: (gr: GroupResource, name: string): StatusError =>
+    new StatusError(
+      409,
+      "AlreadyExists",
+      `${qualifiedResource(gr)} "${name}" already exists, the server was not able to generate a unique name for the object`,
+      { ...resourceDetails(gr, name), retryAfterSeconds: 1 },
+      { "Retry-After": "1" },
+    ),
+
+  conflict: (gr: GroupResource, name: string, reason: string, causes?: StatusDetails["causes"]): StatusError => {
+    const details = resourceDetails(gr, name);
+    if (causes) details.causes = causes;
+    return new StatusError(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${reason}`, details);
+  },
+
+  /** A stale resourceVersion on update. */
+  modified: (gr: GroupResource, name: string): StatusError =>
+    errors.conflict(
+      gr,
+      name,
+      "the object has been modified; please apply your changes to the latest version and try again",
+    ),
+
+  /** A bare 409 with a preformatted message (server-side apply conflicts). */
+  conflictMessage: (message: string, details: StatusDetails): StatusError =>
+    new StatusError(409, "Conflict", message, details),
+
+  invalid: (gk: GroupKind, name: string, fieldErrors: FieldError[]): StatusError => {
+    const causes = fieldErrors.map((e) => ({ reason: e.type, message: fieldErrorBody(e), field: e.field }));
+    const rendered = fieldErrors.map(formatFieldError);
+    const summary = rendered.length === 1 ? rendered[0] : `[${rendered.join(", ")}]`;
+    return new StatusError(422, "Invalid", `${qualifiedKind(gk)} "${name}" is invalid: ${summary}`, {
+      name,
+      group: gk.group,
+      kind: gk.kind,
+      causes,
+    });
+  },
+
+  /** A 422 not tied to fields, e.g. a JSON patch operation that cannot be applied. */
+  unprocessable: (message: string): StatusError => new StatusError(422, "Invalid", message),
+
+  /** 410 Expired: a continue token or resourceVersion older than the compacted history. */
+  expired: (message: string): StatusError => new StatusError(410, "Expired", message),
+
+  gone: (message: string): StatusError => new StatusError(410, "Gone", message),
+
+  methodNotSupported: (gr: GroupResource, verb: string): StatusError =>
+    new StatusError(
+      405,
+      "MethodNotAllowed",
+      `${verb} is not supported on resources of kind "${qualifiedResource(gr)}"`,
+      resourceDetails(gr),
+    ),
+
+  notAcceptable: (accepted: readonly string[]): StatusError =>
+    new StatusError(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`),
+
+  unsupportedMediaType: (accepted: readonly string[]): StatusError =>
+    new StatusError(
+      415,
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
+    ),
+
+  requestEntityTooLarge: (limitBytes: number): StatusError =>
+    new StatusError(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limitBytes}`),
+
+  tooManyRequests: (message: string, retryAfterSeconds: number): StatusError =>
+    new StatusError(429, "TooManyRequests", message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) }),
+
+  internal: (message = "an internal error occurred"): StatusError =>
+    new StatusError(500, "InternalError", `Internal error occurred: ${message}`),
+
+  serviceUnavailable: (message: string): StatusError => new StatusError(503, "ServiceUnavailable", message),
+
+  timeout: (message: string): StatusError => new StatusError(504, "Timeout", message),
+};
+
+/** The 200 Status answered after an immediate delete. */
+export function successStatus(details: StatusDetails): Status {
+  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details, code: 200 };
+}

@@ -86,7 +86,12 @@ export const errors = {
     new StatusError(404, "NotFound", "the server could not find the requested resource", {}),
 
   alreadyExists: (gr: GroupResource, name: string): StatusError =>
-    new StatusError(409, "AlreadyExists", `${qualifiedResource(gr)} "${name}" already exists`, resourceDetails(gr, name)),
+    new StatusError(
+      409,
+      "AlreadyExists",
+      `${qualifiedResource(gr)} "${name}" already exists`,
+      resourceDetails(gr, name),
+    ),
 
   generateNameExhausted: (gr: GroupResource, name: string): StatusError =>
     new StatusError(
@@ -100,7 +105,12 @@ export const errors = {
   conflict: (gr: GroupResource, name: string, reason: string, causes?: StatusDetails["causes"]): StatusError => {
     const details = resourceDetails(gr, name);
     if (causes) details.causes = causes;
-    return new StatusError(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${reason}`, details);
+    return new StatusError(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${reason}`,
+      details,
+    );
   },
 
   /** A stale resourceVersion on update. */
@@ -157,7 +167,13 @@ export const errors = {
     new StatusError(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limitBytes}`),
 
   tooManyRequests: (message: string, retryAfterSeconds: number): StatusError =>
-    new StatusError(429, "TooManyRequests", message, { retryAfterSeconds }, { "Retry-After": String(retryAfterSeconds) }),
+    new StatusError(
+      429,
+      "TooManyRequests",
+      message,
+      { retryAfterSeconds },
+      { "Retry-After": String(retryAfterSeconds) },
+    ),
 
   internal: (message = "an internal error occurred"): StatusError =>
     new StatusError(500, "InternalError", `Internal error occurred: ${message}`),

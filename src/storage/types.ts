@@ -78,7 +78,11 @@ export class StorageError extends Error {
   /** For Compacted: the oldest revision still readable. */
   readonly compactedRevision?: number;
 
-  constructor(code: StorageErrorCode, message: string, extra: { current?: StoredRecord; compactedRevision?: number } = {}) {
+  constructor(
+    code: StorageErrorCode,
+    message: string,
+    extra: { current?: StoredRecord; compactedRevision?: number } = {},
+  ) {
     super(message);
     this.name = "StorageError";
     this.storageCode = code;

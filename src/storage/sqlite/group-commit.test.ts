@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { WatchEvent } from "../types.ts";
+import { type Appender, AppendLog, type WriteRequest } from "./append-log.ts";
+import { GroupCommit } from "./group-commit.ts";
+import { openDatabase } from "./schema.ts";
+import { prepareStatements } from "./statements.ts";
+
+type Failure = "statement" | "transaction" | undefined;
+
+/** A group commit over a real in-memory log whose append fails on demand, as SQLite can. */
+function setup(failOn: (request: WriteRequest) => Failure = () => undefined, maxBatch?: number) {
+  const db = openDatabase(":memory:", "FULL");
+  const statements = prepareStatements(db);
+  const real = new AppendLog(statements, 0);
+  const log: Appender = {
+    get revision() {
+      return real.revision;
+    },
+    set revision(value) {
+      real.revision = value;
+    },
+    append(request) {
+      const failure = failOn(request);
+      // A failed statement leaves the transaction open; I/O errors or a full disk make SQLite roll it back.
+      if (failure === "statement") throw new Error("string or blob too big");
+      if (failure === "transaction") {
+        statements.rollback.run();
+        throw new Error("disk I/O error");
+      }
+      return real.append(request);
+    },
+  };
+  const published: WatchEvent[][] = [];
+  const commits = new GroupCommit({ db, statements, log, maxBatch, onCommit: (events) => published.push(events) });
+  const rows = () => (db.prepare("SELECT name FROM kv ORDER BY id").all() as { name: string }[]).map((r) => r.name);
+  return { commits, published, rows, close: () => db.close() };
+}
+
+const create = (key: string): WriteRequest => ({ type: "create", key, value: "v" });
+
+test("GroupCommit commits the writes of one turn in one transaction, in submission order", async () => {
+  const { commits, published, close } = setup();
+  const records = await Promise.all(Array.from({ length: 50 }, (_, i) => commits.submit(create(`/k/${i}`))));
+  assert.deepEqual(
+    records.map((r) => r.revision),
+    Array.from({ length: 50 }, (_, i) => i + 1),
+  );
+  assert.equal(published.length, 1);
+  assert.equal(published[0].length, 50);
+  assert.equal(commits.committedRevision, 50);
+  close();
+});
+
+test("GroupCommit rejects only the write whose statement failed", async () => {
+  const { commits, published, rows, close } = setup((r) => (r.key === "/k/bad" ? "statement" : undefined));
+  const results = await Promise.allSettled(
+    [create("/k/a"), create("/k/bad"), create("/k/c")].map((r) => commits.submit(r)),
+  );
+  assert.deepEqual(
+    results.map((r) => (r.status === "fulfilled" ? r.value.revision : r.reason.message)),
+    [1, "string or blob too big", 2],
+  );
+  assert.deepEqual(rows(), ["/k/a", "/k/c"]);
+  assert.deepEqual(
+    published.flat().map((e) => e.record.key),
+    ["/k/a", "/k/c"],
+  );
+  close();
+});
+
+test("GroupCommit fails the whole batch when SQLite aborts the transaction, and rewinds the revision", async () => {
+  let broken = true;
+  const { commits, published, rows, close } = setup((r) => (broken && r.key === "/k/bad" ? "transaction" : undefined));
+  const results = await Promise.allSettled(
+    [create("/k/a"), create("/k/bad"), create("/k/c")].map((r) => commits.submit(r)),
+  );
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ["rejected", "rejected", "rejected"],
+  );
+  assert.deepEqual(rows(), []);
+  assert.deepEqual(published, [], "watchers hear nothing of a failed transaction");
+  assert.equal(commits.committedRevision, 0);
+  broken = false;
+  assert.equal((await commits.submit(create("/k/a"))).revision, 1);
+  close();
+});
+
+test("GroupCommit splits a burst into transactions of at most maxBatch writes", async () => {
+  const { commits, published, close } = setup(undefined, 10);
+  await Promise.all(Array.from({ length: 25 }, (_, i) => commits.submit(create(`/k/${i}`))));
+  assert.deepEqual(
+    published.map((batch) => batch.length),
+    [10, 10, 5],
+  );
+  close();
+});
+
+test("GroupCommit.flushAll() commits queued writes before returning", async () => {
+  const { commits, rows, close } = setup();
+  const pending = commits.submit(create("/k/a"));
+  commits.flushAll();
+  assert.deepEqual(rows(), ["/k/a"]);
+  assert.equal((await pending).revision, 1);
+  close();
+});

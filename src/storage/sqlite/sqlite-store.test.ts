@@ -1,0 +1,142 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { after, test } from "node:test";
+import { describeStoreConformance } from "../conformance.ts";
+import { WatchRecording } from "../conformance-support.ts";
+import { openSqliteStore } from "./sqlite-store.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "sqlite-store-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(dir, `store-${++files}.db`);
+
+describeStoreConformance("SqliteStore(:memory:)", () => openSqliteStore({ path: ":memory:", watchBufferLimit: 1000 }));
+describeStoreConformance("SqliteStore(file)", () => openSqliteStore({ path: freshPath() }));
+
+/** The log rows (id, name, deleted) of a closed store's file. */
+function logRows(path: string): [number, string, number][] {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const rows = db.prepare("SELECT id, name, deleted FROM kv ORDER BY id").all();
+    return rows.map((r) => [Number(r.id), String(r.name), Number(r.deleted)]);
+  } finally {
+    db.close();
+  }
+}
+
+test("SqliteStore reopened from its file keeps records, revisions, history and the compacted revision", async () => {
+  const path = freshPath();
+  const first = await openSqliteStore({ path, synchronous: "NORMAL" });
+  const a = await first.create("/k/a", "a1");
+  const a2 = await first.update("/k/a", "a2", a.revision);
+  const b = await first.create("/k/b", "b1");
+  await first.compact(2);
+  await first.close();
+
+  const store = await openSqliteStore({ path });
+  try {
+    assert.equal(await store.currentRevision(), 3);
+    assert.equal(await store.compactedRevision(), 1);
+    assert.deepEqual((await store.list({ prefix: "/k/" })).records, [a2, b]);
+    const replay = new WatchRecording(store, { prefix: "/k/", afterRevision: 1 });
+    await replay.untilRevision(3);
+    assert.deepEqual(replay.events, [
+      { type: "update", record: a2, previous: a },
+      { type: "create", record: b },
+    ]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("SqliteStore continues revisions after compaction removed the newest row", async () => {
+  const path = freshPath();
+  const first = await openSqliteStore({ path });
+  await first.create("/k/a", "v");
+  await first.delete("/k/a");
+  assert.equal(await first.compact(0), 2);
+  await first.close();
+  assert.deepEqual(logRows(path), [], "the tombstone and what it deleted are gone");
+
+  const store = await openSqliteStore({ path });
+  try {
+    assert.equal(await store.currentRevision(), 2);
+    assert.equal((await store.create("/k/a", "again")).revision, 3);
+  } finally {
+    await store.close();
+  }
+});
+
+test("openSqliteStore() fails while another store holds the same file", async () => {
+  const path = freshPath();
+  const owner = await openSqliteStore({ path });
+  await assert.rejects(openSqliteStore({ path }), /locked by another process/);
+  await owner.close();
+  const next = await openSqliteStore({ path });
+  await next.close();
+});
+
+test("SqliteStore.compact() deletes superseded rows and old tombstones, and keeps what is still readable", async () => {
+  const path = freshPath();
+  const store = await openSqliteStore({ path });
+  const a = await store.create("/k/a", "a1"); // 1
+  await store.create("/k/b", "b1"); // 2
+  await store.update("/k/a", "a2", a.revision); // 3 supersedes 1
+  await store.delete("/k/b"); // 4 tombstone, supersedes 2
+  await store.create("/k/c", "c1"); // 5
+  await store.update("/k/c", "c2", 5); // 6 supersedes 5, after the compacted revision
+  await store.compact(2); // compacts to 4
+  await store.close();
+  assert.deepEqual(logRows(path), [
+    [3, "/k/a", 0],
+    [5, "/k/c", 0],
+    [6, "/k/c", 0],
+  ]);
+});
+
+test("SqliteStore finishes a cleanup interrupted by a crash on its next compaction", async () => {
+  const path = freshPath();
+  const first = await openSqliteStore({ path });
+  const a = await first.create("/k/a", "a1");
+  await first.update("/k/a", "a2", a.revision);
+  await first.close();
+  // What a crash between recording the compacted revision and deleting rows leaves behind.
+  const db = new DatabaseSync(path);
+  db.exec("INSERT INTO meta (name, value) VALUES ('compacted_revision', 2)");
+  db.close();
+
+  const store = await openSqliteStore({ path });
+  assert.equal(await store.compactedRevision(), 2);
+  assert.equal(await store.compact(10), 2);
+  await store.close();
+  assert.deepEqual(logRows(path), [[2, "/k/a", 0]]);
+});
+
+test("SqliteStore with autoCompact compacts in the background", async () => {
+  const store = await openSqliteStore({ path: ":memory:", autoCompact: { intervalMs: 1, keepRevisions: 1 } });
+  try {
+    for (let i = 0; i < 5; i++) await store.create(`/k/${i}`, "v");
+    while ((await store.compactedRevision()) < 4) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.equal(await store.compactedRevision(), 4);
+  } finally {
+    await store.close();
+  }
+});
+
+test("SqliteStore commits the writes of one turn together: watchers get them as one batch", async () => {
+  const store = await openSqliteStore({ path: freshPath() });
+  try {
+    const recording = new WatchRecording(store, { prefix: "/k/", afterRevision: 0 });
+    await Promise.all(Array.from({ length: 100 }, (_, i) => store.create(`/k/${i}`, "v")));
+    await recording.untilRevision(100);
+    assert.deepEqual(
+      recording.batches.map((batch) => batch.length),
+      [100],
+    );
+  } finally {
+    await store.close();
+  }
+});

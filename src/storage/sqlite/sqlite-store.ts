@@ -1,0 +1,178 @@
+// The embedded KeyValueStore on node:sqlite: a kine-style append-only log in one table, group commit for
+// throughput, an in-process watch hub fed by the append path, and compaction. See ../FLOW.md for the whole flow.
+
+import type { DatabaseSync } from "node:sqlite";
+import { compareKeys, prefixEnd } from "../key-order.ts";
+import {
+  type KeyValueStore,
+  type ListOptions,
+  type ListResult,
+  StorageError,
+  type StoredRecord,
+  type Watcher,
+  type WatchOptions,
+} from "../types.ts";
+import { WatchHub } from "../watch-hub.ts";
+import { AppendLog, type WriteRequest } from "./append-log.ts";
+import { Compactor } from "./compactor.ts";
+import { GroupCommit } from "./group-commit.ts";
+import { readHistory } from "./history.ts";
+import { openDatabase, type SynchronousMode } from "./schema.ts";
+import { prepareStatements, type Statements } from "./statements.ts";
+
+export interface SqliteStoreOptions {
+  /** Database file (its directory must exist) or ":memory:". */
+  path: string;
+  /** FULL (default): a write survives power loss. NORMAL: it survives the process being killed, not power loss. */
+  synchronous?: SynchronousMode;
+  /** Events a watcher may have queued before it is cut off as slow (default 10,000). */
+  watchBufferLimit?: number;
+  /** Periodic compaction keeping the newest `keepRevisions` revisions readable; off unless given. */
+  autoCompact?: { intervalMs: number; keepRevisions: number };
+}
+
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<KeyValueStore> {
+  return new SqliteStore(options);
+}
+
+type RecordRow = [string, number, number, string];
+
+class SqliteStore implements KeyValueStore {
+  private readonly db: DatabaseSync;
+  private readonly statements: Statements;
+  private readonly writes: GroupCommit;
+  private readonly hub: WatchHub;
+  private readonly compactor: Compactor;
+  private readonly timer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(options: SqliteStoreOptions) {
+    const db = openDatabase(options.path, options.synchronous ?? "FULL");
+    const statements = prepareStatements(db);
+    const last = statements.lastRevision.get() as [number] | undefined;
+    const log = new AppendLog(statements, last ? last[0] : 0);
+    this.db = db;
+    this.statements = statements;
+    this.compactor = new Compactor(db, statements);
+    this.hub = new WatchHub({
+      bufferLimit: options.watchBufferLimit ?? 10_000,
+      source: {
+        revision: () => this.writes.committedRevision,
+        compactedRevision: () => this.compactor.compacted,
+        history: (prefix, after, limit) => readHistory(statements, prefix, after, limit),
+      },
+    });
+    this.writes = new GroupCommit({ db, statements, log, onCommit: (events) => this.hub.publish(events) });
+    const auto = options.autoCompact;
+    if (auto) {
+      // Errors are dropped: the next interval retries, and compaction never affects correctness, only space.
+      this.timer = setInterval(() => this.compact(auto.keepRevisions).catch(() => {}), auto.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  async currentRevision(): Promise<number> {
+    this.ensureOpen();
+    return this.writes.committedRevision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    this.ensureOpen();
+    return this.compactor.compacted;
+  }
+
+  async get(key: string): Promise<StoredRecord | undefined> {
+    this.ensureOpen();
+    const row = this.statements.latest.get(key) as [number, number, number, string] | undefined;
+    if (!row || row[1] === 1) return undefined;
+    return { key, value: row[3], revision: row[0], createRevision: row[2] };
+  }
+
+  async list(options: ListOptions): Promise<ListResult> {
+    this.ensureOpen();
+    const revision = this.readRevision(options.revision ?? 0);
+    const { prefix, startAfter } = options;
+    const end = prefixEnd(prefix);
+    const limit = options.limit && options.limit > 0 ? options.limit : -1;
+    const resume = startAfter !== undefined && compareKeys(startAfter, prefix) >= 0;
+    const statement = resume ? this.statements.listAfter : this.statements.listFrom;
+    const rows = statement.all(resume ? startAfter : prefix, end, revision, limit) as unknown as RecordRow[];
+    const records: StoredRecord[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      records[i] = { key: row[0], value: row[3], revision: row[1], createRevision: row[2] };
+    }
+    let remaining = 0;
+    if (rows.length === limit) {
+      const counted = this.statements.countAfter.get(rows[rows.length - 1][0], end, revision) as unknown as [number];
+      remaining = counted[0];
+    }
+    return { records, revision, remaining };
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.ensureOpen();
+    const row = this.statements.countFrom.get(prefix, prefixEnd(prefix), this.writes.committedRevision) as unknown as [
+      number,
+    ];
+    return row[0];
+  }
+
+  create(key: string, value: string): Promise<StoredRecord> {
+    return this.write({ type: "create", key, value });
+  }
+
+  update(key: string, value: string, expectedRevision: number): Promise<StoredRecord> {
+    return this.write({ type: "update", key, value, expectedRevision });
+  }
+
+  delete(key: string, expectedRevision?: number): Promise<StoredRecord> {
+    return this.write({ type: "delete", key, expectedRevision });
+  }
+
+  /** On a closed store the watch ends with "closed" (asynchronously) instead of throwing. */
+  watch(options: WatchOptions): Watcher {
+    return this.hub.watch(options);
+  }
+
+  async compact(keepRevisions: number): Promise<number> {
+    this.ensureOpen();
+    return this.compactor.compact(this.writes.committedRevision - Math.max(0, keepRevisions));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    // Writes accepted before close still commit (and their callers hear so); watchers hear "closed".
+    this.writes.flushAll();
+    this.hub.close();
+    this.db.close();
+  }
+
+  private write(request: WriteRequest): Promise<StoredRecord> {
+    if (this.closed) return Promise.reject(closedError());
+    return this.writes.submit(request);
+  }
+
+  /** The revision a list reads at: latest for 0, clamped to the latest, Compacted below the compacted revision. */
+  private readRevision(requested: number): number {
+    const current = this.writes.committedRevision;
+    if (requested <= 0) return current;
+    const compacted = this.compactor.compacted;
+    if (requested < compacted) {
+      throw new StorageError("Compacted", `revision ${requested} is compacted (oldest readable: ${compacted})`, {
+        compactedRevision: compacted,
+      });
+    }
+    return Math.min(requested, current);
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw closedError();
+  }
+}
+
+function closedError(): StorageError {
+  return new StorageError("Closed", "storage is closed");
+}

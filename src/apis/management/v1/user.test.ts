@@ -1,0 +1,16 @@
+import { describeResourceConformance } from "../../../registry/conformance.ts";
+import { userDefinition } from "./user.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
+
+describeResourceConformance({
+  definition: userDefinition as unknown as ResourceDefinition,
+  sample: (name) => ({
+    apiVersion: "management.platform.sh/v1",
+    kind: "User",
+    metadata: { name },
+    spec: { displayName: "Sample", email: "sample@example.com", clusterRoles: [{ name: "viewer" }] },
+  }),
+  changeSpec: (object) => {
+    (object.spec as { email: string }).email = "changed@example.com";
+  },
+});

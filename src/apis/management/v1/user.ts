@@ -1,0 +1,124 @@
+// User: a person or system that can access the platform. Cluster-scoped.
+
+import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import type { KubeObject } from "../../../apimachinery/types.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import { array, boolean, integer, object, openObject, string, stringList, stringMap } from "../../schema-builders.ts";
+import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
+
+export interface UserSpec {
+  displayName?: string;
+  description?: string;
+  owner?: { user?: string; team?: string };
+  username?: string;
+  icon?: string;
+  email?: string;
+  subject?: string;
+  groups?: string[];
+  ssoGroups?: string[];
+  passwordRef?: { secretName?: string; secretNamespace?: string; key?: string };
+  codesRef?: { secretName?: string; secretNamespace?: string; key?: string };
+  imagePullSecrets?: Record<string, string>[];
+  tokenGeneration?: number;
+  disabled?: boolean;
+  clusterRoles?: { name: string }[];
+  access?: { name?: string; verbs: string[]; subresources?: string[]; users?: string[]; teams?: string[] }[];
+  extraClaims?: Record<string, string>;
+}
+
+export interface User extends KubeObject {
+  spec?: UserSpec;
+  status?: Record<string, unknown>;
+}
+
+const spec = object(
+  {
+    displayName: string("Name shown in the UI."),
+    description: string("Description of the user."),
+    owner: ownerSchema,
+    username: string("Name used to log in. Defaults to the object's name."),
+    icon: string("URL of an icon shown for the user."),
+    email: string("The user's e-mail address."),
+    subject: string("User subject as presented by the token. Defaults to the username."),
+    groups: stringList("Groups the user has access to."),
+    ssoGroups: stringList("Groups remembered from SSO."),
+    passwordRef: secretRefSchema("Reference to the user's password."),
+    codesRef: secretRefSchema("Reference to the user's access keys."),
+    imagePullSecrets: array(
+      object(
+        {
+          apiGroup: string("API group of the referenced object."),
+          kind: string("Kind of the referenced object."),
+          secretName: string("Name of the Secret."),
+          secretNamespace: string("Namespace of the Secret."),
+          key: string("Key within the Secret's data."),
+        },
+        "A reference to an image pull secret.",
+      ),
+      "Secret references for image pulls the user has access to.",
+    ),
+    tokenGeneration: integer("Raising it invalidates every token issued to the user before.", { minimum: 0 }),
+    disabled: boolean(
+      "When true the user can no longer log in. All other resources are unaffected, and other users can still interact with this user.",
+    ),
+    clusterRoles: clusterRolesSchema,
+    access: accessSchema,
+    extraClaims: stringMap("Additional claims added by an admin."),
+  },
+  "The desired state of the user.",
+);
+
+/** Platform verbs on users, beyond the standard ones (used by access rules and authorization). */
+export const USER_VERBS = ["bind", "makeowner"] as const;
+
+export const userDefinition: ResourceDefinition<User> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "User",
+  plural: "users",
+  singular: "user",
+  shortNames: ["usr"],
+  categories: [CATEGORY],
+  namespaced: false,
+  description: "User is a person or system that can access the platform.",
+  schema: { spec, status: openObject("The observed state of the user.") },
+  statusSubresource: false,
+  strategy: {
+    prepareForCreate(user) {
+      user.spec ??= {};
+      user.spec.username ||= user.metadata.name ?? undefined;
+      user.spec.subject ||= user.spec.username;
+    },
+    validate(user) {
+      const errs: FieldError[] = [];
+      (user.spec?.access ?? []).forEach((rule, i) => {
+        if (Array.isArray(rule.verbs) && rule.verbs.length === 0) {
+          errs.push(fieldError.required(`spec.access[${i}].verbs`, "at least one verb is required"));
+        }
+      });
+      return errs;
+    },
+  },
+  columns: [
+    { name: "Username", type: "string", description: "Name used to log in.", cell: (u) => u.spec?.username },
+    { name: "Email", type: "string", description: "The user's e-mail address.", cell: (u) => u.spec?.email },
+    {
+      name: "Disabled",
+      type: "boolean",
+      description: "Whether the user can no longer log in.",
+      cell: (u) => u.spec?.disabled === true,
+    },
+    {
+      name: "Display Name",
+      type: "string",
+      priority: 1,
+      description: "Name shown in the UI.",
+      cell: (u) => u.spec?.displayName,
+    },
+  ],
+  selectableFields: {
+    "spec.username": (u) => u.spec?.username,
+    "spec.email": (u) => u.spec?.email,
+    "spec.disabled": (u) => String(u.spec?.disabled === true),
+  },
+};

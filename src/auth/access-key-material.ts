@@ -1,0 +1,28 @@
+// Access key material. Keys carry 256 random bits, so a plain SHA-256 digest is enough to store them safely
+// (a slow hash such as scrypt protects low-entropy passwords, not random keys) and lets us look a key up by digest.
+
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** A new access key: 43 URL-safe characters (256 bits). */
+export function generateAccessKey(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function digestAccessKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** Constant-time comparison of two hex digests of equal length. */
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, "hex");
+  const right = Buffer.from(b, "hex");
+  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
+}
+
+/** Extracts the token of an `Authorization: Bearer <token>` header; undefined when there is none. */
+export function bearerToken(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  return match ? match[1] : "";
+}

@@ -1,0 +1,104 @@
+// Composition root of the management platform: data directory, storage, registry, garbage collector,
+// bootstrap admin, TLS and the HTTPS API server.
+
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Logger } from "pino";
+import { AdminAuthorizer } from "../auth/admin-authorizer.ts";
+import { startApiServer } from "../http/api-server.ts";
+import { GarbageCollector } from "../registry/garbage-collector.ts";
+import { Registry } from "../registry/registry.ts";
+import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
+import { buildKubeconfig, serverUrl } from "./kubeconfig.ts";
+import { managementResources } from "./management-resources.ts";
+import { loadUserCertificates, ensureServingCertificates } from "./tls.ts";
+import { platformVersion } from "./version.ts";
+
+export const API_PREFIX = "/kubernetes/management";
+export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
+
+export interface PlatformOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  logger?: Logger;
+}
+
+export interface RunningPlatform {
+  url: string;
+  port: number;
+  dataDir: string;
+  /** The admin key, only on the first start of a data directory (it is shown once). */
+  createdAdminKey?: string;
+  registry: Registry;
+  close(): Promise<void>;
+}
+
+export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const storage = await openSqliteStore({ path: join(dataDir, "platform.db") });
+  const registry = new Registry(storage);
+  for (const definition of managementResources()) registry.register(definition);
+
+  const collector = new GarbageCollector({
+    registry,
+    onError: (error, key) => options.logger?.warn({ key, err: String(error) }, "garbage collection failed"),
+  });
+  await collector.start();
+  const bootstrap = await bootstrapAdmin(registry, dataDir);
+
+  const tls =
+    options.tlsCertFile && options.tlsKeyFile
+      ? { ...(await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)), caPem: undefined }
+      : await ensureServingCertificates({ dataDir, hosts: [options.host] });
+
+  const server = await startApiServer({
+    resources: registry.stores(),
+    authenticators: [bootstrap.authenticator],
+    authorizer: new AdminAuthorizer(),
+    tls: { certPem: tls.certPem, keyPem: tls.keyPem },
+    host: options.host,
+    port: options.port,
+    pathPrefixes: [API_PREFIX],
+    version: platformVersion(),
+    logger: options.logger,
+  });
+
+  const url = serverUrl(options.host, server.port);
+  await writeAdminKubeconfig(dataDir, `${url}${API_PREFIX}`, tls.caPem);
+
+  return {
+    url,
+    port: server.port,
+    dataDir,
+    createdAdminKey: bootstrap.createdKey,
+    registry,
+    async close() {
+      await server.close();
+      collector.stop();
+      await storage.close();
+    },
+  };
+}
+
+/** Rewritten on every start so the kubeconfig follows the current address and certificate. */
+async function writeAdminKubeconfig(dataDir: string, server: string, caPem: string | undefined): Promise<void> {
+  let key: string;
+  try {
+    key = (await readFile(join(dataDir, ADMIN_KEY_FILE), "utf8")).trim();
+  } catch {
+    return; // the key file was removed on purpose: nothing to write
+  }
+  const document = buildKubeconfig({
+    name: "virtualcluster-platform",
+    server,
+    certificateAuthorityPem: caPem,
+    user: { token: key },
+    userName: ADMIN_USER,
+  });
+  await writeFile(join(dataDir, ADMIN_KUBECONFIG_FILE), document, { mode: 0o600 });
+}

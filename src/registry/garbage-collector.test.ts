@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { KubeObject } from "../apimachinery/types.ts";
+import { GarbageCollector } from "./garbage-collector.ts";
+import type { GenericStore } from "./store.ts";
+import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "./testing.ts";
+import type { ResourceDefinition } from "./types.ts";
+
+const things: ResourceDefinition = {
+  group: "test.platform.sh",
+  version: "v1",
+  kind: "Thing",
+  plural: "things",
+  singular: "thing",
+  namespaced: false,
+  description: "A test kind.",
+  schema: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+  strategy: {},
+};
+
+describe("GarbageCollector", () => {
+  let env: TestRegistry;
+  let store: GenericStore;
+  let collector: GarbageCollector;
+
+  before(async () => {
+    env = await openTestRegistry([things]);
+    store = env.store(things);
+    collector = new GarbageCollector({ registry: env.registry });
+    await collector.start();
+  });
+  after(async () => {
+    collector.stop();
+    await env.close();
+  });
+
+  const make = async (name: string, owners: KubeObject[] = [], block = false) =>
+    store.create(
+      testContext(),
+      undefined,
+      {
+        apiVersion: "test.platform.sh/v1",
+        kind: "Thing",
+        metadata: {
+          name,
+          ownerReferences: owners.map((o) => ({
+            apiVersion: "test.platform.sh/v1",
+            kind: "Thing",
+            name: o.metadata.name ?? "",
+            uid: o.metadata.uid ?? "",
+            blockOwnerDeletion: block || undefined,
+          })),
+        },
+      },
+      {},
+    );
+  const exists = async (name: string) => {
+    try {
+      await store.get(testContext(), { name });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  /** The collector reacts to watch events; wait until it settles on the expected state. */
+  const eventually = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 200; i++) {
+      await collector.idle();
+      if (await check()) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.fail("condition not reached");
+  };
+
+  it("deletes a dependent once its only owner is deleted (Background)", async () => {
+    const owner = await make("bg-owner");
+    await make("bg-child", [owner]);
+    await store.delete(testContext(), { name: "bg-owner" }, { propagationPolicy: "Background" });
+    await eventually(async () => !(await exists("bg-child")));
+  });
+
+  it("keeps a dependent that still has a live owner and drops the dangling reference", async () => {
+    const a = await make("two-a");
+    const b = await make("two-b");
+    await make("two-child", [a, b]);
+    await store.delete(testContext(), { name: "two-a" }, {});
+    await eventually(async () => {
+      const child = await store.get(testContext(), { name: "two-child" });
+      return child.metadata.ownerReferences?.length === 1 && child.metadata.ownerReferences[0].name === "two-b";
+    });
+  });
+
+  it("orphans dependents with propagationPolicy Orphan, then removes the owner", async () => {
+    const owner = await make("orphan-owner");
+    await make("orphan-child", [owner]);
+    const pending = await store.delete(testContext(), { name: "orphan-owner" }, { propagationPolicy: "Orphan" });
+    assert.deepEqual(pending.object.metadata.finalizers, ["orphan"]);
+    await eventually(async () => !(await exists("orphan-owner")));
+    const child = await store.get(testContext(), { name: "orphan-child" });
+    assert.equal(child.metadata.ownerReferences, undefined);
+  });
+
+  it("deletes blocking dependents before the owner with propagationPolicy Foreground", async () => {
+    const owner = await make("fg-owner");
+    await make("fg-child", [owner], true);
+    const pending = await store.delete(testContext(), { name: "fg-owner" }, { propagationPolicy: "Foreground" });
+    assert.deepEqual(pending.object.metadata.finalizers, ["foregroundDeletion"]);
+    await eventually(async () => !(await exists("fg-owner")) && !(await exists("fg-child")));
+  });
+
+  it("deletes a dependent created for an owner that no longer exists", async () => {
+    const owner = await make("ghost-owner");
+    await store.delete(testContext(), { name: "ghost-owner" }, {});
+    await make("ghost-child", [owner]);
+    await eventually(async () => !(await exists("ghost-child")));
+    assert.equal((await statusErrorOf(store.get(testContext(), { name: "ghost-child" }))).code, 404);
+  });
+});

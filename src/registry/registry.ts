@@ -1,0 +1,56 @@
+// The set of served resources over one storage: builds a GenericStore per stored resource and an ActionStore per
+// create-only resource, and answers "which resource is this apiVersion/kind" for owner references.
+
+import type { KeyValueStore } from "../storage/types.ts";
+import { ActionStore } from "./action-store.ts";
+import { GenericStore } from "./store.ts";
+import type { ResourceDefinition, ResourceStore } from "./types.ts";
+
+export class Registry {
+  readonly storage: KeyValueStore;
+  private readonly byResource = new Map<string, ResourceStore>();
+  private readonly byKind = new Map<string, ResourceDefinition>();
+
+  constructor(storage: KeyValueStore) {
+    this.storage = storage;
+  }
+
+  /** Registers a resource; returns its store. Registering the same group/plural twice is a programming error. */
+  register(definition: ResourceDefinition): ResourceStore {
+    const id = resourceId(definition.group, definition.plural);
+    if (this.byResource.has(id)) throw new Error(`resource ${id} is registered twice`);
+    const store = definition.action
+      ? new ActionStore(definition)
+      : new GenericStore({ definition, storage: this.storage, resolveKind: (v, k) => this.definitionForKind(v, k) });
+    this.byResource.set(id, store);
+    const apiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
+    this.byKind.set(`${apiVersion}|${definition.kind}`, definition);
+    return store;
+  }
+
+  stores(): ResourceStore[] {
+    return [...this.byResource.values()];
+  }
+
+  /** Stores with storage (the garbage collector's world). */
+  genericStores(): GenericStore[] {
+    return this.stores().filter((s): s is GenericStore => s instanceof GenericStore);
+  }
+
+  store(group: string, plural: string): ResourceStore | undefined {
+    return this.byResource.get(resourceId(group, plural));
+  }
+
+  genericStore(group: string, plural: string): GenericStore | undefined {
+    const store = this.store(group, plural);
+    return store instanceof GenericStore ? store : undefined;
+  }
+
+  definitionForKind(apiVersion: string, kind: string): ResourceDefinition | undefined {
+    return this.byKind.get(`${apiVersion}|${kind}`);
+  }
+}
+
+function resourceId(group: string, plural: string): string {
+  return `${group}/${plural}`;
+}

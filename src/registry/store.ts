@@ -1,0 +1,701 @@
+// The generic resource store: every shared rule of the API (names, optimistic concurrency, generation, finalizers,
+// graceful deletion, owner references, managedFields, dry-run) over the revisioned key-value storage.
+// A resource adds only its strategy (see types.ts for the order hooks run in).
+
+import { randomUUID } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import { updateManagedFields } from "../apimachinery/apply/managed-fields.ts";
+import { serverSideApply } from "../apimachinery/apply/server-side-apply.ts";
+import { errors, isStatusError, StatusError } from "../apimachinery/errors.ts";
+import { type FieldError, fieldError } from "../apimachinery/field-errors.ts";
+import { applyJsonPatch } from "../apimachinery/json-patch.ts";
+import { applyMergePatch } from "../apimachinery/merge-patch.ts";
+import { generateName } from "../apimachinery/names.ts";
+import { type CompiledSchema, compileObjectSchema, objectSchemaOf } from "../apimachinery/schema.ts";
+import type { GroupKind, GroupResource, JsonMap, KubeList, KubeObject, OwnerReference } from "../apimachinery/types.ts";
+import { isPlainObject } from "../apimachinery/types.ts";
+import { type KeyValueStore, StorageError, type StoredRecord } from "../storage/types.ts";
+import { decodeObject } from "./decode.ts";
+import { KeyedQueue } from "./keyed-queue.ts";
+import { objectKey } from "./keys.ts";
+import { listObjects } from "./store-list.ts";
+import { watchObjects } from "./store-watch.ts";
+import {
+  FOREGROUND_FINALIZER,
+  ORPHAN_FINALIZER,
+  specChanged,
+  validateObjectMetaCreate,
+  validateObjectMetaUpdate,
+} from "./object-meta.ts";
+import { formatTimestamp } from "./time.ts";
+import type {
+  DeleteOptions,
+  DeleteResult,
+  ListOptions,
+  ObjectRef,
+  PatchOptions,
+  PatchType,
+  RequestContext,
+  ResourceDefinition,
+  ResourceStore,
+  WatchHandle,
+  WatchOptions,
+  WatchSink,
+  WriteOptions,
+} from "./types.ts";
+
+/**
+ * How many times a read-modify-write re-reads and retries after losing a compare-and-swap. Writers in this
+ * process are queued per key (KeyedQueue), so this only matters for writers elsewhere on a shared backend.
+ */
+const PATCH_RETRIES = 32;
+/** generateName attempts before giving up with 409. */
+const GENERATE_NAME_ATTEMPTS = 8;
+
+export interface GenericStoreOptions {
+  definition: ResourceDefinition;
+  storage: KeyValueStore;
+  /** Finds the resource of an owner reference, to check blockOwnerDeletion permission. */
+  resolveKind?: (apiVersion: string, kind: string) => ResourceDefinition | undefined;
+}
+
+/** What an internal write needs beyond the object itself. */
+interface WriteIntent {
+  manager: string;
+  dryRun: boolean;
+  subresource?: string;
+  /** Set when server-side apply already computed managedFields. */
+  managedFieldsDone?: boolean;
+}
+
+export class GenericStore implements ResourceStore {
+  readonly definition: ResourceDefinition;
+  readonly groupResource: GroupResource;
+  readonly groupKind: GroupKind;
+  readonly apiVersion: string;
+  readonly storage: KeyValueStore;
+  readonly schema: CompiledSchema;
+  /** The whole-object schema (for managedFields list semantics). */
+  readonly fullSchema: JsonMap;
+  private readonly resolveKind: GenericStoreOptions["resolveKind"];
+  private readonly sharedDecodes = new WeakMap<StoredRecord, KubeObject>();
+  private readonly writes = new KeyedQueue();
+
+  constructor(options: GenericStoreOptions) {
+    const d = options.definition;
+    this.definition = d;
+    this.storage = options.storage;
+    this.groupResource = { group: d.group, resource: d.plural };
+    this.groupKind = { group: d.group, kind: d.kind };
+    this.apiVersion = d.group ? `${d.group}/${d.version}` : d.version;
+    this.schema = compileObjectSchema(d.schema);
+    this.fullSchema = objectSchemaOf(d.schema);
+    this.resolveKind = options.resolveKind;
+  }
+
+  // ---- reads -------------------------------------------------------------------------------------------------
+
+  async get(context: RequestContext, ref: ObjectRef): Promise<KubeObject> {
+    const record = await this.storage.get(this.key(ref));
+    if (!record) throw errors.notFound(this.groupResource, ref.name);
+    return this.present(this.decode(record), context);
+  }
+
+  list(context: RequestContext, options: ListOptions): Promise<KubeList> {
+    return listObjects(this, context, options);
+  }
+
+  watch(context: RequestContext, options: WatchOptions, sink: WatchSink): Promise<WatchHandle> {
+    return watchObjects(this, context, options, sink);
+  }
+
+  // ---- create ------------------------------------------------------------------------------------------------
+
+  async create(
+    context: RequestContext,
+    namespace: string | undefined,
+    body: unknown,
+    options: WriteOptions,
+  ): Promise<KubeObject> {
+    const object = decodeObject(this.definition, this.schema, body, options.fieldValidation, context);
+    this.adoptNamespace(object, namespace);
+    if (object.metadata.resourceVersion) {
+      throw errors.badRequest("resourceVersion should not be set on objects to be created");
+    }
+    return this.createDecoded(context, object, {
+      manager: managerName(options.fieldManager, context),
+      dryRun: options.dryRun === true,
+    });
+  }
+
+  private async createDecoded(context: RequestContext, object: KubeObject, intent: WriteIntent): Promise<KubeObject> {
+    const d = this.definition;
+    const meta = object.metadata;
+    // Server-owned metadata: whatever the client sent is replaced.
+    meta.uid = randomUUID();
+    meta.creationTimestamp = formatTimestamp(context.now);
+    meta.generation = 1;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    delete meta.resourceVersion;
+    if (d.statusSubresource && !intent.managedFieldsDone) delete object.status;
+    d.strategy.canonicalize?.(object);
+    await d.strategy.prepareForCreate?.(object, context);
+
+    const name = meta.name || meta.generateName || "";
+    await this.validateOrThrow(name, [
+      ...validateObjectMetaCreate(d, meta),
+      ...this.schema.validate(object),
+      ...((await d.strategy.validate?.(object, context)) ?? []),
+      ...(await this.checkBlockOwnerDeletion(context, meta.ownerReferences, [])),
+    ]);
+
+    if (!intent.managedFieldsDone) {
+      meta.managedFields = this.managedFieldsAfterWrite(undefined, object, intent, context);
+    }
+    if (intent.dryRun) {
+      if (!meta.name) meta.name = generateName(meta.generateName ?? "");
+      return this.present(object, context);
+    }
+    if (meta.name) return this.present(await this.insert(object, meta.name), context);
+
+    // generateName: try a few random suffixes; a collision every time means the prefix space is crowded.
+    let candidate = "";
+    for (let attempt = 0; attempt < GENERATE_NAME_ATTEMPTS; attempt++) {
+      candidate = generateName(meta.generateName ?? "");
+      meta.name = candidate;
+      try {
+        return this.present(await this.insert(object, candidate), context);
+      } catch (error) {
+        if (!(isStatusError(error) && error.reason === "AlreadyExists")) throw error;
+      }
+    }
+    throw errors.generateNameExhausted(this.groupResource, candidate);
+  }
+
+  private async insert(object: KubeObject, name: string): Promise<KubeObject> {
+    try {
+      const record = await this.storage.create(this.key({ namespace: object.metadata.namespace, name }), this.encode(object));
+      return this.decode(record);
+    } catch (error) {
+      if (error instanceof StorageError && error.storageCode === "KeyExists") {
+        throw errors.alreadyExists(this.groupResource, name);
+      }
+      throw error;
+    }
+  }
+
+  // ---- update (PUT) ------------------------------------------------------------------------------------------
+
+  async update(context: RequestContext, ref: ObjectRef, body: unknown, options: WriteOptions): Promise<KubeObject> {
+    const object = decodeObject(this.definition, this.schema, body, options.fieldValidation, context);
+    this.checkIdentity(object, ref);
+    const resourceVersion = object.metadata.resourceVersion;
+    if (!resourceVersion) {
+      throw errors.invalid(this.groupKind, ref.name, [
+        {
+          type: "FieldValueInvalid",
+          field: "metadata.resourceVersion",
+          badValueText: "0x0",
+          detail: "must be specified for an update",
+        },
+      ]);
+    }
+    const current = await this.storage.get(this.key(ref));
+    if (!current) throw errors.notFound(this.groupResource, ref.name);
+    if (String(current.revision) !== resourceVersion) throw errors.modified(this.groupResource, ref.name);
+    const updated = await this.updateDecoded(context, current, object, {
+      manager: managerName(options.fieldManager, context),
+      dryRun: options.dryRun === true,
+      subresource: ref.subresource,
+    });
+    return this.present(updated, context);
+  }
+
+  /**
+   * The one update path (PUT, patches, apply, finalizer removal by the GC). `next` is the desired object;
+   * the stored record `current` is the compare-and-swap base. Returns the stored (or dry-run) result.
+   */
+  async updateDecoded(
+    context: RequestContext,
+    current: StoredRecord,
+    next: KubeObject,
+    intent: WriteIntent,
+  ): Promise<KubeObject> {
+    const d = this.definition;
+    const old = this.decode(current);
+    const meta = next.metadata;
+    const oldMeta = old.metadata;
+
+    // Server-owned metadata comes from the stored object.
+    if (!meta.uid) meta.uid = oldMeta.uid;
+    meta.creationTimestamp = oldMeta.creationTimestamp;
+    meta.deletionTimestamp = oldMeta.deletionTimestamp;
+    meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    meta.generation = oldMeta.generation;
+    dropUndefined(meta);
+    delete meta.selfLink;
+
+    // Status subresource: the main resource cannot change status, and /status changes nothing but status.
+    if (d.statusSubresource) {
+      if (intent.subresource === "status") {
+        const { status } = next;
+        const { resourceVersion, managedFields } = meta;
+        for (const key of Object.keys(next)) delete next[key];
+        Object.assign(next, structuredClone(old));
+        next.metadata.resourceVersion = resourceVersion;
+        // Server-side apply computed ownership for this write already; keep it.
+        if (intent.managedFieldsDone) next.metadata.managedFields = managedFields;
+        if (status === undefined) delete next.status;
+        else next.status = status;
+      } else if (old.status === undefined) {
+        delete next.status;
+      } else {
+        next.status = old.status;
+      }
+    }
+
+    d.strategy.canonicalize?.(next);
+    await d.strategy.prepareForUpdate?.(next, old, context);
+    if (specChanged(next, old)) next.metadata.generation = (oldMeta.generation ?? 0) + 1;
+
+    await this.validateOrThrow(next.metadata.name ?? "", [
+      ...validateObjectMetaUpdate(d, next.metadata, oldMeta),
+      ...this.schema.validate(next),
+      ...((await d.strategy.validate?.(next, context)) ?? []),
+      ...((await d.strategy.validateUpdate?.(next, old, context)) ?? []),
+      ...(await this.checkBlockOwnerDeletion(context, next.metadata.ownerReferences, oldMeta.ownerReferences ?? [])),
+    ]);
+
+    delete next.metadata.resourceVersion;
+    delete old.metadata.resourceVersion;
+    if (!intent.managedFieldsDone) {
+      // Client-sent managedFields are ignored; ownership is recomputed from the change.
+      next.metadata.managedFields = old.metadata.managedFields;
+      dropUndefined(next.metadata);
+      if (isDeepStrictEqual(next, old)) return this.decode(current);
+      next.metadata.managedFields = this.managedFieldsAfterWrite(old, next, intent, context);
+    } else if (isDeepStrictEqual(next, old)) {
+      // Nothing changed: no write, no event, same resourceVersion (keeps controllers loop-free).
+      return this.decode(current);
+    }
+    if (intent.dryRun) {
+      next.metadata.resourceVersion = String(current.revision);
+      return next;
+    }
+    const key = this.key({ namespace: next.metadata.namespace, name: next.metadata.name ?? "" });
+    try {
+      // Emptying the finalizers of an object being deleted completes the deletion.
+      if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && deletionDue(next, context.now)) {
+        const deleted = await this.storage.delete(key, current.revision);
+        return this.decode({ ...deleted, value: this.encode(next) });
+      }
+      return this.decode(await this.storage.update(key, this.encode(next), current.revision));
+    } catch (error) {
+      throw this.mapStorageError(error, next.metadata.name ?? "");
+    }
+  }
+
+  // ---- patch -------------------------------------------------------------------------------------------------
+
+  patch(
+    context: RequestContext,
+    ref: ObjectRef,
+    type: PatchType,
+    body: unknown,
+    options: PatchOptions,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    return this.writes.run(this.key(ref), () => this.patchNow(context, ref, type, body, options));
+  }
+
+  private async patchNow(
+    context: RequestContext,
+    ref: ObjectRef,
+    type: PatchType,
+    body: unknown,
+    options: PatchOptions,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const manager = managerName(options.fieldManager, context);
+    const dryRun = options.dryRun === true;
+    if (type === "apply") return this.apply(context, ref, body, options);
+    if (options.force !== undefined) {
+      throw errors.invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
+        fieldError.forbidden("force", "may not be specified for non-apply patch"),
+      ]);
+    }
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.storage.get(this.key(ref));
+      if (!current) throw errors.notFound(this.groupResource, ref.name);
+      const live = this.decode(current);
+      const patched = type === "json" ? applyJsonPatch(live, body) : applyMergePatch(live, body);
+      const object = decodeObject(this.definition, this.schema, patched, options.fieldValidation, context);
+      this.checkIdentity(object, ref);
+      // A resourceVersion in the patch is a precondition; without one the patch applies to whatever is current.
+      const precondition = object.metadata.resourceVersion;
+      if (precondition && precondition !== String(current.revision)) {
+        throw errors.modified(this.groupResource, ref.name);
+      }
+      try {
+        const updated = await this.updateDecoded(context, current, object, { manager, dryRun, subresource: ref.subresource });
+        return { object: this.present(updated, context), created: false };
+      } catch (error) {
+        const retriable = isStaleWrite(error) && !precondition;
+        if (!retriable || attempt >= PATCH_RETRIES) throw error;
+      }
+    }
+  }
+
+  private async apply(
+    context: RequestContext,
+    ref: ObjectRef,
+    body: unknown,
+    options: PatchOptions,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    if (!options.fieldManager) {
+      throw errors.invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
+        fieldError.required("fieldManager", "is required for apply patch"),
+      ]);
+    }
+    const manager = options.fieldManager;
+    const dryRun = options.dryRun === true;
+    for (let attempt = 0; ; attempt++) {
+      const config = decodeObject(this.definition, this.schema, structuredClone(body), options.fieldValidation, context);
+      this.checkIdentity(config, ref);
+      const current = await this.storage.get(this.key(ref));
+      const time = formatTimestamp(context.now);
+      const resetFields = this.resetFields(ref.subresource);
+      try {
+        if (!current) {
+          if (ref.subresource) throw errors.notFound(this.groupResource, ref.name);
+          const object = serverSideApply({
+            schema: this.fullSchema,
+            live: undefined,
+            config,
+            manager,
+            force: options.force === true,
+            apiVersion: this.apiVersion,
+            time,
+            resetFields,
+          });
+          object.metadata.name = ref.name;
+          this.adoptNamespace(object, ref.namespace);
+          const created = await this.createDecoded(context, object, { manager, dryRun, managedFieldsDone: true });
+          return { object: created, created: true };
+        }
+        const object = serverSideApply({
+          schema: this.fullSchema,
+          live: this.decode(current),
+          config,
+          manager,
+          force: options.force === true,
+          apiVersion: this.apiVersion,
+          time,
+          subresource: ref.subresource,
+          resetFields,
+        });
+        const updated = await this.updateDecoded(context, current, object, {
+          manager,
+          dryRun,
+          subresource: ref.subresource,
+          managedFieldsDone: true,
+        });
+        return { object: this.present(updated, context), created: false };
+      } catch (error) {
+        const retriable = isStatusError(error) && (error.reason === "AlreadyExists" || isStaleWrite(error));
+        if (!retriable || attempt >= PATCH_RETRIES) throw error;
+      }
+    }
+  }
+
+  // ---- delete ------------------------------------------------------------------------------------------------
+
+  delete(context: RequestContext, ref: ObjectRef, options: DeleteOptions): Promise<DeleteResult> {
+    return this.writes.run(this.key(ref), () => this.deleteNow(context, ref, options));
+  }
+
+  private async deleteNow(context: RequestContext, ref: ObjectRef, options: DeleteOptions): Promise<DeleteResult> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.storage.get(this.key(ref));
+      if (!current) throw errors.notFound(this.groupResource, ref.name);
+      const object = this.decode(current);
+      this.checkPreconditions(object, options);
+      await this.definition.strategy.beforeDelete?.(object, context);
+      try {
+        return await this.deleteRecord(context, current, object, options);
+      } catch (error) {
+        if (!isStaleWrite(error) || attempt >= PATCH_RETRIES) throw error;
+      }
+    }
+  }
+
+  private async deleteRecord(
+    context: RequestContext,
+    current: StoredRecord,
+    object: KubeObject,
+    options: DeleteOptions,
+  ): Promise<DeleteResult> {
+    const meta = object.metadata;
+    const finalizers = [...(meta.finalizers ?? [])];
+    const policy = options.propagationPolicy ?? (options.orphanDependents ? "Orphan" : undefined);
+    // Propagation by finalizer, as the garbage collector expects; Background needs none.
+    const wanted = policy === "Orphan" ? ORPHAN_FINALIZER : policy === "Foreground" ? FOREGROUND_FINALIZER : undefined;
+    const without = finalizers.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+    const nextFinalizers = policy ? (wanted ? [...without, wanted] : without) : finalizers;
+    const grace = Math.max(0, options.gracePeriodSeconds ?? 0);
+    const dryRun = options.dryRun === true;
+
+    if (nextFinalizers.length === 0 && grace === 0 && !meta.deletionTimestamp) {
+      if (!dryRun) {
+        try {
+          await this.storage.delete(current.key, current.revision);
+        } catch (error) {
+          throw this.mapStorageError(error, meta.name ?? "");
+        }
+      }
+      return { removed: true, object: this.present(object, context) };
+    }
+
+    // Graceful deletion: set (or shorten, never extend) the deletion timestamp; finalizers hold the object.
+    const requestedAt = new Date(context.now.getTime() + grace * 1000);
+    const existing = meta.deletionTimestamp ? new Date(meta.deletionTimestamp) : undefined;
+    const next = structuredClone(object);
+    if (!existing || requestedAt < existing) {
+      next.metadata.deletionTimestamp = formatTimestamp(requestedAt);
+      next.metadata.deletionGracePeriodSeconds = grace;
+    }
+    if (!existing) next.metadata.generation = (meta.generation ?? 0) + 1;
+    if (nextFinalizers.length) next.metadata.finalizers = nextFinalizers;
+    else delete next.metadata.finalizers;
+    if (dryRun) return { removed: false, object: this.present(next, context) };
+
+    if (!next.metadata.finalizers?.length && deletionDue(next, context.now)) {
+      try {
+        await this.storage.delete(current.key, current.revision);
+      } catch (error) {
+        throw this.mapStorageError(error, meta.name ?? "");
+      }
+      return { removed: true, object: this.present(next, context) };
+    }
+    try {
+      const stored = await this.storage.update(current.key, this.encode(next), current.revision);
+      return { removed: false, object: this.present(this.decode(stored), context) };
+    } catch (error) {
+      throw this.mapStorageError(error, meta.name ?? "");
+    }
+  }
+
+  /** Removes an object whose grace period has passed and whose finalizers are gone (called by the collector). */
+  async reap(record: StoredRecord, now: Date): Promise<void> {
+    const object = this.decode(record);
+    if (!object.metadata.deletionTimestamp || object.metadata.finalizers?.length || !deletionDue(object, now)) return;
+    try {
+      await this.storage.delete(record.key, record.revision);
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+    }
+  }
+
+  async deleteCollection(context: RequestContext, list: ListOptions, options: DeleteOptions): Promise<KubeList> {
+    const items: KubeObject[] = [];
+    let continueToken: string | undefined;
+    do {
+      const page = await this.list(context, { ...list, limit: 500, continue: continueToken });
+      for (const item of page.items) {
+        try {
+          const result = await this.delete(
+            context,
+            { namespace: item.metadata.namespace, name: item.metadata.name ?? "" },
+            { ...options, preconditions: undefined },
+          );
+          items.push(result.object);
+        } catch (error) {
+          if (!(isStatusError(error) && error.reason === "NotFound")) throw error;
+        }
+      }
+      continueToken = page.metadata.continue;
+    } while (continueToken);
+    return { apiVersion: this.apiVersion, kind: `${this.definition.kind}List`, metadata: {}, items };
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------------------------
+
+  key(ref: { namespace?: string; name: string }): string {
+    return objectKey(this.definition, ref.namespace, ref.name);
+  }
+
+  /** Stored form: the object without resourceVersion (the revision is the version). */
+  encode(object: KubeObject): string {
+    const rv = object.metadata.resourceVersion;
+    if (rv === undefined) return JSON.stringify(object);
+    delete object.metadata.resourceVersion;
+    const text = JSON.stringify(object);
+    object.metadata.resourceVersion = rv;
+    return text;
+  }
+
+  /**
+   * Decodes a record once for every watcher that receives it (the storage hub hands all watchers the same
+   * record objects). The result is shared: callers must not mutate it.
+   */
+  decodeShared(record: StoredRecord): KubeObject {
+    let object = this.sharedDecodes.get(record);
+    if (!object) {
+      object = this.decode(record);
+      this.sharedDecodes.set(record, object);
+    }
+    return object;
+  }
+
+  decode(record: StoredRecord): KubeObject {
+    const object = JSON.parse(record.value) as KubeObject;
+    object.metadata.resourceVersion = String(record.revision);
+    return object;
+  }
+
+  present(object: KubeObject, context: RequestContext): KubeObject {
+    return this.definition.strategy.presentForRead?.(object, context) ?? object;
+  }
+
+  private resetFields(subresource: string | undefined): "status" | "spec" | "none" {
+    if (!this.definition.statusSubresource) return "none";
+    return subresource === "status" ? "spec" : "status";
+  }
+
+  private managedFieldsAfterWrite(
+    old: KubeObject | undefined,
+    object: KubeObject,
+    intent: WriteIntent,
+    context: RequestContext,
+  ) {
+    return updateManagedFields({
+      schema: this.fullSchema,
+      old,
+      object,
+      manager: intent.manager,
+      apiVersion: this.apiVersion,
+      time: formatTimestamp(context.now),
+      subresource: intent.subresource,
+      resetFields: this.resetFields(intent.subresource),
+    });
+  }
+
+  /** Fills the namespace from the URL; refuses a different one; clears it for cluster-scoped kinds. */
+  private adoptNamespace(object: KubeObject, namespace: string | undefined): void {
+    const meta = object.metadata;
+    if (!this.definition.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (!meta.namespace) meta.namespace = namespace;
+    else if (namespace && meta.namespace !== namespace) {
+      throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+  }
+
+  /** URL and body must name the same object (PUT, patches, apply). */
+  private checkIdentity(object: KubeObject, ref: ObjectRef): void {
+    const meta = object.metadata;
+    if (!meta.name) meta.name = ref.name;
+    if (meta.name !== ref.name) {
+      throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${ref.name})`);
+    }
+    this.adoptNamespace(object, ref.namespace);
+  }
+
+  private checkPreconditions(object: KubeObject, options: DeleteOptions): void {
+    const pre = options.preconditions;
+    const name = object.metadata.name ?? "";
+    if (pre?.uid && pre.uid !== object.metadata.uid) {
+      throw errors.conflict(
+        this.groupResource,
+        name,
+        `Precondition failed: the UID in the precondition (${pre.uid}) does not match the UID in record (${object.metadata.uid}). The object might have been deleted and then recreated`,
+      );
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== object.metadata.resourceVersion) {
+      throw errors.conflict(
+        this.groupResource,
+        name,
+        `Precondition failed: the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${object.metadata.resourceVersion}). The object might have been modified`,
+      );
+    }
+  }
+
+  /** Setting blockOwnerDeletion on a reference needs delete permission on that owner (spec: 422 otherwise). */
+  private async checkBlockOwnerDeletion(
+    context: RequestContext,
+    refs: OwnerReference[] | undefined,
+    oldRefs: OwnerReference[],
+  ): Promise<FieldError[]> {
+    const errs: FieldError[] = [];
+    for (const [i, ref] of (refs ?? []).entries()) {
+      if (!isPlainObject(ref) || ref.blockOwnerDeletion !== true) continue;
+      if (oldRefs.some((o) => o.uid === ref.uid && o.blockOwnerDeletion === true)) continue;
+      const owner = this.resolveKind?.(ref.apiVersion, ref.kind);
+      const decision = await context.authorizer.authorize({
+        user: context.user,
+        verb: "delete",
+        group: owner?.group ?? ref.apiVersion.split("/").slice(0, -1).join("/"),
+        version: owner?.version,
+        resource: owner?.plural ?? ref.kind.toLowerCase(),
+        name: ref.name,
+        resourceRequest: true,
+      });
+      if (!decision.allowed) {
+        errs.push(
+          fieldError.forbidden(
+            `metadata.ownerReferences[${i}].blockOwnerDeletion`,
+            `cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't delete: ${ref.kind} "${ref.name}"`,
+          ),
+        );
+      }
+    }
+    return errs;
+  }
+
+  private async validateOrThrow(name: string, fieldErrors: FieldError[]): Promise<void> {
+    if (fieldErrors.length > 0) throw errors.invalid(this.groupKind, name, fieldErrors);
+  }
+
+  mapStorageError(error: unknown, name: string): unknown {
+    if (!(error instanceof StorageError)) return error;
+    switch (error.storageCode) {
+      case "Conflict":
+        return errors.modified(this.groupResource, name);
+      case "NotFound":
+        return errors.notFound(this.groupResource, name);
+      case "KeyExists":
+        return errors.alreadyExists(this.groupResource, name);
+      case "Compacted":
+        return errors.expired(
+          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+        );
+      default:
+        return errors.serviceUnavailable(`storage is unavailable: ${error.message}`);
+    }
+  }
+}
+
+/** A compare-and-swap lost to a concurrent writer (not a server-side apply conflict, which carries causes). */
+function isStaleWrite(error: unknown): boolean {
+  return error instanceof StatusError && error.reason === "Conflict" && !error.status.details?.causes;
+}
+
+/** Whether the grace period of a deleting object has passed. */
+export function deletionDue(object: KubeObject, now: Date): boolean {
+  const at = object.metadata.deletionTimestamp;
+  return at !== undefined && new Date(at).getTime() <= now.getTime();
+}
+
+/** The field manager: the explicit one, else the User-Agent up to its first "/" (as Kubernetes does). */
+function managerName(fieldManager: string | undefined, context: RequestContext): string {
+  if (fieldManager) return fieldManager;
+  const agent = context.userAgent ?? "";
+  return agent.split("/")[0] || "unknown";
+}
+
+function dropUndefined(object: object): void {
+  const record = object as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (record[key] === undefined) delete record[key];
+}

@@ -1,0 +1,52 @@
+// Test support: a registry over an in-memory SQLite store, and request contexts. Used by registry and resource
+// tests; the real server is exercised over HTTPS in test/.
+
+import { isStatusError, type StatusError } from "../apimachinery/errors.ts";
+import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import { Registry } from "./registry.ts";
+import type { GenericStore } from "./store.ts";
+import type { RequestContext, ResourceDefinition } from "./types.ts";
+
+export interface TestRegistry {
+  registry: Registry;
+  store(definition: ResourceDefinition): GenericStore;
+  close(): Promise<void>;
+}
+
+export async function openTestRegistry(definitions: ResourceDefinition[]): Promise<TestRegistry> {
+  const storage = await openSqliteStore({ path: ":memory:" });
+  const registry = new Registry(storage);
+  for (const definition of definitions) registry.register(definition);
+  return {
+    registry,
+    store(definition) {
+      const store = registry.genericStore(definition.group, definition.plural);
+      if (!store) throw new Error(`${definition.plural} is not a stored resource`);
+      return store;
+    },
+    close: () => storage.close(),
+  };
+}
+
+/** A fresh context per call, so warnings and "now" belong to one request. */
+export function testContext(overrides: Partial<RequestContext> = {}): RequestContext {
+  return {
+    user: { name: "tester", groups: ["system:masters"] },
+    authorizer: { authorize: async () => ({ allowed: true }) },
+    warnings: [],
+    userAgent: "registry-test/1.0",
+    now: new Date(),
+    ...overrides,
+  };
+}
+
+/** Awaits a promise expected to fail with a StatusError and returns it (fails the test otherwise). */
+export async function statusErrorOf(promise: Promise<unknown>): Promise<StatusError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isStatusError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a StatusError, but the call succeeded");
+}

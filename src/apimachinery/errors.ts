@@ -153,6 +153,18 @@ export const errors = {
       resourceDetails(gr),
     ),
 
+  /** An HTTP method the path does not serve at all (no verb maps to it). */
+  methodNotAllowed: (): StatusError =>
+    new StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"),
+
+  /** A JSON patch with more operations than the server applies. */
+  tooManyPatchOperations: (count: number, max: number): StatusError =>
+    new StatusError(
+      413,
+      "RequestEntityTooLarge",
+      `The allowed maximum operations in a JSON patch is ${max}, got ${count}`,
+    ),
+
   notAcceptable: (accepted: readonly string[]): StatusError =>
     new StatusError(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`),
 

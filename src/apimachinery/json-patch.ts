@@ -2,7 +2,7 @@
 // 400 BadRequest, more than 10,000 operations 413, and an operation that cannot be applied 422 naming the
 // operation's index and path. The document is copied first, so the caller's object is never touched.
 
-import { errors, StatusError } from "./errors.ts";
+import { errors } from "./errors.ts";
 import { cloneJson, getOwn, jsonEqual, setOwn } from "./json-values.ts";
 import { isPlainObject, type JsonMap } from "./types.ts";
 
@@ -179,11 +179,7 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
     throw errors.badRequest('the JSON patch must be an array of operations, e.g. [{"op":"add","path":"/a","value":1}]');
   }
   if (patch.length > MAX_OPERATIONS) {
-    throw new StatusError(
-      413,
-      "RequestEntityTooLarge",
-      `The allowed maximum operations in a JSON patch is ${MAX_OPERATIONS}, got ${patch.length}`,
-    );
+    throw errors.tooManyPatchOperations(patch.length, MAX_OPERATIONS);
   }
   const operations = patch.map(decodeOperation);
   let result = cloneJson(document);

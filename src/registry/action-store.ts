@@ -13,7 +13,9 @@ export class ActionStore implements ResourceStore {
   }
 
   private refuse(verb: string): Promise<never> {
-    return Promise.reject(errors.methodNotSupported({ group: this.definition.group, resource: this.definition.plural }, verb));
+    return Promise.reject(
+      errors.methodNotSupported({ group: this.definition.group, resource: this.definition.plural }, verb),
+    );
   }
 
   get(): Promise<KubeObject> {

@@ -175,7 +175,13 @@ export function describeResourceConformance(options: ResourceConformanceOptions)
 
     it("patch() applies JSON and merge patches; a failing test op answers 422", async () => {
       await create("patched");
-      const merged = await store.patch(testContext(), ref("patched"), "merge", { metadata: { labels: { m: "1" } } }, {});
+      const merged = await store.patch(
+        testContext(),
+        ref("patched"),
+        "merge",
+        { metadata: { labels: { m: "1" } } },
+        {},
+      );
       assert.equal(merged.object.metadata.labels?.m, "1");
       const json = await store.patch(
         testContext(),
@@ -186,7 +192,13 @@ export function describeResourceConformance(options: ResourceConformanceOptions)
       );
       assert.deepEqual(json.object.metadata.labels, { m: "1", j: "2" });
       const failed = await statusErrorOf(
-        store.patch(testContext(), ref("patched"), "json", [{ op: "test", path: "/metadata/labels/j", value: "x" }], {}),
+        store.patch(
+          testContext(),
+          ref("patched"),
+          "json",
+          [{ op: "test", path: "/metadata/labels/j", value: "x" }],
+          {},
+        ),
       );
       assert.equal(failed.code, 422);
     });
@@ -279,7 +291,12 @@ export function describeResourceConformance(options: ResourceConformanceOptions)
       let token: string | undefined;
       let pages = 0;
       do {
-        const page = await store.list(testContext(), { namespace, labelSelector: "paged=yes", limit: 3, continue: token });
+        const page = await store.list(testContext(), {
+          namespace,
+          labelSelector: "paged=yes",
+          limit: 3,
+          continue: token,
+        });
         names.push(...page.items.map((o) => o.metadata.name ?? ""));
         token = page.metadata.continue;
         pages++;

@@ -16,7 +16,9 @@ export function decodeObject(
   const kind = definition.kind;
   const expectedApiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
   if (!isPlainObject(body)) {
-    throw errors.badRequest(`${kind} in version "${definition.version}" cannot be handled as a ${kind}: the request body must be a JSON or YAML object`);
+    throw errors.badRequest(
+      `${kind} in version "${definition.version}" cannot be handled as a ${kind}: the request body must be a JSON or YAML object`,
+    );
   }
   if (body.apiVersion !== undefined && body.apiVersion !== expectedApiVersion) {
     throw errors.badRequest(

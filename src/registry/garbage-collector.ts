@@ -118,9 +118,9 @@ export class GarbageCollector {
     };
     this.nodes.set(node.uid, node);
     for (const owner of node.owners) {
-      let set = this.dependents.get(owner.uid);
-      if (!set) this.dependents.set(owner.uid, (set = new Set()));
+      const set = this.dependents.get(owner.uid) ?? new Set<string>();
       set.add(node.uid);
+      this.dependents.set(owner.uid, set);
     }
     return node;
   }

@@ -77,7 +77,9 @@ function validateFinalizers(finalizers: string[] | undefined): FieldError[] {
     if (finalizer === ORPHAN_FINALIZER || finalizer === FOREGROUND_FINALIZER) return;
     for (const detail of validateQualifiedName(finalizer)) errs.push(fieldError.invalid(path, finalizer, detail));
     if (!finalizer.includes("/")) {
-      errs.push(fieldError.invalid(path, finalizer, "name is neither a standard finalizer name nor is it fully qualified"));
+      errs.push(
+        fieldError.invalid(path, finalizer, "name is neither a standard finalizer name nor is it fully qualified"),
+      );
     }
   });
   if (finalizers.includes(ORPHAN_FINALIZER) && finalizers.includes(FOREGROUND_FINALIZER)) {
@@ -100,7 +102,8 @@ function validateOwnerReferences(refs: ObjectMeta["ownerReferences"]): FieldErro
     const path = `metadata.ownerReferences[${i}]`;
     if (!isPlainObject(ref)) return; // the schema reports the type
     for (const field of ["apiVersion", "kind", "name", "uid"] as const) {
-      if (!ref[field]) errs.push(fieldError.invalid(`${path}.${field}`, ref[field] ?? "", `${field} must not be empty`));
+      if (!ref[field])
+        errs.push(fieldError.invalid(`${path}.${field}`, ref[field] ?? "", `${field} must not be empty`));
     }
     if (ref.controller) controllers.push(`${ref.kind}/${ref.name}`);
   });
@@ -134,7 +137,13 @@ export function validateObjectMetaUpdate(
   immutable("creationTimestamp");
   if (old.deletionTimestamp) {
     if (metadata.deletionTimestamp !== old.deletionTimestamp) {
-      errs.push(fieldError.invalid("metadata.deletionTimestamp", metadata.deletionTimestamp ?? null, "field is immutable; may only be changed via deletion"));
+      errs.push(
+        fieldError.invalid(
+          "metadata.deletionTimestamp",
+          metadata.deletionTimestamp ?? null,
+          "field is immutable; may only be changed via deletion",
+        ),
+      );
     }
     if (metadata.deletionGracePeriodSeconds !== old.deletionGracePeriodSeconds) {
       errs.push(

@@ -16,7 +16,11 @@ const FILTERED_CHUNK = 500;
 export const CONTINUE_EXPIRED_MESSAGE =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
 
-export async function listObjects(store: GenericStore, context: RequestContext, options: ListOptions): Promise<KubeList> {
+export async function listObjects(
+  store: GenericStore,
+  context: RequestContext,
+  options: ListOptions,
+): Promise<KubeList> {
   const d = store.definition;
   const predicate = selectionPredicate(d, options.labelSelector, options.fieldSelector);
   const prefix = resourcePrefix(d, options.namespace);
@@ -98,7 +102,7 @@ async function startingPoint(
   if (!options.resourceVersion) return { revision: 0 };
   const requested = parseResourceVersion(options.resourceVersion);
   if (options.resourceVersionMatch === "Exact") {
-    if (requested === 0) throw errors.badRequest("resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"");
+    if (requested === 0) throw errors.badRequest('resourceVersionMatch "Exact" is forbidden for resourceVersion "0"');
     const current = await store.storage.currentRevision();
     if (requested > current) throw tooLarge(requested, current);
     return { revision: requested };

@@ -79,7 +79,11 @@ describe("GenericStore status subresource", () => {
     const first = await store.delete(testContext(), { namespace: "ns", name: "graceful" }, { gracePeriodSeconds: 300 });
     assert.equal(first.removed, false);
     assert.equal(first.object.metadata.deletionGracePeriodSeconds, 300);
-    const longer = await store.delete(testContext(), { namespace: "ns", name: "graceful" }, { gracePeriodSeconds: 900 });
+    const longer = await store.delete(
+      testContext(),
+      { namespace: "ns", name: "graceful" },
+      { gracePeriodSeconds: 900 },
+    );
     assert.equal(longer.object.metadata.deletionTimestamp, first.object.metadata.deletionTimestamp);
     const shorter = await store.delete(testContext(), { namespace: "ns", name: "graceful" }, { gracePeriodSeconds: 0 });
     assert.equal(shorter.removed, true);
@@ -88,7 +92,13 @@ describe("GenericStore status subresource", () => {
   it("patch() retries internally when a concurrent writer wins", async () => {
     await store.create(testContext(), "ns", widget("contended"), {});
     const patches = Array.from({ length: 20 }, (_, i) =>
-      store.patch(testContext(), { namespace: "ns", name: "contended" }, "merge", { metadata: { labels: { [`k${i}`]: "v" } } }, {}),
+      store.patch(
+        testContext(),
+        { namespace: "ns", name: "contended" },
+        "merge",
+        { metadata: { labels: { [`k${i}`]: "v" } } },
+        {},
+      ),
     );
     await Promise.all(patches);
     const final = await store.get(testContext(), { namespace: "ns", name: "contended" });
@@ -106,7 +116,12 @@ describe("GenericStore server-side apply on /status", () => {
         testContext(),
         { namespace: "ns", name: "ssa-status", subresource: "status" },
         "apply",
-        { apiVersion: "test.platform.sh/v1", kind: "Widget", metadata: { name: "ssa-status" }, status: { phase: "Up" } },
+        {
+          apiVersion: "test.platform.sh/v1",
+          kind: "Widget",
+          metadata: { name: "ssa-status" },
+          status: { phase: "Up" },
+        },
         { fieldManager: "status-writer" },
       );
       assert.deepEqual(result.object.status, { phase: "Up" });

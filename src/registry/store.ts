@@ -18,8 +18,6 @@ import { type KeyValueStore, StorageError, type StoredRecord } from "../storage/
 import { decodeObject } from "./decode.ts";
 import { KeyedQueue } from "./keyed-queue.ts";
 import { objectKey } from "./keys.ts";
-import { listObjects } from "./store-list.ts";
-import { watchObjects } from "./store-watch.ts";
 import {
   FOREGROUND_FINALIZER,
   ORPHAN_FINALIZER,
@@ -27,6 +25,8 @@ import {
   validateObjectMetaCreate,
   validateObjectMetaUpdate,
 } from "./object-meta.ts";
+import { listObjects } from "./store-list.ts";
+import { watchObjects } from "./store-watch.ts";
 import { formatTimestamp } from "./time.ts";
 import type {
   DeleteOptions,
@@ -176,7 +176,10 @@ export class GenericStore implements ResourceStore {
 
   private async insert(object: KubeObject, name: string): Promise<KubeObject> {
     try {
-      const record = await this.storage.create(this.key({ namespace: object.metadata.namespace, name }), this.encode(object));
+      const record = await this.storage.create(
+        this.key({ namespace: object.metadata.namespace, name }),
+        this.encode(object),
+      );
       return this.decode(record);
     } catch (error) {
       if (error instanceof StorageError && error.storageCode === "KeyExists") {
@@ -337,7 +340,11 @@ export class GenericStore implements ResourceStore {
         throw errors.modified(this.groupResource, ref.name);
       }
       try {
-        const updated = await this.updateDecoded(context, current, object, { manager, dryRun, subresource: ref.subresource });
+        const updated = await this.updateDecoded(context, current, object, {
+          manager,
+          dryRun,
+          subresource: ref.subresource,
+        });
         return { object: this.present(updated, context), created: false };
       } catch (error) {
         const retriable = isStaleWrite(error) && !precondition;
@@ -360,7 +367,13 @@ export class GenericStore implements ResourceStore {
     const manager = options.fieldManager;
     const dryRun = options.dryRun === true;
     for (let attempt = 0; ; attempt++) {
-      const config = decodeObject(this.definition, this.schema, structuredClone(body), options.fieldValidation, context);
+      const config = decodeObject(
+        this.definition,
+        this.schema,
+        structuredClone(body),
+        options.fieldValidation,
+        context,
+      );
       this.checkIdentity(config, ref);
       const current = await this.storage.get(this.key(ref));
       const time = formatTimestamp(context.now);

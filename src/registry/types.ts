@@ -94,7 +94,12 @@ export interface ActionHandler {
    * Handles the request. For a subresource `parent` is the stored parent object (already fetched, 404 handled).
    * Returns the response object; the HTTP layer answers 201 for create and 200 for get.
    */
-  handle(request: { context: RequestContext; body: KubeObject | undefined; parent?: KubeObject; namespace?: string }): Promise<KubeObject>;
+  handle(request: {
+    context: RequestContext;
+    body: KubeObject | undefined;
+    parent?: KubeObject;
+    namespace?: string;
+  }): Promise<KubeObject>;
 }
 
 export interface ResourceDefinition<T extends KubeObject = KubeObject> {
@@ -213,7 +218,12 @@ export interface ResourceStore {
   get(context: RequestContext, ref: ObjectRef): Promise<KubeObject>;
   list(context: RequestContext, options: ListOptions): Promise<KubeList>;
   watch(context: RequestContext, options: WatchOptions, sink: WatchSink): Promise<WatchHandle>;
-  create(context: RequestContext, namespace: string | undefined, object: unknown, options: WriteOptions): Promise<KubeObject>;
+  create(
+    context: RequestContext,
+    namespace: string | undefined,
+    object: unknown,
+    options: WriteOptions,
+  ): Promise<KubeObject>;
   /** PUT. The object must exist (404 otherwise: no create-on-update). */
   update(context: RequestContext, ref: ObjectRef, object: unknown, options: WriteOptions): Promise<KubeObject>;
   /** `created` is true only for server-side apply creating the object (answer 201). */

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { EventEmitter } from "node:events";
+import type { ServerResponse } from "node:http";
+import { describe, it } from "node:test";
+import { errors } from "../apimachinery/errors.ts";
+import type { KubeObject } from "../apimachinery/types.ts";
+import type { RequestContext, ResourceStore, WatchSink } from "../registry/types.ts";
+import { type ActiveWatch, encodeWatchEventJson, serveWatch } from "./watch.ts";
+
+/** A ServerResponse stand-in recording what the stream writes; `accept` decides write()'s return value. */
+class FakeResponse extends EventEmitter {
+  status = 0;
+  headers: Record<string, unknown> = {};
+  flushed = false;
+  chunks: string[] = [];
+  ended = false;
+  destroyed = false;
+  accept = true;
+  get writableEnded() {
+    return this.ended;
+  }
+  writeHead(status: number, headers: Record<string, unknown>) {
+    this.status = status;
+    this.headers = headers;
+    return this;
+  }
+  flushHeaders() {
+    this.flushed = true;
+  }
+  write(chunk: string) {
+    this.chunks.push(chunk);
+    return this.accept;
+  }
+  end(chunk?: string) {
+    if (chunk) this.chunks.push(chunk);
+    this.ended = true;
+  }
+}
+
+/** A ResourceStore double exposing the sink and counting resume/close calls. */
+function fakeStore(onWatch: (sink: WatchSink) => void = () => {}) {
+  const calls = { resume: 0, close: 0, sink: undefined as WatchSink | undefined };
+  const store = {
+    definition: {},
+    watch: async (_context: unknown, _options: unknown, sink: WatchSink) => {
+      calls.sink = sink;
+      onWatch(sink);
+      return { resume: () => calls.resume++, close: () => calls.close++ };
+    },
+  } as unknown as ResourceStore;
+  return { store, calls };
+}
+
+const context = {} as RequestContext;
+const user = (name: string): KubeObject => ({ apiVersion: "g/v1", kind: "User", metadata: { name } });
+
+function start(response: FakeResponse, store: ResourceStore, timeoutSeconds = 60) {
+  const active = new Set<ActiveWatch>();
+  const ends: number[] = [];
+  let markEnded: () => void = () => {};
+  const ended = new Promise<void>((resolve) => {
+    markEnded = resolve;
+  });
+  const started = serveWatch({
+    response: response as unknown as ServerResponse,
+    store,
+    context,
+    options: { timeoutSeconds },
+    encode: encodeWatchEventJson,
+    active,
+    onEnd: (code) => {
+      ends.push(code);
+      markEnded();
+    },
+  });
+  return { active, ends, started, ended };
+}
+
+describe("serveWatch()", () => {
+  it("serveWatch() flushes headers before any event and frames one JSON object per line", async () => {
+    const response = new FakeResponse();
+    const { store, calls } = fakeStore();
+    await start(response, store).started;
+    assert.equal(response.status, 200);
+    assert.equal(response.flushed, true);
+    assert.equal(response.headers["Content-Type"], "application/json");
+    assert.equal(response.chunks.length, 0);
+    calls.sink!.send({ type: "ADDED", object: user("a") });
+    assert.deepEqual(
+      response.chunks.map((c) => JSON.parse(c)),
+      [{ type: "ADDED", object: user("a") }],
+    );
+    assert.ok(response.chunks[0].endsWith("}\n"));
+  });
+
+  it("serveWatch() reports backpressure and resumes the store on drain", async () => {
+    const response = new FakeResponse();
+    const { store, calls } = fakeStore();
+    await start(response, store).started;
+    response.accept = false;
+    assert.equal(calls.sink!.send({ type: "ADDED", object: user("a") }), false);
+    assert.equal(calls.resume, 0);
+    response.emit("drain");
+    assert.equal(calls.resume, 1);
+  });
+
+  it("serveWatch() closes the store's watch when the client goes away, once", async () => {
+    const response = new FakeResponse();
+    const { store, calls } = fakeStore();
+    const { active, ends, started } = start(response, store);
+    await started;
+    assert.equal(active.size, 1);
+    response.destroyed = true;
+    response.emit("close");
+    response.emit("close");
+    assert.equal(calls.close, 1);
+    assert.deepEqual(ends, [200]);
+    assert.equal(active.size, 0);
+  });
+
+  it("serveWatch() ends the stream cleanly when the store ends it or the server stops", async () => {
+    const first = new FakeResponse();
+    const one = fakeStore();
+    const a = start(first, one.store);
+    await a.started;
+    one.calls.sink!.end("expired");
+    assert.equal(first.ended, true);
+    assert.equal(one.calls.close, 0);
+
+    const second = new FakeResponse();
+    const two = fakeStore();
+    const b = start(second, two.store);
+    await b.started;
+    for (const watch of b.active) watch.stop();
+    assert.equal(second.ended, true);
+    assert.equal(two.calls.close, 1);
+    assert.deepEqual(b.ends, [200]);
+  });
+
+  it("serveWatch() ends the stream after timeoutSeconds", async () => {
+    const response = new FakeResponse();
+    const { store, calls } = fakeStore();
+    const { started, ends, ended } = start(response, store, 0);
+    await started;
+    await ended;
+    assert.equal(response.ended, true);
+    assert.equal(calls.close, 1);
+    assert.deepEqual(ends, [200]);
+  });
+
+  it("serveWatch() writes events sent while the store is still starting", async () => {
+    const response = new FakeResponse();
+    const { store } = fakeStore((sink) => sink.send({ type: "ADDED", object: user("early") }));
+    await start(response, store).started;
+    assert.equal(response.status, 200);
+    assert.equal(response.chunks.length, 1);
+  });
+
+  it("serveWatch() answers a Status when the store refuses the watch before it starts", async () => {
+    const response = new FakeResponse();
+    const store = {
+      watch: async () => {
+        throw errors.badRequest("unable to parse requirement");
+      },
+    } as unknown as ResourceStore;
+    const { ends, started } = start(response, store);
+    await started;
+    assert.equal(response.status, 400);
+    assert.equal(JSON.parse(response.chunks[0]).reason, "BadRequest");
+    assert.deepEqual(ends, [400]);
+  });
+});

@@ -1,0 +1,72 @@
+// Runs the machine's kubectl against a test server with an isolated discovery cache, so no test reads another
+// run's cached API resources.
+
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const kubectlAvailable = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
+
+/** Reason to pass to `it(..., { skip })` when kubectl is missing: the skip shows up in the test report. */
+export const kubectlSkip = kubectlAvailable ? false : "kubectl is not installed on this machine";
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class Kubectl {
+  readonly kubeconfig: string;
+  readonly cacheDir = mkdtempSync(join(tmpdir(), "kubectl-cache-"));
+
+  constructor(kubeconfig: string) {
+    this.kubeconfig = kubeconfig;
+  }
+
+  private args(args: string[]): string[] {
+    return ["--kubeconfig", this.kubeconfig, "--cache-dir", this.cacheDir, ...args];
+  }
+
+  /** Runs kubectl and resolves with its exit code and output (never rejects on a non-zero exit). */
+  run(args: string[], input?: string): Promise<KubectlResult> {
+    return new Promise((resolve) => {
+      const child = execFile("kubectl", this.args(args), { timeout: 60_000 }, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      });
+      if (input !== undefined) child.stdin?.end(input);
+    });
+  }
+
+  /** Runs kubectl and fails with its stderr when it exits non-zero. */
+  async ok(args: string[], input?: string): Promise<string> {
+    const result = await this.run(args, input);
+    if (result.code !== 0) throw new Error(`kubectl ${args.join(" ")} failed (${result.code}):\n${result.stderr}`);
+    return result.stdout;
+  }
+
+  /** Starts a long-running kubectl (get -w, wait) and collects its output. */
+  start(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number> } {
+    const child = spawn("kubectl", this.args(args), { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      out += chunk;
+    });
+    const exited = new Promise<number>((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
+    return { child, output: () => out, exited };
+  }
+}
+
+/** Polls until `check` passes (for watchers observing asynchronous output); fails after ~15 s. */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

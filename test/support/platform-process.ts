@@ -1,0 +1,70 @@
+// Starts the real platform (`virtualcluster platform start`) as a child process on an ephemeral port with a
+// fresh data directory, and hands tests its URL, admin key and admin kubeconfig.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+
+export interface PlatformProcess {
+  url: string;
+  apiRoot: string;
+  dataDir: string;
+  adminKey: string;
+  kubeconfig: string;
+  caPem: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startPlatformProcess(
+  options: { dataDir?: string; extraArgs?: string[] } = {},
+): Promise<PlatformProcess> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-test-")));
+  const child = spawn(
+    process.execPath,
+    [MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...(options.extraArgs ?? [])],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" } },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = "";
+    const timer = setTimeout(() => reject(new Error(`platform did not start in time:\n${stderr}`)), 30_000);
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+      const match = /Platform listening on (https:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`platform exited with ${code}:\n${stderr}`));
+    });
+  });
+  const adminKey = (await readFile(join(dataDir, "admin-access-key"), "utf8")).trim();
+  const caPem = await readFile(join(dataDir, "pki", "ca.crt"), "utf8");
+  return {
+    url,
+    apiRoot: `${url}/kubernetes/management/apis/management.platform.sh/v1`,
+    dataDir,
+    adminKey,
+    kubeconfig: join(dataDir, "admin.kubeconfig"),
+    caPem,
+    child,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

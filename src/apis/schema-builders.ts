@@ -3,7 +3,11 @@
 
 import type { JsonMap } from "../apimachinery/types.ts";
 
-export const string = (description: string, extra: JsonMap = {}): JsonMap => ({ type: "string", description, ...extra });
+export const string = (description: string, extra: JsonMap = {}): JsonMap => ({
+  type: "string",
+  description,
+  ...extra,
+});
 export const integer = (description: string, extra: JsonMap = {}): JsonMap => ({
   type: "integer",
   format: "int64",

@@ -2,10 +2,10 @@
 // /internal/ (no API resource serves that prefix). The OwnedAccessKey authenticator replaces this one.
 
 import { errors } from "../apimachinery/errors.ts";
+import type { UserInfo } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { bearerToken, digestAccessKey, digestsEqual } from "./access-key-material.ts";
 import type { AuthenticationRequest, Authenticator } from "./types.ts";
-import type { UserInfo } from "../registry/types.ts";
 
 export const BOOTSTRAP_KEY = "/internal/bootstrap/admin-access-key";
 /** Group of callers with the built-in `admin` cluster role. */

@@ -12,7 +12,7 @@ import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { buildKubeconfig, serverUrl } from "./kubeconfig.ts";
 import { managementResources } from "./management-resources.ts";
-import { loadUserCertificates, ensureServingCertificates } from "./tls.ts";
+import { ensureServingCertificates, loadUserCertificates } from "./tls.ts";
 import { platformVersion } from "./version.ts";
 
 export const API_PREFIX = "/kubernetes/management";

@@ -1,6 +1,6 @@
 import { describeResourceConformance } from "../../../registry/conformance.ts";
-import { userDefinition } from "./user.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
+import { userDefinition } from "./user.ts";
 
 describeResourceConformance({
   definition: userDefinition as unknown as ResourceDefinition,

@@ -1,0 +1,71 @@
+// The platform's live settings: one object read by every subsystem that the platform config can change
+// without a restart (access key limits, login, auth endpoint headers, project namespaces, /version, audit).
+// `platform start` flags seed it; the Config resource (and its file) replace it; readers call current() per use.
+
+export interface AuditSettings {
+  enabled: boolean;
+  /** Raw policy as parsed from the config's status.audit (evaluated by src/audit). */
+  [field: string]: unknown;
+}
+
+export interface PlatformSettings {
+  auth: {
+    /** Global maximum life of any access key, seconds; 0 = no limit. */
+    accessKeyMaxTTLSeconds: number;
+    /** Seconds a Login key is kept before the sweeper deletes it; 0 = kept forever. */
+    loginAccessKeyTTLSeconds: number;
+    passwordLoginDisabled: boolean;
+    /** Extra headers on the authentication endpoints. */
+    customHttpHeaders: Record<string, string>;
+  };
+  /** Domain without scheme, as clients reach the platform. */
+  platformHost: string;
+  projectNamespacePrefix: string;
+  authenticateVersionEndpoint: boolean;
+  audit: AuditSettings;
+}
+
+export const DEFAULT_LOGIN_ACCESS_KEY_TTL_SECONDS = 20 * 24 * 60 * 60;
+
+export function defaultSettings(platformHost = ""): PlatformSettings {
+  return {
+    auth: {
+      accessKeyMaxTTLSeconds: 0,
+      loginAccessKeyTTLSeconds: DEFAULT_LOGIN_ACCESS_KEY_TTL_SECONDS,
+      passwordLoginDisabled: false,
+      customHttpHeaders: {},
+    },
+    platformHost,
+    projectNamespacePrefix: "p-",
+    authenticateVersionEndpoint: false,
+    audit: { enabled: false },
+  };
+}
+
+export type SettingsListener = (next: PlatformSettings, previous: PlatformSettings) => void;
+
+export class LiveSettings {
+  private value: PlatformSettings;
+  private readonly listeners = new Set<SettingsListener>();
+
+  constructor(initial: PlatformSettings) {
+    this.value = Object.freeze(structuredClone(initial));
+  }
+
+  /** The settings in force now. Frozen: replace them with update(), never mutate. */
+  current(): PlatformSettings {
+    return this.value;
+  }
+
+  update(next: PlatformSettings): void {
+    const previous = this.value;
+    this.value = Object.freeze(structuredClone(next));
+    for (const listener of this.listeners) listener(this.value, previous);
+  }
+
+  /** Returns the unsubscribe function. */
+  onChange(listener: SettingsListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

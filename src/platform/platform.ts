@@ -6,8 +6,10 @@ import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { AdminAuthorizer } from "../auth/admin-authorizer.ts";
 import { startApiServer } from "../http/api-server.ts";
+import { createApiMetrics } from "../http/metrics.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
+import { instrumentStore } from "../storage/instrumented-store.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { buildKubeconfig, serverUrl } from "./kubeconfig.ts";
@@ -40,7 +42,11 @@ export interface RunningPlatform {
 export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const storage = await openSqliteStore({ path: join(dataDir, "platform.db") });
+  const metrics = createApiMetrics();
+  const storage = instrumentStore(
+    await openSqliteStore({ path: join(dataDir, "platform.db") }),
+    (op, resource, ok, s) => metrics.storageOperation(op, resource, ok, s),
+  );
   const registry = new Registry(storage);
   for (const definition of managementResources()) registry.register(definition);
 
@@ -66,6 +72,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     pathPrefixes: [API_PREFIX],
     version: platformVersion(),
     logger: options.logger,
+    metrics,
   });
 
   const url = serverUrl(options.host, server.port);

@@ -16,6 +16,8 @@ export interface PlatformProcess {
   kubeconfig: string;
   caPem: string;
   child: ChildProcess;
+  /** Everything the process printed on stdout so far. */
+  stdout(): string;
   stop(): Promise<void>;
 }
 
@@ -32,8 +34,8 @@ export async function startPlatformProcess(
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
+  let stdout = "";
   const url = await new Promise<string>((resolve, reject) => {
-    let stdout = "";
     const timer = setTimeout(() => reject(new Error(`platform did not start in time:\n${stderr}`)), 30_000);
     child.stdout?.on("data", (chunk) => {
       stdout += chunk;
@@ -58,6 +60,7 @@ export async function startPlatformProcess(
     kubeconfig: join(dataDir, "admin.kubeconfig"),
     caPem,
     child,
+    stdout: () => stdout,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -134,3 +134,24 @@ describe("GenericStore server-side apply on /status", () => {
     }
   });
 });
+
+describe("GenericStore concurrent updates", () => {
+  it("update() with the same resourceVersion from many writers lets exactly one win", async () => {
+    const env = await openTestRegistry([widgets]);
+    const store = env.store(widgets);
+    try {
+      const created = await store.create(testContext(), "ns", widget("race"), {});
+      const attempts = Array.from({ length: 10 }, (_, i) =>
+        store.update(testContext(), { namespace: "ns", name: "race" }, { ...created, spec: { size: i + 10 } }, {}).then(
+          () => "ok",
+          (error: { code?: number }) => String(error.code),
+        ),
+      );
+      const outcomes = await Promise.all(attempts);
+      assert.equal(outcomes.filter((o) => o === "ok").length, 1);
+      assert.equal(outcomes.filter((o) => o === "409").length, 9);
+    } finally {
+      await env.close();
+    }
+  });
+});

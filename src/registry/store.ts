@@ -140,11 +140,13 @@ export class GenericStore implements ResourceStore {
     delete meta.selfLink;
     delete meta.resourceVersion;
     if (d.statusSubresource && !intent.managedFieldsDone) delete object.status;
+    const name = meta.name || meta.generateName || "";
+    // Strategy hooks may rely on the schema's types (as Kubernetes' typed decoding guarantees).
+    this.validateOrThrow(name, this.schema.validate(object));
     d.strategy.canonicalize?.(object);
     await d.strategy.prepareForCreate?.(object, context);
 
-    const name = meta.name || meta.generateName || "";
-    await this.validateOrThrow(name, [
+    this.validateOrThrow(name, [
       ...validateObjectMetaCreate(d, meta),
       ...this.schema.validate(object),
       ...((await d.strategy.validate?.(object, context)) ?? []),
@@ -259,11 +261,12 @@ export class GenericStore implements ResourceStore {
       }
     }
 
+    this.validateOrThrow(meta.name ?? "", this.schema.validate(next));
     d.strategy.canonicalize?.(next);
     await d.strategy.prepareForUpdate?.(next, old, context);
     if (specChanged(next, old)) next.metadata.generation = (oldMeta.generation ?? 0) + 1;
 
-    await this.validateOrThrow(next.metadata.name ?? "", [
+    this.validateOrThrow(next.metadata.name ?? "", [
       ...validateObjectMetaUpdate(d, next.metadata, oldMeta),
       ...this.schema.validate(next),
       ...((await d.strategy.validate?.(next, context)) ?? []),
@@ -667,7 +670,7 @@ export class GenericStore implements ResourceStore {
     return errs;
   }
 
-  private async validateOrThrow(name: string, fieldErrors: FieldError[]): Promise<void> {
+  private validateOrThrow(name: string, fieldErrors: FieldError[]): void {
     if (fieldErrors.length > 0) throw errors.invalid(this.groupKind, name, fieldErrors);
   }
 

@@ -1,0 +1,145 @@
+// Bad input over real HTTPS: whatever a client sends, the answer is a Kubernetes Status with a 4xx code (never a
+// 500, never a crash) and a failed write stores nothing.
+
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
+import { type RunningPlatform, startPlatform } from "../src/platform/platform.ts";
+
+const USERS = "/apis/management.platform.sh/v1/users";
+
+interface Reply {
+  status: number;
+  body: string;
+}
+
+describe("bad input", () => {
+  let dataDir: string;
+  let platform: RunningPlatform;
+  let ca: string;
+  let key: string;
+
+  const send = (method: string, path: string, body?: string | Buffer, contentType = "application/json") =>
+    new Promise<Reply>((resolve, reject) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+      if (body !== undefined) headers["content-type"] = contentType;
+      const req = request(`${platform.url}${path}`, { method, ca, headers }, (res) => {
+        let text = "";
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+
+  const userCount = async () => JSON.parse((await send("GET", USERS)).body).items.length as number;
+
+  const assertClientError = (reply: Reply, what: string) => {
+    assert.ok(reply.status >= 400 && reply.status < 500, `${what}: expected 4xx, got ${reply.status} ${reply.body}`);
+    const status = JSON.parse(reply.body);
+    assert.equal(status.kind, "Status", what);
+    assert.equal(status.code, reply.status, what);
+    assert.ok(status.message, what);
+  };
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "vcp-bad-input-"));
+    platform = await startPlatform({ dataDir, host: "127.0.0.1", port: 0 });
+    ca = await readFile(join(dataDir, "pki", "ca.crt"), "utf8");
+    key = (await readFile(join(dataDir, "admin-access-key"), "utf8")).trim();
+  });
+  after(async () => {
+    await platform?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("random JSON bodies posted as users get a 4xx Status or a 201, never a 500", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
+        const reply = await send("POST", `${USERS}?fieldValidation=Strict`, JSON.stringify(value));
+        if (reply.status !== 201) assertClientError(reply, JSON.stringify(value));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("random user-shaped objects get a 4xx Status or a 201, and failures store nothing", async () => {
+    const userLike = fc.record(
+      {
+        apiVersion: fc.constantFrom("management.platform.sh/v1", "v1", "management.platform.sh/v2", ""),
+        kind: fc.constantFrom("User", "Team", ""),
+        metadata: fc.record(
+          {
+            name: fc.oneof(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.string({ maxLength: 300 })),
+            labels: fc.dictionary(fc.string({ maxLength: 70 }), fc.oneof(fc.string({ maxLength: 70 }), fc.integer())),
+            finalizers: fc.array(fc.string({ maxLength: 30 }), { maxLength: 3 }),
+            resourceVersion: fc.constantFrom("1", "abc"),
+          },
+          { requiredKeys: [] },
+        ),
+        spec: fc.oneof(
+          fc.jsonValue({ maxDepth: 2 }),
+          fc.record(
+            {
+              email: fc.oneof(fc.string(), fc.integer()),
+              disabled: fc.oneof(fc.boolean(), fc.string()),
+              tokenGeneration: fc.oneof(fc.integer({ min: -5, max: 5 }), fc.string()),
+              clusterRoles: fc.array(fc.record({ name: fc.oneof(fc.string(), fc.integer()) }), { maxLength: 2 }),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(userLike, async (object) => {
+        const before = await userCount();
+        const reply = await send("POST", USERS, JSON.stringify(object));
+        if (reply.status === 201) return;
+        assertClientError(reply, JSON.stringify(object));
+        assert.equal(await userCount(), before, "a failed create stored nothing");
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("malformed bodies, patches and parameters get the right Status codes", async () => {
+    const cases: [string, Promise<Reply>, number][] = [
+      ["truncated JSON", send("POST", USERS, '{"apiVersion":'), 400],
+      ["bad YAML", send("POST", USERS, "a: [b", "application/yaml"), 400],
+      ["a JSON array", send("POST", USERS, "[1,2]"), 400],
+      ["unknown content type", send("POST", USERS, "x", "text/plain"), 415],
+      ["strategic merge patch", send("PATCH", `${USERS}/admin`, "{}", "application/strategic-merge-patch+json"), 415],
+      ["JSON patch not a list", send("PATCH", `${USERS}/admin`, '{"op":"add"}', "application/json-patch+json"), 400],
+      [
+        "failing JSON patch test",
+        send(
+          "PATCH",
+          `${USERS}/admin`,
+          '[{"op":"test","path":"/spec/email","value":"no"}]',
+          "application/json-patch+json",
+        ),
+        422,
+      ],
+      ["bad label selector", send("GET", `${USERS}?labelSelector=a%20in%20(`), 400],
+      ["unsupported field selector", send("GET", `${USERS}?fieldSelector=spec.foo%3Dx`), 400],
+      ["forged continue token", send("GET", `${USERS}?limit=1&continue=Zm9yZ2Vk`), 400],
+      ["bad limit", send("GET", `${USERS}?limit=x`), 400],
+      ["unknown resource", send("GET", "/apis/management.platform.sh/v1/nothings"), 404],
+      ["unknown group", send("GET", "/apis/nothing.example.com/v1/things"), 404],
+      ["oversized body", send("POST", USERS, Buffer.alloc(3 * 1024 * 1024 + 1, 32)), 413],
+    ];
+    for (const [what, pending, code] of cases) {
+      const reply = await pending;
+      assertClientError(reply, what);
+      assert.equal(reply.status, code, `${what}: ${reply.body}`);
+    }
+  });
+});

@@ -1,0 +1,123 @@
+import { Command, Option } from "commander";
+import { stringify } from "yaml";
+import { loadSettings, readSettingsFile, SettingsError } from "../virtualcluster/config/load.ts";
+import { PATCH_LISTS, type PatchedResource } from "../virtualcluster/config/settings-schema.ts";
+import { applyPatches } from "../virtualcluster/patches/apply.ts";
+import { PatchApplyError } from "../virtualcluster/patches/errors.ts";
+import type { ReferencedObject } from "../virtualcluster/patches/types.ts";
+import { OBJECT_NAMESPACE_ANNOTATION } from "../virtualcluster/translate/constants.ts";
+import { createTranslator } from "../virtualcluster/translate/translator.ts";
+import { CommandError, type CommandIO, processIO, readObject } from "./patches-io.ts";
+
+interface ApplyFlags {
+  file: string;
+  resource: PatchedResource;
+  direction: "to-host" | "to-virtual";
+  name: string;
+  namespace?: string;
+  hostObject?: string;
+  output: "yaml" | "json";
+}
+
+/** Runs an action; user errors become stderr lines and exit code 1 instead of stack traces. */
+function guarded<A extends unknown[]>(io: CommandIO, action: (...args: A) => Promise<void>) {
+  return async (...args: A) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      if (error instanceof SettingsError || error instanceof CommandError) {
+        const lines = error instanceof SettingsError ? error.problems : error.lines;
+        io.stderr(lines.map((line) => `${line}\n`).join(""));
+      } else if (error instanceof PatchApplyError) {
+        io.stderr(`${error.message}\n`);
+      } else {
+        io.stderr(`error: ${(error as Error)?.message ?? String(error)}\n`);
+      }
+      process.exitCode = 1;
+    }
+  };
+}
+
+const metadata = (object: unknown) =>
+  ((object as { metadata?: Record<string, unknown> } | null)?.metadata ?? {}) as Record<string, unknown>;
+
+function describeReference(reference: ReferencedObject): string {
+  const { source, target } = reference;
+  return `referenced: ${reference.apiVersion}/${reference.kind} ${source.namespace}/${source.name} -> ${target.namespace}/${target.name} (${reference.patch} at ${reference.path})\n`;
+}
+
+async function applyAction(objectFile: string, flags: ApplyFlags, io: CommandIO): Promise<void> {
+  const hostNamespace = flags.namespace ?? `virtualcluster-${flags.name}`;
+  const object = await readObject(objectFile, io, "object");
+  const hostObject = flags.hostObject ? await readObject(flags.hostObject, io, "host object") : undefined;
+  const loaded = loadSettings(readSettingsFile(flags.file), { namespace: hostNamespace });
+  try {
+    const { settings } = loaded;
+    const translator = createTranslator({
+      name: flags.name,
+      namespace: hostNamespace,
+      multiNamespace: settings.experimental.multiNamespaceMode.enabled,
+    });
+    const toHost = flags.direction === "to-host";
+    const annotations = (metadata(object).annotations ?? {}) as Record<string, unknown>;
+    const result = applyPatches(loaded.patches[flags.resource], object, {
+      direction: toHost ? "toHost" : "toVirtual",
+      translator,
+      context: {
+        vcluster: { name: flags.name, namespace: hostNamespace, config: settings },
+        hostObject: hostObject ?? (toHost ? null : object),
+        virtualObject: toHost ? object : null,
+      },
+      // Writing back, the virtual namespace is the one the syncer recorded on the host object.
+      namespace: toHost ? undefined : (annotations[OBJECT_NAMESPACE_ANNOTATION] as string | undefined),
+    });
+    io.stdout(flags.output === "json" ? `${JSON.stringify(result.object, null, 2)}\n` : stringify(result.object));
+    io.stderr(result.references.map(describeReference).join(""));
+  } finally {
+    loaded.dispose();
+  }
+}
+
+async function validateAction(flags: { file: string }, io: CommandIO): Promise<void> {
+  const loaded = loadSettings(readSettingsFile(flags.file));
+  try {
+    const counts = PATCH_LISTS.map(({ resource, path }) => {
+      const count = loaded.patches[resource].patches.length;
+      return `${path}: ${count} ${count === 1 ? "patch" : "patches"}`;
+    });
+    io.stdout(`${flags.file}: valid (${counts.join(", ")})\n`);
+  } finally {
+    loaded.dispose();
+  }
+}
+
+/** `virtualcluster patches apply|validate`: test sync patches before deploying them. */
+export function patchesCommand(io: CommandIO = processIO): Command {
+  const command = new Command("patches").description("Test sync patches of virtualcluster.yaml before deploying them");
+  command
+    .command("apply")
+    .description("Apply the sync patches of a settings file to an object and print the patched object")
+    .argument("<object>", "object file (YAML or JSON), or - for standard input")
+    .requiredOption("-f, --file <file>", "settings file (virtualcluster.yaml)")
+    .addOption(
+      new Option("--resource <resource>", "synced resource whose patches to apply")
+        .choices(PATCH_LISTS.map((list) => list.resource))
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option("--direction <direction>", "to-host applies expression, to-virtual applies reverseExpression")
+        .choices(["to-host", "to-virtual"])
+        .default("to-host"),
+    )
+    .option("--name <name>", "virtual cluster name", "virtualcluster")
+    .option("--namespace <namespace>", "host namespace of the virtual cluster (default: virtualcluster-<name>)")
+    .option("--host-object <file>", "host object for context.hostObject (YAML or JSON)")
+    .addOption(new Option("-o, --output <format>", "output format").choices(["yaml", "json"]).default("yaml"))
+    .action(guarded(io, (objectFile: string, flags: ApplyFlags) => applyAction(objectFile, flags, io)));
+  command
+    .command("validate")
+    .description("Check every patch list of a settings file and report all problems")
+    .requiredOption("-f, --file <file>", "settings file (virtualcluster.yaml)")
+    .action(guarded(io, (flags: { file: string }) => validateAction(flags, io)));
+  return command;
+}

@@ -1,0 +1,38 @@
+import { type FieldError, formatFieldError } from "../../apimachinery/field-errors.ts";
+import { applySchema } from "./schema.ts";
+import { settingsSchema } from "./settings-schema.ts";
+import type { VirtualClusterSettings } from "./types.ts";
+
+export interface DefaultsOptions {
+  /** The virtual cluster's own namespace: the default of external.platform.apiKey.namespace. */
+  namespace?: string;
+}
+
+/**
+ * Checks raw settings (parsed YAML) and merges them with the defaults. Returns the settings and every problem as
+ * `field: reason` lines; a field with a problem falls back to its default.
+ */
+export function withDefaults(
+  raw: unknown,
+  options: DefaultsOptions = {},
+): { settings: VirtualClusterSettings; problems: string[] } {
+  const errors: FieldError[] = [];
+  const settings = applySchema(settingsSchema, raw, "", errors) as VirtualClusterSettings;
+  const { endpoints, services } = settings.sync.toHost;
+  if (services.enabled && !endpoints.enabled) {
+    errors.push({
+      type: "FieldValueInvalid",
+      field: "sync.toHost.services.enabled",
+      badValue: true,
+      detail: "service syncing requires sync.toHost.endpoints.enabled",
+    });
+  }
+  const apiKey = settings.external.platform?.apiKey;
+  if (apiKey && apiKey.namespace === undefined && options.namespace) apiKey.namespace = options.namespace;
+  return { settings, problems: errors.map(formatFieldError) };
+}
+
+/** The settings of an empty virtualcluster.yaml. */
+export function defaultSettings(options: DefaultsOptions = {}): VirtualClusterSettings {
+  return withDefaults({}, options).settings;
+}

@@ -1,0 +1,62 @@
+import { array, boolean, object, type Schema, string } from "./schema.ts";
+
+/** Secret the platform access key is read from by default. */
+export const DEFAULT_API_KEY_SECRET = "virtualcluster-platform-api-key";
+
+const patchItem: Schema = object({
+  path: string(),
+  expression: string(),
+  reverseExpression: string(),
+  reference: object(
+    {
+      apiVersion: string(),
+      apiVersionPath: string(),
+      kind: string(),
+      kindPath: string(),
+      namePath: string(),
+      namespacePath: string(),
+    },
+    "optional",
+  ),
+  labels: object({}, "optional"),
+});
+
+const patchedResource = (enabled: boolean) => object({ enabled: boolean(enabled), patches: array(patchItem) });
+
+/** Schema of virtualcluster.yaml. Add new sections here; the loader and `config defaults` pick them up. */
+export const settingsSchema = object({
+  sync: object({
+    toHost: object({
+      endpoints: patchedResource(true),
+      services: object({ enabled: boolean(true) }),
+      secrets: patchedResource(true),
+    }),
+  }),
+  external: object({
+    platform: object(
+      {
+        apiKey: object(
+          {
+            secretName: string({ default: DEFAULT_API_KEY_SECRET }),
+            namespace: string(),
+            createRBAC: boolean(true),
+          },
+          "optional",
+        ),
+        project: string(),
+      },
+      "optional",
+    ),
+  }),
+  experimental: object({
+    multiNamespaceMode: object({ enabled: boolean(false) }),
+  }),
+});
+
+/** The patch lists the loader compiles, with the resource each one belongs to. */
+export const PATCH_LISTS = [
+  { resource: "endpoints", path: "sync.toHost.endpoints.patches" },
+  { resource: "secrets", path: "sync.toHost.secrets.patches" },
+] as const;
+
+export type PatchedResource = (typeof PATCH_LISTS)[number]["resource"];

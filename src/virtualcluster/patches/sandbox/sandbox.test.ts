@@ -1,0 +1,417 @@
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import fc from "fast-check";
+import { checkExpression } from "../expression-check.ts";
+import { currentEngine, discardEngine, engineReady } from "./engine.ts";
+import { EvaluationError, ExpressionSandbox } from "./sandbox.ts";
+
+// Every attack must end in an EvaluationError with a clear message, leave the host untouched, and the very next
+// evaluation in the same sandbox must work.
+
+const sandbox = new ExpressionSandbox();
+sandbox.setInput("vcluster", { name: "vc", namespace: "vc-ns", config: { sync: { toHost: {} } } });
+sandbox.setInput("hostObject", { metadata: { name: "host" } });
+sandbox.setInput("virtualObject", null);
+sandbox.setVirtualToHostDNS((name) => `${name}.translated`);
+after(() => sandbox.dispose());
+
+const compiled = new Map<string, number>();
+function run(source: string, value: unknown = "v", valueExists = true, path = "a.b") {
+  let id = compiled.get(source);
+  if (id === undefined) {
+    const checked = checkExpression(source);
+    id = sandbox.compile(checked.program, checked.contextUse);
+    compiled.set(source, id);
+  }
+  return sandbox.evaluate(id, path, valueExists, value);
+}
+
+const hostKeys = () => ({
+  object: Object.getOwnPropertyNames(Object.prototype).join(),
+  array: Object.getOwnPropertyNames(Array.prototype).join(),
+  global: Object.getOwnPropertyNames(globalThis).join(),
+});
+const hostBefore = hostKeys();
+
+/** Runs an attack, checks the error, then checks the sandbox and the host still work. */
+function contained(source: string, message: RegExp, limit?: boolean) {
+  assert.throws(
+    () => run(source),
+    (error: unknown) => {
+      assert.ok(error instanceof EvaluationError, `${source}: ${error}`);
+      assert.match(error.message, message, source);
+      if (limit !== undefined) assert.equal(error.limit, limit, source);
+      return true;
+    },
+  );
+  assert.deepEqual(run("value + '-ok'", "next"), { remove: false, value: "next-ok" });
+  assert.deepEqual(hostKeys(), hostBefore);
+}
+
+describe("ExpressionSandbox() evaluates", () => {
+  test("simple expressions against value, valueExists and context", () => {
+    assert.deepEqual(run("value + '-x'"), { remove: false, value: "v-x" });
+    assert.deepEqual(run("valueExists"), { remove: false, value: true });
+    assert.deepEqual(run("valueExists ? 1 : 2", undefined, false), { remove: false, value: 2 });
+    assert.deepEqual(run("context.path"), { remove: false, value: "a.b" });
+    assert.deepEqual(run("[context.vcluster.name, context.vcluster.namespace]"), {
+      remove: false,
+      value: ["vc", "vc-ns"],
+    });
+    assert.deepEqual(run("context.hostObject.metadata.name"), { remove: false, value: "host" });
+    assert.deepEqual(run("context.virtualObject"), { remove: true });
+    assert.deepEqual(run("({ ...value, b: 2 })", { a: 1 }), { remove: false, value: { a: 1, b: 2 } });
+  });
+
+  test("null and undefined as removal", () => {
+    assert.deepEqual(run("null"), { remove: true });
+    assert.deepEqual(run("undefined"), { remove: true });
+    assert.deepEqual(run("value.missing"), { remove: true });
+  });
+
+  test("the built-ins atob, btoa and virtualToHostDNS", () => {
+    assert.deepEqual(run('atob("bXktdmFsdWU=")'), { remove: false, value: "my-value" });
+    assert.deepEqual(run("btoa(value)", "my-value"), { remove: false, value: "bXktdmFsdWU=" });
+    assert.deepEqual(run("atob(btoa(value))", "\u00ff\u0000x"), { remove: false, value: "\u00ff\u0000x" });
+    assert.deepEqual(run("virtualToHostDNS(value)", "a.b.svc"), { remove: false, value: "a.b.svc.translated" });
+    contained("atob('%%%')", /^TypeError: atob: /);
+    contained("btoa('\\u65e5')", /^TypeError: btoa: /);
+    contained("virtualToHostDNS(undefined)", /virtualToHostDNS expects a string/);
+  });
+
+  test("repeat, padStart, padEnd and sort like the native built-ins", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 5 }),
+        fc.integer({ min: 0, max: 20 }),
+        fc.string({ maxLength: 3 }),
+        (text, count, filler) => {
+          const expected = [text.repeat(count), text.padStart(count, filler), text.padEnd(count), text.padStart(count)];
+          const source =
+            "[value[0].repeat(value[1]), value[0].padStart(value[1], value[2]), value[0].padEnd(value[1]), value[0].padStart(value[1])]";
+          assert.deepEqual(run(source, [text, count, filler]), { remove: false, value: expected });
+        },
+      ),
+      { numRuns: 50 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.constant(null)), { maxLength: 12 }),
+        (items) => {
+          const sorted = [...items].sort();
+          assert.deepEqual(run("[[...value].sort(), value.toSorted()]", items), {
+            remove: false,
+            value: [sorted, sorted],
+          });
+        },
+      ),
+      { numRuns: 50 },
+    );
+    assert.deepEqual(
+      run(
+        "(() => { const a = new Float64Array([3, 0, -0, -1, 10]).sort(); return [a.join(), Object.is(a[1], -0)] })()",
+      ),
+      {
+        remove: false,
+        value: ["-1,0,0,3,10", true],
+      },
+    );
+    assert.deepEqual(run("[3, 1, 2].sort((a, b) => b - a)"), { remove: false, value: [3, 2, 1] });
+    contained("'x'.repeat(-1)", /^RangeError: invalid repeat count$/);
+    contained("String.prototype.repeat.call(null, 2)", /^TypeError/);
+  });
+
+  test("the same input to the same output", () => {
+    const source = "[value, JSON.stringify({ b: 1, a: [value] }), [3, 1, 2].sort()]";
+    assert.deepEqual(run(source), run(source));
+  });
+});
+
+describe("ExpressionSandbox() contains", () => {
+  test("constructor chains and code generation (Function, eval)", () => {
+    const codegen = /^EvalError: code generation from strings \(eval, Function\) is not available/;
+    contained("value.constructor.constructor('return process')()", codegen);
+    contained("(() => {}).constructor('return globalThis')()", codegen);
+    contained("[].map.constructor('return 1')()", codegen);
+    contained("Object.getPrototypeOf(function* () {}).constructor('yield 1')", codegen);
+    contained("Reflect.construct(Function, ['return 1'])", codegen);
+    contained("new Function('return 1')()", codegen);
+    contained("Function.prototype.constructor.call(null, 'return 1')", codegen);
+    contained("eval('1 + 1')", codegen);
+    contained("(0, eval)('this')", codegen);
+    contained("globalThis.eval('this')", codegen);
+  });
+
+  test("require, process and other host access", () => {
+    contained("require('fs')", /^ReferenceError: 'require' is not defined/);
+    contained("process.exit(1)", /^ReferenceError: 'process' is not defined/);
+    contained("std.open('/etc/passwd')", /^ReferenceError: 'std' is not defined/);
+    contained("os.exec(['ls'])", /^ReferenceError: 'os' is not defined/);
+    contained("fetch('http://example.com')", /^ReferenceError: 'fetch' is not defined/);
+    contained("setTimeout(() => 1, 0)", /^ReferenceError: 'setTimeout' is not defined/);
+    contained("Promise.resolve(1)", /^ReferenceError: 'Promise' is not defined/);
+    contained("WebAssembly.Module", /^ReferenceError: 'WebAssembly' is not defined/);
+    assert.deepEqual(run("[typeof require, typeof process, typeof print, typeof console, typeof __loadScript]"), {
+      remove: false,
+      value: ["undefined", "undefined", "undefined", "undefined", "undefined"],
+    });
+  });
+
+  test("globalThis and built-in tampering", () => {
+    contained("globalThis.atob = () => 'pwned'", /^TypeError: 'atob' is read-only/);
+    contained("globalThis.leak = value", /^TypeError: object is not extensible/);
+    contained("Object.defineProperty(globalThis, 'x', { value: 1 })", /^TypeError/);
+    contained("delete globalThis.JSON", /^TypeError/);
+    contained("Array.prototype.map = () => 'pwned'", /^TypeError: 'map' is read-only/);
+    contained("Object.prototype.polluted = 1", /^TypeError/);
+    contained("Object.setPrototypeOf(Object.prototype, {})", /^TypeError/);
+    contained("JSON.stringify = () => 'pwned'", /^TypeError/);
+    contained("String.prototype.trim = null", /^TypeError/);
+    contained("[][Symbol.iterator]().__proto__.next = null", /^TypeError/);
+    contained("context.vcluster.config.sync = 1", /^TypeError/);
+    contained("context.hostObject.metadata.name = 'x'", /^TypeError/);
+    assert.deepEqual(run("atob('eA==') + [1].map((x) => x)"), { remove: false, value: "x1" });
+  });
+
+  test("no state carried from one evaluation to the next", () => {
+    run("(value.x = 1, value)", {}); // mutating the input is allowed, and invisible to later evaluations
+    assert.deepEqual(run("value", {}), { remove: false, value: {} });
+    assert.deepEqual(run("typeof globalThis.leak"), { remove: false, value: "undefined" });
+    assert.deepEqual(run("Object.isFrozen(globalThis) && Object.isFrozen(Object.prototype)"), {
+      remove: false,
+      value: true,
+    });
+  });
+
+  test("time and randomness, which are unavailable", () => {
+    contained(
+      "Math.random()",
+      /^TypeError: Math.random is not available in patch expressions: results must be deterministic/,
+    );
+    contained("Date.now()", /^TypeError: Date is not available in patch expressions/);
+    contained("new Date()", /^TypeError: Date is not available in patch expressions/);
+  });
+
+  test("prototype pollution through returned values", () => {
+    const proto = run('({ ["__proto__"]: { polluted: 1 }, constructor: { prototype: { polluted: 1 } } })');
+    assert.equal(proto.remove, false);
+    const value = (proto as { value: Record<string, unknown> }).value;
+    assert.deepEqual(Object.keys(value), ["__proto__", "constructor"]);
+    assert.equal(Object.getPrototypeOf(value), Object.prototype);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    const parsed = run('JSON.parse(\'{"__proto__": {"polluted": 2}}\')') as { value: object };
+    assert.equal(Object.getPrototypeOf(parsed.value), Object.prototype);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    contained("({ __proto__: { polluted: 1 } })", /only plain objects and arrays are JSON/);
+  });
+
+  test("infinite loops, even ones that catch", () => {
+    contained("(() => { for (;;) {} })()", /^the expression exceeded the CPU time limit of 100 ms$/, true);
+    contained("(() => { for (;;) { try { for (;;) {} } catch (e) {} } })()", /CPU time limit/, true);
+    contained("(() => { throw { get name() { for (;;) {} } } })()", /CPU time limit/, true);
+    contained("[1].map(function f() { return [1].map(f) })", /stack depth|CPU time/, true);
+  });
+
+  test("loops whose body is one slow native call", () => {
+    // QuickJS checks its interrupt handler only at poll points; the sandbox makes those checks frequent and gives
+    // the slow built-ins versions that poll, so these stop at the deadline instead of running for minutes.
+    contained("(() => { for (;;) 'x'.repeat(1 << 24) })()", /CPU time limit/, true);
+    contained("(() => { for (;;) 'ab'.padStart(1 << 24, 'xyz') })()", /CPU time limit|memory limit/, true);
+    contained("(() => { for (;;) new Array(100000).fill(0).sort() })()", /CPU time limit/, true);
+    contained("(() => { const s = 'x'.repeat(1 << 21); for (;;) s.toUpperCase() })()", /CPU time limit/, true);
+    contained("(() => { for (;;) JSON.stringify(new Array(100000).fill('abc')) })()", /CPU time limit/, true);
+  });
+
+  test("deep recursion", () => {
+    contained("(function f() { return f() })()", /^the expression exceeded the maximum stack depth/, true);
+    contained("(() => { const f = (n) => f(n + 1) + 1; return f(0) })()", /maximum stack depth/, true);
+    contained(
+      "(() => { const f = () => { try { return f() } catch (e) { return f() } }; return f() })()",
+      /stack depth|CPU time/,
+      true,
+    );
+    contained("JSON.parse('['.repeat(100000))", /maximum stack depth|SyntaxError/);
+    contained("(() => { let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a })()", /stack depth/, true);
+    contained("(() => { const o = { get x() { return this.x } }; return o.x })()", /stack depth/, true);
+    contained("(() => { const p = new Proxy({}, { get: (t, k, r) => r[k] }); return p.x })()", /stack depth/, true);
+  });
+
+  test("memory bombs", () => {
+    // A generous CPU limit, so that memory is what stops them even on a loaded machine.
+    const roomy = new ExpressionSandbox({ cpuTimeMs: 20_000 });
+    const bomb = (source: string, message: RegExp) => {
+      const checked = checkExpression(source);
+      const id = roomy.compile(checked.program, checked.contextUse);
+      assert.throws(
+        () => roomy.evaluate(id, "", true, null),
+        (error: unknown) => {
+          assert.ok(error instanceof EvaluationError, String(error));
+          assert.match(error.message, message, source);
+          return true;
+        },
+      );
+      const next = checkExpression("value + 1");
+      assert.deepEqual(roomy.evaluate(roomy.compile(next.program, next.contextUse), "", true, 1), {
+        remove: false,
+        value: 2,
+      });
+    };
+    const memory = /^the expression exceeded the memory limit of 32 MiB$/;
+    bomb("(() => { const a = []; for (;;) a.push(new Array(100000).fill(0)) })()", memory);
+    bomb("(() => { const a = []; for (;;) a.push({ a: 1, b: [1, 2, 3] }) })()", memory);
+    bomb("new Array(2 ** 26).fill(0)", memory);
+    bomb("(() => { const a = []; for (;;) a.push('x'.repeat(1 << 20) + a.length + 'x'.repeat(1 << 20)) })()", memory);
+    contained("new ArrayBuffer(2 ** 30)", /memory limit|RangeError/);
+    roomy.dispose();
+  });
+
+  test("huge strings", () => {
+    contained("'x'.repeat(2 ** 28)", /memory limit|RangeError|string too long/);
+    contained("(() => { let s = 'x'; for (;;) s += s })()", /memory limit|string too long|RangeError/);
+    contained("'x'.repeat(4 * 1024 * 1024)", /^RangeError: the result is larger than 3145728 characters$/);
+  });
+
+  test("results that are not JSON", () => {
+    contained("() => 1", /^TypeError: the result contains a function; only JSON data can be returned$/);
+    contained("({ a: [1, () => 1] })", /the result contains a function at key "1"/);
+    contained("Symbol('x')", /the result contains a symbol/);
+    contained("({ s: Symbol.iterator })", /the result contains a symbol at key "s"/);
+    contained("10n", /the result contains a BigInt/);
+    contained("(() => { const o = {}; o.self = o; return o })()", /^TypeError: circular reference/);
+    contained("new Map([[1, 2]])", /the result contains \[object Map\]/);
+    contained("new (class Point { constructor() { this.x = 1 } })()", /custom prototype/);
+    contained("new Uint8Array(2)", /Uint8Array/);
+    contained("NaN", /the result contains NaN; only finite numbers are JSON/);
+    contained("[1 / 0]", /the result contains Infinity/);
+    contained("({ toJSON: () => () => 1 })", /function/);
+  });
+
+  test("throwing expressions", () => {
+    contained("(() => { throw new Error('boom') })()", /^Error: boom$/, false);
+    contained("(() => { throw new TypeError('bad type') })()", /^TypeError: bad type$/);
+    contained("(() => { throw 'plain string' })()", /^uncaught exception: plain string$/);
+    contained("(() => { throw { name: 'Custom', message: 'thing' } })()", /^Custom: thing$/);
+    contained("value.no.such.thing", /^TypeError: cannot read property 'such' of undefined$/);
+    contained("value()", /^TypeError: not a function$/);
+  });
+});
+
+test("ExpressionSandbox() rebuilds on a new engine after the old one is discarded", async () => {
+  const own = new ExpressionSandbox();
+  const checked = checkExpression("value * 2");
+  const id = own.compile(checked.program, checked.contextUse);
+  assert.deepEqual(own.evaluate(id, "", true, 21), { remove: false, value: 42 });
+  await engineReady();
+  const before = currentEngine().generation;
+  discardEngine(before);
+  assert.deepEqual(own.evaluate(id, "", true, 4), { remove: false, value: 8 });
+  assert.equal(currentEngine().generation, before + 1);
+  assert.deepEqual(run("value + '!'"), { remove: false, value: "v!" });
+  await engineReady();
+  own.dispose();
+});
+
+test("ExpressionSandbox() survives the host stack running out while QuickJS runs", async (t) => {
+  await engineReady();
+  const own = new ExpressionSandbox();
+  const checked = checkExpression("(() => { const f = (n) => (n > 0 ? f(n - 1) + 1 : 0); return f(150) })()");
+  const id = own.compile(checked.program, checked.contextUse);
+  let max = 0;
+  const probe = (depth: number): number => {
+    max = depth;
+    return probe(depth + 1) + 1;
+  };
+  try {
+    probe(0);
+  } catch {}
+  const evaluateAt = (target: number, depth = 0): unknown => {
+    if (depth < target) return evaluateAt(target, depth + 1);
+    try {
+      return own.evaluate(id, "", true, null);
+    } catch (error) {
+      return error;
+    }
+  };
+  // Call into QuickJS from ever shallower host stacks: first the host itself runs out (a RangeError in host code),
+  // then at some depth QuickJS starts but the host stack ends inside it, then everything fits.
+  let restarts = 0;
+  for (let slack = 0; slack < max; slack++) {
+    const generation = currentEngine().generation;
+    let outcome: unknown;
+    try {
+      outcome = evaluateAt(max - slack);
+    } catch (error) {
+      outcome = error;
+    }
+    if (outcome instanceof RangeError) continue;
+    if (outcome instanceof EvaluationError) {
+      assert.match(outcome.message, /^the expression engine failed and was restarted/);
+      assert.equal(currentEngine().generation, generation + 1);
+      restarts++;
+      await engineReady();
+      continue;
+    }
+    assert.deepEqual(outcome, { remove: false, value: 150 });
+    break;
+  }
+  t.diagnostic(`engine restarts provoked: ${restarts}`);
+  assert.deepEqual(own.evaluate(id, "", true, null), { remove: false, value: 150 });
+  assert.deepEqual(run("value + '!'"), { remove: false, value: "v!" });
+  own.dispose();
+});
+
+test("ExpressionSandbox.evaluateAll() gives each evaluation of a batch its own limits and reports the failed one", () => {
+  const own = new ExpressionSandbox({ cpuTimeMs: 100 });
+  const loop = checkExpression("value === 'loop' ? (() => { for (;;) {} })() : value + '!'");
+  const id = own.compile(loop.program, loop.contextUse);
+  const requests = ["a", "b", "c", "loop", "d"].map((value) => ({ id, path: "", valueExists: true, value }));
+  assert.throws(
+    () => own.evaluateAll(requests),
+    (error: unknown) => {
+      assert.ok(error instanceof EvaluationError);
+      assert.equal(error.index, 3);
+      assert.match(error.message, /CPU time limit of 100 ms/);
+      return true;
+    },
+  );
+  const thrower = checkExpression("value === 2 ? value.x.y : value");
+  const throwing = own.compile(thrower.program, thrower.contextUse);
+  assert.throws(
+    () => own.evaluateAll([1, 2, 3].map((value) => ({ id: throwing, path: "", valueExists: true, value }))),
+    (error: EvaluationError) => error.index === 1 && /cannot read property 'y'/.test(error.message),
+  );
+  // A budget per evaluation, not per batch: ten evaluations of ~40 ms each pass together under a 300 ms limit (the
+  // margins are wide: only an evaluation seven times slower than measured could fail this).
+  own.dispose();
+  const roomy = new ExpressionSandbox({ cpuTimeMs: 300 });
+  const busy = checkExpression("(() => { let x = 0; for (let i = 0; i < value; i++) x += i; return x })()");
+  const busyId = roomy.compile(busy.program, busy.contextUse);
+  let iterations = 200_000;
+  let elapsed = 0;
+  while (elapsed < 40 && iterations < 1e9) {
+    const start = performance.now();
+    roomy.evaluate(busyId, "", true, iterations);
+    elapsed = performance.now() - start;
+    if (elapsed < 40) iterations *= 2;
+  }
+  iterations = Math.floor((iterations * 40) / Math.max(elapsed, 1));
+  const requests10 = Array.from({ length: 10 }, () => ({ id: busyId, path: "", valueExists: true, value: iterations }));
+  assert.equal(roomy.evaluateAll(requests10).length, 10);
+  roomy.dispose();
+});
+
+test("ExpressionSandbox() retires the engine after a memory bomb so its memory can be freed", async () => {
+  await engineReady();
+  const own = new ExpressionSandbox({ cpuTimeMs: 20_000 });
+  const bomb = checkExpression("(() => { const a = []; for (;;) a.push(new Array(1 << 17).fill(a.length)) })()");
+  const id = own.compile(bomb.program, bomb.contextUse);
+  const before = currentEngine();
+  assert.throws(() => own.evaluate(id, "", true, null), /memory limit of 32 MiB/);
+  const after = currentEngine();
+  assert.equal(after.generation, before.generation + 1);
+  assert.ok(after.memory.buffer.byteLength < before.memory.buffer.byteLength);
+  const ok = checkExpression("value + 1");
+  assert.deepEqual(own.evaluate(own.compile(ok.program, ok.contextUse), "", true, 1), { remove: false, value: 2 });
+  await engineReady();
+  own.dispose();
+});

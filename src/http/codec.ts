@@ -56,8 +56,10 @@ function decodeJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    // V8 says where: `Unexpected token 'x', ..."  at position 12 (line 1 column 13)`.
-    throw errors.badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+    // V8 says where: `... at position 12 (line 1 column 13)`. Its `Unexpected token 'x', "<body>" is not valid JSON`
+    // form quotes the body, which may hold a password or access key: that quote is dropped.
+    const message = (error as Error).message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, "");
+    throw errors.badRequest(`the request body is not valid JSON: ${message}`);
   }
 }
 

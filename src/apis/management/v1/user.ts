@@ -2,8 +2,9 @@
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
-import type { ResourceDefinition } from "../../../registry/types.ts";
+import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { array, boolean, integer, object, openObject, string, stringList, stringMap } from "../../schema-builders.ts";
+import { checkAccessRuleChanges, checkOwnerChange, checkPrivilegedFields } from "./access-checks.ts";
 import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
 
 export interface UserSpec {
@@ -71,6 +72,21 @@ const spec = object(
 /** Platform verbs on users, beyond the standard ones (used by access rules and authorization). */
 export const USER_VERBS = ["bind", "makeowner"] as const;
 
+/** What a user may change on its own User; every other spec field needs `escalate` (the admin role). */
+export const USER_PROFILE_FIELDS = ["displayName", "description", "icon", "email"] as const;
+const PRIVILEGED_FIELDS = Object.keys((spec as { properties: object }).properties).filter(
+  (field) => !(USER_PROFILE_FIELDS as readonly string[]).includes(field),
+);
+
+/** Who may grant what: bind for access rules, makeowner for the owner, escalate for privileged fields. */
+async function checkUserChanges(user: User, old: User | undefined, context: RequestContext): Promise<void> {
+  const target = { group: GROUP, resource: "users", name: user.metadata.name ?? "" };
+  // A new user's privileged fields are set by whoever may create users at all (admins).
+  if (old) await checkPrivilegedFields(context, target, user.spec, old.spec, PRIVILEGED_FIELDS);
+  await checkAccessRuleChanges(context, target, user.spec?.access, old?.spec?.access);
+  await checkOwnerChange(context, target, user.spec?.owner, old?.spec?.owner);
+}
+
 export const userDefinition: ResourceDefinition<User> = {
   group: GROUP,
   version: VERSION,
@@ -84,10 +100,14 @@ export const userDefinition: ResourceDefinition<User> = {
   schema: { spec, status: openObject("The observed state of the user.") },
   statusSubresource: false,
   strategy: {
-    prepareForCreate(user) {
+    async prepareForCreate(user, context) {
       user.spec ??= {};
       user.spec.username ||= user.metadata.name ?? undefined;
       user.spec.subject ||= user.spec.username;
+      await checkUserChanges(user, undefined, context);
+    },
+    async prepareForUpdate(user, old, context) {
+      await checkUserChanges(user, old, context);
     },
     validate(user) {
       const errs: FieldError[] = [];

@@ -1,0 +1,105 @@
+// Self (POST `selves` with `{}`, 201): who the caller is — user, teams, access key, scope, groups — plus the platform
+// host and project namespace prefix. The command-line client validates a login with it. `spec.accessKey` may name
+// another key (its plain value) to describe that key instead; it is never echoed back.
+
+import { errors } from "../../../apimachinery/errors.ts";
+import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
+import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import { array, object, openObject, string, stringList } from "../../schema-builders.ts";
+import { GROUP, VERSION } from "./common.ts";
+
+export interface SelfEntity {
+  name: string;
+  username?: string;
+  displayName?: string;
+  email?: string;
+}
+
+export interface SelfStatus {
+  user?: SelfEntity & { teams: SelfEntity[] };
+  team?: SelfEntity;
+  accessKey?: string;
+  accessKeyScope?: unknown;
+  accessKeyType?: string;
+  subject?: string;
+  uid?: string;
+  groups: string[];
+  platformHost: string;
+  projectNamespacePrefix: string;
+}
+
+/** Answers for the caller, or for the key given in spec.accessKey (a 400 when that key does not authenticate). */
+export type DescribeCaller = (context: RequestContext, accessKey?: string) => Promise<SelfStatus>;
+
+const entity = (what: string) =>
+  object(
+    {
+      name: string(`Object name of the ${what}.`),
+      username: string("Login name."),
+      displayName: string("Name shown in the UI."),
+      email: string("E-mail address."),
+    },
+    `The ${what}.`,
+  );
+
+const schema = {
+  spec: object(
+    { accessKey: string("Optional: another access key to describe instead of the caller's. Never returned.") },
+    "What to describe.",
+  ),
+  status: object(
+    {
+      user: object(
+        { ...(entity("user").properties as object), teams: array(entity("team"), "Teams of the user.") },
+        "The user, when the key belongs to one.",
+      ),
+      team: entity("team, when the key belongs to one"),
+      accessKey: string("Object name of the access key."),
+      accessKeyScope: openObject("Scope of the access key."),
+      accessKeyType: string("Type of the access key."),
+      subject: string("Subject of the caller."),
+      uid: string("Uid of the user or team."),
+      groups: stringList("Effective groups: the user's groups and teams."),
+      platformHost: string("Domain of the platform, without scheme."),
+      projectNamespacePrefix: string("Prefix of project namespaces."),
+    },
+    "Who the caller is.",
+  ),
+};
+
+export function createSelfDefinition(describe: DescribeCaller): ResourceDefinition {
+  const description = "Self describes the caller: user, teams, access key and its scope.";
+  return {
+    group: GROUP,
+    version: VERSION,
+    kind: "Self",
+    plural: "selves",
+    singular: "self",
+    namespaced: false,
+    description,
+    schema,
+    strategy: {},
+    action: {
+      kind: "Self",
+      description,
+      schema,
+      verbs: ["create"],
+      async handle({ context, body }) {
+        const spec = isPlainObject(body) ? body.spec : undefined;
+        if (spec !== undefined && !isPlainObject(spec)) throw errors.badRequest("spec must be an object");
+        const accessKey = spec?.accessKey;
+        if (accessKey !== undefined && typeof accessKey !== "string") {
+          throw errors.badRequest("spec.accessKey must be a string");
+        }
+        const response: KubeObject = {
+          apiVersion: `${GROUP}/${VERSION}`,
+          kind: "Self",
+          metadata: {},
+          spec: {},
+          status: await describe(context, accessKey || undefined),
+        };
+        return response;
+      },
+    },
+  };
+}

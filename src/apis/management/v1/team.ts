@@ -1,0 +1,102 @@
+// Team: a set of users (listed, or matched by group) that shares cluster roles and access. Cluster-scoped.
+// A user's effective groups are its own groups plus the names of its teams.
+
+import type { KubeObject } from "../../../apimachinery/types.ts";
+import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import { object, openObject, string, stringList } from "../../schema-builders.ts";
+import {
+  type AccessRule,
+  checkAccessRuleChanges,
+  checkMemberChanges,
+  checkOwnerChange,
+  checkPrivilegedFields,
+} from "./access-checks.ts";
+import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, VERSION } from "./common.ts";
+
+export interface TeamSpec {
+  displayName?: string;
+  description?: string;
+  owner?: { user?: string; team?: string };
+  username?: string;
+  users?: string[];
+  groups?: string[];
+  clusterRoles?: { name: string }[];
+  access?: AccessRule[];
+}
+
+export interface Team extends KubeObject {
+  spec?: TeamSpec;
+  status?: Record<string, unknown>;
+}
+
+const spec = object(
+  {
+    displayName: string("Name shown in the UI."),
+    description: string("Description of the team."),
+    owner: ownerSchema,
+    username: string("Name of the team as used in logins and kubeconfigs. Defaults to the object's name."),
+    users: stringList("Users (by object name) who are members of the team."),
+    groups: stringList("Groups whose members are members of the team."),
+    clusterRoles: clusterRolesSchema,
+    access: accessSchema,
+  },
+  "The desired state of the team.",
+);
+
+/** Changing these widens who holds the team's rights or what they are: `escalate` (the admin role) only. */
+const PRIVILEGED_FIELDS = ["groups", "clusterRoles", "access", "owner", "username"] as const;
+
+async function checkTeamChanges(team: Team, old: Team | undefined, context: RequestContext): Promise<void> {
+  const target = { group: GROUP, resource: "teams", name: team.metadata.name ?? "" };
+  if (old) await checkPrivilegedFields(context, target, team.spec, old.spec, PRIVILEGED_FIELDS);
+  await checkMemberChanges(context, target, team.spec?.users, old?.spec?.users);
+  await checkAccessRuleChanges(context, target, team.spec?.access, old?.spec?.access);
+  await checkOwnerChange(context, target, team.spec?.owner, old?.spec?.owner);
+}
+
+export const teamDefinition: ResourceDefinition<Team> = {
+  group: GROUP,
+  version: VERSION,
+  kind: "Team",
+  plural: "teams",
+  singular: "team",
+  categories: [CATEGORY],
+  namespaced: false,
+  description: "Team is a group of users that shares cluster roles and access rights.",
+  schema: { spec, status: openObject("The observed state of the team.") },
+  strategy: {
+    canonicalize(team) {
+      if (team.spec?.users) team.spec.users = [...new Set(team.spec.users)];
+      if (team.spec?.groups) team.spec.groups = [...new Set(team.spec.groups)];
+    },
+    async prepareForCreate(team, context) {
+      team.spec ??= {};
+      team.spec.username ||= team.metadata.name ?? undefined;
+      await checkTeamChanges(team, undefined, context);
+    },
+    async prepareForUpdate(team, old, context) {
+      await checkTeamChanges(team, old, context);
+    },
+  },
+  columns: [
+    {
+      name: "Display Name",
+      type: "string",
+      description: "Name shown in the UI.",
+      cell: (t) => t.spec?.displayName,
+    },
+    {
+      name: "Users",
+      type: "string",
+      description: "Users who are members of the team.",
+      cell: (t) => (t.spec?.users ?? []).join(","),
+    },
+    {
+      name: "Groups",
+      type: "string",
+      priority: 1,
+      description: "Groups whose members are members of the team.",
+      cell: (t) => (t.spec?.groups ?? []).join(","),
+    },
+  ],
+};

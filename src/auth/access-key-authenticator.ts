@@ -1,0 +1,132 @@
+// Authenticates `Authorization: Bearer <access key>`: the key's SHA-256 digest is looked up in the in-memory index
+// (kept current by the storage watch; `fresh()` waits only when a write is not applied yet), checked for validity,
+// and turned into a cached, frozen UserInfo bound to its Principal. No storage read happens per request.
+
+import { errors } from "../apimachinery/errors.ts";
+import type { UserInfo } from "../registry/types.ts";
+import { bearerToken, digestAccessKey } from "./access-key-material.ts";
+import type { ActivityRecorder } from "./activity-recorder.ts";
+import type { AuthIndex, KeyEntry, TeamEntry } from "./auth-index.ts";
+import { KEY_NOT_FOUND, type KeyLimits, keyProblem } from "./key-validity.ts";
+import { bindPrincipal, type Principal } from "./principal.ts";
+import { compileScope } from "./scope.ts";
+import type { AuthenticationRequest, Authenticator } from "./types.ts";
+
+/** Longer bearer tokens are not keys of ours (supplied keys are at most 512 characters). */
+const MAX_TOKEN_LENGTH = 1024;
+export const ACCESS_KEY_EXTRA = "management.platform.sh/access-key";
+export const ACCESS_KEY_TYPE_EXTRA = "management.platform.sh/access-key-type";
+
+export interface AccessKeyAuthenticatorOptions {
+  index: AuthIndex;
+  /** Resolves once every committed write is in the index. */
+  fresh: () => Promise<void>;
+  limits: () => KeyLimits;
+  activity: ActivityRecorder;
+  now?: () => number;
+}
+
+interface Cached {
+  directoryVersion: number;
+  user: UserInfo;
+}
+
+const unique = (values: Iterable<string>) => [...new Set(values)];
+/** "system:" groups belong to the platform itself; no user, team or key may claim one. */
+const notSystem = (group: string) => !group.startsWith("system:");
+
+export class AccessKeyAuthenticator implements Authenticator {
+  private readonly options: AccessKeyAuthenticatorOptions;
+  private readonly now: () => number;
+  /** By index entry: a changed key is a new entry, so its cache goes with the old one. */
+  private readonly cache = new WeakMap<KeyEntry, Cached>();
+
+  constructor(options: AccessKeyAuthenticatorOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  async authenticate(request: AuthenticationRequest): Promise<UserInfo | undefined> {
+    const token = bearerToken(request.headers.authorization);
+    if (token === undefined) return undefined;
+    return this.authenticateToken(token);
+  }
+
+  /** The caller of a plain key; throws the 401 that says why not. `touch: false` records no activity (selves). */
+  async authenticateToken(token: string, touch = true): Promise<UserInfo> {
+    if (!token || token.length > MAX_TOKEN_LENGTH) throw errors.unauthorized("invalid bearer token");
+    const digest = digestAccessKey(token);
+    await this.options.fresh();
+    const { index } = this.options;
+    const key = index.key(digest);
+    if (!key) throw errors.unauthorized(KEY_NOT_FOUND);
+    const now = this.now();
+    const problem = keyProblem(key, index, now, this.options.limits(), this.options.activity.lastSeen(key.name));
+    if (problem) throw errors.unauthorized(problem);
+    const user = this.userFor(key);
+    if (touch) this.options.activity.touch(key, now);
+    return user;
+  }
+
+  private userFor(key: KeyEntry): UserInfo {
+    const version = this.options.index.directoryVersion;
+    const cached = this.cache.get(key);
+    if (cached && cached.directoryVersion === version) return cached.user;
+    const { principal, groups } = this.resolve(key);
+    const extra = { [ACCESS_KEY_EXTRA]: [key.name], [ACCESS_KEY_TYPE_EXTRA]: [key.type] };
+    const user: UserInfo = Object.freeze({
+      name: principal.kind === "Team" ? `team:${principal.name}` : principal.name,
+      uid: principal.uid,
+      groups: Object.freeze([...groups.filter(notSystem), "system:authenticated"]) as string[],
+      extra,
+    });
+    bindPrincipal(user, principal);
+    this.cache.set(key, { directoryVersion: version, user });
+    return user;
+  }
+
+  private resolve(key: KeyEntry): { principal: Principal; groups: string[] } {
+    const { index } = this.options;
+    const scope = compileScope(key.scope);
+    const roles = (teams: TeamEntry[], own: string[]) => new Set([...own, ...teams.flatMap((t) => t.clusterRoles)]);
+    if (key.user) {
+      const user = index.user(key.user)!;
+      const memberOf = unique([...user.groups, ...key.groups]).filter(notSystem);
+      const teams = index.teamsOf(user.name, memberOf);
+      const principal: Principal = {
+        kind: "User",
+        name: user.name,
+        uid: user.uid,
+        user,
+        teams,
+        roles: roles(teams, user.clusterRoles),
+        key,
+        scope,
+      };
+      return { principal, groups: unique([...memberOf, ...teams.map((t) => t.name)]) };
+    }
+    if (key.team) {
+      const team = index.team(key.team)!;
+      const principal: Principal = {
+        kind: "Team",
+        name: team.name,
+        uid: team.uid,
+        team,
+        teams: [team],
+        roles: roles([team], []),
+        key,
+        scope,
+      };
+      return { principal, groups: unique([...key.groups, team.name]) };
+    }
+    const principal: Principal = {
+      kind: "Subject",
+      name: key.subject ?? key.name,
+      teams: [],
+      roles: new Set(),
+      key,
+      scope,
+    };
+    return { principal, groups: key.groups };
+  }
+}

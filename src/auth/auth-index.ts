@@ -1,0 +1,286 @@
+// In-memory indexes that authentication and authorization read on every request, kept current by a StoreInformer:
+// access keys by digest and name, users by name and username, teams, and the owner and access rules of every
+// object of the management group. No request reads storage to authenticate or authorize.
+
+import type { AccessRule } from "../apis/management/v1/access-checks.ts";
+import { GROUP } from "../apis/management/v1/common.ts";
+import type { AccessKeyScope, OwnedAccessKey } from "../apis/management/v1/ownedaccesskey-schema.ts";
+import {
+  storedDigest,
+  TEAM_UID_ANNOTATION,
+  TOKEN_GENERATION_ANNOTATION,
+  USER_UID_ANNOTATION,
+} from "../apis/management/v1/ownedaccesskey-secrets.ts";
+import type { Team } from "../apis/management/v1/team.ts";
+import type { User } from "../apis/management/v1/user.ts";
+import { parseKey } from "../registry/keys.ts";
+import type { StoredRecord, WatchEvent } from "../storage/types.ts";
+import type { InformerHandler } from "./store-informer.ts";
+
+export interface KeyEntry {
+  name: string;
+  uid: string;
+  digest: string;
+  user?: string;
+  team?: string;
+  subject?: string;
+  groups: string[];
+  type: string;
+  disabled: boolean;
+  /** Seconds; 0 = none. */
+  ttlSeconds: number;
+  ttlAfterLastActivity: boolean;
+  createdMs: number;
+  lastActivityMs?: number;
+  scope?: AccessKeyScope;
+  /** Uid of the user (or team) the key was issued to. */
+  ownerUid?: string;
+  /** The user's tokenGeneration when the key was issued. */
+  tokenGeneration: number;
+  deleting: boolean;
+}
+
+export interface UserEntry {
+  name: string;
+  uid: string;
+  username: string;
+  displayName?: string;
+  email?: string;
+  subject?: string;
+  groups: string[];
+  clusterRoles: string[];
+  disabled: boolean;
+  tokenGeneration: number;
+}
+
+export interface TeamEntry {
+  name: string;
+  uid: string;
+  username?: string;
+  displayName?: string;
+  users: ReadonlySet<string>;
+  groups: ReadonlySet<string>;
+  clusterRoles: string[];
+}
+
+/** Who owns an object and who else may do what on it. */
+export interface AccessEntry {
+  owner?: { user?: string; team?: string };
+  access: AccessRule[];
+}
+
+const PREFIX = `/${GROUP}/`;
+const KEYS = `${PREFIX}ownedaccesskeys/`;
+const USERS = `${PREFIX}users/`;
+const TEAMS = `${PREFIX}teams/`;
+
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+const roleNames = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.map((role) => role?.name).filter((name): name is string => typeof name === "string")
+    : [];
+const millis = (value: unknown): number | undefined => {
+  const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+};
+
+function keyEntry(key: OwnedAccessKey): KeyEntry | undefined {
+  const digest = storedDigest(key);
+  const spec = key.spec ?? {};
+  if (!digest || !key.metadata.name) return undefined;
+  const annotations = key.metadata.annotations ?? {};
+  const generation = Number(annotations[TOKEN_GENERATION_ANNOTATION] ?? 0);
+  return {
+    name: key.metadata.name,
+    uid: key.metadata.uid ?? "",
+    digest,
+    user: spec.user || undefined,
+    team: spec.team || undefined,
+    subject: spec.subject || undefined,
+    groups: strings(spec.groups),
+    type: spec.type ?? "",
+    disabled: spec.disabled === true,
+    ttlSeconds: typeof spec.ttl === "number" && spec.ttl > 0 ? spec.ttl : 0,
+    ttlAfterLastActivity: spec.ttlAfterLastActivity === true,
+    createdMs: millis(key.metadata.creationTimestamp) ?? 0,
+    lastActivityMs: millis(key.status?.lastActivity),
+    scope: spec.scope,
+    ownerUid: annotations[USER_UID_ANNOTATION] ?? annotations[TEAM_UID_ANNOTATION],
+    tokenGeneration: Number.isFinite(generation) ? generation : 0,
+    deleting: Boolean(key.metadata.deletionTimestamp),
+  };
+}
+
+function userEntry(user: User): UserEntry {
+  const spec = user.spec ?? {};
+  const name = user.metadata.name ?? "";
+  return {
+    name,
+    uid: user.metadata.uid ?? "",
+    username: spec.username || name,
+    displayName: spec.displayName,
+    email: spec.email,
+    subject: spec.subject,
+    groups: strings(spec.groups),
+    clusterRoles: roleNames(spec.clusterRoles),
+    disabled: spec.disabled === true,
+    tokenGeneration: typeof spec.tokenGeneration === "number" ? spec.tokenGeneration : 0,
+  };
+}
+
+function teamEntry(team: Team): TeamEntry {
+  const spec = team.spec ?? {};
+  return {
+    name: team.metadata.name ?? "",
+    uid: team.metadata.uid ?? "",
+    username: spec.username,
+    displayName: spec.displayName,
+    users: new Set(strings(spec.users)),
+    groups: new Set(strings(spec.groups)),
+    clusterRoles: roleNames(spec.clusterRoles),
+  };
+}
+
+function accessEntry(object: { spec?: unknown }): AccessEntry | undefined {
+  const spec = object.spec as { owner?: AccessEntry["owner"]; access?: unknown } | undefined;
+  const access = Array.isArray(spec?.access) ? (spec.access as AccessRule[]) : [];
+  const owner = spec?.owner && (spec.owner.user || spec.owner.team) ? spec.owner : undefined;
+  return owner || access.length ? { owner, access } : undefined;
+}
+
+export class AuthIndex implements InformerHandler {
+  readonly prefixes = [PREFIX];
+  private readonly keysByDigest = new Map<string, KeyEntry>();
+  private readonly keysByName = new Map<string, KeyEntry>();
+  /** Digests two keys share (possible only through a race between two creates): neither authenticates. */
+  private readonly sharedDigests = new Set<string>();
+  private readonly users = new Map<string, UserEntry>();
+  private readonly teams = new Map<string, TeamEntry>();
+  private readonly access = new Map<string, AccessEntry>();
+  private readonly listeners = new Set<(event: WatchEvent) => void>();
+  /** Bumped on every user or team change: cached principals compare it. */
+  directoryVersion = 0;
+
+  key(digest: string): KeyEntry | undefined {
+    return this.sharedDigests.has(digest) ? undefined : this.keysByDigest.get(digest);
+  }
+
+  keyByName(name: string): KeyEntry | undefined {
+    return this.keysByName.get(name);
+  }
+
+  hasDigest(digest: string): boolean {
+    return this.keysByDigest.has(digest);
+  }
+
+  allKeys(): IterableIterator<KeyEntry> {
+    return this.keysByName.values();
+  }
+
+  user(name: string): UserEntry | undefined {
+    return this.users.get(name);
+  }
+
+  /** A login name (spec.username, which defaults to the object name); an ambiguous username matches nobody. */
+  userByUsername(username: string): UserEntry | undefined {
+    let found: UserEntry | undefined;
+    for (const user of this.users.values()) {
+      if (user.username !== username) continue;
+      if (found) return undefined;
+      found = user;
+    }
+    return found;
+  }
+
+  team(name: string): TeamEntry | undefined {
+    return this.teams.get(name);
+  }
+
+  /** Teams a user belongs to: listed by name, or through one of `groups`. */
+  teamsOf(user: string, groups: readonly string[]): TeamEntry[] {
+    const out: TeamEntry[] = [];
+    for (const team of this.teams.values()) {
+      if (team.users.has(user) || groups.some((group) => team.groups.has(group))) out.push(team);
+    }
+    return out;
+  }
+
+  /** Owner and access rules of the object stored under `key` (`/<group>/<plural>/<namespace>/<name>`). */
+  accessOf(key: string): AccessEntry | undefined {
+    return this.access.get(key);
+  }
+
+  /** Called after each applied change (password cleanup, tests). */
+  onChange(listener: (event: WatchEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  reset(records: StoredRecord[]): void {
+    this.keysByDigest.clear();
+    this.keysByName.clear();
+    this.sharedDigests.clear();
+    this.users.clear();
+    this.teams.clear();
+    this.access.clear();
+    for (const record of records) this.put(record.key, record.value);
+    this.directoryVersion++;
+  }
+
+  apply(event: WatchEvent): void {
+    const { key, value } = event.record;
+    if (event.type === "delete") this.remove(key, value);
+    else this.put(key, value);
+    for (const listener of this.listeners) listener(event);
+  }
+
+  private put(key: string, value: string): void {
+    const object = JSON.parse(value) as OwnedAccessKey;
+    const name = object.metadata?.name ?? "";
+    if (key.startsWith(KEYS)) {
+      this.removeKey(name);
+      const entry = keyEntry(object);
+      if (entry) {
+        if (this.keysByDigest.has(entry.digest)) this.sharedDigests.add(entry.digest);
+        this.keysByDigest.set(entry.digest, entry);
+        this.keysByName.set(entry.name, entry);
+      }
+    } else if (key.startsWith(USERS)) {
+      this.users.set(name, userEntry(object as unknown as User));
+      this.directoryVersion++;
+    } else if (key.startsWith(TEAMS)) {
+      this.teams.set(name, teamEntry(object as unknown as Team));
+      this.directoryVersion++;
+    }
+    const entry = parseKey(key) ? accessEntry(object) : undefined;
+    if (entry) this.access.set(key, entry);
+    else this.access.delete(key);
+  }
+
+  private remove(key: string, value: string): void {
+    const name = (JSON.parse(value) as OwnedAccessKey).metadata?.name ?? "";
+    if (key.startsWith(KEYS)) this.removeKey(name);
+    else if (key.startsWith(USERS)) {
+      this.users.delete(name);
+      this.directoryVersion++;
+    } else if (key.startsWith(TEAMS)) {
+      this.teams.delete(name);
+      this.directoryVersion++;
+    }
+    this.access.delete(key);
+  }
+
+  private removeKey(name: string): void {
+    const old = this.keysByName.get(name);
+    if (!old) return;
+    this.keysByName.delete(name);
+    if (this.keysByDigest.get(old.digest) === old) this.keysByDigest.delete(old.digest);
+    if (this.sharedDigests.has(old.digest)) {
+      // Another key still holds it: it is unique again once only one remains.
+      const remaining = [...this.keysByName.values()].filter((k) => k.digest === old.digest);
+      if (remaining.length <= 1) this.sharedDigests.delete(old.digest);
+      if (remaining.length >= 1) this.keysByDigest.set(old.digest, remaining[0]);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// Why a stored access key does not authenticate now, as the 401 message says it; undefined when it does.
+
+import type { AuthIndex, KeyEntry } from "./auth-index.ts";
+
+export interface KeyLimits {
+  /** Global maximum life of any key, seconds from creation; 0 = none. */
+  accessKeyMaxTTLSeconds: number;
+  /** Life of Login keys, seconds from creation; 0 = none. */
+  loginAccessKeyTTLSeconds: number;
+}
+
+export const KEY_NOT_FOUND = "Access key not found. Please login again";
+export const KEY_EXPIRED = "access key expired. Please login again";
+
+const passed = (fromMs: number, seconds: number, nowMs: number) => seconds > 0 && nowMs >= fromMs + seconds * 1000;
+
+/** `lastSeenMs`: the last use this process saw (more recent than status.lastActivity, written once a minute). */
+export function keyProblem(
+  key: KeyEntry,
+  index: AuthIndex,
+  nowMs: number,
+  limits: KeyLimits,
+  lastSeenMs = 0,
+): string | undefined {
+  if (key.deleting) return KEY_NOT_FOUND;
+  if (key.disabled) return "access key is disabled";
+  const ttlFrom = key.ttlAfterLastActivity
+    ? Math.max(key.createdMs, key.lastActivityMs ?? 0, lastSeenMs)
+    : key.createdMs;
+  if (passed(ttlFrom, key.ttlSeconds, nowMs)) return KEY_EXPIRED;
+  if (passed(key.createdMs, limits.accessKeyMaxTTLSeconds, nowMs)) {
+    return "access key expired: it is older than the maximum access key lifetime. Please login again";
+  }
+  if (key.type === "Login" && passed(key.createdMs, limits.loginAccessKeyTTLSeconds, nowMs)) return KEY_EXPIRED;
+  if (key.user) {
+    const user = index.user(key.user);
+    if (!user || (key.ownerUid && user.uid !== key.ownerUid)) return "the user of this access key no longer exists";
+    if (user.disabled) return "user is disabled";
+    if (key.type === "Login" && key.tokenGeneration < user.tokenGeneration) {
+      return "access key was revoked (the user's tokens were invalidated). Please login again";
+    }
+  } else if (key.team) {
+    const team = index.team(key.team);
+    if (!team || (key.ownerUid && team.uid !== key.ownerUid)) return "the team of this access key no longer exists";
+  }
+  return undefined;
+}

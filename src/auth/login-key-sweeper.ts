@@ -1,0 +1,64 @@
+// Deletes Login keys (from password login) once they are older than loginAccessKeyTTLSeconds (0: kept), and those
+// a tokenGeneration change revoked. Runs on a timer over the in-memory index; deletes go through the store.
+
+import type { AuthIndex, KeyEntry } from "./auth-index.ts";
+
+export interface LoginKeySweeperOptions {
+  index: AuthIndex;
+  loginTTLSeconds: () => number;
+  remove: (key: KeyEntry) => Promise<void>;
+  intervalMs?: number;
+  now?: () => number;
+  onError?: (error: unknown, key: string) => void;
+}
+
+export class LoginKeySweeper {
+  private readonly options: LoginKeySweeperOptions;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(options: LoginKeySweeperOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.sweep(), this.options.intervalMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** One pass; resolves to the number of keys deleted. */
+  sweep(): Promise<number> {
+    this.running ??= this.pass().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<number> {
+    const { index, remove } = this.options;
+    const now = (this.options.now ?? Date.now)();
+    const ttl = this.options.loginTTLSeconds();
+    const due: KeyEntry[] = [];
+    for (const key of index.allKeys()) {
+      if (key.type !== "Login" || key.deleting) continue;
+      const expired = ttl > 0 && now >= key.createdMs + ttl * 1000;
+      const user = key.user ? index.user(key.user) : undefined;
+      const revoked = user !== undefined && key.tokenGeneration < user.tokenGeneration;
+      if (expired || revoked) due.push(key);
+    }
+    let deleted = 0;
+    for (const key of due) {
+      try {
+        await remove(key);
+        deleted++;
+      } catch (error) {
+        this.options.onError?.(error, key.name);
+      }
+    }
+    return deleted;
+  }
+}

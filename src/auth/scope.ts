@@ -1,0 +1,139 @@
+// An access key's scope, compiled into one predicate over authorization attributes. A scope only narrows: a
+// request passes when any grant of the scope matches it (and the owner's own rights allow it as well).
+// Projects are generic: a request belongs to project P when its namespace is `<prefix>P` (prefix from the live
+// settings, default `p-`) or it names the `projects` object P, so this applies to every project resource as it lands.
+
+import { GROUP } from "../apis/management/v1/common.ts";
+import { type AccessKeyScope, SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
+import type { AuthorizationAttributes } from "../registry/types.ts";
+import { ruleMatches } from "./scope-rules.ts";
+
+export type ScopeMatcher = (request: AuthorizationAttributes, projectNamespacePrefix: string) => boolean;
+
+const READ = new Set(["get", "list", "watch"]);
+const VC_VERBS = new Set(["get", "list", "watch", "update", "patch"]);
+const INSTANCES = "virtualclusterinstances";
+
+/** What every scoped key may do: discovery, `selves`, access reviews and logging out. */
+export function alwaysAllowed(request: AuthorizationAttributes): boolean {
+  if (!request.resourceRequest) {
+    const path = request.path ?? "";
+    if (request.verb === "post") return path === "/auth/logout";
+    if (request.verb !== "get" && request.verb !== "head") return false;
+    return (
+      path === "/api" ||
+      path === "/apis" ||
+      path.startsWith("/api/") ||
+      path.startsWith("/apis/") ||
+      path.startsWith("/openapi/") ||
+      path === "/version"
+    );
+  }
+  return (
+    request.group === GROUP &&
+    request.verb === "create" &&
+    !request.subresource &&
+    (request.resource === "selves" || request.resource === "selfsubjectaccessreviews")
+  );
+}
+
+/** The project a request is about, if any ("" when it lists projects). */
+export function projectOf(request: AuthorizationAttributes, prefix: string): string | undefined {
+  if (!request.resourceRequest) return undefined;
+  if (request.namespace && prefix && request.namespace.startsWith(prefix)) {
+    return request.namespace.slice(prefix.length) || undefined;
+  }
+  if (request.group === GROUP && request.resource === "projects" && !request.namespace) return request.name ?? "";
+  return undefined;
+}
+
+/** "" (a list of projects) matches only "*". */
+const inProject = (wanted: string | undefined, actual: string | undefined) =>
+  actual !== undefined && (wanted === "*" || (actual !== "" && wanted === actual));
+
+/** An object of `resource` in project `project` named `name` ("*": any, including lists). */
+function namedInProject(
+  request: AuthorizationAttributes,
+  prefix: string,
+  resource: string,
+  project: string | undefined,
+  name: string | undefined,
+): boolean {
+  if (request.group !== GROUP || request.resource !== resource) return false;
+  if (!inProject(project, projectOf(request, prefix))) return false;
+  return name === "*" || (request.name !== undefined && request.name === name);
+}
+
+/** Role virtualcluster: its own instance and the instance's status, and the config it reads. */
+function virtualClusterRole(projects: string[], names: string[]): ScopeMatcher {
+  return (request, prefix) => {
+    if (request.group !== GROUP || !request.resourceRequest) return false;
+    if (request.resource === "configs") return request.verb === "get" && !request.subresource;
+    if (request.resource !== INSTANCES || !VC_VERBS.has(request.verb)) return false;
+    if (request.subresource && request.subresource !== "status") return false;
+    const project = projectOf(request, prefix);
+    if (!project || (projects.length && !projects.includes("*") && !projects.includes(project))) return false;
+    return names.length === 0 || (request.name !== undefined && names.includes(request.name));
+  };
+}
+
+/** Role platformCLI: the reads the command-line client makes, and the credentials it asks for to connect. */
+const platformCliRole: ScopeMatcher = (request) => {
+  if (request.group !== GROUP || !request.resourceRequest) return false;
+  const resource = request.resource ?? "";
+  if (request.verb === "create") {
+    return (
+      (resource === INSTANCES && request.subresource === "kubeconfig") ||
+      (resource === "directclusterendpointtokens" && !request.subresource)
+    );
+  }
+  if (!READ.has(request.verb)) return false;
+  if (request.subresource && request.subresource !== "status") return false;
+  return ["projects", INSTANCES, "spaceinstances", "clusters"].includes(resource);
+};
+
+function isEmpty(scope: AccessKeyScope): boolean {
+  return (
+    !scope.allowPlatformCli &&
+    !scope.roles?.length &&
+    !scope.projects?.length &&
+    !scope.spaces?.length &&
+    !scope.virtualClusters?.length &&
+    !scope.clusters?.length &&
+    !scope.rules?.length
+  );
+}
+
+/** Undefined for no scope (or an empty one): the key has all of its owner's rights. */
+export function compileScope(scope: AccessKeyScope | undefined): ScopeMatcher | undefined {
+  if (!scope || isEmpty(scope)) return undefined;
+  const grants: ScopeMatcher[] = [];
+  for (const role of scope.roles ?? []) {
+    if (role.role === SCOPE_ROLES.virtualCluster) {
+      grants.push(virtualClusterRole(role.projects ?? [], role.virtualClusters ?? []));
+    } else if (role.role === SCOPE_ROLES.platformCli) {
+      grants.push(platformCliRole);
+    }
+  }
+  if (scope.allowPlatformCli) grants.push(platformCliRole);
+  for (const { project } of scope.projects ?? []) {
+    grants.push((request, prefix) => inProject(project, projectOf(request, prefix)));
+  }
+  for (const { project, space } of scope.spaces ?? []) {
+    grants.push((request, prefix) => namedInProject(request, prefix, "spaceinstances", project, space));
+  }
+  for (const { project, virtualCluster } of scope.virtualClusters ?? []) {
+    grants.push((request, prefix) => namedInProject(request, prefix, INSTANCES, project, virtualCluster));
+  }
+  for (const { cluster } of scope.clusters ?? []) {
+    grants.push(
+      (request) =>
+        request.resourceRequest &&
+        request.group === GROUP &&
+        request.resource === "clusters" &&
+        (cluster === "*" || (request.name !== undefined && request.name === cluster)),
+    );
+  }
+  for (const rule of scope.rules ?? []) grants.push((request) => ruleMatches(rule, request));
+  return (request, prefix) => alwaysAllowed(request) || grants.some((grant) => grant(request, prefix));
+}

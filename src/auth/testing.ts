@@ -1,0 +1,121 @@
+// Test support for the auth layer: a registry over in-memory SQLite with users, teams and access keys, the auth
+// index following it, an authenticator and an authorizer, and helpers to create objects as the platform.
+
+import { GROUP, VERSION } from "../apis/management/v1/common.ts";
+import { createOwnedAccessKeyDefinition } from "../apis/management/v1/ownedaccesskey.ts";
+import { teamDefinition } from "../apis/management/v1/team.ts";
+import { userDefinition } from "../apis/management/v1/user.ts";
+import { defaultSettings, LiveSettings } from "../platform/settings.ts";
+import type { GenericStore } from "../registry/store.ts";
+import { systemContext } from "../registry/system-context.ts";
+import { openTestRegistry, type TestRegistry } from "../registry/testing.ts";
+import type { RequestContext, ResourceDefinition, UserInfo } from "../registry/types.ts";
+import { AccessKeyAuthenticator } from "./access-key-authenticator.ts";
+import { digestAccessKey, generateAccessKey } from "./access-key-material.ts";
+import { ActivityRecorder } from "./activity-recorder.ts";
+import { AuthIndex } from "./auth-index.ts";
+import { keyCaller, keyOwners } from "./key-caller.ts";
+import { PlatformAuthorizer } from "./platform-authorizer.ts";
+import { StoreInformer } from "./store-informer.ts";
+
+export interface AuthFixture {
+  env: TestRegistry;
+  index: AuthIndex;
+  informer: StoreInformer;
+  settings: LiveSettings;
+  authenticator: AccessKeyAuthenticator;
+  authorizer: PlatformAuthorizer;
+  activity: ActivityRecorder;
+  users: GenericStore;
+  teams: GenericStore;
+  keys: GenericStore;
+  /** The clock authentication uses (ms); tests move it. */
+  clock: { now: number };
+  /** Activity writes requested (key names). */
+  activityWrites: string[];
+  createUser(name: string, spec?: Record<string, unknown>): Promise<void>;
+  createTeam(name: string, spec?: Record<string, unknown>): Promise<void>;
+  /** Creates a key as the platform; resolves to its plain value. */
+  createKey(name: string, spec: Record<string, unknown>): Promise<string>;
+  /** A request context for the caller of `key`. */
+  contextOf(key: string): Promise<RequestContext>;
+  close(): Promise<void>;
+}
+
+export const platform = () => systemContext("system:test", "auth-test");
+
+export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise<AuthFixture> {
+  const index = new AuthIndex();
+  const settings = new LiveSettings(defaultSettings());
+  const clock = { now: Date.now() };
+  let informer: StoreInformer | undefined;
+  const fresh = () => informer!.fresh();
+  const keysDefinition = createOwnedAccessKeyDefinition({
+    owners: keyOwners(index, fresh),
+    caller: keyCaller,
+    material: { generate: generateAccessKey, digest: digestAccessKey },
+    maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
+  }) as unknown as ResourceDefinition;
+  const env = await openTestRegistry([
+    userDefinition as unknown as ResourceDefinition,
+    teamDefinition as unknown as ResourceDefinition,
+    keysDefinition,
+    ...extra,
+  ]);
+  informer = new StoreInformer(env.registry.storage, index);
+  await informer.start();
+  const activityWrites: string[] = [];
+  const activity = new ActivityRecorder(async (key) => {
+    activityWrites.push(key.name);
+  });
+  const authenticator = new AccessKeyAuthenticator({
+    index,
+    fresh,
+    limits: () => settings.current().auth,
+    activity,
+    now: () => clock.now,
+  });
+  const authorizer = new PlatformAuthorizer(index, () => settings.current().projectNamespacePrefix);
+  const store = (definition: ResourceDefinition) => env.store(definition);
+  const users = store(userDefinition as unknown as ResourceDefinition);
+  const teams = store(teamDefinition as unknown as ResourceDefinition);
+  const keys = store(keysDefinition);
+  const object = (kind: string, name: string, spec: Record<string, unknown>) => ({
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind,
+    metadata: { name },
+    spec,
+  });
+  return {
+    env,
+    index,
+    informer,
+    settings,
+    authenticator,
+    authorizer,
+    activity,
+    users,
+    teams,
+    keys,
+    clock,
+    activityWrites,
+    async createUser(name, spec = {}) {
+      await users.create(platform(), undefined, object("User", name, spec), {});
+    },
+    async createTeam(name, spec = {}) {
+      await teams.create(platform(), undefined, object("Team", name, spec), {});
+    },
+    async createKey(name, spec) {
+      const created = await keys.create(platform(), undefined, object("OwnedAccessKey", name, spec), {});
+      return (created.spec as { key: string }).key;
+    },
+    async contextOf(key) {
+      const user: UserInfo = await authenticator.authenticateToken(key, false);
+      return { user, authorizer, warnings: [], userAgent: "auth-test", now: new Date(clock.now) };
+    },
+    async close() {
+      informer?.stop();
+      await env.close();
+    },
+  };
+}

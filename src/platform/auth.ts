@@ -1,0 +1,232 @@
+// Authentication and authorization of the platform, wired together: the in-memory auth index (informer over storage),
+// the access-key resources (OwnedAccessKey, Team, Self, SelfSubjectAccessReview, the User subresources), the access
+// key authenticator, the authorizer, password login routes, the lastActivity recorder and the Login key sweeper.
+
+import type { Logger } from "pino";
+import { isStatusError } from "../apimachinery/errors.ts";
+import { accessKeysSubresource } from "../apis/management/v1/accesskeys-subresource.ts";
+import { GROUP, VERSION } from "../apis/management/v1/common.ts";
+import { createOwnedAccessKeyDefinition, type OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
+import { createSelfDefinition } from "../apis/management/v1/self.ts";
+import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
+import { teamDefinition } from "../apis/management/v1/team.ts";
+import { userDefinition } from "../apis/management/v1/user.ts";
+import { passwordSubresource } from "../apis/management/v1/user-password.ts";
+import { AccessKeyAuthenticator } from "../auth/access-key-authenticator.ts";
+import { digestAccessKey, generateAccessKey } from "../auth/access-key-material.ts";
+import { ActivityRecorder } from "../auth/activity-recorder.ts";
+import { AuthIndex, type KeyEntry } from "../auth/auth-index.ts";
+import { describeCaller } from "../auth/describe-caller.ts";
+import { keyCaller, keyOwners } from "../auth/key-caller.ts";
+import { LoginKeySweeper } from "../auth/login-key-sweeper.ts";
+import { LoginThrottle, type ThrottleOptions } from "../auth/login-throttle.ts";
+import { OwnAccessKeysView } from "../auth/owned-access-key-view.ts";
+import type { ScryptParams } from "../auth/password-hash.ts";
+import { passwordService } from "../auth/password-service.ts";
+import { PasswordStore, type UserRef } from "../auth/password-store.ts";
+import { PlatformAuthorizer } from "../auth/platform-authorizer.ts";
+import { StoreInformer } from "../auth/store-informer.ts";
+import { type ApiServerOptions, DEFAULT_PUBLIC_PATHS } from "../http/api-server.ts";
+import type { Registry } from "../registry/registry.ts";
+import type { GenericStore } from "../registry/store.ts";
+import { systemContext } from "../registry/system-context.ts";
+import { formatTimestamp } from "../registry/time.ts";
+import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
+import type { KeyValueStore } from "../storage/types.ts";
+import { LOGIN_PATH, loginRoutes } from "./login-routes.ts";
+import type { LiveSettings } from "./settings.ts";
+
+const MANAGER = "virtualcluster-platform";
+
+export interface PlatformAuthOptions {
+  storage: KeyValueStore;
+  settings: LiveSettings;
+  logger?: Logger;
+  /** Cheaper scrypt for tests; the default costs about 0.1 s per hash. */
+  scrypt?: ScryptParams;
+  throttle?: ThrottleOptions;
+  sweepIntervalMs?: number;
+}
+
+export interface PlatformAuth {
+  /** Users (with the password and accesskeys subresources) and every auth resource, to register. */
+  definitions: { user: ResourceDefinition; others: ResourceDefinition[] };
+  passwords: PasswordStore;
+  /** Call once the definitions are registered. */
+  attach(registry: Registry): void;
+  /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
+  stores(registry: Registry): ResourceStore[];
+  serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
+  /** Where clients reach the platform (selves reports it when the settings leave platformHost empty). */
+  setServerHost(host: string): void;
+  close(): void;
+}
+
+const system = () => systemContext("system:platform-auth", MANAGER);
+
+export async function createPlatformAuth(options: PlatformAuthOptions): Promise<PlatformAuth> {
+  const { storage, settings, logger } = options;
+  const index = new AuthIndex();
+  const informer = new StoreInformer(storage, index, (error) =>
+    logger?.error({ err: String(error) }, "auth index update failed"),
+  );
+  await informer.start();
+  const fresh = () => informer.fresh();
+  let registry: Registry | undefined;
+  let serverHost = "";
+  const store = (plural: string): GenericStore => {
+    const found = registry?.genericStore(GROUP, plural);
+    if (!found) throw new Error(`${plural} is not registered`);
+    return found;
+  };
+
+  const passwords = new PasswordStore(storage, options.scrypt);
+  const throttle = new LoginThrottle(options.throttle);
+  const activity = new ActivityRecorder(
+    async (key, at) => {
+      await store("ownedaccesskeys").patch(
+        system(),
+        { name: key.name, subresource: "status" },
+        "merge",
+        { metadata: { uid: key.uid }, status: { lastActivity: formatTimestamp(at) } },
+        { fieldManager: MANAGER },
+      );
+    },
+    (error, key) => logger?.warn({ key, err: String(error) }, "recording access key activity failed"),
+  );
+  const authenticator = new AccessKeyAuthenticator({
+    index,
+    fresh,
+    limits: () => settings.current().auth,
+    activity,
+  });
+  const deleteKey = async (name: string, uid: string) => {
+    try {
+      await store("ownedaccesskeys").delete(system(), { name }, { preconditions: { uid } });
+    } catch (error) {
+      if (!(isStatusError(error) && (error.reason === "NotFound" || error.reason === "Conflict"))) throw error;
+    }
+  };
+  const sweeper = new LoginKeySweeper({
+    index,
+    loginTTLSeconds: () => settings.current().auth.loginAccessKeyTTLSeconds,
+    remove: (key: KeyEntry) => deleteKey(key.name, key.uid),
+    intervalMs: options.sweepIntervalMs,
+    onError: (error, key) => logger?.warn({ key, err: String(error) }, "deleting an expired login key failed"),
+  });
+  const unsubscribe = index.onChange((event) => {
+    if (event.type !== "delete") return;
+    const { key, value } = event.record;
+    const { metadata } = JSON.parse(value) as OwnedAccessKey;
+    if (key.startsWith(`/${GROUP}/ownedaccesskeys/`)) activity.forget(metadata.name ?? "");
+    if (key.startsWith(`/${GROUP}/users/`)) {
+      passwords.remove({ name: metadata.name ?? "", uid: metadata.uid ?? "" }).catch((error) => {
+        logger?.warn({ user: metadata.name, err: String(error) }, "removing a deleted user's password failed");
+      });
+    }
+  });
+
+  const revokeLoginKeys = async (user: UserRef) => {
+    for (;;) {
+      const current = await store("users").get(system(), { name: user.name });
+      const generation = (current.spec as { tokenGeneration?: number } | undefined)?.tokenGeneration ?? 0;
+      try {
+        await store("users").patch(
+          system(),
+          { name: user.name },
+          "merge",
+          {
+            metadata: { uid: user.uid, resourceVersion: current.metadata.resourceVersion },
+            spec: { tokenGeneration: generation + 1 },
+          },
+          { fieldManager: MANAGER },
+        );
+        return;
+      } catch (error) {
+        if (!(isStatusError(error) && error.reason === "Conflict")) throw error;
+      }
+    }
+  };
+
+  const keysDefinition = createOwnedAccessKeyDefinition({
+    owners: keyOwners(index, fresh),
+    caller: keyCaller,
+    material: { generate: generateAccessKey, digest: digestAccessKey },
+    maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
+  });
+  const keysStore = () => store("ownedaccesskeys");
+  const user: ResourceDefinition = {
+    ...(userDefinition as unknown as ResourceDefinition),
+    subresources: {
+      ...userDefinition.subresources,
+      accesskeys: accessKeysSubresource("user", keysStore),
+      password: passwordSubresource(passwordService({ passwords, throttle, revokeLoginKeys })),
+    },
+  };
+  const team: ResourceDefinition = {
+    ...(teamDefinition as unknown as ResourceDefinition),
+    subresources: { accesskeys: accessKeysSubresource("team", keysStore) },
+  };
+  const self = createSelfDefinition(
+    describeCaller({
+      authenticate: (token) => authenticator.authenticateToken(token, false),
+      settings: () => {
+        const current = settings.current();
+        return {
+          platformHost: current.platformHost || serverHost,
+          projectNamespacePrefix: current.projectNamespacePrefix,
+        };
+      },
+    }),
+  );
+
+  const issueLoginKey = async (entry: { name: string }) => {
+    const created = await keysStore().create(
+      system(),
+      undefined,
+      {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: "OwnedAccessKey",
+        metadata: { generateName: "login-" },
+        spec: { type: "Login", user: entry.name, displayName: "Password login" },
+      },
+      { fieldManager: MANAGER },
+    );
+    return (created.spec as { key: string }).key;
+  };
+
+  return {
+    definitions: {
+      user,
+      others: [team, keysDefinition as unknown as ResourceDefinition, self, selfSubjectAccessReviewDefinition],
+    },
+    passwords,
+    attach(target) {
+      registry = target;
+      sweeper.start();
+    },
+    stores(target) {
+      return target
+        .stores()
+        .map((s) =>
+          s.definition.group === GROUP && s.definition.plural === "ownedaccesskeys"
+            ? new OwnAccessKeysView(s, keyCaller)
+            : s,
+        );
+    },
+    serverOptions: {
+      authenticators: [authenticator],
+      authorizer: new PlatformAuthorizer(index, () => settings.current().projectNamespacePrefix),
+      publicPaths: [...DEFAULT_PUBLIC_PATHS, LOGIN_PATH],
+      plugins: [loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey, deleteKey })],
+    },
+    setServerHost(host) {
+      serverHost = host;
+    },
+    close() {
+      sweeper.stop();
+      unsubscribe();
+      informer.stop();
+    },
+  };
+}

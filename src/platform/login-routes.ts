@@ -1,0 +1,93 @@
+// Password login and logout, served as plugin routes inside the API server's pipeline:
+//   POST /auth/password/login {username, password} -> {user, username, accessKey}  (public; a new Login key)
+//   POST /auth/logout                                -> Success Status               (deletes the caller's Login key)
+// Failed logins are throttled per username and per client address (429 + Retry-After). The request body is parsed
+// here with messages that never quote it, since it holds a password.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { parse as parseYaml } from "yaml";
+import { errors, successStatus } from "../apimachinery/errors.ts";
+import type { AuthIndex, UserEntry } from "../auth/auth-index.ts";
+import type { LoginThrottle } from "../auth/login-throttle.ts";
+import type { PasswordStore } from "../auth/password-store.ts";
+import { principalOf } from "../auth/principal.ts";
+import { requestState } from "../http/request-state.ts";
+import type { LiveSettings } from "./settings.ts";
+
+export const LOGIN_PATH = "/auth/password/login";
+export const LOGOUT_PATH = "/auth/logout";
+const MAX_FIELD_LENGTH = 1024;
+const INVALID = "Invalid username or password";
+
+export interface LoginRoutesOptions {
+  index: AuthIndex;
+  fresh: () => Promise<void>;
+  passwords: PasswordStore;
+  throttle: LoginThrottle;
+  settings: LiveSettings;
+  /** Creates a Login key for the user; resolves to the plain key. */
+  issueLoginKey(user: UserEntry): Promise<string>;
+  /** Deletes a key by name and uid. */
+  deleteKey(name: string, uid: string): Promise<void>;
+}
+
+function credentials(request: FastifyRequest): { username: string; password: string } {
+  const raw = Buffer.isBuffer(request.body) ? request.body.toString("utf8") : "";
+  let body: unknown;
+  try {
+    const yaml = /yaml/i.test(String(request.headers["content-type"] ?? ""));
+    body = yaml ? parseYaml(raw, { schema: "core", maxAliasCount: 10 }) : JSON.parse(raw);
+  } catch {
+    throw errors.badRequest("the request body must be a JSON object with username and password");
+  }
+  const { username, password } = (body ?? {}) as Record<string, unknown>;
+  if (typeof username !== "string" || typeof password !== "string" || !username || !password) {
+    throw errors.badRequest("username and password are required strings");
+  }
+  if (username.length > MAX_FIELD_LENGTH || password.length > MAX_FIELD_LENGTH) {
+    throw errors.unauthorized(INVALID);
+  }
+  return { username, password };
+}
+
+export function loginRoutes(options: LoginRoutesOptions): (app: FastifyInstance) => void {
+  const { index, passwords, throttle, settings } = options;
+  const headers = (reply: FastifyReply) => reply.headers(settings.current().auth.customHttpHeaders);
+
+  return (app) => {
+    app.post(LOGIN_PATH, async (request, reply) => {
+      headers(reply);
+      if (settings.current().auth.passwordLoginDisabled) throw errors.forbiddenPath("password login is disabled");
+      const { username, password } = credentials(request);
+      const address = request.socket?.remoteAddress;
+      const wait = throttle.retryAfter(username, address);
+      if (wait > 0) throw errors.tooManyRequests("too many failed login attempts; try again later", wait);
+      await options.fresh();
+      const user = index.userByUsername(username);
+      const ok = await passwords.verify(user && { name: user.name, uid: user.uid }, password);
+      if (!ok || !user) {
+        throttle.failed(username, address);
+        throw errors.unauthorized(INVALID);
+      }
+      // Only a caller who knows the password learns that the user is disabled.
+      if (user.disabled) throw errors.unauthorized("user is disabled");
+      throttle.succeeded(username);
+      const accessKey = await options.issueLoginKey(user);
+      return reply
+        .code(200)
+        .header("content-type", "application/json")
+        .send(JSON.stringify({ user: user.name, username: user.username, accessKey }));
+    });
+
+    app.post(LOGOUT_PATH, async (request, reply) => {
+      headers(reply);
+      const user = requestState(request)?.user;
+      const key = user && principalOf(user)?.key;
+      if (key?.type === "Login") await options.deleteKey(key.name, key.uid);
+      return reply
+        .code(200)
+        .header("content-type", "application/json")
+        .send(JSON.stringify(successStatus({})));
+    });
+  };
+}

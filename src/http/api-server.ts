@@ -19,6 +19,7 @@ import type { Authorizer, RequestContext, ResourceStore, UserInfo } from "../reg
 import { requireUser } from "./authentication.ts";
 import { authorizeRequest } from "./authorization.ts";
 import { handleClientError } from "./client-error.ts";
+import { bodyMediaType, decodeBody } from "./codec.ts";
 import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
 import type { HealthCheck } from "./health.ts";
@@ -55,6 +56,11 @@ export interface ApiServerOptions {
   version: Record<string, string>;
   /** Served without authentication. "/x" covers "/x" and "/x/..."; "/x/*" covers "/x/...". */
   publicPaths?: string[];
+  /**
+   * Asked per request for a public path: true makes this request authenticate (401 without valid credentials),
+   * still without authorization. Lets a live setting protect /version (authenticateVersionEndpoint).
+   */
+  authenticatePublicPath?: (path: string) => boolean;
   /** Extra named checks for /healthz and /readyz. */
   healthChecks?: Record<string, () => Promise<void> | void>;
   /** Extra routes (login endpoints), registered inside the pipeline: they pass its hooks like any route. */
@@ -89,7 +95,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const metrics = options.metrics ?? createApiMetrics();
   const logger = options.logger;
   const hooks = options.hooks ?? {};
-  const auditing = Boolean(hooks.onRequestReceived || hooks.onRequestComplete);
+  const auditing = Boolean(hooks.onRequestReceived || hooks.onRequestComplete || hooks.onResponseStarted);
   const isPublic = publicPathMatcher(options.publicPaths ?? DEFAULT_PUBLIC_PATHS);
   const prefixes = (options.pathPrefixes ?? []).map((p) => p.replace(/\/+$/, "")).filter((p) => p !== "");
   const activeWatches = new Set<ActiveWatch>();
@@ -139,9 +145,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const complete = (request: FastifyRequest, state: RequestState | undefined, code: number, watch: boolean) => {
     const latencySeconds = state ? (performance.now() - state.started) / 1000 : 0;
     if (hooks.onRequestComplete && state?.info) {
+      const body = request.body;
+      const requestBytes = Buffer.isBuffer(body) ? body.length : undefined;
       const info: CompletedRequest = {
         id: state.id,
         method: request.method,
+        requestUri: request.originalUrl,
         requestInfo: state.info,
         user: state.user,
         userAgent: request.headers["user-agent"],
@@ -150,6 +159,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         code,
         latencySeconds,
         ...state.failure,
+        requestBytes,
+        requestObject: requestBytes
+          ? () =>
+              decodeBody(body as Buffer, bodyMediaType(request.headers["content-type"], state.info?.verb === "patch"))
+          : undefined,
+        responseObject: state.responseObject,
       };
       try {
         hooks.onRequestComplete(info);
@@ -165,7 +180,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   // Node sends in one write with the headers (a Buffer body costs a second TLS record).
   function sendStatus(request: FastifyRequest, reply: FastifyReply, error: StatusError): FastifyReply {
     const state = requestState(request);
-    if (state) state.failure = { reason: error.status.reason, message: error.status.message };
+    if (state) {
+      state.failure = { reason: error.status.reason, message: error.status.message };
+      state.responseObject = error.status;
+    }
     const warnings = state?.context?.warnings;
     if (warnings?.length) reply.header("Warning", warningHeaderValues(warnings));
     if (state?.id) reply.header("Audit-Id", state.id);
@@ -226,8 +244,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       throw errors.requestEntityTooLarge(MAX_BODY_BYTES);
     }
     const publicPath = !info.resourceRequest && isPublic(info.path);
+    const authenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
     // Authentication.
-    const user = publicPath ? ANONYMOUS : await requireUser(options.authenticators, request.raw);
+    const user = authenticate ? await requireUser(options.authenticators, request.raw) : ANONYMOUS;
     state.user = user;
     // Audit: RequestReceived.
     if (hooks.onRequestReceived) {
@@ -235,6 +254,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         hooks.onRequestReceived({
           id: state.id,
           method: request.method,
+          requestUri: request.originalUrl,
           requestInfo: info,
           user,
           userAgent: request.headers["user-agent"],
@@ -305,6 +325,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         reply.hijack();
         const { group, plural } = outcome.definition;
         metrics.watchOpened(group, plural);
+        let ended = false;
         await serveWatch({
           response: reply.raw,
           store,
@@ -319,6 +340,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
           },
           active: activeWatches,
           onEnd: (code, status) => {
+            ended = true;
             metrics.watchClosed(group, plural);
             if (status) state.failure = { reason: status.reason, message: status.message };
             complete(request, state, code, true);
@@ -329,8 +351,26 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
               "internal error starting watch",
             ),
         });
+        // Audit: ResponseStarted, once the stream is open (a watch that failed to start has already completed).
+        if (!ended && hooks.onResponseStarted) {
+          try {
+            hooks.onResponseStarted({
+              id: state.id,
+              method: request.method,
+              requestUri: request.originalUrl,
+              requestInfo: info,
+              user: state.user,
+              userAgent: request.headers["user-agent"],
+              sourceIp: request.socket?.remoteAddress,
+              receivedAt: state.receivedAt,
+            });
+          } catch (error) {
+            logger?.error({ err: errorSummary(error) }, "response started hook failed");
+          }
+        }
         return reply;
       }
+      state.responseObject = outcome.value;
       const encoded = encodeResponse(outcome.value, outcome.format, parsePretty(query), target);
       if (context.warnings.length) reply.header("Warning", warningHeaderValues(context.warnings));
       if (state.id) reply.header("Audit-Id", state.id);

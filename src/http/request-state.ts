@@ -19,6 +19,8 @@ export interface RequestState {
   context?: RequestContext;
   /** The failure answered, for the completion hook. */
   failure?: { reason?: string; message?: string };
+  /** The object answered (before encoding) or the failure Status, for the completion hook. */
+  responseObject?: unknown;
   /** Set while a watch stream owns the response (completion is reported when it ends). */
   watching?: boolean;
 }

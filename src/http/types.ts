@@ -8,6 +8,8 @@ export interface ReceivedRequest {
   /** Random per-request id (the audit ID). */
   id: string;
   method: string;
+  /** Path and query as the client sent them (mount prefix included). */
+  requestUri: string;
   requestInfo: RequestInfo;
   /** Absent when authentication failed. */
   user?: UserInfo;
@@ -23,9 +25,17 @@ export interface CompletedRequest extends ReceivedRequest {
   reason?: string;
   message?: string;
   latencySeconds: number;
+  /** The request body decoded per its Content-Type, computed when called (audit levels Request and above). */
+  requestObject?: () => unknown;
+  /** Size of the request body in bytes. */
+  requestBytes?: number;
+  /** The object answered, before encoding, or the failure Status; absent for watches and non-resource paths. */
+  responseObject?: unknown;
 }
 
 export interface ApiServerHooks {
   onRequestReceived?(info: ReceivedRequest): void;
+  /** A watch began streaming its response (audit stage ResponseStarted). */
+  onResponseStarted?(info: ReceivedRequest): void;
   onRequestComplete?(info: CompletedRequest): void;
 }

@@ -1,8 +1,17 @@
 // Every resource the management platform serves, in discovery order.
 
+import { configDefinition } from "../apis/management/v1/config.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
 
-export function managementResources(): ResourceDefinition[] {
-  return [userDefinition as unknown as ResourceDefinition];
+/** `auth`: the users definition with its auth subresources, and the auth resources (src/platform/auth.ts). */
+export function managementResources(auth?: {
+  user: ResourceDefinition;
+  others: ResourceDefinition[];
+}): ResourceDefinition[] {
+  return [
+    auth?.user ?? (userDefinition as unknown as ResourceDefinition),
+    ...(auth?.others ?? []),
+    configDefinition() as unknown as ResourceDefinition,
+  ];
 }

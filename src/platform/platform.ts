@@ -4,16 +4,20 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
-import { AdminAuthorizer } from "../auth/admin-authorizer.ts";
+import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
+import { AuditLogger } from "../audit/audit-logger.ts";
+import { startPlatformConfig } from "../config/platform-config.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { buildKubeconfig, serverUrl } from "./kubeconfig.ts";
 import { managementResources } from "./management-resources.ts";
+import { defaultSettings, LiveSettings } from "./settings.ts";
 import { ensureServingCertificates, loadUserCertificates } from "./tls.ts";
 import { platformVersion } from "./version.ts";
 
@@ -27,15 +31,24 @@ export interface PlatformOptions {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   logger?: Logger;
+  /** Live settings (access key limits, login); default: defaultSettings(). */
+  settings?: LiveSettings;
+  /** Auth tuning for tests (cheaper scrypt, throttle limits, sweep interval). */
+  auth?: Pick<PlatformAuthOptions, "scrypt" | "throttle" | "sweepIntervalMs">;
+  /** `platform start --config FILE`: the platform config file, loaded at start and watched. */
+  configFile?: string;
 }
 
 export interface RunningPlatform {
   url: string;
   port: number;
   dataDir: string;
-  /** The admin key, only on the first start of a data directory (it is shown once). */
+  /** The admin key and password, only on the first start of a data directory (they are shown once). */
   createdAdminKey?: string;
+  createdAdminPassword?: string;
   registry: Registry;
+  /** The settings in force (the platform config drives them). */
+  settings: LiveSettings;
   close(): Promise<void>;
 }
 
@@ -47,15 +60,26 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     await openSqliteStore({ path: join(dataDir, "platform.db") }),
     (op, resource, ok, s) => metrics.storageOperation(op, resource, ok, s),
   );
+  const settings = options.settings ?? new LiveSettings(defaultSettings());
+  const auth = await createPlatformAuth({ storage, settings, logger: options.logger, ...options.auth });
   const registry = new Registry(storage);
-  for (const definition of managementResources()) registry.register(definition);
+  for (const definition of managementResources(auth.definitions)) registry.register(definition);
+  auth.attach(registry);
 
   const collector = new GarbageCollector({
     registry,
     onError: (error, key) => options.logger?.warn({ key, err: String(error) }, "garbage collection failed"),
   });
   await collector.start();
-  const bootstrap = await bootstrapAdmin(registry, dataDir);
+  const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords);
+  // The stored (or file) config is in force before the first request; the audit log follows it.
+  const config = await startPlatformConfig({
+    registry,
+    settings,
+    configFile: options.configFile,
+    logger: options.logger,
+  });
+  const audit = new AuditLogger({ settings, logger: options.logger, metrics: metrics.registry });
 
   const tls =
     options.tlsCertFile && options.tlsKeyFile
@@ -63,9 +87,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
   const server = await startApiServer({
-    resources: registry.stores(),
-    authenticators: [bootstrap.authenticator],
-    authorizer: new AdminAuthorizer(),
+    resources: withConfigUpsert(auth.stores(registry), config.controller),
+    ...auth.serverOptions,
+    hooks: audit.hooks,
+    authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem },
     host: options.host,
     port: options.port,
@@ -76,6 +101,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   });
 
   const url = serverUrl(options.host, server.port);
+  auth.setServerHost(new URL(url).host);
   await writeAdminKubeconfig(dataDir, `${url}${API_PREFIX}`, tls.caPem);
 
   return {
@@ -83,10 +109,15 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     port: server.port,
     dataDir,
     createdAdminKey: bootstrap.createdKey,
+    createdAdminPassword: bootstrap.createdPassword,
     registry,
+    settings,
     async close() {
       await server.close();
+      await audit.close();
+      config.close();
       collector.stop();
+      auth.close();
       await storage.close();
     },
   };

@@ -1,0 +1,130 @@
+// Config: the platform config, a cluster-scoped singleton named platform-config. spec.raw holds the YAML as
+// written; status holds the parsed config with defaults, derived by the server on every write (what a client
+// sends as status is replaced). Secrets are stored, but every read shows the redaction marker in their place,
+// and writing the marker back keeps the stored value (src/config/restore-secrets.ts).
+
+import { errors } from "../../../apimachinery/errors.ts";
+import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import type { KubeObject } from "../../../apimachinery/types.ts";
+import { redactLastApplied } from "../../../config/last-applied.ts";
+import { parseConfigText } from "../../../config/parse.ts";
+import { redactConfigValue, redactRawConfig } from "../../../config/redact.ts";
+import { REDACTED } from "../../../config/redaction-marker.ts";
+import { restoreSecrets } from "../../../config/restore-secrets.ts";
+import { configSchema } from "../../../config/schema.ts";
+import { isTrustedConfigContext } from "../../../config/trusted-context.ts";
+import type { PlatformConfig } from "../../../config/types.ts";
+import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import { object, string } from "../../schema-builders.ts";
+import { CATEGORY, GROUP, VERSION } from "./common.ts";
+
+export const CONFIG_NAME = "platform-config";
+
+export interface Config extends KubeObject {
+  spec?: { raw?: string };
+  status?: PlatformConfig;
+}
+
+const spec = object(
+  {
+    raw: string(
+      `The platform config as YAML, as written. Secrets in it read as "${REDACTED}"; writing that marker back keeps the stored secret.`,
+    ),
+  },
+  "The platform config as written.",
+);
+
+const gr = { group: GROUP, resource: "configs" };
+const gk = { group: GROUP, kind: "Config" };
+
+/** Parses spec.raw (restoring the secrets a read redacted) and derives status; throws 422 with every problem. */
+function derive(config: Config, stored: Config | undefined, context: RequestContext): void {
+  const written = config.spec?.raw;
+  if (written !== undefined && typeof written !== "string") return; // the schema reports spec.raw's type
+  const raw = written ?? "";
+  const name = config.metadata.name ?? "";
+  const restored = restoreSecrets(raw, stored?.spec?.raw);
+  const parsed = parseConfigText(restored.raw);
+  const problems = [...restored.errors, ...parsed.errors];
+  if (problems.length > 0) throw errors.invalid(gk, name, problems);
+  context.warnings.push(...parsed.warnings);
+  // No spec.raw stays no spec.raw: the platform's empty default must not own the field (server-side apply).
+  config.spec = written === undefined ? {} : { raw: restored.raw };
+  config.status = parsed.config;
+  redactLastApplied(config);
+}
+
+export interface ConfigDefinitionOptions {
+  /** Only the name platform-config is accepted (default). Off only for the generic conformance tests. */
+  singleton?: boolean;
+}
+
+export function configDefinition(options: ConfigDefinitionOptions = {}): ResourceDefinition<Config> {
+  const singleton = options.singleton ?? true;
+  return {
+    group: GROUP,
+    version: VERSION,
+    kind: "Config",
+    plural: "configs",
+    singular: "config",
+    categories: [CATEGORY],
+    namespaced: false,
+    description: `Config is the platform config: a singleton named ${CONFIG_NAME}. spec.raw holds the YAML as written; status holds the parsed config with defaults.`,
+    schema: { spec, status: configSchema },
+    // The singleton is never deleted: without it the platform would fall back to defaults silently.
+    verbs: ["get", "list", "watch", "create", "update", "patch"],
+    strategy: {
+      prepareForCreate(config, context) {
+        derive(config, undefined, context);
+      },
+      prepareForUpdate(config, old, context) {
+        if (old.status?.disableConfigEndpoint === true && !isTrustedConfigContext(context)) {
+          throw errors.forbidden(
+            gr,
+            old.metadata.name ?? CONFIG_NAME,
+            "the platform config is managed through its config file (disableConfigEndpoint is true): edit the file given to `platform start --config`",
+          );
+        }
+        derive(config, old, context);
+      },
+      validate(config) {
+        const errs: FieldError[] = [];
+        const name = config.metadata.name;
+        if (singleton && name !== CONFIG_NAME) {
+          errs.push(
+            fieldError.notSupported("metadata.name", name ?? config.metadata.generateName ?? "", [CONFIG_NAME]),
+          );
+        }
+        return errs;
+      },
+      presentForRead(config, context) {
+        if (isTrustedConfigContext(context)) return config;
+        const out = structuredClone(config);
+        if (typeof out.spec?.raw === "string") out.spec.raw = redactRawConfig(out.spec.raw);
+        if (out.status) out.status = redactConfigValue(out.status);
+        redactLastApplied(out);
+        return out;
+      },
+    },
+    columns: [
+      {
+        name: "Platform Host",
+        type: "string",
+        description: "Domain where the platform is reached.",
+        cell: (c) => c.status?.platformHost,
+      },
+      {
+        name: "Audit",
+        type: "boolean",
+        description: "Whether audit logging is enabled.",
+        cell: (c) => c.status?.audit?.enabled === true,
+      },
+      {
+        name: "Config Endpoint",
+        type: "string",
+        description: "Whether the API may change the config (Disabled: only the config file can).",
+        cell: (c) => (c.status?.disableConfigEndpoint ? "Disabled" : "Enabled"),
+      },
+    ],
+  };
+}

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Registry } from "prom-client";
+import { auditSettingsOf } from "../config/to-settings.ts";
+import type { AuditConfig } from "../config/types.ts";
+import { defaultSettings, LiveSettings } from "../platform/settings.ts";
+import { AuditLogger } from "./audit-logger.ts";
+import type { AuditCompletion } from "./types.ts";
+
+const request = (verb: string, resource: string, extra: Partial<AuditCompletion> = {}): AuditCompletion => ({
+  id: `id-${verb}-${resource}`,
+  method: "GET",
+  requestUri: `/apis/management.platform.sh/v1/${resource}`,
+  requestInfo: {
+    resourceRequest: true,
+    verb,
+    path: `/apis/management.platform.sh/v1/${resource}`,
+    group: "management.platform.sh",
+    version: "v1",
+    namespace: "",
+    resource,
+    name: "",
+    subresource: "",
+  },
+  user: { name: "admin", groups: ["system:authenticated"] },
+  receivedAt: new Date(),
+  code: 200,
+  ...extra,
+});
+
+// biome-ignore lint/suspicious/noExplicitAny: assertions navigate the event JSON freely
+async function lines(path: string): Promise<Record<string, any>[]> {
+  try {
+    return (await readFile(path, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  } catch {
+    return [];
+  }
+}
+
+describe("AuditLogger", () => {
+  let dir: string;
+  let settings: LiveSettings;
+  let metrics: Registry;
+  let audit: AuditLogger;
+  const setAudit = (config: AuditConfig) => settings.update({ ...settings.current(), audit: auditSettingsOf(config) });
+  const serve = (c: AuditCompletion) => {
+    audit.hooks.onRequestReceived(c);
+    audit.hooks.onRequestComplete(c);
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "audit-logger-"));
+    settings = new LiveSettings(defaultSettings());
+    metrics = new Registry();
+    audit = new AuditLogger({ settings, metrics });
+  });
+  after(async () => {
+    await audit.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("AuditLogger writes nothing while audit is disabled", async () => {
+    serve(request("get", "users"));
+    assert.equal(audit.enabled(), false);
+  });
+
+  it("AuditLogger starts logging when the settings enable it, one line per stage", async () => {
+    const path = join(dir, "a.log");
+    setAudit({ enabled: true, level: 1, path });
+    serve(request("get", "users"));
+    await audit.settled();
+    const events = await lines(path);
+    assert.deepEqual(
+      events.map((e) => `${e.stage} ${e.level} ${e.verb}`),
+      ["RequestReceived Metadata get", "ResponseComplete Metadata get"],
+    );
+  });
+
+  it("AuditLogger follows a policy change at once: omitted stages, levels and exclusions", async () => {
+    const path = join(dir, "a.log");
+    setAudit({
+      enabled: true,
+      path,
+      policy: {
+        omitStages: ["RequestReceived"],
+        rules: [
+          { level: "None", resources: [{ group: "management.platform.sh", resources: ["teams"] }] },
+          { level: "RequestResponse" },
+        ],
+      },
+    });
+    serve(request("list", "teams"));
+    serve(
+      request("create", "users", {
+        requestObject: () => ({ spec: { password: "hunter2" } }),
+        responseObject: { ok: true },
+      }),
+    );
+    const watch = request("watch", "users");
+    audit.hooks.onRequestReceived(watch);
+    audit.hooks.onResponseStarted(watch);
+    await audit.settled();
+    const events = (await lines(path)).slice(2);
+    assert.deepEqual(
+      events.map((e) => `${e.stage} ${e.level} ${e.verb}`),
+      ["ResponseComplete RequestResponse create", "ResponseStarted RequestResponse watch"],
+    );
+    assert.equal(events[0].requestObject.spec.password, "<redacted>");
+    assert.deepEqual(events[0].responseObject, { ok: true });
+  });
+
+  it("AuditLogger moves to a new file when the path changes, and stops when disabled", async () => {
+    const next = join(dir, "b", "b.log");
+    setAudit({ enabled: true, level: 1, path: next });
+    serve(request("get", "configs"));
+    await audit.settled();
+    assert.equal((await lines(next)).length, 2);
+    setAudit({ enabled: false, path: next });
+    serve(request("get", "configs"));
+    await audit.settled();
+    assert.equal((await lines(next)).length, 2);
+  });
+
+  it("AuditLogger counts events by level in the metrics", async () => {
+    const text = await metrics.metrics();
+    assert.match(text, /apiserver_audit_event_total \d+/);
+    assert.match(text, /apiserver_audit_level_total\{level="Metadata"\} \d+/);
+    assert.match(text, /apiserver_audit_level_total\{level="RequestResponse"\} 2/);
+  });
+});

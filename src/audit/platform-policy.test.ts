@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
+import { type AuditAttributes, evaluateAuditPolicy } from "./policy.ts";
+import type { AuditRequestInfo } from "./types.ts";
+
+const G = "management.platform.sh";
+const info = (
+  verb: string,
+  resource: string,
+  subresource = "",
+  resourceRequest = true,
+  path = "",
+): AuditRequestInfo => ({
+  resourceRequest,
+  verb,
+  path: path || `/apis/${G}/v1/${resource}`,
+  group: resourceRequest ? G : "",
+  version: "v1",
+  namespace: "",
+  resource,
+  name: subresource ? "x" : "",
+  subresource,
+});
+const attributes = (i: AuditRequestInfo): AuditAttributes => ({ user: { name: "admin", groups: [] }, info: i });
+const levelFor = (config: Parameters<typeof auditPolicyOf>[0], i: AuditRequestInfo) => {
+  const a = attributes(i);
+  return capCredentialRequests(evaluateAuditPolicy(auditPolicyOf(config), a), a).level;
+};
+
+describe("auditPolicyOf()", () => {
+  it("auditPolicyOf() maps the level shorthand 1, 2, 3 to Metadata, Request, RequestResponse", () => {
+    assert.equal(levelFor({ level: 1 }, info("get", "users")), "Metadata");
+    assert.equal(levelFor({ level: 2 }, info("get", "users")), "Request");
+    assert.equal(levelFor({ level: 3 }, info("get", "users")), "RequestResponse");
+    assert.equal(levelFor({ level: 0 }, info("get", "users")), "None");
+  });
+
+  it("auditPolicyOf() never logs selves, reviews, endpoint tokens and kubeconfigs under the shorthand", () => {
+    for (const i of [
+      info("create", "selves"),
+      info("create", "selfsubjectaccessreviews"),
+      info("create", "directclusterendpointtokens"),
+      info("create", "virtualclusterinstances", "kubeconfig"),
+    ]) {
+      assert.equal(levelFor({ level: 3 }, i), "None", `${i.resource}/${i.subresource}`);
+    }
+  });
+
+  it("auditPolicyOf() uses explicit rules as written (they may log selves)", () => {
+    assert.equal(levelFor({ policy: { rules: [{ level: "Request" }] } }, info("create", "selves")), "Request");
+  });
+});
+
+describe("capCredentialRequests()", () => {
+  it("capCredentialRequests() logs access key creation, password changes and login at Metadata at most", () => {
+    const everything = { policy: { rules: [{ level: "RequestResponse" as const }] } };
+    assert.equal(levelFor(everything, info("create", "ownedaccesskeys")), "Metadata");
+    assert.equal(levelFor(everything, info("update", "ownedaccesskeys")), "RequestResponse");
+    assert.equal(levelFor(everything, info("create", "users", "password")), "Metadata");
+    assert.equal(levelFor(everything, info("post", "", "", false, "/auth/password/login")), "Metadata");
+    assert.equal(levelFor({ policy: { rules: [{ level: "None" }] } }, info("create", "ownedaccesskeys")), "None");
+  });
+});

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { LAST_APPLIED } from "../config/last-applied.ts";
+import { auditJson } from "./redact.ts";
+
+const SECRET = /hunter2|k3y-material|oidc-s3cret|tok3n|apiVersion: v1\\nclusters/;
+
+describe("auditJson()", () => {
+  it("auditJson() redacts access keys, passwords, tokens and kubeconfigs anywhere in an object", () => {
+    const json = auditJson({
+      kind: "List",
+      items: [
+        { kind: "OwnedAccessKey", spec: { key: "k3y-material", ttl: 3600, user: "alice" } },
+        { kind: "DirectClusterEndpointToken", status: { token: "tok3n" } },
+        { kind: "VirtualClusterInstanceKubeConfig", status: { kubeConfig: "apiVersion: v1\nclusters: []" } },
+        { username: "alice", password: "hunter2", newPassword: "hunter2", currentPassword: "hunter2" },
+        { oidcLogin: { idToken: "tok3n", accessToken: "tok3n", refreshToken: "tok3n" } },
+      ],
+    });
+    assert.doesNotMatch(json, SECRET);
+    const parsed = JSON.parse(json);
+    assert.equal(parsed.items[0].spec.ttl, 3600);
+    assert.equal(parsed.items[0].spec.user, "alice");
+    assert.equal(parsed.items[0].spec.key, "<redacted>");
+  });
+
+  it("auditJson() redacts the platform config's spec.raw secrets and keeps the rest of the YAML", () => {
+    const json = auditJson({ spec: { raw: "platformHost: p\nauth:\n  oidc: {clientSecret: oidc-s3cret}\n" } });
+    assert.doesNotMatch(json, SECRET);
+    assert.match(json, /platformHost: p/);
+  });
+
+  it("auditJson() redacts inside JSON patch operations and kubectl's last-applied annotation", () => {
+    const json = auditJson([
+      { op: "replace", path: "/spec/key", value: "k3y-material" },
+      { op: "add", path: "/spec/raw", value: "auth:\n  idpA: {clientSecret: oidc-s3cret}\n" },
+      {
+        op: "add",
+        path: "/metadata/annotations",
+        value: { [LAST_APPLIED]: JSON.stringify({ spec: { key: "k3y-material" } }) },
+      },
+      { op: "replace", path: "/spec/displayName", value: "visible" },
+    ]);
+    assert.doesNotMatch(json, SECRET);
+    assert.match(json, /visible/);
+  });
+
+  it("auditJson() keeps fields that merely resemble secret names", () => {
+    const parsed = JSON.parse(
+      auditJson({ spec: { tokenGeneration: 3, accessKeyType: "User", passwordRef: { key: "" } } }),
+    );
+    assert.equal(parsed.spec.tokenGeneration, 3);
+    assert.equal(parsed.spec.accessKeyType, "User");
+  });
+});

@@ -1,0 +1,45 @@
+// Serialization of request and response objects for the audit log with every credential replaced by the
+// redaction marker: access keys, passwords, tokens, client secrets, kubeconfigs, private keys; the platform
+// config's spec.raw (its secrets spliced out); the same inside kubectl's last-applied annotation and inside JSON
+// patch operations that set such fields. One JSON.stringify pass with a replacer, no copy of the object.
+
+import { LAST_APPLIED } from "../config/last-applied.ts";
+import { redactRawConfig } from "../config/redact.ts";
+import { REDACTED } from "../config/redaction-marker.ts";
+
+const SECRET_KEY =
+  /^(key|accesskey|apikey|secret|token|password|passwd|kubeconfig|connectordata|privatekey|client-key-data)$|(secret|token|password|privatekey)$/i;
+
+/** Whether a field of this name holds a credential (its string value is never logged). */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+function redactString(key: string, value: string): string {
+  if (value === "") return value;
+  if (key === "raw") return redactRawConfig(value);
+  if (isSecretKey(key)) return REDACTED;
+  if (key === LAST_APPLIED) {
+    try {
+      return auditJson(JSON.parse(value));
+    } catch {
+      return REDACTED;
+    }
+  }
+  return value;
+}
+
+function replacer(this: unknown, key: string, value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  // A JSON patch operation: {op, path: "/spec/key", value: "..."} sets the field its path names.
+  if (key === "value" && this && typeof this === "object" && "op" in this && "path" in this) {
+    const path = (this as { path: unknown }).path;
+    if (typeof path === "string") return redactString(path.slice(path.lastIndexOf("/") + 1), value);
+  }
+  return redactString(key, value);
+}
+
+/** JSON of `value` with credentials redacted. */
+export function auditJson(value: unknown): string {
+  return JSON.stringify(value, replacer) ?? "null";
+}

@@ -1,0 +1,294 @@
+// The audit log file: lines are queued in memory and appended by one background writer, so a request never
+// waits for the disk. The file is rotated before a write would pass maxSize (a line is never split across files;
+// a single line larger than maxSize gets a file of its own); rotated files get the rotation time in their name,
+// are gzip-compressed in the background when asked, and removed by count (maxBackups) and age (maxAge, by the
+// time in the name). A failing disk is retried with backoff; while it fails, lines wait in the bounded queue and
+// past its limit are dropped and counted. Failures are reported to the owner (logs, metrics).
+//
+// Own code rather than rotating-file-stream: that package has no age-based removal, keeps a separate history
+// file for its count limit, and ends its stream on a write error, where this sink must keep lines and retry.
+
+import { createReadStream, createWriteStream } from "node:fs";
+import { access, type FileHandle, mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createGzip } from "node:zlib";
+import { type Backup, BackupNames, compareBackups } from "./backup-names.ts";
+
+export type SinkOperation = "open" | "write" | "rotate" | "compress" | "cleanup";
+
+export interface RotationSettings {
+  /** Rotate before the file would exceed this many bytes. */
+  maxSizeBytes: number;
+  /** Rotated files to keep; 0 keeps all. */
+  maxBackups: number;
+  /** Days to keep rotated files; 0 keeps them regardless of age. */
+  maxAgeDays: number;
+  compress: boolean;
+}
+
+export interface RotatingFileSinkOptions extends RotationSettings {
+  path: string;
+  /** Bytes of lines waiting for the disk before new lines are dropped. Default 64 MiB. */
+  maxQueuedBytes?: number;
+  /** Opening waits for this (the previous sink of the same file closing). */
+  startAfter?: Promise<unknown>;
+  now?: () => Date;
+  onFailure?: (operation: SinkOperation, error: Error) => void;
+  onDropped?: (lines: number) => void;
+}
+
+const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+/** Largest single append; keeps memory for the joined buffer bounded. */
+const MAX_BATCH_BYTES = 1024 * 1024;
+const MAX_RETRY_DELAY_MS = 5_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export class RotatingFileSink {
+  readonly path: string;
+  private settings: RotationSettings;
+  private readonly options: RotatingFileSinkOptions;
+  private readonly names: BackupNames;
+  private readonly maxQueued: number;
+  private queue: string[] = [];
+  private queued = 0;
+  private handle: FileHandle | undefined;
+  private size = 0;
+  private draining: Promise<void> | undefined;
+  private mill: Promise<void> = Promise.resolve();
+  private milledOnce = false;
+  private retryDelay = 0;
+  private stopped = false;
+  private readonly stopping = new AbortController();
+
+  constructor(options: RotatingFileSinkOptions) {
+    this.options = options;
+    this.path = options.path;
+    this.settings = { ...options };
+    this.names = new BackupNames(options.path);
+    this.maxQueued = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+  }
+
+  /** Queues one line (without newline). False when it was dropped (queue full or sink closed). */
+  write(line: string): boolean {
+    const entry = `${line}\n`;
+    if (this.stopped || this.queued + entry.length > this.maxQueued) {
+      this.options.onDropped?.(1);
+      return false;
+    }
+    this.queue.push(entry);
+    this.queued += entry.length;
+    this.kick();
+    return true;
+  }
+
+  /** Characters of lines waiting for the disk. */
+  queuedBytes(): number {
+    return this.queued;
+  }
+
+  /** New rotation settings take effect from the next write. */
+  reconfigure(settings: RotationSettings): void {
+    this.settings = { ...settings };
+    this.scheduleMill();
+  }
+
+  /** Resolves when every line queued so far is on disk. */
+  async flush(): Promise<void> {
+    while (this.draining || (this.queue.length > 0 && !this.stopped)) {
+      this.kick();
+      await this.draining;
+    }
+  }
+
+  /** Resolves when queued lines are written and background compression and removal are done. */
+  async settled(): Promise<void> {
+    await this.flush();
+    await this.mill;
+  }
+
+  /** Writes what is queued (waiting at most `timeoutMs` for a failing disk; the rest is dropped), then closes. */
+  async close(timeoutMs = 5_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([this.flush(), timedOut]);
+    clearTimeout(timer);
+    this.stopped = true;
+    this.stopping.abort();
+    if (this.queue.length > 0) {
+      this.options.onDropped?.(this.queue.length);
+      this.queue = [];
+      this.queued = 0;
+    }
+    await this.draining;
+    await this.closeHandle();
+    await this.mill;
+  }
+
+  private kick(): void {
+    if (this.draining || this.stopped) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.queue.length > 0 && !this.stopped) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0 && !this.stopped) {
+      const lines = this.queue;
+      this.queue = [];
+      let next = 0;
+      let operation: SinkOperation = "open";
+      try {
+        await this.options.startAfter;
+        await this.ensureOpen();
+        while (next < lines.length) {
+          let bytes = 0;
+          let end = next;
+          while (end < lines.length) {
+            // UTF-8 takes at most 3 bytes per UTF-16 unit: exact sizes are only needed near the rotation point.
+            const chars = lines[end].length;
+            const roomy = this.size + bytes + chars * 3 <= this.settings.maxSizeBytes;
+            const length = roomy ? chars * 3 : Buffer.byteLength(lines[end]);
+            const wouldOverflow = this.size + bytes + length > this.settings.maxSizeBytes;
+            if ((wouldOverflow && this.size + bytes > 0) || (bytes > 0 && bytes + length > MAX_BATCH_BYTES)) break;
+            bytes += length;
+            end++;
+          }
+          if (end === next) {
+            operation = "rotate";
+            await this.rotate();
+            operation = "open";
+            await this.ensureOpen();
+            continue;
+          }
+          operation = "write";
+          const buffer = Buffer.from(lines.slice(next, end).join(""));
+          await this.append(buffer);
+          this.size += buffer.length;
+          for (let i = next; i < end; i++) this.queued -= lines[i].length;
+          next = end;
+          this.retryDelay = 0;
+        }
+      } catch (error) {
+        this.options.onFailure?.(operation, error as Error);
+        // Nothing is lost: the unwritten lines go back to the front of the queue, in order.
+        this.queue = lines.slice(next).concat(this.queue);
+        await this.closeHandle();
+        this.retryDelay = Math.min(this.retryDelay ? this.retryDelay * 2 : 100, MAX_RETRY_DELAY_MS);
+        await sleep(this.retryDelay, undefined, { ref: false, signal: this.stopping.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  private async ensureOpen(): Promise<void> {
+    if (this.handle) return;
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    this.handle = await open(this.path, "a", 0o600);
+    this.size = (await this.handle.stat()).size;
+    if (!this.milledOnce) {
+      this.milledOnce = true;
+      this.scheduleMill(); // compress and prune what an earlier run left
+    }
+  }
+
+  private async append(buffer: Buffer): Promise<void> {
+    let offset = 0;
+    while (offset < buffer.length) {
+      const { bytesWritten } = await this.handle!.write(buffer, offset, buffer.length - offset);
+      offset += bytesWritten;
+    }
+  }
+
+  private async closeHandle(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close().catch(() => undefined);
+  }
+
+  private async rotate(): Promise<void> {
+    await this.closeHandle();
+    const time = this.options.now?.() ?? new Date();
+    const dir = dirname(this.path);
+    let counter = 0;
+    let name = this.names.name(time);
+    while ((await exists(join(dir, name))) || (await exists(join(dir, `${name}.gz`)))) {
+      name = this.names.name(time, ++counter);
+    }
+    await rename(this.path, join(dir, name));
+    this.size = 0;
+    this.scheduleMill();
+  }
+
+  private scheduleMill(): void {
+    this.mill = this.mill
+      .then(() => this.runMill())
+      .catch((error) => this.options.onFailure?.("cleanup", error as Error));
+  }
+
+  private async runMill(): Promise<void> {
+    const dir = dirname(this.path);
+    let files: string[];
+    try {
+      files = await readdir(dir);
+    } catch (error) {
+      this.options.onFailure?.("cleanup", error as Error);
+      return;
+    }
+    const backups = files
+      .map((name) => this.names.parse(name))
+      .filter((b): b is Backup => b !== undefined && b.name !== basename(this.path));
+    const present = new Set(files);
+    if (this.settings.compress) {
+      for (const backup of backups.filter((b) => !b.compressed)) {
+        try {
+          await gzipFile(join(dir, backup.name));
+          present.delete(backup.name);
+          present.add(`${backup.name}.gz`);
+        } catch (error) {
+          this.options.onFailure?.("compress", error as Error);
+        }
+      }
+    }
+    // One entry per rotation (a file and its .gz count once), newest first.
+    const byRotation = new Map<string, Backup>();
+    for (const backup of backups) byRotation.set(backup.compressed ? backup.name.slice(0, -3) : backup.name, backup);
+    const ordered = [...byRotation.entries()].sort((a, b) => compareBackups(a[1], b[1]));
+    const now = (this.options.now?.() ?? new Date()).getTime();
+    const { maxBackups, maxAgeDays } = this.settings;
+    for (const [index, [base, backup]] of ordered.entries()) {
+      const tooMany = maxBackups > 0 && index >= maxBackups;
+      const tooOld = maxAgeDays > 0 && now - backup.time.getTime() > maxAgeDays * DAY_MS;
+      if (!tooMany && !tooOld) continue;
+      for (const name of [base, `${base}.gz`]) {
+        if (!present.has(name)) continue;
+        try {
+          await rm(join(dir, name), { force: true });
+        } catch (error) {
+          this.options.onFailure?.("cleanup", error as Error);
+        }
+      }
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** path -> path.gz, crash-safe: written to a temporary name, renamed, then the original removed. */
+async function gzipFile(path: string): Promise<void> {
+  const temporary = `${path}.gz.tmp`;
+  await pipeline(createReadStream(path), createGzip(), createWriteStream(temporary, { mode: 0o600 }));
+  await rename(temporary, `${path}.gz`);
+  await rm(path, { force: true });
+}

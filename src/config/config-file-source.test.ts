@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pino } from "pino";
+import { CONFIG_NAME, configDefinition } from "../apis/management/v1/config.ts";
+import { defaultSettings, LiveSettings } from "../platform/settings.ts";
+import { openTestRegistry, type TestRegistry, testContext } from "../registry/testing.ts";
+import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
+import { ConfigController } from "./config-controller.ts";
+import { ConfigFileSource } from "./config-file-source.ts";
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("ConfigFileSource", () => {
+  let env: TestRegistry;
+  let store: ResourceStore;
+  let settings: LiveSettings;
+  let controller: ConfigController;
+  let source: ConfigFileSource;
+  let dir: string;
+  let file: string;
+  const logLines: string[] = [];
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "config-file-"));
+    file = join(dir, "platform.yaml");
+    await writeFile(
+      file,
+      "projectNamespacePrefix: first-\nauth:\n  oidc: {issuerUrl: 'https://i', clientId: a, clientSecret: file-secret}\n",
+    );
+    const definition = configDefinition() as unknown as ResourceDefinition;
+    env = await openTestRegistry([definition]);
+    store = env.store(definition);
+    settings = new LiveSettings(defaultSettings());
+    controller = await ConfigController.start({ store, name: CONFIG_NAME, settings });
+    const logger = pino({ level: "info" }, { write: (line: string) => logLines.push(line) });
+    source = await ConfigFileSource.start({ path: file, store, name: CONFIG_NAME, logger, debounceMs: 20 });
+  });
+  after(async () => {
+    source.close();
+    controller.close();
+    await env.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("ConfigFileSource.start() writes the file into the Config before returning", async () => {
+    const stored = await store.get(testContext(), { name: CONFIG_NAME });
+    assert.match((stored.spec as { raw: string }).raw, /first-/);
+    await until(() => settings.current().projectNamespacePrefix === "first-", "the first file");
+  });
+
+  it("ConfigFileSource applies a changed file without a restart", async () => {
+    await writeFile(file, "projectNamespacePrefix: second-\n");
+    await until(() => settings.current().projectNamespacePrefix === "second-", "the changed file");
+  });
+
+  it("ConfigFileSource follows a file replaced by rename, as editors and ConfigMap mounts do", async () => {
+    const temporary = join(dir, ".platform.yaml.tmp");
+    await writeFile(temporary, "projectNamespacePrefix: renamed-\n");
+    await rename(temporary, file);
+    await until(() => settings.current().projectNamespacePrefix === "renamed-", "the renamed file");
+  });
+
+  it("ConfigFileSource logs invalid content by field path, without values, and keeps the config in force", async () => {
+    await writeFile(
+      file,
+      "projectNamespacePrefix: Bad_Prefix\nauth:\n  oidc: {issuerUrl: 'https://i', clientId: a, clientSecret: leaked-if-logged}\n",
+    );
+    await until(() => logLines.some((line) => line.includes("config file rejected")), "the rejection log line");
+    const line = logLines.find((l) => l.includes("config file rejected")) ?? "";
+    assert.match(line, /spec\.raw\.projectNamespacePrefix/);
+    assert.doesNotMatch(logLines.join("\n"), /leaked-if-logged|file-secret/);
+    assert.equal(settings.current().projectNamespacePrefix, "renamed-");
+  });
+
+  it("ConfigFileSource.reload() skips unchanged content", async () => {
+    await writeFile(file, "projectNamespacePrefix: third-\n");
+    await until(() => settings.current().projectNamespacePrefix === "third-", "the valid file again");
+    assert.deepEqual(await source.reload(), { ok: "unchanged" });
+  });
+});

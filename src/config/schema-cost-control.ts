@@ -1,0 +1,65 @@
+// Schema of status.costControl: the dashboard and its metrics infrastructure (global and per connected cluster).
+
+import type { JsonMap } from "../apimachinery/types.ts";
+import { array, boolean, integer, object, string } from "../apis/schema-builders.ts";
+import { stringWithDefault } from "./schema-builders.ts";
+
+const quantityMap = (description: string): JsonMap => ({
+  type: "object",
+  description,
+  additionalProperties: { "x-kubernetes-int-or-string": true, description: "A quantity such as 500m, 2 or 4Gi." },
+});
+
+const resourcesSchema: JsonMap = object(
+  {
+    limits: quantityMap("Resource limits by resource name (cpu, memory...)."),
+    requests: quantityMap("Resource requests by resource name."),
+    claims: array(
+      object(
+        {
+          name: string("Name of a resource claim of the pod."),
+          request: string("Request within the claim."),
+        },
+        "A dynamic resource claim.",
+        ["name"],
+      ),
+      "Dynamic resource claims.",
+    ),
+  },
+  "Compute resources.",
+);
+
+const replicas = integer("Number of replicas.", { minimum: 0 });
+
+const metricsSchema: JsonMap = object(
+  {
+    replicas,
+    resources: resourcesSchema,
+    retention: stringWithDefault('How long metrics are kept, as a duration such as "15d", "2w" or "1y".', "1y"),
+    storage: object(
+      {
+        storageClass: string(
+          'Storage class. "-" or empty disables dynamic provisioning; unset uses the cluster default.',
+        ),
+        size: string("Size of the volume, a quantity such as 10Gi."),
+      },
+      "Persistent storage of the metrics.",
+    ),
+  },
+  "Metrics infrastructure.",
+);
+
+export const costControlSchema: JsonMap = object(
+  {
+    enabled: boolean("Enable the cost control dashboard and its metrics infrastructure."),
+    global: object({ metrics: metricsSchema }, "Settings of the platform's own metrics."),
+    cluster: object(
+      {
+        metrics: metricsSchema,
+        costEstimator: object({ replicas, resources: resourcesSchema }, "The cost estimator."),
+      },
+      "Settings for all connected clusters, unless a Cluster overrides them.",
+    ),
+  },
+  "Cost control dashboard and metrics.",
+);

@@ -1,0 +1,99 @@
+// Checks of status.auth beyond the schema: provider blocks (required ids, addresses, SAML trust), connectors
+// (unique ids, exactly one provider), header names and values, and the groups filters as RE2 expressions.
+
+import { goRegexpProblem, isHeaderName, isHeaderValue, isHttpUrl } from "./formats.ts";
+import { type Problems, read } from "./problems.ts";
+import { PROVIDERS } from "./schema-auth.ts";
+import type { PathSegment } from "./yaml-source.ts";
+
+const URL_FIELDS: Record<string, string[]> = {
+  oidc: ["issuerUrl", "redirectURI", "postLogoutRedirectURI"],
+  codeHostA: ["redirectURI"],
+  codeHostB: ["redirectURI", "baseURL"],
+  idpA: ["redirectURI"],
+  idpB: ["redirectURI"],
+  saml: ["redirectURI", "ssoURL"],
+};
+
+/** What a provider cannot work without. */
+const REQUIRED_FIELDS: Record<string, string[]> = {
+  oidc: ["issuerUrl", "clientId"],
+  codeHostA: ["clientId"],
+  codeHostB: ["clientId"],
+  idpA: ["clientId"],
+  idpB: ["clientId"],
+  saml: ["ssoURL"],
+};
+
+const CONNECTOR_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+function validateProvider(kind: string, block: Record<string, unknown>, path: PathSegment[], p: Problems): void {
+  for (const field of REQUIRED_FIELDS[kind] ?? []) {
+    if (!read.string(block, field)) p.required([...path, field]);
+  }
+  for (const field of URL_FIELDS[kind] ?? []) {
+    const value = read.string(block, field);
+    if (value && !isHttpUrl(value)) p.invalid([...path, field], value, "must be an absolute http(s) address");
+  }
+  if (kind === "idpA" && read.string(block, "serviceAccountFilePath") && !read.string(block, "adminEmail")) {
+    p.required([...path, "adminEmail"], "required when serviceAccountFilePath is set");
+  }
+  if (kind === "saml") {
+    const caData = read.string(block, "caData");
+    if (!caData && !read.string(block, "ca") && !read.bool(block, "insecureSkipSignatureValidation")) {
+      p.required([...path, "caData"], "one of caData, ca or insecureSkipSignatureValidation must be set");
+    }
+    if (caData && !BASE64.test(caData)) p.invalid([...path, "caData"], "(certificate data)", "must be base64");
+    if (read.bool(block, "filterGroups") && read.list(block, "allowedGroups").length === 0) {
+      p.warn([...path, "filterGroups"], "has no effect without allowedGroups");
+    }
+  }
+}
+
+function validateProviders(parent: Record<string, unknown>, path: PathSegment[], p: Problems): string[] {
+  const present = PROVIDERS.filter((kind) => read.object(parent, kind));
+  for (const kind of present) validateProvider(kind, read.object(parent, kind)!, [...path, kind], p);
+  return present;
+}
+
+export function validateAuth(auth: Record<string, unknown>, p: Problems): void {
+  const path = ["auth"];
+  validateProviders(auth, path, p);
+
+  const ids = new Map<string, number>();
+  read.list(auth, "connectors").forEach((connector, index) => {
+    const at = [...path, "connectors", index];
+    if (!connector || typeof connector !== "object") return;
+    const c = connector as Record<string, unknown>;
+    const id = read.string(c, "id");
+    if (id !== undefined) {
+      if (!CONNECTOR_ID.test(id)) {
+        p.invalid(
+          [...at, "id"],
+          id,
+          "must start with a letter or digit and contain only letters, digits, '.', '_' or '-'",
+        );
+      }
+      if (ids.has(id)) p.duplicate([...at, "id"], id);
+      else ids.set(id, index);
+    }
+    const providers = validateProviders(c, at, p);
+    if (providers.length === 0) p.required(at, `exactly one of ${PROVIDERS.join(", ")} is required`);
+    if (providers.length > 1) p.forbidden(at, `exactly one provider per connector, found ${providers.join(", ")}`);
+  });
+
+  for (const [name, value] of Object.entries(read.object(auth, "customHttpHeaders") ?? {})) {
+    const at = [...path, "customHttpHeaders", name];
+    if (!isHeaderName(name)) p.invalid(at, name, "must be a valid HTTP header name");
+    else if (typeof value === "string" && !isHeaderValue(value)) {
+      p.invalid(at, value, "must be a valid HTTP header value (no line breaks or control characters)");
+    }
+  }
+
+  for (const [pattern, index] of read.strings(auth, "groupsFilters")) {
+    const problem = goRegexpProblem(pattern);
+    if (problem)
+      p.invalid([...path, "groupsFilters", index], pattern, `must be a valid regular expression: ${problem}`);
+  }
+}

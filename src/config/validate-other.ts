@@ -1,0 +1,127 @@
+// Checks of the other status blocks beyond the schema: host and prefix, the deprecated OIDC server, apps, secret
+// store, cloud maintenance window and cost control quantities and durations.
+
+import { isPlainObject } from "../apimachinery/types.ts";
+import {
+  isAbsoluteUrl,
+  isHostWithoutScheme,
+  isHttpUrl,
+  isNegativeQuantity,
+  isPrometheusDuration,
+  isQuantity,
+} from "./formats.ts";
+import { parseGoDuration } from "./go-duration.ts";
+import { type Problems, read } from "./problems.ts";
+import { parseTimeWindow, parseWeekday } from "./time-window.ts";
+import type { PathSegment } from "./yaml-source.ts";
+
+const NAMESPACE_PREFIX = /^[a-z0-9]([-a-z0-9]*)?$/;
+const CHART = /^[^/\s]+\/[^/\s]+$/;
+
+export function validateTopLevel(config: Record<string, unknown>, p: Problems): void {
+  const host = read.string(config, "platformHost");
+  if (host && !isHostWithoutScheme(host)) {
+    p.invalid(["platformHost"], host, "must be a domain without scheme or path, such as platform.example.com");
+  }
+  const prefix = read.string(config, "projectNamespacePrefix");
+  if (prefix && (!NAMESPACE_PREFIX.test(prefix) || prefix.length > 32)) {
+    p.invalid(
+      ["projectNamespacePrefix"],
+      prefix,
+      "must be at most 32 lower case letters, digits or '-', starting with a letter or digit (it starts namespace names)",
+    );
+  }
+}
+
+export function validateOidcServer(oidc: Record<string, unknown>, p: Problems): void {
+  const wildcard = read.bool(oidc, "wildcardRedirect");
+  const ids = new Set<string>();
+  read.list(oidc, "clients").forEach((client, index) => {
+    const at: PathSegment[] = ["oidc", "clients", index];
+    const id = read.string(client, "clientId");
+    if (!id) p.required([...at, "clientId"]);
+    else if (ids.has(id)) p.duplicate([...at, "clientId"], id);
+    else ids.add(id);
+    for (const [uri, i] of read.strings(client, "redirectURIs")) {
+      if (uri.includes("*") && !wildcard) p.invalid([...at, "redirectURIs", i], uri, '"*" needs oidc.wildcardRedirect');
+      else if (!uri.includes("*") && !isAbsoluteUrl(uri))
+        p.invalid([...at, "redirectURIs", i], uri, "must be an absolute address");
+    }
+  });
+}
+
+export function validateApps(apps: Record<string, unknown>, p: Problems): void {
+  read.list(apps, "repositories").forEach((repository, index) => {
+    const at: PathSegment[] = ["apps", "repositories", index];
+    const url = read.string(repository, "url");
+    if (!url) p.required([...at, "url"]);
+    else if (!isAbsoluteUrl(url)) p.invalid([...at, "url"], url, "must be an absolute address");
+  });
+  read.list(apps, "predefinedApps").forEach((app, index) => {
+    const chart = read.string(app, "chart");
+    const at: PathSegment[] = ["apps", "predefinedApps", index, "chart"];
+    if (!chart) p.required(at);
+    else if (!CHART.test(chart)) p.invalid(at, chart, "must have the form repo/chart");
+  });
+}
+
+export function validateSecretStore(store: Record<string, unknown>, p: Problems): void {
+  const address = read.string(store, "address");
+  if (address && !isHttpUrl(address))
+    p.invalid(["secretStore", "address"], address, "must be an absolute http(s) address");
+  const interval = read.string(store, "syncInterval");
+  if (interval !== undefined && interval !== "") {
+    const nanos = parseGoDuration(interval);
+    if (nanos === undefined) {
+      p.invalid(["secretStore", "syncInterval"], interval, 'must be a Go duration such as "30s", "1m" or "1h30m"');
+    } else if (nanos <= 0n) {
+      p.invalid(["secretStore", "syncInterval"], interval, "must be positive");
+    }
+  }
+  const ref = read.object(read.object(store, "auth"), "tokenSecretRef");
+  if (ref && !read.string(ref, "name")) p.required(["secretStore", "auth", "tokenSecretRef", "name"]);
+}
+
+export function validateCloud(cloud: Record<string, unknown>, p: Problems): void {
+  const window = read.object(cloud, "maintenanceWindow");
+  if (!window) return;
+  const at: PathSegment[] = ["cloud", "maintenanceWindow"];
+  const day = read.string(window, "dayOfWeek");
+  if (!day) p.required([...at, "dayOfWeek"]);
+  else if (parseWeekday(day) === undefined)
+    p.invalid([...at, "dayOfWeek"], day, "must be a weekday name, Sunday to Saturday");
+  const range = read.string(window, "timeWindow");
+  if (!range) p.required([...at, "timeWindow"]);
+  else {
+    const parsed = parseTimeWindow(range);
+    if ("error" in parsed) p.invalid([...at, "timeWindow"], range, parsed.error);
+  }
+}
+
+function validateResources(resources: unknown, at: PathSegment[], p: Problems): void {
+  for (const kind of ["limits", "requests"]) {
+    for (const [name, value] of Object.entries(read.object(resources, kind) ?? {})) {
+      if (!isQuantity(value)) p.invalid([...at, kind, name], value, "must be a quantity such as 500m, 2 or 4Gi");
+      else if (isNegativeQuantity(value)) p.invalid([...at, kind, name], value, "must be greater than or equal to 0");
+    }
+  }
+}
+
+function validateMetrics(metrics: unknown, at: PathSegment[], p: Problems): void {
+  if (!isPlainObject(metrics)) return;
+  validateResources(read.object(metrics, "resources"), [...at, "resources"], p);
+  const retention = read.string(metrics, "retention");
+  if (retention && !isPrometheusDuration(retention)) {
+    p.invalid([...at, "retention"], retention, 'must be a positive duration such as "15d", "2w" or "1y"');
+  }
+  const size = read.string(read.object(metrics, "storage"), "size");
+  if (size && !isQuantity(size)) p.invalid([...at, "storage", "size"], size, "must be a quantity such as 10Gi");
+}
+
+export function validateCostControl(cost: Record<string, unknown>, p: Problems): void {
+  validateMetrics(read.object(read.object(cost, "global"), "metrics"), ["costControl", "global", "metrics"], p);
+  const cluster = read.object(cost, "cluster");
+  validateMetrics(read.object(cluster, "metrics"), ["costControl", "cluster", "metrics"], p);
+  const estimator = read.object(cluster, "costEstimator");
+  validateResources(read.object(estimator, "resources"), ["costControl", "cluster", "costEstimator", "resources"], p);
+}

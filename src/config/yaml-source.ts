@@ -1,0 +1,93 @@
+// The YAML of spec.raw as a parsed document with positions: config paths to nodes and lines, scalars with their
+// paths, and comment positions. Redaction and secret restoring splice the source text at these positions, so
+// everything else in the text stays exactly as written.
+
+import { type Document, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, type Node, parseDocument } from "yaml";
+
+export type PathSegment = string | number;
+
+export interface YamlSource {
+  text: string;
+  document: Document;
+  lines: LineCounter;
+}
+
+/** Parser options shared by every reading of spec.raw: YAML 1.2 core schema, unique keys, capped aliases. */
+export function parseYamlSource(text: string): YamlSource {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { schema: "core", uniqueKeys: true, prettyErrors: true, lineCounter: lines });
+  return { text, document, lines };
+}
+
+export interface ScalarAt {
+  path: PathSegment[];
+  node: Node;
+  /** The node the value comes from (the anchored node for an alias). */
+  valueNode: Node;
+}
+
+/** Every scalar (and alias) below the document root, with its config path. Keys that are not scalars are skipped. */
+export function scalarsOf(source: YamlSource): ScalarAt[] {
+  const out: ScalarAt[] = [];
+  const walk = (node: unknown, path: PathSegment[]) => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (!isScalar(pair.key)) continue;
+        walk(pair.value, [...path, String(pair.key.value)]);
+      }
+    } else if (isSeq(node)) {
+      for (const [index, item] of node.items.entries()) walk(item, [...path, index]);
+    } else if (isScalar(node)) {
+      out.push({ path, node, valueNode: node });
+    } else if (isAlias(node)) {
+      const target = node.resolve(source.document);
+      if (target) out.push({ path, node, valueNode: target });
+    }
+  };
+  walk(source.document.contents, []);
+  return out;
+}
+
+/** The node at a config path, or undefined. */
+export function nodeAt(source: YamlSource, path: readonly PathSegment[]): Node | undefined {
+  let node: unknown = source.document.contents;
+  for (const segment of path) {
+    if (isAlias(node)) node = node.resolve(source.document);
+    if (typeof segment === "number" && isSeq(node)) node = node.items[segment];
+    else if (typeof segment === "string" && isMap(node)) {
+      node = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === segment)?.value;
+    } else return undefined;
+  }
+  return (node ?? undefined) as Node | undefined;
+}
+
+/** 1-based line of the node at a path (or of its nearest existing ancestor). */
+export function lineAt(source: YamlSource, path: readonly PathSegment[]): number | undefined {
+  for (let length = path.length; length >= 0; length--) {
+    const node = nodeAt(source, path.slice(0, length));
+    if (node?.range) return source.lines.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+/** [start, end) of every comment in the text (the text from "#" to the end of its line). */
+export function commentRanges(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    // Zero-width control tokens of the lexer (document start, scalar marker, flow error end).
+    if (token === "\x02" || token === "\x1f" || token === "\x18") continue;
+    if (token.startsWith("#")) out.push([offset, offset + token.length]);
+    offset += token.length;
+  }
+  return out;
+}
+
+/** Applies text replacements given as [start, end, text]; ranges must not overlap. */
+export function splice(text: string, edits: [number, number, string][]): string {
+  let out = text;
+  for (const [start, end, replacement] of [...edits].sort((a, b) => b[0] - a[0])) {
+    out = out.slice(0, start) + replacement + out.slice(end);
+  }
+  return out;
+}

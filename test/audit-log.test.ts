@@ -1,0 +1,212 @@
+// The audit log of the real platform over HTTPS: Kubernetes Event lines by policy, credentials redacted, rotation
+// with compression under load without losing a line, and a failing disk that never blocks a request.
+
+import assert from "node:assert/strict";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { Agent, request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { capture, send } from "./support/https-json.ts";
+import { eventually } from "./support/kubectl.ts";
+import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+
+const API = "/apis/management.platform.sh/v1";
+const LOAD_REQUESTS = 3000;
+const LOAD_CONCURRENCY = 32;
+
+const auditConfig = (path: string) => `audit:
+  enabled: true
+  path: ${path}
+  maxSize: 1
+  compress: true
+  policy:
+    omitStages: [RequestReceived]
+    rules:
+    - level: None
+      nonResourceURLs: ["/healthz*", "/readyz*", "/livez*"]
+    - level: RequestResponse
+      resources: [{group: management.platform.sh}]
+    - level: Metadata
+`;
+
+/** Every event in the live file and the backups. Compression runs meanwhile: a file that is being replaced by
+ * its .gz is read once, and a file that vanished mid-read restarts the read. */
+// biome-ignore lint/suspicious/noExplicitAny: assertions navigate the event JSON freely
+type AuditEvent = Record<string, any>;
+
+async function auditEvents(dir: string): Promise<AuditEvent[]> {
+  for (;;) {
+    const names = await readdir(dir).catch(() => [] as string[]); // created with the first event
+    const events: AuditEvent[] = [];
+    try {
+      for (const name of names) {
+        if (name.endsWith(".tmp") || names.includes(`${name}.gz`)) continue;
+        const bytes = await readFile(join(dir, name));
+        const text = name.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
+        // The live file may end in a line being appended right now: only complete lines count.
+        const complete = name.endsWith(".gz") ? text : text.slice(0, text.lastIndexOf("\n") + 1);
+        for (const line of complete.split("\n")) if (line) events.push(JSON.parse(line));
+      }
+      return events;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+}
+
+/** GETs `path` `total` times over `concurrency` keep-alive connections; resolves with the number of 200s. */
+async function load(platform: PlatformProcess, path: string, total: number, concurrency: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency, ca: platform.caPem });
+  let started = 0;
+  let ok = 0;
+  const one = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = request(
+        `${platform.url}${path}`,
+        { agent, headers: { authorization: `Bearer ${platform.adminKey}` } },
+        (res) => {
+          if (res.statusCode === 200) ok++;
+          res.resume();
+          res.on("end", resolve);
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (started < total) {
+        started++;
+        await one();
+      }
+    }),
+  );
+  agent.destroy();
+  return ok;
+}
+
+describe("audit log", () => {
+  let dir: string;
+  let auditDir: string;
+  let configFile: string;
+  let platform: PlatformProcess;
+  let logs: () => string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "vcp-audit-"));
+    auditDir = join(dir, "audit");
+    configFile = join(dir, "platform.yaml");
+    await writeFile(configFile, auditConfig(join(auditDir, "audit.log")));
+    platform = await startPlatformProcess({ extraArgs: ["--config", configFile] });
+    logs = capture(platform.child.stderr);
+  });
+  after(async () => {
+    await platform?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("each request is an audit.k8s.io/v1 Event with the policy's level, request and response objects", async () => {
+    const reply = await send(platform, "GET", `${API}/users/admin`, { token: platform.adminKey });
+    const auditId = reply.headers["audit-id"];
+    assert.ok(auditId);
+    await eventually(async () => (await auditEvents(auditDir)).some((e) => e.auditID === auditId), "the event");
+    const event = (await auditEvents(auditDir)).find((e) => e.auditID === auditId)!;
+    assert.equal(event.kind, "Event");
+    assert.equal(event.apiVersion, "audit.k8s.io/v1");
+    assert.equal(event.level, "RequestResponse");
+    assert.equal(event.stage, "ResponseComplete");
+    assert.equal(event.verb, "get");
+    assert.equal(event.requestURI, `${API}/users/admin`);
+    assert.equal(event.user.username, "admin");
+    assert.deepEqual(event.objectRef, {
+      resource: "users",
+      name: "admin",
+      apiGroup: "management.platform.sh",
+      apiVersion: "v1",
+    });
+    assert.deepEqual(event.responseStatus, { metadata: {}, code: 200 });
+    assert.equal(event.responseObject.kind, "User");
+    assert.match(event.requestReceivedTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.ok(event.sourceIPs.length === 1 && event.userAgent === undefined);
+  });
+
+  it("access keys, config secrets and passwords never reach the audit log", async () => {
+    const created = await send(platform, "POST", `${API}/ownedaccesskeys`, {
+      token: platform.adminKey,
+      body: {
+        apiVersion: "management.platform.sh/v1",
+        kind: "OwnedAccessKey",
+        metadata: { name: "audited" },
+        spec: { user: "admin", type: "User" },
+      },
+    });
+    assert.equal(created.status, 201, created.body);
+    const key = created.json().spec.key as string;
+    assert.ok(key.length >= 32);
+    await send(platform, "POST", "/auth/password/login", {
+      body: { username: "admin", password: "wrong-password-123" },
+    });
+    const configWrite = await send(platform, "PATCH", `${API}/configs/platform-config`, {
+      token: platform.adminKey,
+      body: {
+        spec: {
+          raw: `${auditConfig(join(auditDir, "audit.log"))}secretStore:\n  auth: {token: vault-t0ken-in-audit}\n`,
+        },
+      },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(configWrite.status, 200, configWrite.body);
+    await eventually(
+      async () => (await auditEvents(auditDir)).some((e) => e.auditID === configWrite.headers["audit-id"]),
+      "the config write event",
+    );
+    const auditId = created.headers["audit-id"];
+    await eventually(async () => (await auditEvents(auditDir)).some((e) => e.auditID === auditId), "the create event");
+    const text = JSON.stringify(await auditEvents(auditDir));
+    assert.ok(!text.includes(key), "the access key is not logged");
+    assert.ok(!text.includes("wrong-password-123"), "the password is not logged");
+    assert.ok(!text.includes("vault-t0ken-in-audit"), "config secrets are not logged");
+    const write = (await auditEvents(auditDir)).find((e) => e.auditID === configWrite.headers["audit-id"])!;
+    assert.match(write.requestObject.spec.raw, /token: <redacted>/);
+    assert.equal(write.responseObject.status.secretStore.auth.token, "<redacted>");
+    const event = (await auditEvents(auditDir)).find((e) => e.auditID === auditId)!;
+    assert.equal(event.level, "Metadata", "access key creation is logged at Metadata at most");
+  });
+
+  it("rotation under load loses no line: every request is counted across rotated and compressed files", async () => {
+    const before = (await auditEvents(auditDir)).filter(
+      (e) => e.objectRef?.resource === "users" && e.verb === "list",
+    ).length;
+    const ok = await load(platform, `${API}/users`, LOAD_REQUESTS, LOAD_CONCURRENCY);
+    assert.equal(ok, LOAD_REQUESTS);
+    const count = async () =>
+      (await auditEvents(auditDir)).filter((e) => e.objectRef?.resource === "users" && e.verb === "list").length;
+    await eventually(async () => (await count()) === before + LOAD_REQUESTS, `${LOAD_REQUESTS} list events`);
+    await eventually(async () => {
+      const names = await readdir(auditDir);
+      return names.filter((n) => n !== "audit.log").every((n) => n.endsWith(".log.gz"));
+    }, "every rotated file compressed");
+    const names = await readdir(auditDir);
+    const backups = names.filter((n) => /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}(-\d+)?\.log\.gz$/.test(n));
+    assert.ok(backups.length >= 2, `expected rotations, got ${names.join(", ")}`);
+    assert.equal(await count(), before + LOAD_REQUESTS, "no duplicates either");
+  });
+
+  it("a failing audit file never blocks requests and is reported in the log and the metrics", async () => {
+    const blocked = join(dir, "blocked");
+    await writeFile(blocked, "a file where the audit directory should be");
+    await writeFile(configFile, auditConfig(join(blocked, "audit.log")));
+    await eventually(async () => {
+      await send(platform, "GET", `${API}/users/admin`, { token: platform.adminKey });
+      return logs().includes("audit log file failing");
+    }, "the failure in the log");
+    for (let i = 0; i < 20; i++) {
+      assert.equal((await send(platform, "GET", `${API}/users/admin`, { token: platform.adminKey })).status, 200);
+    }
+    const metrics = await send(platform, "GET", "/metrics", { token: platform.adminKey });
+    assert.match(metrics.body, /platform_audit_sink_failures_total\{operation="open"\} [1-9]/);
+    assert.match(metrics.body, /apiserver_audit_event_total [1-9]/);
+  });
+});

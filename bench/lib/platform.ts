@@ -1,0 +1,58 @@
+// The platform under test: a child process (test/support/platform-process.ts) on a fresh data directory, pinned to
+// the server CPU, with an ApiClient for setup and checks.
+
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type PlatformProcess, startPlatformProcess } from "../../test/support/platform-process.ts";
+import { ApiClient } from "./api.ts";
+import { pinToCpu } from "./proc.ts";
+
+export const SERVER_CPU = 0;
+export const LOAD_CPU = 1;
+
+export interface BenchPlatform {
+  process: PlatformProcess;
+  pid: number;
+  url: string;
+  token: string;
+  ca: string;
+  api: ApiClient;
+  /** Stops the server (SIGTERM); keeps the data directory when `keepData`. */
+  stop(options?: { keepData?: boolean }): Promise<void>;
+  /** SIGKILL, then waits for the exit. The data directory stays. */
+  kill(): Promise<void>;
+}
+
+/** Starts on `dataDir` (an existing one: a restart) or on a fresh directory. */
+export async function startBenchPlatform(dataDir?: string): Promise<BenchPlatform> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-bench-")));
+  // With an explicit data directory the helper never deletes it: stop() below decides.
+  const platform = await startPlatformProcess({ dataDir: dir });
+  const pid = platform.child.pid!;
+  pinToCpu(pid, SERVER_CPU);
+  const api = new ApiClient(platform.url, platform.adminKey, platform.caPem);
+  const exited = () =>
+    platform.child.exitCode !== null || platform.child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => platform.child.once("exit", () => resolve()));
+  return {
+    process: platform,
+    pid,
+    url: platform.url,
+    token: platform.adminKey,
+    ca: platform.caPem,
+    api,
+    async stop(options = {}) {
+      api.close();
+      await platform.stop();
+      if (!options.keepData) await rm(dir, { recursive: true, force: true });
+    },
+    async kill() {
+      api.close();
+      const done = exited();
+      platform.child.kill("SIGKILL");
+      await done;
+    },
+  };
+}

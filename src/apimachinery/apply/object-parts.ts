@@ -3,7 +3,7 @@
 
 import { cloneJson, getOwn } from "../json-values.ts";
 import { isPlainObject, type JsonMap, type KubeObject } from "../types.ts";
-import { isResetField, type ResetFields } from "./tracked-fields.ts";
+import { isResetField, type ResetFields, SERVER_OWNED_METADATA } from "./tracked-fields.ts";
 
 /** A deep copy without metadata.managedFields (ownership is never part of the compared content). */
 export function withoutManagedFields(object: KubeObject): JsonMap {
@@ -27,25 +27,13 @@ export function withoutResetFields(config: JsonMap, resetFields: ResetFields | u
   return copy;
 }
 
-const serverOwned = [
-  "name",
-  "namespace",
-  "uid",
-  "resourceVersion",
-  "generation",
-  "creationTimestamp",
-  "deletionTimestamp",
-  "deletionGracePeriodSeconds",
-  "selfLink",
-] as const;
-
 /** Puts the stored object's identity and server-owned metadata back (whatever the config said). */
 export function restoreServerOwned(object: JsonMap, live: KubeObject | undefined): void {
   if (!isPlainObject(object.metadata)) object.metadata = {};
   const metadata = object.metadata as JsonMap;
   if (!live) return;
   const stored = isPlainObject(live.metadata) ? (live.metadata as JsonMap) : {};
-  for (const key of serverOwned) {
+  for (const key of SERVER_OWNED_METADATA) {
     const value = getOwn(stored, key);
     if (value === undefined) delete metadata[key];
     else metadata[key] = cloneJson(value);

@@ -7,23 +7,24 @@ import { FieldSet } from "./field-set.ts";
 
 export type ResetFields = "status" | "spec" | "none";
 
+/** Identity and metadata only the server sets: never owned by a manager, always taken from the live object. */
+export const SERVER_OWNED_METADATA = [
+  "name",
+  "namespace",
+  "uid",
+  "resourceVersion",
+  "generation",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "selfLink",
+] as const;
+
 const neverTracked = FieldSet.fromPaths([
   ["f:apiVersion"],
   ["f:kind"],
   ["f:metadata"],
-  ...[
-    "name",
-    "namespace",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "selfLink",
-    "clusterName",
-    "managedFields",
-  ].map((field) => ["f:metadata", `f:${field}`]),
+  ...[...SERVER_OWNED_METADATA, "clusterName", "managedFields"].map((field) => ["f:metadata", `f:${field}`]),
 ]);
 
 /** Removes the never-tracked metadata fields (a plain difference: only those exact paths). */

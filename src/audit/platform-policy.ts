@@ -28,6 +28,8 @@ export const NEVER_LOGGED_BY_DEFAULT: AuditPolicyRule = {
 /** Logged at Metadata at most, under any policy: their bodies are credentials. */
 const METADATA_AT_MOST: AuditPolicyRule[] = [
   { level: "Metadata", verbs: ["create"], resources: [{ group: GROUP, resources: ["ownedaccesskeys"] }] },
+  // The response is a kubeconfig with an access key or a client certificate and its private key.
+  { level: "Metadata", resources: [{ group: GROUP, resources: ["virtualclusterinstances/kubeconfig"] }] },
   { level: "Metadata", resources: [{ group: GROUP, resources: ["users/password", "teams/password"] }] },
   { level: "Metadata", nonResourceURLs: ["/auth/*"] },
 ];

@@ -17,6 +17,7 @@ import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { buildKubeconfig, serverUrl } from "./kubeconfig.ts";
 import { managementResources } from "./management-resources.ts";
+import { createProjectResources } from "./projects/project-resources.ts";
 import { defaultSettings, LiveSettings } from "./settings.ts";
 import { ensureServingCertificates, loadUserCertificates } from "./tls.ts";
 import { platformVersion } from "./version.ts";
@@ -63,7 +64,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const settings = options.settings ?? new LiveSettings(defaultSettings());
   const auth = await createPlatformAuth({ storage, settings, logger: options.logger, ...options.auth });
   const registry = new Registry(storage);
-  for (const definition of managementResources(auth.definitions)) registry.register(definition);
+  const projects = createProjectResources({ storage, settings, logger: options.logger });
+  for (const definition of managementResources(auth.definitions, projects.definitions)) registry.register(definition);
   auth.attach(registry);
 
   const collector = new GarbageCollector({
@@ -79,6 +81,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     configFile: options.configFile,
     logger: options.logger,
   });
+  await projects.start(registry, auth.serverOptions.authorizer);
   const audit = new AuditLogger({ settings, logger: options.logger, metrics: metrics.registry });
 
   const tls =
@@ -117,6 +120,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await audit.close();
       config.close();
       collector.stop();
+      projects.close();
       auth.close();
       await storage.close();
     },

@@ -1,0 +1,99 @@
+// VirtualClusterInstance: types and schema. An instance is a virtual cluster registered with the platform, living in
+// its project's namespace; the virtual cluster reports its state into status through the status subresource.
+
+import type { KubeObject } from "../../../apimachinery/types.ts";
+import { boolean, object, string, timestamp } from "../../schema-builders.ts";
+import type { AccessRule } from "./access-checks.ts";
+import { accessSchema, ownerSchema } from "./common.ts";
+import { type Condition, conditionsSchema } from "./project-schema.ts";
+
+export const INSTANCE_PHASES = ["Pending", "Ready", "Failed", "Sleeping"] as const;
+
+export interface VirtualClusterInstanceSpec {
+  displayName?: string;
+  description?: string;
+  owner?: { user?: string; team?: string };
+  clusterRef?: { cluster?: string; namespace?: string; virtualCluster?: string };
+  external?: boolean;
+  networkPeer?: boolean;
+  template?: { accessPoint?: { ingress?: { enabled?: boolean; host?: string } } };
+  access?: AccessRule[];
+}
+
+export interface VirtualClusterInstanceStatus {
+  phase?: (typeof INSTANCE_PHASES)[number];
+  reason?: string;
+  message?: string;
+  serviceUID?: string;
+  kubernetesVersion?: string;
+  online?: boolean;
+  lastHeartbeatTime?: string;
+  conditions?: Condition[];
+  serverCertificateAuthority?: string;
+  clientCertificateAuthority?: string;
+}
+
+export interface VirtualClusterInstance extends KubeObject {
+  spec?: VirtualClusterInstanceSpec;
+  status?: VirtualClusterInstanceStatus;
+}
+
+export const virtualClusterInstanceSchema = {
+  spec: object(
+    {
+      displayName: string("Name shown in the UI."),
+      description: string("Description of the virtual cluster."),
+      owner: ownerSchema,
+      clusterRef: object(
+        {
+          cluster: string("Connected cluster the virtual cluster runs on (must be allowed by the project)."),
+          namespace: string("Namespace of the virtual cluster on that cluster."),
+          virtualCluster: string("Name of the virtual cluster on that cluster."),
+        },
+        "Where the virtual cluster runs.",
+      ),
+      external: boolean("True when the virtual cluster was deployed outside the platform and registered itself."),
+      networkPeer: boolean("Whether the virtual cluster joins the platform's network peering."),
+      template: object(
+        {
+          accessPoint: object(
+            {
+              ingress: object(
+                {
+                  enabled: boolean("Whether the virtual cluster is reachable through an ingress."),
+                  host: string(
+                    "Host name (with an optional :port, without scheme) under which the ingress serves the virtual cluster's API. Kubeconfigs point to https://<host>.",
+                  ),
+                },
+                "Ingress endpoint of the virtual cluster; kubeconfigs are available only when it is enabled with a host.",
+              ),
+            },
+            "How clients reach the virtual cluster.",
+          ),
+        },
+        "Desired shape of the virtual cluster.",
+      ),
+      access: accessSchema,
+    },
+    "The desired state of the virtual cluster instance.",
+  ),
+  status: object(
+    {
+      phase: string("Pending, Ready, Failed or Sleeping.", { enum: [...INSTANCE_PHASES] }),
+      reason: string("Machine-readable reason for the phase."),
+      message: string("Human-readable details of the phase."),
+      serviceUID: string("Uid of the virtual cluster's Service on its host cluster."),
+      kubernetesVersion: string("Kubernetes version the virtual cluster serves."),
+      online: boolean("Whether the virtual cluster is connected to the platform."),
+      lastHeartbeatTime: timestamp("Last time the virtual cluster reported to the platform."),
+      conditions: conditionsSchema,
+      serverCertificateAuthority: string(
+        "PEM CA certificate of the virtual cluster's API server, reported by the virtual cluster; kubeconfigs trust it.",
+      ),
+      clientCertificateAuthority: string(
+        "PEM certificate of the CA the platform signs client certificates for this virtual cluster with. Set by the platform; its private key never leaves the platform.",
+      ),
+    },
+    "The observed state of the virtual cluster instance.",
+  ),
+};

@@ -1,0 +1,94 @@
+// Projects and virtual cluster instances, wired: their definitions (with the kubeconfig subresource and the instance
+// client CAs), the project index that lets members use their projects, the project controller and the default
+// project. `definitions` are registered with the rest; `start` runs once the registry is complete.
+
+import type { Logger } from "pino";
+import { isStatusError } from "../../apimachinery/errors.ts";
+import { GROUP } from "../../apis/management/v1/common.ts";
+import { instanceKubeconfigSubresource } from "../../apis/management/v1/instance-kubeconfig.ts";
+import { createProjectDefinition } from "../../apis/management/v1/project.ts";
+import type { Project } from "../../apis/management/v1/project-schema.ts";
+import { createVirtualClusterInstanceDefinition } from "../../apis/management/v1/virtualclusterinstance.ts";
+import { PlatformAuthorizer } from "../../auth/platform-authorizer.ts";
+import { ProjectIndex } from "../../auth/project-index.ts";
+import { StoreInformer } from "../../auth/store-informer.ts";
+import { resourcePrefix } from "../../registry/keys.ts";
+import type { Registry } from "../../registry/registry.ts";
+import type { GenericStore } from "../../registry/store.ts";
+import { systemContext } from "../../registry/system-context.ts";
+import type { Authorizer, ResourceDefinition } from "../../registry/types.ts";
+import type { KeyValueStore } from "../../storage/types.ts";
+import type { LiveSettings } from "../settings.ts";
+import { ensureDefaultProject } from "./default-project.ts";
+import { InstanceCertificateAuthorities } from "./instance-cas.ts";
+import { createKubeconfigIssuer } from "./kubeconfig-issuer.ts";
+import { ProjectController } from "./project-controller.ts";
+
+export interface ProjectResourcesOptions {
+  storage: KeyValueStore;
+  settings: LiveSettings;
+  logger?: Logger;
+}
+
+export interface ProjectResources {
+  definitions: ResourceDefinition[];
+  /** Creates the default project (first start), starts the controller and gives `authorizer` the project index. */
+  start(registry: Registry, authorizer: Authorizer): Promise<void>;
+  close(): void;
+}
+
+export function createProjectResources(options: ProjectResourcesOptions): ProjectResources {
+  const { storage, settings, logger } = options;
+  let registry: Registry | undefined;
+  const store = (plural: string): GenericStore => {
+    const found = registry?.genericStore(GROUP, plural);
+    if (!found) throw new Error(`${plural} is not registered`);
+    return found;
+  };
+  const namespacePrefix = () => settings.current().projectNamespacePrefix;
+  const cas = new InstanceCertificateAuthorities(storage, () => store("virtualclusterinstances"));
+
+  const instance = createVirtualClusterInstanceDefinition({
+    namespacePrefix,
+    async project(name) {
+      try {
+        return (await store("projects").get(systemContext("system:projects", "virtualcluster-platform"), {
+          name,
+        })) as Project;
+      } catch (error) {
+        if (isStatusError(error) && error.reason === "NotFound") return undefined;
+        throw error;
+      }
+    },
+    authority: cas,
+    kubeconfig: instanceKubeconfigSubresource(
+      createKubeconfigIssuer({ cas, keys: () => store("ownedaccesskeys"), settings }),
+    ),
+  }) as unknown as ResourceDefinition;
+  const project = createProjectDefinition({
+    namespacePrefix,
+    instances: { count: (namespace) => storage.count(resourcePrefix(instance, namespace)) },
+  }) as unknown as ResourceDefinition;
+
+  const index = new ProjectIndex();
+  const informer = new StoreInformer(storage, index, (error) =>
+    logger?.error({ err: String(error) }, "project index update failed"),
+  );
+  let controller: ProjectController | undefined;
+
+  return {
+    definitions: [project, instance],
+    async start(target, authorizer) {
+      registry = target;
+      await informer.start();
+      if (authorizer instanceof PlatformAuthorizer) authorizer.useProjects(index, () => informer.fresh());
+      await ensureDefaultProject(target);
+      controller = new ProjectController({ registry: target, settings, cas, logger });
+      await controller.start();
+    },
+    close() {
+      controller?.stop();
+      informer.stop();
+    },
+  };
+}

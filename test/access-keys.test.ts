@@ -251,10 +251,13 @@ describe("access keys, roles and scopes over HTTPS", () => {
     assert.equal(inspect.json().status.user.name, "carol");
     assert.equal(inspect.body.includes(carol), false);
     const unknown = await send("POST", `${API}/selves`, {
-      token: bob,
+      token: admin,
       body: { spec: { accessKey: "no-such-key-0123456789" } },
     });
     assert.equal(unknown.status, 400);
+    // Reviewing another credential is for admins and keys with the role virtualcluster.
+    const probe = await send("POST", `${API}/selves`, { token: bob, body: { spec: { accessKey: carol } } });
+    assert.equal(probe.status, 403);
     const review = (verb: string, resource: string, name?: string) =>
       send("POST", `${API}/selfsubjectaccessreviews`, {
         token: bob,

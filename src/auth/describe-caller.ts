@@ -1,23 +1,47 @@
-// The answer of `selves`: the caller (or the key in spec.accessKey) as its principal sees it.
+// The answer of `selves`: the caller, or another credential given in spec.accessKey (an access key or a direct
+// cluster endpoint token), as its principal sees it.
+// Token review for virtual clusters is this, not a separate `tokenreviews` resource: the virtual cluster already
+// talks to `selves` (it validates its own key there), the answer already has the shape it needs (user, groups, teams,
+// accessKeyScope), and one endpoint keeps one set of rules. Describing ANOTHER credential is a review: only callers
+// whose key carries the role `virtualcluster`, and platform admins, may do it (403 otherwise), so a leaked key cannot
+// be tested by just anyone and user keys cannot be used to probe others.
 
 import { errors, isStatusError } from "../apimachinery/errors.ts";
+import { GROUP } from "../apis/management/v1/common.ts";
+import { SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import type { DescribeCaller, SelfStatus } from "../apis/management/v1/self.ts";
 import type { UserInfo } from "../registry/types.ts";
 import type { TeamEntry } from "./auth-index.ts";
-import { principalOf } from "./principal.ts";
+import { ADMIN_ROLE, isSystem, principalOf } from "./principal.ts";
 
 export interface DescribeCallerOptions {
-  /** Authenticates a plain key without recording activity. */
-  authenticate(token: string): Promise<UserInfo>;
+  /** Authenticates an access key (without recording activity) or a direct cluster endpoint token. */
+  authenticate(credential: string): Promise<UserInfo>;
   settings(): { platformHost: string; projectNamespacePrefix: string };
 }
 
 const team = (entry: TeamEntry) => ({ name: entry.name, username: entry.username, displayName: entry.displayName });
 
+/** Platform admins, the platform itself, and keys (or tokens) with the role `virtualcluster`. */
+export function mayReviewCredentials(user: UserInfo): boolean {
+  if (isSystem(user)) return true;
+  const principal = principalOf(user);
+  if (!principal) return false;
+  if (principal.roles.has(ADMIN_ROLE)) return true;
+  return (principal.key.scope?.roles ?? []).some((role) => role.role === SCOPE_ROLES.virtualCluster);
+}
+
 export function describeCaller(options: DescribeCallerOptions): DescribeCaller {
   return async (context, accessKey) => {
     let user = context.user;
     if (accessKey !== undefined) {
+      if (!mayReviewCredentials(context.user)) {
+        throw errors.forbidden(
+          { group: GROUP, resource: "selves" },
+          "",
+          `User "${context.user.name}" cannot describe another credential (spec.accessKey): only access keys with the role "virtualcluster" and platform admins may`,
+        );
+      }
       try {
         user = await options.authenticate(accessKey);
       } catch (error) {
@@ -35,7 +59,8 @@ export function describeCaller(options: DescribeCallerOptions): DescribeCaller {
     const principal = principalOf(user);
     if (!principal) return status;
     status.uid = principal.uid;
-    status.accessKey = principal.key.name;
+    // A token has no key object: its type says what it is.
+    if (principal.key.name) status.accessKey = principal.key.name;
     status.accessKeyType = principal.key.type;
     if (principal.key.scope) status.accessKeyScope = principal.key.scope;
     if (principal.user) {

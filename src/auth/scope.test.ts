@@ -40,11 +40,12 @@ describe("compileScope()", () => {
     assert.equal(scope(request("list", "users"), "p-"), false);
   });
 
-  it("compileScope() with role virtualcluster allows its instance and status, the config, and nothing else", () => {
+  it("compileScope() with role virtualcluster allows registering its instance, its status, the config, and nothing else", () => {
     const scope = compileScope({ roles: [{ role: "virtualcluster", projects: ["*"] }] })!;
     const instance = { namespace: "p-team", name: "vc1" };
     assert.ok(scope(request("get", "virtualclusterinstances", instance), "p-"));
     assert.ok(scope(request("update", "virtualclusterinstances", { ...instance, subresource: "status" }), "p-"));
+    assert.ok(scope(request("create", "virtualclusterinstances", { namespace: "p-team" }), "p-"), "registers itself");
     assert.ok(scope(request("get", "configs", { name: "config" }), "p-"));
     assert.equal(scope(request("list", "users"), "p-"), false);
     assert.equal(scope(request("get", "users", { name: "bob" }), "p-"), false);

@@ -11,7 +11,8 @@ import { ruleMatches } from "./scope-rules.ts";
 export type ScopeMatcher = (request: AuthorizationAttributes, projectNamespacePrefix: string) => boolean;
 
 const READ = new Set(["get", "list", "watch"]);
-const VC_VERBS = new Set(["get", "list", "watch", "update", "patch"]);
+// create: a virtual cluster registers its own instance (external: true) on first connection.
+const VC_VERBS = new Set(["get", "list", "watch", "create", "update", "patch"]);
 const INSTANCES = "virtualclusterinstances";
 
 /** What every scoped key may do: discovery, `selves`, access reviews and logging out. */
@@ -64,7 +65,7 @@ function namedInProject(
   return name === "*" || (request.name !== undefined && request.name === name);
 }
 
-/** Role virtualcluster: its own instance and the instance's status, and the config it reads. */
+/** Role virtualcluster: registering and updating its own instance and the instance's status, and the config it reads. */
 function virtualClusterRole(projects: string[], names: string[]): ScopeMatcher {
   return (request, prefix) => {
     if (request.group !== GROUP || !request.resourceRequest) return false;

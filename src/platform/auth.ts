@@ -1,14 +1,21 @@
 // Authentication and authorization of the platform, wired together: the in-memory auth index (informer over storage),
 // the access-key resources (OwnedAccessKey, Team, Self, SelfSubjectAccessReview, the User subresources), the access
-// key authenticator, the authorizer, password login routes, the lastActivity recorder and the Login key sweeper.
+// key authenticator, the authorizer, password login routes, the lastActivity recorder and the Login key sweeper;
+// and signed tokens: the signing key ring, DirectClusterEndpointToken and SigningKeyRotation, the token
+// authenticator (before the access key one) and the public JWKS and OpenID discovery routes.
 
 import type { Logger } from "pino";
 import { isStatusError } from "../apimachinery/errors.ts";
 import { accessKeysSubresource } from "../apis/management/v1/accesskeys-subresource.ts";
 import { GROUP, VERSION } from "../apis/management/v1/common.ts";
+import {
+  createDirectClusterEndpointTokenDefinition,
+  MAX_TOKEN_TTL_SECONDS,
+} from "../apis/management/v1/directclusterendpointtoken.ts";
 import { createOwnedAccessKeyDefinition, type OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
 import { createSelfDefinition } from "../apis/management/v1/self.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
+import { createSigningKeyRotationDefinition } from "../apis/management/v1/signingkeyrotation.ts";
 import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
 import { passwordSubresource } from "../apis/management/v1/user-password.ts";
@@ -25,7 +32,11 @@ import type { ScryptParams } from "../auth/password-hash.ts";
 import { passwordService } from "../auth/password-service.ts";
 import { PasswordStore, type UserRef } from "../auth/password-store.ts";
 import { PlatformAuthorizer } from "../auth/platform-authorizer.ts";
+import { SigningKeyRing } from "../auth/signing/key-ring.ts";
+import type { SigningAlgorithm } from "../auth/signing/signing-key.ts";
 import { StoreInformer } from "../auth/store-informer.ts";
+import { TokenAuthenticator } from "../auth/token-authenticator.ts";
+import { TokenIssuer } from "../auth/token-issuer.ts";
 import { type ApiServerOptions, DEFAULT_PUBLIC_PATHS } from "../http/api-server.ts";
 import type { Registry } from "../registry/registry.ts";
 import type { GenericStore } from "../registry/store.ts";
@@ -35,6 +46,7 @@ import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { LOGIN_PATH, loginRoutes } from "./login-routes.ts";
 import type { LiveSettings } from "./settings.ts";
+import { wellKnownRoutes } from "./well-known-routes.ts";
 
 const MANAGER = "virtualcluster-platform";
 
@@ -46,6 +58,8 @@ export interface PlatformAuthOptions {
   scrypt?: ScryptParams;
   throttle?: ThrottleOptions;
   sweepIntervalMs?: number;
+  /** Algorithm of the first signing key of a new data directory (default ES256). */
+  signingAlgorithm?: SigningAlgorithm;
 }
 
 export interface PlatformAuth {
@@ -59,6 +73,8 @@ export interface PlatformAuth {
   serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
   /** Where clients reach the platform (selves reports it when the settings leave platformHost empty). */
   setServerHost(host: string): void;
+  /** The iss of signed tokens: https://<platformHost, or the server's host:port>. */
+  issuer(): string;
   close(): void;
 }
 
@@ -78,6 +94,17 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     const found = registry?.genericStore(GROUP, plural);
     if (!found) throw new Error(`${plural} is not registered`);
     return found;
+  };
+
+  const signingKeys = await SigningKeyRing.open({
+    storage,
+    maxTokenTTLSeconds: MAX_TOKEN_TTL_SECONDS,
+    algorithm: options.signingAlgorithm,
+    onError: (error) => logger?.warn({ err: String(error) }, "pruning expired signing keys failed"),
+  });
+  const issuer = () => {
+    const host = (settings.current().platformHost || serverHost).replace(/^https?:\/\//, "").replace(/\/+$/, "");
+    return `https://${host}`;
   };
 
   const passwords = new PasswordStore(storage, options.scrypt);
@@ -100,6 +127,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     limits: () => settings.current().auth,
     activity,
   });
+  const tokens = new TokenAuthenticator({ ring: signingKeys, index, fresh, limits: () => settings.current().auth });
+  const tokenIssuer = new TokenIssuer({ ring: signingKeys, index, fresh, issuer });
   const deleteKey = async (name: string, uid: string) => {
     try {
       await store("ownedaccesskeys").delete(system(), { name }, { preconditions: { uid } });
@@ -169,7 +198,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   };
   const self = createSelfDefinition(
     describeCaller({
-      authenticate: (token) => authenticator.authenticateToken(token, false),
+      authenticate: (credential) =>
+        tokens.recognizes(credential)
+          ? tokens.authenticateToken(credential)
+          : authenticator.authenticateToken(credential, false),
       settings: () => {
         const current = settings.current();
         return {
@@ -198,7 +230,20 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   return {
     definitions: {
       user,
-      others: [team, keysDefinition as unknown as ResourceDefinition, self, selfSubjectAccessReviewDefinition],
+      others: [
+        team,
+        keysDefinition as unknown as ResourceDefinition,
+        self,
+        selfSubjectAccessReviewDefinition,
+        createDirectClusterEndpointTokenDefinition({
+          issue: (request) => tokenIssuer.issue(request),
+          maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
+        }),
+        createSigningKeyRotationDefinition({
+          rotate: (algorithm) => signingKeys.rotate(algorithm),
+          isAdmin: (context) => keyCaller.managesAll(context),
+        }),
+      ],
     },
     passwords,
     attach(target) {
@@ -215,14 +260,18 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         );
     },
     serverOptions: {
-      authenticators: [authenticator],
+      authenticators: [tokens, authenticator],
       authorizer: new PlatformAuthorizer(index, () => settings.current().projectNamespacePrefix),
       publicPaths: [...DEFAULT_PUBLIC_PATHS, LOGIN_PATH],
-      plugins: [loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey, deleteKey })],
+      plugins: [
+        loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey, deleteKey }),
+        wellKnownRoutes({ jwks: () => signingKeys.jwks(), issuer }),
+      ],
     },
     setServerHost(host) {
       serverHost = host;
     },
+    issuer,
     close() {
       sweeper.stop();
       unsubscribe();

@@ -104,7 +104,18 @@ export const scopeSchema = object(
       object(
         {
           role: string('Role name: "virtualcluster" (connect a virtual cluster) or "platformCLI" (the CLI\'s reads).'),
-          projects: stringList('Projects the role applies to; "*" selects all.'),
+          projects: array(
+            {
+              description:
+                'A project name ("*" selects all), or {project: NAME} as the specification\'s example writes it.',
+              "x-kubernetes-preserve-unknown-fields": true,
+              anyOf: [
+                { type: "string" },
+                { type: "object", properties: { project: { type: "string" } }, required: ["project"] },
+              ],
+            },
+            'Projects the role applies to; "*" selects all. Stored as names: {project: NAME} items become NAME.',
+          ),
           virtualClusters: stringList("Virtual clusters the role applies to."),
         },
         "A managed role.",
@@ -138,6 +149,22 @@ export const scopeSchema = object(
   },
   "Limits what the key may do. A scope only narrows the rights of the key's owner; empty means no limit.",
 );
+
+/** A role's project as sent: a name, or the specification example's {project: NAME}. */
+type RoleProject = string | { project?: string };
+
+/**
+ * The one stored spelling of a scope: role projects as names. The schema has already checked each item is a string
+ * or an object with a string `project`.
+ */
+export function canonicalizeScope(scope: AccessKeyScope | undefined): void {
+  for (const role of scope?.roles ?? []) {
+    if (!Array.isArray(role?.projects)) continue;
+    role.projects = (role.projects as RoleProject[]).map((item) =>
+      typeof item === "object" && item !== null && typeof item.project === "string" ? item.project : (item as string),
+    );
+  }
+}
 
 export const spec = object(
   {

@@ -7,7 +7,13 @@ import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
-import { type OwnedAccessKey, type OwnedAccessKeySpec, spec, status } from "./ownedaccesskey-schema.ts";
+import {
+  canonicalizeScope,
+  type OwnedAccessKey,
+  type OwnedAccessKeySpec,
+  spec,
+  status,
+} from "./ownedaccesskey-schema.ts";
 import {
   containsMaterial,
   DIGEST_PREFIX,
@@ -150,6 +156,10 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
     schema: { spec, status },
     statusSubresource: true,
     strategy: {
+      canonicalize(key) {
+        canonicalizeScope(key.spec?.scope);
+      },
+
       async prepareForCreate(key, context) {
         key.spec ??= {};
         const spec = key.spec;

@@ -1,6 +1,7 @@
 // Self (POST `selves` with `{}`, 201): who the caller is — user, teams, access key, scope, groups — plus the platform
-// host and project namespace prefix. The command-line client validates a login with it. `spec.accessKey` may name
-// another key (its plain value) to describe that key instead; it is never echoed back.
+// host and project namespace prefix. The command-line client validates a login with it. `spec.accessKey` may carry
+// another credential (an access key's plain value or a direct cluster endpoint token) to describe it instead: the
+// token review of virtual clusters, allowed to keys with the role `virtualcluster` and to admins. It is never echoed.
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
@@ -28,7 +29,8 @@ export interface SelfStatus {
   projectNamespacePrefix: string;
 }
 
-/** Answers for the caller, or for the key given in spec.accessKey (a 400 when that key does not authenticate). */
+/** Answers for the caller, or for the credential in spec.accessKey (400 when it does not authenticate, 403 when the
+ * caller may not review credentials). */
 export type DescribeCaller = (context: RequestContext, accessKey?: string) => Promise<SelfStatus>;
 
 const entity = (what: string) =>
@@ -44,7 +46,11 @@ const entity = (what: string) =>
 
 const schema = {
   spec: object(
-    { accessKey: string("Optional: another access key to describe instead of the caller's. Never returned.") },
+    {
+      accessKey: string(
+        'Optional: another credential (access key or direct cluster endpoint token) to describe instead of the caller. Only for keys with the role "virtualcluster" and admins. Never returned.',
+      ),
+    },
     "What to describe.",
   ),
   status: object(

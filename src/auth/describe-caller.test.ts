@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { isStatusError } from "../apimachinery/errors.ts";
+import type { DescribeCaller } from "../apis/management/v1/self.ts";
+import { describeCaller } from "./describe-caller.ts";
+import { TOKEN_KEY_TYPE } from "./token-claims.ts";
+import { openTokenFixture, type TokenFixture } from "./token-testing.ts";
+
+describe("describeCaller() (selves)", () => {
+  let f: TokenFixture;
+  let describeAs: DescribeCaller;
+  let bob: string;
+  let vc: string;
+  let admin: string;
+
+  before(async () => {
+    f = await openTokenFixture();
+    describeAs = describeCaller({
+      authenticate: (credential) =>
+        f.tokens.recognizes(credential)
+          ? f.tokens.authenticateToken(credential)
+          : f.authenticator.authenticateToken(credential, false),
+      settings: () => ({ platformHost: "platform.test", projectNamespacePrefix: "p-" }),
+    });
+    await f.createUser("bob", { email: "bob@example.com", groups: ["devs"] });
+    await f.createUser("root", { clusterRoles: [{ name: "admin" }] });
+    bob = await f.createKey("bob-key", { user: "bob" });
+    admin = await f.createKey("root-key", { user: "root" });
+    vc = await f.createKey("vc-key", { user: "root", scope: { roles: [{ role: "virtualcluster", projects: ["*"] }] } });
+  });
+  after(async () => {
+    await f.close();
+  });
+
+  it("describeCaller() lets a key with the role virtualcluster review an access key: user, groups, scope", async () => {
+    const scoped = await f.createKey("bob-scoped", { user: "bob", scope: { projects: [{ project: "a" }] } });
+    const status = await describeAs(await f.contextOf(vc), scoped);
+    assert.equal(status.user?.name, "bob");
+    assert.equal(status.user?.email, "bob@example.com");
+    assert.deepEqual(status.groups, ["devs", "system:authenticated"]);
+    assert.equal(status.accessKey, "bob-scoped");
+    assert.deepEqual(status.accessKeyScope, { projects: [{ project: "a" }] });
+  });
+
+  it("describeCaller() reviews a direct cluster endpoint token the same way, without a key name", async () => {
+    const { token } = await f.issuer.issue({
+      context: await f.contextOf(bob),
+      ttlSeconds: 60,
+      scope: { virtualClusters: [{ project: "a", virtualCluster: "vc1" }] },
+    });
+    for (const caller of [vc, admin]) {
+      const status = await describeAs(await f.contextOf(caller), token);
+      assert.equal(status.user?.name, "bob");
+      assert.deepEqual(status.groups, ["devs", "system:authenticated"]);
+      assert.equal(status.accessKey, undefined);
+      assert.equal(status.accessKeyType, TOKEN_KEY_TYPE);
+      assert.deepEqual(status.accessKeyScope, { virtualClusters: [{ project: "a", virtualCluster: "vc1" }] });
+      assert.equal(JSON.stringify(status).includes(token), false);
+    }
+  });
+
+  it("describeCaller() refuses to review another credential for callers without the role virtualcluster (403)", async () => {
+    const other = await f.createKey("bob-other", { user: "bob" });
+    await assert.rejects(describeAs(await f.contextOf(bob), other), (error: unknown) => {
+      assert.ok(isStatusError(error));
+      assert.equal(error.code, 403);
+      assert.match(error.message, /only access keys with the role "virtualcluster" and platform admins may/);
+      return true;
+    });
+    // Describing oneself needs no role.
+    assert.equal((await describeAs(await f.contextOf(bob))).user?.name, "bob");
+  });
+
+  it("describeCaller() answers 400 for a credential that does not authenticate, saying why", async () => {
+    const { token } = await f.issuer.issue({ context: await f.contextOf(bob), ttlSeconds: 60 });
+    f.clock.now += 61_000;
+    try {
+      await assert.rejects(describeAs(await f.contextOf(vc), token), (error: unknown) => {
+        assert.ok(isStatusError(error));
+        assert.equal(error.code, 400);
+        assert.match(error.message, /^spec\.accessKey: token expired/);
+        return true;
+      });
+      await assert.rejects(describeAs(await f.contextOf(vc), "no-such-key-0123456789"), /Access key not found/);
+    } finally {
+      f.clock.now -= 61_000;
+    }
+  });
+});

@@ -1,0 +1,230 @@
+// Direct cluster endpoint tokens against the real platform (a child process) over HTTPS: the public JWKS and OpenID
+// discovery, issuing tokens and checking them with an independent JWT verification, using them as bearer tokens (also
+// with kubectl), expiry, tokenGeneration and disabled-user rejection, scope escalation, signing key rotation, the
+// selves token review, the audit log never holding a token, and the offline verifier outliving the platform.
+
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { verifyWithJwks } from "../src/auth/token-testing.ts";
+import { createTokenVerifier } from "../src/auth/token-verifier.ts";
+import { API, AuthClient } from "./support/auth-client.ts";
+import { eventually, Kubectl, kubectlSkip } from "./support/kubectl.ts";
+import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+
+const GV = "management.platform.sh/v1";
+const MERGE = "application/merge-patch+json";
+const tokenBody = (spec: Record<string, unknown> = {}) => ({
+  apiVersion: GV,
+  kind: "DirectClusterEndpointToken",
+  spec,
+});
+
+describe("direct cluster endpoint tokens over HTTPS", () => {
+  let platform: PlatformProcess;
+  let client: AuthClient;
+  let workDir: string;
+  let admin: string;
+  let bob: string;
+  const issued: string[] = [];
+
+  const send = (...args: Parameters<AuthClient["send"]>) => client.send(...args);
+  const issue = async (key: string, spec: Record<string, unknown> = {}) => {
+    const reply = await send("POST", `${API}/directclusterendpointtokens`, { token: key, body: tokenBody(spec) });
+    assert.equal(reply.status, 201, reply.body);
+    const token: string = reply.json().status.token;
+    issued.push(token);
+    return token;
+  };
+  const jwks = async () => (await send("GET", "/.well-known/jwks.json")).json();
+
+  before(async () => {
+    workDir = await mkdtemp(join(tmpdir(), "vcp-tokens-"));
+    const configFile = join(workDir, "platform.yaml");
+    // Log everything in full: the token must still never reach the audit log.
+    await writeFile(
+      configFile,
+      `audit:\n  enabled: true\n  path: ${join(workDir, "audit.log")}\n  policy:\n    rules:\n    - level: RequestResponse\n`,
+    );
+    platform = await startPlatformProcess({ extraArgs: ["--config", configFile] });
+    client = new AuthClient(platform.url, platform.caPem);
+    admin = platform.adminKey;
+    await client.createUser(admin, "bob", { groups: ["devs"] });
+    bob = await client.createKey(admin, "bob-main", { user: "bob" });
+  });
+  after(async () => {
+    client?.close();
+    await platform?.stop();
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it("serves the JWKS and the OpenID discovery document without authentication, also under the API prefix", async () => {
+    const discovery = await send("GET", "/.well-known/openid-configuration");
+    assert.equal(discovery.status, 200);
+    const document = discovery.json();
+    assert.equal(document.issuer, platform.url);
+    assert.equal(document.jwks_uri, `${platform.url}/.well-known/jwks.json`);
+    assert.deepEqual(document.id_token_signing_alg_values_supported, ["ES256", "RS256"]);
+    const keys = await jwks();
+    assert.equal(keys.keys.length, 1);
+    assert.equal(keys.keys[0].alg, "ES256");
+    assert.equal("d" in keys.keys[0], false);
+    const prefixed = await send("GET", "/kubernetes/management/.well-known/jwks.json");
+    assert.deepEqual(prefixed.json(), keys);
+  });
+
+  it("issues a token an independent JWT check verifies against the published keys", async () => {
+    const token = await issue(bob, { ttl: 300 });
+    const { header, payload } = verifyWithJwks(token, await jwks());
+    assert.equal(header.alg, "ES256");
+    assert.equal(payload.iss, platform.url);
+    assert.equal(payload.sub, "bob");
+    assert.equal(payload.kind, "User");
+    assert.equal(payload.name, "bob");
+    assert.equal(payload.gen, 0);
+    assert.equal((payload.exp as number) - (payload.iat as number), 300);
+  });
+
+  it("the platform accepts the token as a bearer token; a tampered one gets a 401 that does not quote it", async () => {
+    const token = await issue(bob);
+    const self = await send("POST", `${API}/selves`, { token, body: {} });
+    assert.equal(self.status, 201);
+    assert.equal(self.json().status.user.name, "bob");
+    assert.equal(self.json().status.accessKeyType, "DirectClusterEndpointToken");
+    assert.equal((await send("GET", `${API}/users/bob`, { token })).status, 200);
+    const tampered = `${token.slice(0, -6)}AAAAAA`;
+    const reply = await send("GET", `${API}/users/bob`, { token: tampered });
+    assert.equal(reply.status, 401);
+    assert.match(reply.json().message, /invalid token/);
+    assert.equal(reply.body.includes(tampered.split(".")[1]), false);
+  });
+
+  it("kubectl works with a token as its bearer token", { skip: kubectlSkip }, async () => {
+    const token = await issue(admin);
+    const kubectl = new Kubectl(platform.kubeconfig);
+    const out = await kubectl.ok(["--token", token, "get", "users.management.platform.sh", "-o", "name"]);
+    assert.match(out, /user\.management\.platform\.sh\/bob/);
+    const denied = await kubectl.run(
+      ["--token", issued[0], "create", "-f", "-"],
+      JSON.stringify({
+        apiVersion: GV,
+        kind: "OwnedAccessKey",
+        metadata: { name: "from-a-token" },
+        spec: { user: "bob" },
+      }),
+    );
+    assert.notEqual(denied.code, 0);
+    assert.match(denied.stderr, /forbidden/i);
+  });
+
+  it("a token stops working when it expires", async () => {
+    const token = await issue(bob, { ttl: 1 });
+    await eventually(async () => (await send("GET", `${API}/users/bob`, { token })).status === 401, "expiry");
+    const reply = await send("GET", `${API}/users/bob`, { token });
+    assert.match(reply.json().message, /token expired/);
+  });
+
+  it("raising the user's tokenGeneration, or disabling the user, rejects its tokens", async () => {
+    await client.createUser(admin, "carol");
+    const carol = await client.createKey(admin, "carol-main", { user: "carol" });
+    const before = await issue(carol);
+    const patch = (spec: Record<string, unknown>) =>
+      send("PATCH", `${API}/users/carol`, { token: admin, body: { spec }, contentType: MERGE });
+    assert.equal((await patch({ tokenGeneration: 1 })).status, 200);
+    const revoked = await send("GET", `${API}/users/carol`, { token: before });
+    assert.equal(revoked.status, 401);
+    assert.match(revoked.json().message, /revoked/);
+    const after = await issue(carol);
+    assert.equal((await send("GET", `${API}/users/carol`, { token: after })).status, 200);
+    assert.equal((await patch({ disabled: true })).status, 200);
+    const disabled = await send("GET", `${API}/users/carol`, { token: after });
+    assert.equal(disabled.status, 401);
+    assert.match(disabled.json().message, /user is disabled/);
+  });
+
+  it("a scoped key cannot widen its scope through a token, and the token's scope is enforced", async () => {
+    // platformCLI lets the key ask for tokens; its scope also reaches project a.
+    const scope = { roles: [{ role: "platformCLI" }], projects: [{ project: "a" }] };
+    const scoped = await client.createKey(bob, "bob-cli-a", { scope });
+    const wider = await send("POST", `${API}/directclusterendpointtokens`, {
+      token: scoped,
+      body: tokenBody({ scope: { projects: [{ project: "*" }] } }),
+    });
+    assert.equal(wider.status, 403);
+    assert.match(wider.json().message, /spec\.scope\.projects\[0\]/);
+    const token = await issue(scoped);
+    assert.deepEqual(verifyWithJwks(token, await jwks()).payload.scope, scope);
+    const users = await send("GET", `${API}/users/bob`, { token });
+    assert.equal(users.status, 403);
+    assert.match(users.json().message, /scope does not allow it/);
+  });
+
+  it("selves reviews a token for keys with the role virtualcluster, and refuses other callers", async () => {
+    const vc = await client.createKey(admin, "vc-key", {
+      user: "admin",
+      scope: { roles: [{ role: "virtualcluster", projects: [{ project: "*" }] }] },
+    });
+    const token = await issue(bob, { scope: { virtualClusters: [{ project: "a", virtualCluster: "vc1" }] } });
+    const review = await send("POST", `${API}/selves`, { token: vc, body: { spec: { accessKey: token } } });
+    assert.equal(review.status, 201, review.body);
+    const status = review.json().status;
+    assert.equal(status.user.name, "bob");
+    assert.deepEqual(status.groups, ["devs", "system:authenticated"]);
+    assert.deepEqual(status.accessKeyScope, { virtualClusters: [{ project: "a", virtualCluster: "vc1" }] });
+    assert.equal(review.body.includes(token), false);
+    const refused = await send("POST", `${API}/selves`, { token: bob, body: { spec: { accessKey: token } } });
+    assert.equal(refused.status, 403);
+  });
+
+  it("rotation (admins only) keeps the old key published; new tokens carry the new kid, old ones still work", async () => {
+    const old = await issue(bob);
+    const oldKid = verifyWithJwks(old, await jwks()).header.kid;
+    const body = { apiVersion: GV, kind: "SigningKeyRotation", spec: { algorithm: "RS256" } };
+    assert.equal((await send("POST", `${API}/signingkeyrotations`, { token: bob, body })).status, 403);
+    const rotated = await send("POST", `${API}/signingkeyrotations`, { token: admin, body });
+    assert.equal(rotated.status, 201, rotated.body);
+    const { keyID, algorithm, publishedKeyIDs } = rotated.json().status;
+    assert.equal(algorithm, "RS256");
+    assert.deepEqual(publishedKeyIDs, [keyID, oldKid]);
+    const published = await jwks();
+    assert.deepEqual(
+      published.keys.map((k: { kid: string }) => k.kid),
+      [keyID, oldKid],
+    );
+    const next = await issue(bob);
+    const checked = verifyWithJwks(next, published);
+    assert.deepEqual([checked.header.kid, checked.header.alg], [keyID, "RS256"]);
+    assert.equal(verifyWithJwks(old, published).header.kid, oldKid);
+    assert.equal((await send("GET", `${API}/users/bob`, { token: old })).status, 200);
+    assert.equal((await send("GET", `${API}/users/bob`, { token: next })).status, 200);
+  });
+
+  it("no token reaches the audit log, though the policy logs requests and responses in full", async () => {
+    const path = join(workDir, "audit.log");
+    await eventually(
+      async () => (await readFile(path, "utf8").catch(() => "")).includes("signingkeyrotations"),
+      "audit",
+    );
+    const log = await readFile(path, "utf8");
+    assert.ok(log.includes("directclusterendpointtokens"));
+    for (const token of issued) {
+      for (const part of token.split(".").slice(1))
+        assert.equal(log.includes(part), false, "a token is in the audit log");
+    }
+  });
+
+  // Last: it stops the platform.
+  it("the offline verifier checks tokens against the running platform's JWKS, and keeps working once it is gone", async () => {
+    const verifier = createTokenVerifier({ jwksUrl: `${platform.url}/.well-known/jwks.json`, ca: platform.caPem });
+    const token = await issue(bob, { scope: { clusters: [{ cluster: "c1" }] } });
+    const before = await verifier.verify(token);
+    assert.deepEqual([before.name, before.kind, before.scope], ["bob", "User", { clusters: [{ cluster: "c1" }] }]);
+    const second = await issue(admin);
+    await platform.stop();
+    const offline = await verifier.verify(second);
+    assert.equal(offline.name, "admin");
+    await assert.rejects(verifier.verify(`${second.slice(0, -6)}AAAAAA`), /not valid/);
+  });
+});

@@ -1,107 +1,28 @@
-// `virtualcluster platform ...`: the management platform's commands.
+// `virtualcluster platform ...`: run the management platform, log in to one and use it. One file per command.
 
-import { join } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
-import { pino } from "pino";
-import { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE } from "../platform/bootstrap.ts";
-import { ADMIN_KUBECONFIG_FILE, startPlatform } from "../platform/platform.ts";
-import { defaultSettings, LiveSettings } from "../platform/settings.ts";
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");
-  return n;
-}
-
-function seconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
-    throw new InvalidArgumentError("must be a number of seconds (0 or more)");
-  return n;
-}
-
-interface StartOptions {
-  dataDir: string;
-  host: string;
-  port: number;
-  tlsCert?: string;
-  tlsKey?: string;
-  accessKeyMaxTtlSeconds?: number;
-  loginAccessKeyTtlSeconds?: number;
-  config?: string;
-}
+import { Command } from "commander";
+import { addCreateCommand } from "./platform-create.ts";
+import { addGetCommand } from "./platform-get.ts";
+import { addLoginCommand } from "./platform-login.ts";
+import { addLogoutCommand } from "./platform-logout.ts";
+import { addRotateSigningKeyCommand } from "./platform-rotate-signing-key.ts";
+import { addStartCommand } from "./platform-start.ts";
 
 export function platformCommand(): Command {
   const platform = new Command("platform").description("Run and use the management platform");
-  platform
-    .command("start")
-    .description("Start the management platform (HTTPS, embedded storage in the data directory)")
-    .option("--data-dir <dir>", "data directory (storage, certificates, admin credentials)", "./data")
-    .option("--host <host>", "address to listen on and to put in certificates and kubeconfigs", "127.0.0.1")
-    .option("--port <port>", "port to listen on", port, 8443)
-    .option("--tls-cert <file>", "serving certificate (PEM) instead of the generated one")
-    .option("--tls-key <file>", "key of --tls-cert (PEM)")
-    .option(
-      "--access-key-max-ttl-seconds <seconds>",
-      "maximum life of any access key; longer ttls are reduced to it (0: no limit)",
-      seconds,
-    )
-    .option(
-      "--login-access-key-ttl-seconds <seconds>",
-      "life of access keys from password login (default 20 days; 0: kept until logout)",
-      seconds,
-    )
-    .option("--config <file>", "platform config file (YAML): loaded at start, watched, and applied on change")
-    .addHelpText(
-      "after",
-      "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443",
-    )
-    .action(async (opts: StartOptions) => {
-      if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) {
-        platform.error("error: --tls-cert and --tls-key go together");
-      }
-      const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
-      // Until the Config resource drives them, these flags seed the live settings.
-      const initial = defaultSettings();
-      if (opts.accessKeyMaxTtlSeconds !== undefined) initial.auth.accessKeyMaxTTLSeconds = opts.accessKeyMaxTtlSeconds;
-      if (opts.loginAccessKeyTtlSeconds !== undefined) {
-        initial.auth.loginAccessKeyTTLSeconds = opts.loginAccessKeyTtlSeconds;
-      }
-      const running = await startPlatform({
-        settings: new LiveSettings(initial),
-        dataDir: opts.dataDir,
-        host: opts.host,
-        port: opts.port,
-        tlsCertFile: opts.tlsCert,
-        tlsKeyFile: opts.tlsKey,
-        configFile: opts.config,
-        logger,
-      });
-      const out = process.stdout;
-      out.write(`Platform listening on ${running.url}\n`);
-      if (running.createdAdminKey) {
-        out.write(
-          `\nCreated user "admin". Its access key is shown only this once:\n\n  ${running.createdAdminKey}\n\n` +
-            `It is also stored in ${join(running.dataDir, ADMIN_KEY_FILE)} (mode 0600).\n`,
-        );
-      }
-      if (running.createdAdminPassword) {
-        out.write(
-          `\nIts password (for POST /auth/password/login) is shown only this once:\n\n  ${running.createdAdminPassword}\n\n` +
-            `It is also stored in ${join(running.dataDir, ADMIN_PASSWORD_FILE)} (mode 0600).\n`,
-        );
-      }
-      out.write(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, "shutting down");
-        await running.close();
-        process.exit(0);
-      };
-      process.on("SIGINT", () => void stop("SIGINT"));
-      process.on("SIGTERM", () => void stop("SIGTERM"));
-    });
+  addStartCommand(platform);
+  addLoginCommand(platform);
+  addLogoutCommand(platform);
+  addCreateCommand(platform);
+  addGetCommand(platform);
+  addRotateSigningKeyCommand(platform);
+  platform.addHelpText(
+    "after",
+    `
+Examples:
+  virtualcluster platform start --data-dir ./data
+  virtualcluster platform login 127.0.0.1:8443 --ca-file ./data/pki/ca.crt --access-key "$(cat ./data/admin-access-key)"
+  virtualcluster platform get users`,
+  );
   return platform;
 }

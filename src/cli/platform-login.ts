@@ -1,0 +1,130 @@
+// `virtualcluster platform login <url>`: with an access key (checked with POST selves) or a username and password
+// (POST /auth/password/login issues a Login key), then stored in the client config (0600).
+
+import { readFileSync } from "node:fs";
+import { type Command, Option } from "commander";
+import { type PlatformLogin, readClientConfig, writeClientConfig } from "./client-config.ts";
+import { CommandError } from "./patches-io.ts";
+import { describeSelf, PlatformClient, PlatformError } from "./platform-client.ts";
+import { normalizePlatformUrl } from "./platform-url.ts";
+import { runAction } from "./run-action.ts";
+import { colorEnabled, promptHidden, readFirstLine, styles, withSpinner } from "./terminal.ts";
+
+export const LOGIN_PATH = "/auth/password/login";
+export const LOGOUT_PATH = "/auth/logout";
+
+interface LoginFlags {
+  accessKey?: string;
+  username?: string;
+  passwordStdin?: boolean;
+  insecure?: boolean;
+  caFile?: string;
+  allowHttp?: boolean;
+}
+
+/** Base64 of a PEM file with at least one certificate. */
+function readCaFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new CommandError(`--ca-file ${file}: cannot read the file (${(error as NodeJS.ErrnoException).code})`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----")) {
+    throw new CommandError(`--ca-file ${file}: not a PEM certificate file`);
+  }
+  return Buffer.from(text).toString("base64");
+}
+
+async function readPassword(username: string, fromStdin: boolean): Promise<string> {
+  const password =
+    fromStdin || !process.stdin.isTTY ? await readFirstLine() : await promptHidden(`Password for ${username}: `);
+  if (password === "") throw new CommandError("no password given");
+  return password;
+}
+
+async function passwordLogin(base: PlatformLogin, username: string, password: string): Promise<string> {
+  const client = new PlatformClient(base);
+  const reply = await client.request<{ accessKey?: unknown }>("POST", LOGIN_PATH, {
+    body: { username, password },
+    anonymous: true,
+  });
+  if (typeof reply.accessKey !== "string" || reply.accessKey === "") {
+    throw new PlatformError(`${new URL(base.host).host} did not return an access key: not the platform's login`);
+  }
+  return reply.accessKey;
+}
+
+async function login(url: string, flags: LoginFlags): Promise<void> {
+  const host = normalizePlatformUrl(url, { allowHttp: flags.allowHttp });
+  if (flags.accessKey !== undefined && flags.username !== undefined) {
+    throw new CommandError("use either --access-key or --username, not both");
+  }
+  if (flags.accessKey === undefined && flags.username === undefined) {
+    throw new CommandError("pass --access-key <key>, or --username <user> to log in with a password");
+  }
+  if (flags.passwordStdin && flags.username === undefined) throw new CommandError("--password-stdin needs --username");
+  const base: PlatformLogin = { host };
+  if (flags.insecure) base.insecure = true;
+  if (flags.caFile) base.certificateAuthorityData = readCaFile(flags.caFile);
+  if (host.startsWith("http:")) {
+    process.stderr.write("Warning: plain http: the access key travels unencrypted\n");
+  }
+
+  let accessKey: string;
+  let issued = false;
+  if (flags.username !== undefined) {
+    const password = await readPassword(flags.username, Boolean(flags.passwordStdin));
+    accessKey = await withSpinner(`Logging in to ${host}`, () => passwordLogin(base, flags.username!, password));
+    issued = true;
+  } else {
+    accessKey = flags.accessKey === "-" ? (await readFirstLine()).trim() : flags.accessKey!.trim();
+    if (accessKey === "") throw new CommandError("the access key is empty");
+  }
+
+  const { host: _, ...trust } = base;
+  const stored: PlatformLogin = { host, accessKey, ...trust };
+  const client = new PlatformClient(stored);
+  try {
+    const self = await withSpinner(`Checking the access key with ${host}`, () => client.self()).catch((error) => {
+      if (error instanceof PlatformError && error.code === 401) {
+        throw new PlatformError(`${new URL(host).host} rejected the access key: ${error.message}`, 401);
+      }
+      throw error;
+    });
+    const config = readClientConfig();
+    config.platform = stored;
+    writeClientConfig(config);
+    const ok = styles(colorEnabled(process.stdout)).green("Logged in");
+    process.stdout.write(`${ok} to ${host} as ${describeSelf(self)}\n`);
+  } catch (error) {
+    // A key this command created must not outlive a failed login.
+    if (issued) await client.request("POST", LOGOUT_PATH).catch(() => {});
+    throw error;
+  }
+}
+
+export function addLoginCommand(platform: Command): void {
+  platform
+    .command("login")
+    .description("Log in and store the key in ~/.virtualcluster (mode 0600)")
+    .argument("<url>", "platform URL (https:// is assumed without a scheme; a kubeconfig server URL works too)")
+    .option("--access-key <key>", "access key to log in with (- reads it from standard input)")
+    .option("--username <user>", "log in with this user's password instead (prompted without echo)")
+    .option("--password-stdin", "with --username: read the password from standard input")
+    .addOption(new Option("--insecure", "do not verify the platform's TLS certificate").conflicts("caFile"))
+    .option("--ca-file <file>", "PEM file of the CA that signed the platform's certificate")
+    .option("--allow-http", "accept a plain http:// URL (the key then travels unencrypted)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  virtualcluster platform login https://platform.example.com --access-key "$ACCESS_KEY"
+  virtualcluster platform login 127.0.0.1:8443 --ca-file ./data/pki/ca.crt --access-key "$(cat ./data/admin-access-key)"
+  virtualcluster platform login platform.example.com --username alice
+  echo "$PASSWORD" | virtualcluster platform login platform.example.com --username alice --password-stdin
+
+VIRTUALCLUSTER_HOME relocates ~/.virtualcluster.`,
+    )
+    .action(runAction((url: string, flags: LoginFlags) => login(url, flags)));
+}

@@ -1,0 +1,28 @@
+// Every platform command's action runs through here: a failure becomes ONE line on stderr and exit code 1, never a
+// stack trace (VIRTUALCLUSTER_DEBUG=1 adds it, for bug reports).
+
+import { CommandError } from "./patches-io.ts";
+import { PlatformError } from "./platform-client.ts";
+import { colorEnabled, styles } from "./terminal.ts";
+
+export function errorLine(error: unknown): string {
+  if (error instanceof CommandError) return error.lines.join("; ");
+  if (error instanceof PlatformError) return error.message;
+  return error instanceof Error ? error.message.split("\n")[0] : String(error);
+}
+
+/** Wraps a commander action so that a thrown error prints `error: <one line>` and sets exit code 1. */
+export function runAction<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+  return async (...args: A): Promise<void> => {
+    try {
+      await action(...args);
+    } catch (error) {
+      const label = styles(colorEnabled(process.stderr)).red("error:");
+      process.stderr.write(`${label} ${errorLine(error)}\n`);
+      if (process.env.VIRTUALCLUSTER_DEBUG && error instanceof Error && error.stack) {
+        process.stderr.write(`${error.stack}\n`);
+      }
+      process.exitCode = 1;
+    }
+  };
+}

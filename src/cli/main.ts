@@ -1,16 +1,24 @@
 // The `virtualcluster` program: one command per file, wired here.
 
 import { Command } from "commander";
+import { platformVersion } from "../platform/version.ts";
+import { apiserverCommand } from "./apiserver.ts";
+import { completionCommand } from "./completion.ts";
 import { configCommand } from "./config.ts";
 import { patchesCommand } from "./patches.ts";
 import { platformCommand } from "./platform.ts";
+import { runCommand } from "./run.ts";
 
 const program = new Command("virtualcluster")
   .description("Manage virtual Kubernetes clusters and the platform they connect to")
+  .version(platformVersion().version)
   .showHelpAfterError()
   .addCommand(platformCommand())
   .addCommand(patchesCommand())
-  .addCommand(configCommand());
+  .addCommand(configCommand())
+  .addCommand(apiserverCommand())
+  .addCommand(runCommand());
+program.addCommand(completionCommand(() => program));
 
 try {
   await program.parseAsync(process.argv);

@@ -1,0 +1,36 @@
+// Shapes shared by several core/v1 resources (the legacy group, served at /api/v1).
+
+import type { JsonMap } from "../../../apimachinery/types.ts";
+import { object, string } from "../../schema-builders.ts";
+
+export const CORE_GROUP = "";
+export const CORE_VERSION = "v1";
+
+export const objectReferenceSchema = (description: string): JsonMap =>
+  object(
+    {
+      apiVersion: string("API version of the referent."),
+      kind: string("Kind of the referent."),
+      namespace: string("Namespace of the referent."),
+      name: string("Name of the referent."),
+      uid: string("UID of the referent."),
+      resourceVersion: string("Specific resourceVersion to which this reference is made, if any."),
+      fieldPath: string(
+        "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].",
+      ),
+    },
+    description,
+  );
+
+export const localObjectReferenceSchema = (description: string): JsonMap =>
+  object({ name: string("Name of the referent.") }, description);
+
+/** Marks a list as merged item by item (by `mergeKey`, or by value) in strategic merge patches, as upstream's. */
+export const mergedByKey = (list: JsonMap, mergeKey?: string): JsonMap => ({
+  ...list,
+  "x-kubernetes-patch-strategy": "merge",
+  ...(mergeKey ? { "x-kubernetes-patch-merge-key": mergeKey } : {}),
+});
+
+/** `<none>` as kubectl prints an empty cell. */
+export const NONE = "<none>";

@@ -1,0 +1,16 @@
+import { describeResourceConformance } from "../../../registry/conformance.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import { type ServiceAccount, serviceAccountDefinition } from "./serviceaccount.ts";
+
+describeResourceConformance({
+  definition: serviceAccountDefinition as unknown as ResourceDefinition,
+  sample: (name) => ({
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name },
+    automountServiceAccountToken: false,
+  }),
+  changeSpec: (object) => {
+    (object as ServiceAccount).imagePullSecrets = [{ name: "registry" }];
+  },
+});

@@ -1,0 +1,30 @@
+// ClusterRole: a cluster-wide set of permissions, granted by ClusterRoleBindings (everywhere) or RoleBindings
+// (in one namespace). May also name non-resource URLs.
+
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import {
+  aggregationRuleSchema,
+  policyRulesSchema,
+  RBAC_GROUP,
+  RBAC_VERSION,
+  type RoleObject,
+  validatePolicyRules,
+} from "./common.ts";
+import { createdAtColumn } from "./role.ts";
+
+export type ClusterRole = RoleObject;
+
+export const clusterRoleDefinition: ResourceDefinition<ClusterRole> = {
+  group: RBAC_GROUP,
+  version: RBAC_VERSION,
+  kind: "ClusterRole",
+  plural: "clusterroles",
+  singular: "clusterrole",
+  namespaced: false,
+  description:
+    "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.",
+  schema: { rules: policyRulesSchema, aggregationRule: aggregationRuleSchema },
+  strategy: { validate: (role) => validatePolicyRules(role.rules, false) },
+  noAgeColumn: true,
+  columns: [createdAtColumn],
+};

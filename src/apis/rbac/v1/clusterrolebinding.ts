@@ -1,0 +1,40 @@
+// ClusterRoleBinding: grants the permissions of a ClusterRole to subjects in every namespace and at cluster scope.
+
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import { bindingColumns } from "./binding-columns.ts";
+import {
+  type BindingObject,
+  defaultBinding,
+  RBAC_GROUP,
+  RBAC_VERSION,
+  roleRefSchema,
+  subjectsSchema,
+  validateBinding,
+  validateRoleRefUpdate,
+} from "./common.ts";
+
+export type ClusterRoleBinding = BindingObject;
+
+export const clusterRoleBindingDefinition: ResourceDefinition<ClusterRoleBinding> = {
+  group: RBAC_GROUP,
+  version: RBAC_VERSION,
+  kind: "ClusterRoleBinding",
+  plural: "clusterrolebindings",
+  singular: "clusterrolebinding",
+  namespaced: false,
+  description:
+    "ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a ClusterRole in the global namespace, and adds who information via Subject.",
+  schema: {
+    subjects: subjectsSchema,
+    roleRef: roleRefSchema(
+      "RoleRef can only reference a ClusterRole in the global namespace. This field is immutable.",
+    ),
+  },
+  strategy: {
+    canonicalize: defaultBinding,
+    validate: (binding) => validateBinding(binding, ["ClusterRole"], false),
+    validateUpdate: validateRoleRefUpdate,
+  },
+  noAgeColumn: true,
+  columns: bindingColumns as unknown as ResourceDefinition<ClusterRoleBinding>["columns"],
+};

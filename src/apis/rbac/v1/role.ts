@@ -1,0 +1,30 @@
+// Role: a namespaced set of permissions (PolicyRules), granted by RoleBindings in the same namespace.
+
+import type { ResourceDefinition, TableColumn } from "../../../registry/types.ts";
+import { policyRulesSchema, RBAC_GROUP, RBAC_VERSION, type RoleObject, validatePolicyRules } from "./common.ts";
+
+export type Role = RoleObject;
+
+/** kubectl shows roles with their creation time rather than an age. */
+export const createdAtColumn: TableColumn<RoleObject> = {
+  name: "Created At",
+  type: "string",
+  format: "date",
+  description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  cell: (role) => role.metadata.creationTimestamp ?? "",
+};
+
+export const roleDefinition: ResourceDefinition<Role> = {
+  group: RBAC_GROUP,
+  version: RBAC_VERSION,
+  kind: "Role",
+  plural: "roles",
+  singular: "role",
+  namespaced: true,
+  description:
+    "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
+  schema: { rules: policyRulesSchema },
+  strategy: { validate: (role) => validatePolicyRules(role.rules, true) },
+  noAgeColumn: true,
+  columns: [createdAtColumn],
+};

@@ -1,0 +1,41 @@
+// RoleBinding: grants the permissions of a Role (same namespace) or ClusterRole to subjects, within its namespace.
+// roleRef cannot change; delete and recreate the binding instead.
+
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import { bindingColumns } from "./binding-columns.ts";
+import {
+  type BindingObject,
+  defaultBinding,
+  RBAC_GROUP,
+  RBAC_VERSION,
+  roleRefSchema,
+  subjectsSchema,
+  validateBinding,
+  validateRoleRefUpdate,
+} from "./common.ts";
+
+export type RoleBinding = BindingObject;
+
+export const roleBindingDefinition: ResourceDefinition<RoleBinding> = {
+  group: RBAC_GROUP,
+  version: RBAC_VERSION,
+  kind: "RoleBinding",
+  plural: "rolebindings",
+  singular: "rolebinding",
+  namespaced: true,
+  description:
+    "RoleBinding references a role, but does not contain it. It can reference a Role in the same namespace or a ClusterRole in the global namespace.",
+  schema: {
+    subjects: subjectsSchema,
+    roleRef: roleRefSchema(
+      "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. This field is immutable.",
+    ),
+  },
+  strategy: {
+    canonicalize: defaultBinding,
+    validate: (binding) => validateBinding(binding, ["Role", "ClusterRole"], true),
+    validateUpdate: validateRoleRefUpdate,
+  },
+  noAgeColumn: true,
+  columns: bindingColumns,
+};

@@ -1,0 +1,99 @@
+// `virtualcluster run`: runs one virtual cluster in the foreground — its API server, the syncer into the host
+// namespace, and the platform connection when the settings ask for one — until SIGINT/SIGTERM.
+// `virtualcluster create` starts this command in the background; people and tests can run it directly.
+
+import { Command, InvalidArgumentError } from "commander";
+import { readSettingsFile } from "../virtualcluster/config/load.ts";
+import { runAction } from "./run-action.ts";
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError("must be a port number (0-65535)");
+  return n;
+}
+
+function seconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError("must be a whole number of seconds (1 or more)");
+  return n;
+}
+
+interface RunOptions {
+  name: string;
+  namespace: string;
+  file: string;
+  hostKubeconfig?: string;
+  dataDir?: string;
+  host: string;
+  port: number;
+  heartbeatSeconds?: number;
+}
+
+export function runCommand(): Command {
+  return new Command("run")
+    .description("Run a virtual cluster in the foreground: its API server, the syncer and the platform connection")
+    .requiredOption("--name <name>", "virtual cluster name")
+    .requiredOption("-n, --namespace <namespace>", "host namespace the virtual cluster syncs into")
+    .requiredOption("-f, --file <file>", "settings file (virtualcluster.yaml)")
+    .option("--host-kubeconfig <file>", "kubeconfig of the host cluster (default: KUBECONFIG or ~/.kube/config)")
+    .option("--data-dir <dir>", "data directory (storage, certificates, admin.kubeconfig, status.json)")
+    .option("--host <host>", "address to listen on and to put in certificates and kubeconfigs", "127.0.0.1")
+    .option("--port <port>", "port of the virtual cluster's API (0: any free port)", port, 0)
+    .option("--heartbeat-seconds <seconds>", "how often to report to the platform and re-read the access key", seconds)
+    .addHelpText(
+      "after",
+      "\nExamples:\n" +
+        "  virtualcluster run --name dev -n team-a -f virtualcluster.yaml --host-kubeconfig host.kubeconfig\n" +
+        "  virtualcluster run --name dev -n team-a -f virtualcluster.yaml --data-dir ./dev-data --port 9443\n" +
+        "\nThe access key for the platform comes from the environment variable LICENSE or the Secret the settings name.",
+    )
+    .action(
+      runAction(async (opts: RunOptions) => {
+        const settingsText = readSettingsFile(opts.file);
+        const [{ pino }, { KubeConfig }, { startRuntime }] = await Promise.all([
+          import("pino"),
+          import("@kubernetes/client-node"),
+          import("../virtualcluster/runtime.ts"),
+        ]);
+        const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
+        const host = new KubeConfig();
+        if (opts.hostKubeconfig) host.loadFromFile(opts.hostKubeconfig);
+        else host.loadFromDefault();
+        if (!host.getCurrentCluster()) throw new Error("the host kubeconfig has no current cluster");
+        const runtime = await startRuntime({
+          name: opts.name,
+          namespace: opts.namespace,
+          settingsText,
+          host,
+          dataDir: opts.dataDir ?? `./virtualcluster-${opts.name}-data`,
+          listenHost: opts.host,
+          port: opts.port,
+          heartbeatIntervalMs: opts.heartbeatSeconds ? opts.heartbeatSeconds * 1000 : undefined,
+          logger,
+        });
+        const platform = runtime.status().platform;
+        process.stdout.write(
+          `Virtual cluster ${opts.name} listening on ${runtime.url}\n` +
+            `admin kubeconfig: ${runtime.kubeconfigPath}\n` +
+            (platform
+              ? platform.connected
+                ? `platform: connected to ${platform.platform} as ${platform.instance?.namespace}/${platform.instance?.name}\n`
+                : `platform: not connected: ${platform.error}\n`
+              : ""),
+        );
+        let stopping = false;
+        const stop = async (signal: string) => {
+          if (stopping) return;
+          stopping = true;
+          logger.info({ signal }, "shutting down");
+          try {
+            await runtime.close();
+          } finally {
+            process.exit(0);
+          }
+        };
+        process.on("SIGINT", () => void stop("SIGINT"));
+        process.on("SIGTERM", () => void stop("SIGTERM"));
+      }),
+    );
+}

@@ -1,0 +1,176 @@
+// Composition root of a virtual cluster (`virtualcluster run`): its own API server (core/v1 + rbac in its data
+// directory), the syncer that copies Services, Endpoints and referenced Secrets into the host namespace, and the
+// platform connection (when the settings ask for one), whose client CA and JWKS let platform users in.
+//
+// Start order: settings (fail fast on any problem) -> API server -> platform connection (its failure never stops the
+// control plane) -> syncer. Close in reverse.
+
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { createTokenVerifier } from "../auth/token-verifier.ts";
+import { platformVersion } from "../platform/version.ts";
+import { startClusterApiServer } from "./apiserver/cluster-api-server.ts";
+import { type LoadedSettings, loadSettings } from "./config/load.ts";
+import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
+import { type ConnectionState, PlatformConnection } from "./connect/platform-connection.ts";
+import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
+import { type Syncer, startSyncer } from "./syncer/syncer.ts";
+
+export const STATUS_FILE = "status.json";
+
+export interface RuntimeOptions {
+  /** Virtual cluster name and the host namespace it lives in. */
+  name: string;
+  namespace: string;
+  /** Text of virtualcluster.yaml. */
+  settingsText: string;
+  /** The host cluster to sync into. */
+  host: KubeConfig;
+  dataDir: string;
+  /** Address the virtual cluster's API listens on (default 127.0.0.1) and its port (0: ephemeral). */
+  listenHost?: string;
+  port?: number;
+  env?: NodeJS.ProcessEnv;
+  heartbeatIntervalMs?: number;
+  logger?: Logger;
+}
+
+export interface RuntimeStatus {
+  name: string;
+  namespace: string;
+  url: string;
+  platform?: ConnectionState;
+  syncer: ReturnType<Syncer["stats"]>;
+}
+
+export interface RunningRuntime {
+  url: string;
+  kubeconfigPath: string;
+  status(): RuntimeStatus;
+  close(): Promise<void>;
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<RunningRuntime> {
+  const { name, namespace, logger } = options;
+  const loaded: LoadedSettings = loadSettings(options.settingsText, { namespace });
+  const platformSettings = loaded.settings.external.platform;
+  let connection: PlatformConnection | undefined;
+  let verifier: ReturnType<typeof createTokenVerifier> | undefined;
+  let verifierFor: string | undefined;
+
+  const platformUsers = new PlatformUserAuthenticator({
+    target: () => {
+      const state = connection?.state();
+      return state?.connected && state.project && state.instance
+        ? { project: state.project, name: state.instance.name }
+        : undefined;
+    },
+    review: (credential) => {
+      const api = connection?.api();
+      if (!api) throw Object.assign(new Error("not connected to the platform"), { code: 503 });
+      return api.review(credential);
+    },
+    verifyToken: async (token) => {
+      if (!verifier) throw new Error("the platform's signing keys are not known yet");
+      const verified = await verifier.verify(token);
+      return { name: verified.name, uid: verified.uid, kind: verified.kind, scope: verified.scope };
+    },
+  });
+
+  const server = await startClusterApiServer({
+    dataDir: options.dataDir,
+    host: options.listenHost,
+    port: options.port ?? 0,
+    name,
+    authenticators: platformSettings ? [platformUsers] : [],
+    // Only the instance's client CA is trusted, and the platform signs only for users allowed to reach this cluster.
+    clientCertificateGroups: [ADMIN_GROUP],
+    logger,
+  });
+  const endpoint = new URL(server.url).host;
+
+  const core = options.host.makeApiClient(CoreV1Api);
+  if (platformSettings) {
+    connection = new PlatformConnection({
+      name,
+      namespace,
+      platform: platformSettings,
+      host: { core, rbac: options.host.makeApiClient(RbacAuthorizationV1Api) },
+      describe: () => ({
+        kubernetesVersion: kubernetesVersion(),
+        servingCaPem: server.caPem,
+        endpoint,
+      }),
+      onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
+      onConnected: (credentials: PlatformCredentials) => {
+        // One verifier per platform address; it refetches the JWKS itself when it meets an unknown key id.
+        if (verifierFor === credentials.host) return;
+        verifierFor = credentials.host;
+        verifier = createTokenVerifier({
+          jwksUrl: `https://${credentials.host}/.well-known/jwks.json`,
+          ca: credentials.certificateAuthorityPem,
+          insecure: credentials.insecure,
+        });
+      },
+      heartbeatIntervalMs: options.heartbeatIntervalMs,
+      env: options.env,
+      logger,
+    });
+    await connection.start();
+  }
+
+  const virtual = new KubeConfig();
+  virtual.loadFromFile(server.kubeconfigPath);
+  let syncer: Syncer;
+  try {
+    syncer = await startSyncer({
+      virtual,
+      host: options.host,
+      name,
+      hostNamespace: namespace,
+      settings: loaded,
+      logger,
+    });
+  } catch (error) {
+    await connection?.close();
+    await server.close();
+    loaded.dispose();
+    throw error;
+  }
+
+  const status = (): RuntimeStatus => ({
+    name,
+    namespace,
+    url: server.url,
+    platform: connection?.state(),
+    syncer: syncer.stats(),
+  });
+  // The status file is how `virtualcluster list` and people read the connection state without credentials.
+  const writeStatus = () =>
+    writeFile(join(options.dataDir, STATUS_FILE), `${JSON.stringify(status(), null, 2)}\n`, { mode: 0o644 }).catch(
+      () => {},
+    );
+  await writeStatus();
+  const statusTimer = setInterval(writeStatus, Math.min(5_000, options.heartbeatIntervalMs ?? 5_000));
+  statusTimer.unref();
+
+  return {
+    url: server.url,
+    kubeconfigPath: server.kubeconfigPath,
+    status,
+    async close() {
+      clearInterval(statusTimer);
+      await syncer.close();
+      await connection?.close();
+      await server.close();
+      loaded.dispose();
+    },
+  };
+}
+
+function kubernetesVersion(): string {
+  const version = platformVersion();
+  return `v${version.major}.${version.minor}.0`;
+}

@@ -1,0 +1,103 @@
+// Starts a real virtual cluster (`virtualcluster run`) as a child process on an ephemeral port and hands tests its
+// URL, admin kubeconfig and the status it writes to <data-dir>/status.json.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+
+export interface RuntimeStatusFile {
+  url: string;
+  platform?: {
+    connected: boolean;
+    error?: string;
+    keySource?: string;
+    instance?: { namespace: string; name: string };
+    lastHeartbeat?: string;
+  };
+  syncer: { totalWrites: number; errors: number; synced: boolean };
+}
+
+export interface RuntimeProcess {
+  url: string;
+  dataDir: string;
+  kubeconfig: string;
+  child: ChildProcess;
+  status(): Promise<RuntimeStatusFile>;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+export interface RuntimeProcessOptions {
+  name: string;
+  namespace: string;
+  settings: string;
+  hostKubeconfig: string;
+  env?: NodeJS.ProcessEnv;
+  heartbeatSeconds?: number;
+}
+
+export async function startRuntimeProcess(options: RuntimeProcessOptions): Promise<RuntimeProcess> {
+  const dataDir = await mkdtemp(join(tmpdir(), `vc-${options.name}-`));
+  const settingsFile = join(dataDir, "virtualcluster.yaml");
+  await writeFile(settingsFile, options.settings);
+  const args = [
+    MAIN,
+    "run",
+    "--name",
+    options.name,
+    "-n",
+    options.namespace,
+    "-f",
+    settingsFile,
+    "--host-kubeconfig",
+    options.hostKubeconfig,
+    "--data-dir",
+    dataDir,
+    "--heartbeat-seconds",
+    String(options.heartbeatSeconds ?? 1),
+  ];
+  // LICENSE would win over every Secret: only the test's own choice may set it.
+  const env: NodeJS.ProcessEnv = { ...process.env, LICENSE: undefined, LOG_LEVEL: "info", ...options.env };
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  let stdout = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`virtual cluster did not start in time:\n${stderr}`)), 30_000);
+    child.stdout?.on("data", (chunk) => {
+      stdout += chunk;
+      const match = /listening on (https:\/\/\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`virtual cluster exited with ${code}:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    kubeconfig: join(dataDir, "admin.kubeconfig"),
+    child,
+    async status() {
+      return JSON.parse(await readFile(join(dataDir, "status.json"), "utf8")) as RuntimeStatusFile;
+    },
+    stderr: () => stderr,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+export type WriteSide = "host" | "virtual";
+
+/** What the syncer has done so far. */
+export interface SyncerStats {
+  /** Successful writes per side, kind and verb, e.g. writes.host.Endpoints.create. */
+  writes: Record<WriteSide, Record<string, Record<string, number>>>;
+  totalWrites: number;
+  /** Keys ready to sync plus keys being synced. */
+  queueDepth: number;
+  /** Keys waiting for a retry (backoff). */
+  retrying: number;
+  /** Keys synced (with or without a write). */
+  syncs: number;
+  /** Failed syncs (each is retried with backoff). */
+  errors: number;
+  /** SyncError events recorded or bumped. */
+  syncErrorEvents: number;
+  /** The initial lists of every informer are done. */
+  synced: boolean;
+}
+
+/** Counters behind SyncerStats. */
+export class StatsCounter {
+  readonly writes: SyncerStats["writes"] = { host: {}, virtual: {} };
+  totalWrites = 0;
+  syncs = 0;
+  errors = 0;
+  syncErrorEvents = 0;
+
+  write(side: WriteSide, kind: string, verb: string): void {
+    this.writes[side][kind] ??= {};
+    const byVerb = this.writes[side][kind];
+    byVerb[verb] = (byVerb[verb] ?? 0) + 1;
+    this.totalWrites++;
+  }
+
+  snapshot(queue: { queueDepth: number; retrying: number }, synced: boolean): SyncerStats {
+    return {
+      writes: structuredClone(this.writes),
+      totalWrites: this.totalWrites,
+      ...queue,
+      syncs: this.syncs,
+      errors: this.errors,
+      syncErrorEvents: this.syncErrorEvents,
+      synced,
+    };
+  }
+}

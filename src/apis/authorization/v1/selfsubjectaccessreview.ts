@@ -92,6 +92,7 @@ export const selfSubjectAccessReviewDefinition: ResourceDefinition = {
   description: "SelfSubjectAccessReview checks whether or the current user can perform an action.",
   schema,
   strategy: {},
+  protobuf: { message: "k8s.io.api.authorization.v1.SelfSubjectAccessReview" },
   action: {
     kind: KIND,
     description: "SelfSubjectAccessReview checks whether or the current user can perform an action.",

@@ -32,6 +32,7 @@ export const configMapDefinition: ResourceDefinition<ConfigMap> = {
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "ConfigMap",
+  protobuf: { message: "k8s.io.api.core.v1.ConfigMap" },
   plural: "configmaps",
   singular: "configmap",
   shortNames: ["cm"],

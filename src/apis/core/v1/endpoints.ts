@@ -158,6 +158,7 @@ export const endpointsDefinition: ResourceDefinition<Endpoints> = {
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Endpoints",
+  protobuf: { message: "k8s.io.api.core.v1.Endpoints" },
   plural: "endpoints",
   singular: "endpoints",
   shortNames: ["ep"],

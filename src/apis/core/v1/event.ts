@@ -60,6 +60,7 @@ export const eventDefinition: ResourceDefinition<Event> = {
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Event",
+  protobuf: { message: "k8s.io.api.core.v1.Event" },
   plural: "events",
   singular: "event",
   shortNames: ["ev"],

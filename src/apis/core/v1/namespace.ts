@@ -46,6 +46,7 @@ export const namespaceDefinition: ResourceDefinition<Namespace> = {
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Namespace",
+  protobuf: { message: "k8s.io.api.core.v1.Namespace" },
   plural: "namespaces",
   singular: "namespace",
   shortNames: ["ns"],

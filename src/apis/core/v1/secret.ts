@@ -83,6 +83,7 @@ export const secretDefinition: ResourceDefinition<Secret> = {
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Secret",
+  protobuf: { message: "k8s.io.api.core.v1.Secret" },
   plural: "secrets",
   singular: "secret",
   namespaced: true,

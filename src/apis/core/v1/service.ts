@@ -189,6 +189,7 @@ export function createServiceDefinition(allocator: ServiceAddressAllocator): Res
     group: CORE_GROUP,
     version: CORE_VERSION,
     kind: "Service",
+    protobuf: { message: "k8s.io.api.core.v1.Service" },
     plural: "services",
     singular: "service",
     shortNames: ["svc"],

@@ -15,6 +15,7 @@ export const serviceAccountDefinition: ResourceDefinition<ServiceAccount> = {
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "ServiceAccount",
+  protobuf: { message: "k8s.io.api.core.v1.ServiceAccount" },
   plural: "serviceaccounts",
   singular: "serviceaccount",
   shortNames: ["sa"],

@@ -18,6 +18,7 @@ export const clusterRoleDefinition: ResourceDefinition<ClusterRole> = {
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "ClusterRole",
+  protobuf: { message: "k8s.io.api.rbac.v1.ClusterRole" },
   plural: "clusterroles",
   singular: "clusterrole",
   namespaced: false,

@@ -19,6 +19,7 @@ export const clusterRoleBindingDefinition: ResourceDefinition<ClusterRoleBinding
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "ClusterRoleBinding",
+  protobuf: { message: "k8s.io.api.rbac.v1.ClusterRoleBinding" },
   plural: "clusterrolebindings",
   singular: "clusterrolebinding",
   namespaced: false,

@@ -18,6 +18,7 @@ export const roleDefinition: ResourceDefinition<Role> = {
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "Role",
+  protobuf: { message: "k8s.io.api.rbac.v1.Role" },
   plural: "roles",
   singular: "role",
   namespaced: true,

@@ -20,6 +20,7 @@ export const roleBindingDefinition: ResourceDefinition<RoleBinding> = {
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "RoleBinding",
+  protobuf: { message: "k8s.io.api.rbac.v1.RoleBinding" },
   plural: "rolebindings",
   singular: "rolebinding",
   namespaced: true,

@@ -5,6 +5,10 @@ import { platformVersion } from "../platform/version.ts";
 import { apiserverCommand } from "./apiserver.ts";
 import { completionCommand } from "./completion.ts";
 import { configCommand } from "./config.ts";
+import { connectCommand } from "./connect.ts";
+import { createCommand } from "./create.ts";
+import { deleteCommand } from "./delete.ts";
+import { listCommand } from "./list.ts";
 import { patchesCommand } from "./patches.ts";
 import { platformCommand } from "./platform.ts";
 import { runCommand } from "./run.ts";
@@ -13,6 +17,10 @@ const program = new Command("virtualcluster")
   .description("Manage virtual Kubernetes clusters and the platform they connect to")
   .version(platformVersion().version)
   .showHelpAfterError()
+  .addCommand(createCommand())
+  .addCommand(deleteCommand())
+  .addCommand(listCommand())
+  .addCommand(connectCommand())
   .addCommand(platformCommand())
   .addCommand(patchesCommand())
   .addCommand(configCommand())

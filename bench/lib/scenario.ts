@@ -59,10 +59,20 @@ export const LOAD_COLUMNS = [
   "max ms",
   "vs baseline req/s",
   "server CPU",
+  "server µs/req",
   "load CPU",
   "other CPU",
   "responses",
 ];
+
+/**
+ * Server CPU time per successful response, in µs: the number to compare between code versions on a shared
+ * machine (throughput moves with whatever else runs; the work per request much less).
+ */
+export function serverMicrosPerRequest(result: LoadResult): number | undefined {
+  if (result.serverCpu === undefined || result.ok === 0) return undefined;
+  return (result.serverCpu * result.seconds * 1e6) / result.ok;
+}
 
 /** Cores as a percentage of one CPU. */
 export function percent(cores: number | undefined): string {
@@ -79,6 +89,7 @@ export function statusText(result: LoadResult): string {
 }
 
 export function loadRow(label: string, connections: number, result: LoadResult, baseline?: BaselineInfo): string[] {
+  const micros = serverMicrosPerRequest(result);
   return [
     label,
     String(connections),
@@ -88,6 +99,7 @@ export function loadRow(label: string, connections: number, result: LoadResult, 
     formatMs(result.latency.max),
     baseline ? formatRatio(result.rate / baseline.rate) : "-",
     percent(result.serverCpu),
+    micros === undefined ? "-" : micros.toFixed(0),
     percent(result.loadCpu),
     percent(result.otherCpu),
     statusText(result),
@@ -96,6 +108,7 @@ export function loadRow(label: string, connections: number, result: LoadResult, 
 
 /** The numbers of one load run for the JSON file. */
 export function loadData(connections: number, result: LoadResult, baseline?: BaselineInfo): Record<string, unknown> {
+  const micros = serverMicrosPerRequest(result);
   return {
     connections,
     seconds: round(result.seconds),
@@ -114,6 +127,7 @@ export function loadData(connections: number, result: LoadResult, baseline?: Bas
     timeouts: result.timeouts,
     bytesPerResponse: Math.round(result.bytesPerResponse),
     serverCpu: result.serverCpu === undefined ? undefined : round(result.serverCpu, 2),
+    serverMicrosPerRequest: micros === undefined ? undefined : round(micros, 1),
     loadCpu: round(result.loadCpu, 2),
     otherCpu: round(result.otherCpu, 2),
   };

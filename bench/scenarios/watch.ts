@@ -197,6 +197,8 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
         const firstWatcher = summarize(delivered(first));
         const spread = summarize(delivered(last.map((v, i) => v - first[i])));
         const allDelivered = samples === expected && duplicates === 0 && outOfOrder === 0;
+        // CPU per delivered event (each includes 1/WATCHERS of an update's PATCH): comparable across noisy runs.
+        const perDelivery = (cores: number) => (samples > 0 ? (cores * phaseSeconds * 1e6) / samples : Number.NaN);
         return {
           name: "watch",
           title: this.title,
@@ -284,6 +286,7 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
             `Watch streams opened in ${openSeconds.toFixed(1)} s (50 TLS handshakes at a time), all from the LIST resourceVersion ${listRevision}.`,
             ...patchErrors.map((e) => `Writer error: ${e}`),
             `Latency includes the PATCH (HTTP, registry, commit with fsync), the server's fan-out, and the client side (TLS decryption, line splitting) of all ${formatInt(WATCHERS)} streams in the single load process.`,
+            `CPU per delivered event: server ${perDelivery(serverCpu).toFixed(1)} µs, load process ${perDelivery(loadCpu).toFixed(1)} µs.`,
           ],
           data: {
             watchers: WATCHERS,
@@ -319,6 +322,8 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
             serverCpu: round(serverCpu, 2),
             loadCpu: round(loadCpu, 2),
             otherCpu: round(otherCpu, 2),
+            serverMicrosPerDelivery: round(perDelivery(serverCpu), 1),
+            loadMicrosPerDelivery: round(perDelivery(loadCpu), 1),
           },
         };
       } finally {

@@ -10,11 +10,13 @@ import type { Server as HttpServer, IncomingMessage } from "node:http";
 import { createServer, type ServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
+import type { Server as TlsServer } from "node:tls";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { errors, type StatusError } from "../apimachinery/errors.ts";
 import type { Authenticator } from "../auth/types.ts";
+import { decodedValue } from "../registry/encoded-json.ts";
 import type { Authorizer, RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
 import { requireUser } from "./authentication.ts";
 import { authorizeRequest } from "./authorization.ts";
@@ -45,8 +47,11 @@ export interface ApiServerOptions {
   /** Tried in order; all undefined -> 401. */
   authenticators: Authenticator[];
   authorizer: Authorizer;
-  /** clientCaPem: client certificates are requested (not required) and verified against it. */
-  tls: { certPem: string; keyPem: string; clientCaPem?: string };
+  /**
+   * clientCaPem: client certificates are requested (not required) and verified against it.
+   * requestClientCertificates: request them even without a clientCaPem, so setClientCaPem can add one later.
+   */
+  tls: { certPem: string; keyPem: string; clientCaPem?: string; requestClientCertificates?: boolean };
   host: string;
   /** 0 = ephemeral. */
   port: number;
@@ -79,6 +84,8 @@ export interface RunningApiServer {
   metrics: Registry;
   /** Stops accepting, ends watches, waits (bounded) for in-flight requests. */
   close(): Promise<void>;
+  /** Replaces the client CA (with tls.clientCaPem or tls.requestClientCertificates set); undefined removes it. */
+  setClientCaPem(pem: string | undefined): void;
 }
 
 export const DEFAULT_PUBLIC_PATHS = ["/healthz", "/livez", "/readyz", "/version", "/.well-known/*"];
@@ -121,7 +128,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     key: options.tls.keyPem,
     cert: options.tls.certPem,
     // Request but do not require client certificates: bearer tokens stay possible; `socket.authorized` says verified.
-    ...(options.tls.clientCaPem ? { ca: options.tls.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}),
+    ...(options.tls.clientCaPem || options.tls.requestClientCertificates
+      ? { ca: options.tls.clientCaPem, requestCert: true, rejectUnauthorized: false }
+      : {}),
   };
   const app = Fastify({
     // Our own HTTPS server keeps fastify's (simpler) HTTP typings; HTTP/1.1 only, so watches are chunked streams.
@@ -164,7 +173,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
           ? () =>
               decodeBody(body as Buffer, bodyMediaType(request.headers["content-type"], state.info?.verb === "patch"))
           : undefined,
-        responseObject: state.responseObject,
+        // Decoded only if a hook reads it (reads may answer with pre-encoded JSON).
+        get responseObject() {
+          state.responseObject = decodedValue(state.responseObject);
+          return state.responseObject;
+        },
       };
       try {
         hooks.onRequestComplete(info);
@@ -404,7 +417,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     return closed;
   };
 
-  return { url, port, metrics: metrics.registry, close };
+  // New connections verify client certificates against the new CAs; connections already open keep their verdict.
+  const setClientCaPem = (pem: string | undefined): void => {
+    const tls = app.server as unknown as TlsServer;
+    tls.setSecureContext({ key: options.tls.keyPem, cert: options.tls.certPem, ca: pem });
+  };
+
+  return { url, port, metrics: metrics.registry, close, setClientCaPem };
 }
 
 const asIs = (body: unknown): string => body as string;

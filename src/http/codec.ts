@@ -3,6 +3,7 @@
 
 import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from "yaml";
 import { errors } from "../apimachinery/errors.ts";
+import { EncodedJson } from "../registry/encoded-json.ts";
 import type { PatchType } from "../registry/types.ts";
 
 export type BodyMediaType = "json" | "yaml" | PatchType;
@@ -99,8 +100,12 @@ export function decodeBody(raw: Buffer | undefined, type: BodyMediaType): unknow
   return rejectProtoKey(text, decodeJson(text));
 }
 
-/** Encodes a response body: JSON (indented with `pretty`) or YAML. */
+/** Encodes a response body: JSON (indented with `pretty`) or YAML. A pre-encoded value is used as is for compact JSON. */
 export function encodeBody(value: unknown, kind: "json" | "yaml", pretty = false): string {
+  if (value instanceof EncodedJson) {
+    if (kind === "json" && !pretty) return value.json;
+    return encodeBody(value.decode(), kind, pretty);
+  }
   if (kind === "yaml") return stringifyYaml(value, { aliasDuplicateObjects: false, lineWidth: 0 });
   return pretty ? `${JSON.stringify(value, null, 2)}\n` : JSON.stringify(value);
 }

@@ -1,7 +1,8 @@
 // Prometheus metrics of one API server, in its own registry (several servers may share a process in tests).
 // Names follow kube-apiserver where one exists. Label values are bounded: only served resources appear.
 
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Gauge, Registry } from "prom-client";
+import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from "./metric-series.ts";
 
 export interface RequestLabels {
   verb: string;
@@ -23,6 +24,13 @@ export interface ApiMetrics {
   storageObjects(resource: string, count: number): void;
 }
 
+/** The bound request series of one label set: its latency histogram and a counter per response code. */
+interface RouteSeries {
+  /** Created on the first observation (watches never observe one, and export no empty histogram). */
+  duration?: HistogramSeries;
+  byCode: Map<number, CounterSeries>;
+}
+
 const LATENCY_BUCKETS = [
   0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 60,
 ];
@@ -30,18 +38,19 @@ const STORAGE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 export function createApiMetrics(registry = new Registry()): ApiMetrics {
   const registers = [registry];
-  const requests = new Counter({
+  // Per-request series (observed on every request) bind their labels once: see metric-series.ts.
+  const requests = new SeriesCounter({
     name: "apiserver_request_total",
     help: "Counter of apiserver requests broken out for each verb, API group, resource and HTTP response code.",
     labelNames: ["verb", "group", "resource", "subresource", "code"],
-    registers,
+    registry,
   });
-  const durations = new Histogram({
+  const durations = new SeriesHistogram({
     name: "apiserver_request_duration_seconds",
     help: "Response latency distribution in seconds for each verb, group, resource and subresource.",
     labelNames: ["verb", "group", "resource", "subresource"],
     buckets: LATENCY_BUCKETS,
-    registers,
+    registry,
   });
   const longRunning = new Gauge({
     name: "apiserver_longrunning_requests",
@@ -49,18 +58,18 @@ export function createApiMetrics(registry = new Registry()): ApiMetrics {
     labelNames: ["verb", "group", "resource"],
     registers,
   });
-  const storageOps = new Counter({
+  const storageOps = new SeriesCounter({
     name: "apiserver_storage_operations_total",
     help: "Storage operations by operation, resource and result.",
     labelNames: ["operation", "resource", "result"],
-    registers,
+    registry,
   });
-  const storageDurations = new Histogram({
+  const storageDurations = new SeriesHistogram({
     name: "apiserver_storage_operation_duration_seconds",
     help: "Storage operation latency in seconds by operation and resource.",
     labelNames: ["operation", "resource"],
     buckets: STORAGE_BUCKETS,
-    registers,
+    registry,
   });
   const storageObjects = new Gauge({
     name: "apiserver_storage_objects",
@@ -68,11 +77,33 @@ export function createApiMetrics(registry = new Registry()): ApiMetrics {
     labelNames: ["resource"],
     registers,
   });
+  const routes = new Map<string, RouteSeries>();
+  const route = (labels: RequestLabels): RouteSeries => {
+    const { verb, group, resource, subresource } = labels;
+    const id = `${verb} ${group} ${resource} ${subresource}`;
+    let series = routes.get(id);
+    if (!series) {
+      series = { byCode: new Map() };
+      routes.set(id, series);
+    }
+    return series;
+  };
+  // Series appear on first use, as prom-client's do.
+  const storageSeries = new Map<string, { ok?: CounterSeries; failed?: CounterSeries; duration?: HistogramSeries }>();
   return {
     registry,
     request(labels, code, seconds) {
-      requests.inc({ ...labels, code: String(code) });
-      if (seconds !== undefined) durations.observe(labels as unknown as Record<string, string>, seconds);
+      const series = route(labels);
+      let counter = series.byCode.get(code);
+      if (!counter) {
+        counter = requests.labels(labels.verb, labels.group, labels.resource, labels.subresource, String(code));
+        series.byCode.set(code, counter);
+      }
+      counter.inc();
+      if (seconds !== undefined) {
+        series.duration ??= durations.labels(labels.verb, labels.group, labels.resource, labels.subresource);
+        series.duration.observe(seconds);
+      }
     },
     watchOpened(group, resource) {
       longRunning.inc({ verb: "WATCH", group, resource });
@@ -81,8 +112,23 @@ export function createApiMetrics(registry = new Registry()): ApiMetrics {
       longRunning.dec({ verb: "WATCH", group, resource });
     },
     storageOperation(operation, resource, ok, seconds) {
-      storageOps.inc({ operation, resource, result: ok ? "success" : "error" });
-      if (seconds !== undefined) storageDurations.observe({ operation, resource }, seconds);
+      const id = `${operation} ${resource}`;
+      let series = storageSeries.get(id);
+      if (!series) {
+        series = {};
+        storageSeries.set(id, series);
+      }
+      if (ok) {
+        series.ok ??= storageOps.labels(operation, resource, "success");
+        series.ok.inc();
+      } else {
+        series.failed ??= storageOps.labels(operation, resource, "error");
+        series.failed.inc();
+      }
+      if (seconds !== undefined) {
+        series.duration ??= storageDurations.labels(operation, resource);
+        series.duration.observe(seconds);
+      }
     },
     storageObjects(resource, count) {
       storageObjects.set({ resource }, count);

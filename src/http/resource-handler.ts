@@ -3,6 +3,7 @@
 
 import { errors, type StatusError, successStatus } from "../apimachinery/errors.ts";
 import { isPlainObject, type KubeObject } from "../apimachinery/types.ts";
+import type { EncodedJson } from "../registry/encoded-json.ts";
 import type {
   ActionHandler,
   ObjectRef,
@@ -15,11 +16,13 @@ import type {
 import { bodyMediaType, decodeBody } from "./codec.ts";
 import { parseDeleteOptions } from "./delete-options.ts";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.ts";
+import { decodeRequestBody } from "./protobuf/request-body.ts";
 import {
   type IncludeObject,
   parseIncludeObject,
   parseListOptions,
   parsePatchOptions,
+  parsePretty,
   parseWatchOptions,
   parseWriteOptions,
   type Query,
@@ -54,13 +57,25 @@ export type ResourceOutcome =
       includeObject: IncludeObject;
     };
 
+/** Verbs per definition, computed once (a sorted copy is built on every resourceVerbs call). */
+const servedVerbs = new WeakMap<ResourceDefinition, ReadonlySet<string>>();
+
+function verbsOf(definition: ResourceDefinition): ReadonlySet<string> {
+  let verbs = servedVerbs.get(definition);
+  if (!verbs) {
+    verbs = new Set(resourceVerbs(definition));
+    servedVerbs.set(definition, verbs);
+  }
+  return verbs;
+}
+
 function notSupported(definition: ResourceDefinition, verb: string): StatusError {
   return errors.methodNotSupported({ group: definition.group, resource: definition.plural }, verb || "this method");
 }
 
 /** A body that must be an object (create, update, action requests). */
 function objectBody(request: ResourceRequest, required: boolean): KubeObject | undefined {
-  const value = decodeBody(request.body, bodyMediaType(request.contentType, false));
+  const value = decodeRequestBody(request, "object");
   if (value === undefined) {
     if (required) throw errors.badRequest("the request body is empty: an object is required");
     return undefined;
@@ -106,21 +121,23 @@ export async function handleResourceRequest(request: ResourceRequest): Promise<R
     return body(verb === "create" ? 201 : 200, result);
   }
 
-  const verbs = resourceVerbs(definition);
+  const verbs = verbsOf(definition);
+  // A compact JSON answer can be the registry's encoding as is (no decode and re-encode per request).
+  const encoded = format.kind === "json" && !parsePretty(query);
   if (sub) {
     const ref: ObjectRef = { name: info.name, subresource: sub };
     if (namespace) ref.namespace = namespace;
     if (sub === "status" && definition.statusSubresource) {
       if (verb !== "get" && verb !== "update" && verb !== "patch") throw notSupported(definition, verb);
-      if (!verbs.includes(verb)) throw notSupported(definition, verb);
-      return body(200, await writeOrGet(request, ref));
+      if (!verbs.has(verb)) throw notSupported(definition, verb);
+      return body(200, await writeOrGet(request, ref, encoded));
     }
     const handler = definition.subresources?.[sub];
     if (!handler) throw errors.pathNotFound();
     return body(verb === "create" ? 201 : 200, await subresourceAction(request, handler, namespace));
   }
 
-  if (!verbs.includes(verb)) throw notSupported(definition, verb);
+  if (!verbs.has(verb)) throw notSupported(definition, verb);
   switch (verb) {
     case "get":
     case "update":
@@ -131,10 +148,13 @@ export async function handleResourceRequest(request: ResourceRequest): Promise<R
         const patched = await patch(request, ref);
         return body(patched.created ? 201 : 200, patched.object);
       }
-      return body(200, await writeOrGet(request, ref));
+      return body(200, await writeOrGet(request, ref, encoded));
     }
-    case "list":
-      return body(200, await store.list(context, parseListOptions(query, namespace)));
+    case "list": {
+      const options = parseListOptions(query, namespace);
+      if (encoded && store.listEncoded) return body(200, await store.listEncoded(context, options));
+      return body(200, await store.list(context, options));
+    }
     case "watch":
       return {
         type: "watch",
@@ -147,6 +167,8 @@ export async function handleResourceRequest(request: ResourceRequest): Promise<R
       if (info.name) throw errors.methodNotAllowed();
       const options = parseWriteOptions(query, "CreateOptions");
       const object = objectBody(request, true);
+      if (encoded && store.createEncoded)
+        return body(201, await store.createEncoded(context, namespace, object, options));
       return body(201, await store.create(context, namespace, object, options));
     }
     case "delete": {
@@ -175,15 +197,19 @@ export async function handleResourceRequest(request: ResourceRequest): Promise<R
 
 function deleteBody(request: ResourceRequest): unknown {
   if (request.body === undefined || request.body.length === 0) return undefined;
-  return decodeBody(request.body, bodyMediaType(request.contentType, false));
+  return decodeRequestBody(request, "delete");
 }
 
-/** GET or PUT of the main resource or its status. */
-async function writeOrGet(request: ResourceRequest, ref: ObjectRef): Promise<unknown> {
+/** GET or PUT of the main resource or its status; `encoded`: a GET may answer with the registry's encoding. */
+async function writeOrGet(
+  request: ResourceRequest,
+  ref: ObjectRef,
+  encoded: boolean,
+): Promise<KubeObject | EncodedJson> {
   const { store, context, query } = request;
   switch (request.info.verb) {
     case "get":
-      return store.get(context, ref);
+      return encoded && store.getEncoded ? store.getEncoded(context, ref) : store.get(context, ref);
     case "update": {
       const options = parseWriteOptions(query, "UpdateOptions");
       return store.update(context, ref, objectBody(request, true), options);

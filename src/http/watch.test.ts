@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import type { ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
 import { describe, it } from "node:test";
 import { errors } from "../apimachinery/errors.ts";
 import type { KubeObject } from "../apimachinery/types.ts";
@@ -168,5 +170,68 @@ describe("serveWatch()", () => {
     assert.equal(response.status, 400);
     assert.equal(JSON.parse(response.chunks[0]).reason, "BadRequest");
     assert.deepEqual(ends, [400]);
+  });
+
+  it("serveWatch() over a real HTTP response writes valid chunks: each event one chunk, then the last chunk", async () => {
+    let sink: WatchSink | undefined;
+    const store = {
+      watch: async (_c: unknown, _o: unknown, given: WatchSink) => {
+        sink = given;
+        return { resume: () => {}, close: () => {} };
+      },
+    } as unknown as ResourceStore;
+    const active = new Set<ActiveWatch>();
+    const server = createServer((_request, response) => {
+      void serveWatch({ response, store, context, options: {}, encode: encodeWatchEventJson, active, onEnd: () => {} });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+      let raw = "";
+      socket.setEncoding("latin1");
+      socket.on("data", (data: string) => {
+        raw += data;
+      });
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      socket.write("GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      while (!sink) await new Promise((resolve) => setTimeout(resolve, 5));
+      // The same event object for two sends: the chunk is built once and written twice.
+      const shared = { type: "MODIFIED" as const, object: user("é") };
+      sink.send({ type: "ADDED", object: user("a") });
+      sink.send(shared);
+      sink.send(shared);
+      sink.end("closed");
+      await closed;
+      const split = raw.indexOf("\r\n\r\n");
+      assert.match(raw.slice(0, split), /transfer-encoding: chunked/i);
+      const body = raw.slice(split + 4);
+      // Parse the chunked body strictly: size line, exactly that many bytes, CRLF; a zero-size chunk ends it.
+      const bytes = Buffer.from(body, "latin1");
+      const lines: string[] = [];
+      let at = 0;
+      for (;;) {
+        const eol = bytes.indexOf("\r\n", at);
+        const size = Number.parseInt(bytes.subarray(at, eol).toString(), 16);
+        at = eol + 2;
+        if (size === 0) {
+          assert.equal(bytes.subarray(at).toString(), "\r\n");
+          break;
+        }
+        lines.push(bytes.subarray(at, at + size).toString("utf8"));
+        assert.equal(bytes.subarray(at + size, at + size + 2).toString(), "\r\n");
+        at += size + 2;
+      }
+      assert.deepEqual(
+        lines.map((line) => JSON.parse(line)),
+        [
+          { type: "ADDED", object: user("a") },
+          { type: "MODIFIED", object: user("é") },
+          { type: "MODIFIED", object: user("é") },
+        ],
+      );
+      assert.ok(lines.every((line) => line.endsWith("}\n")));
+    } finally {
+      server.close();
+    }
   });
 });

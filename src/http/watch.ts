@@ -40,6 +40,8 @@ export interface WatchStreamOptions {
 
 /** Objects are immutable once sent, so one serialization serves every watcher of the same event object. */
 const encodedObjects = new WeakMap<object, string>();
+/** The HTTP chunk of a JSON event, shared by every watcher the registry hands the same event object. */
+const encodedChunks = new WeakMap<ApiWatchEvent, Buffer>();
 
 /** The default JSON framing: `{"type":"ADDED","object":{...}}`. */
 export function encodeWatchEventJson(event: ApiWatchEvent): string {
@@ -50,6 +52,25 @@ export function encodeWatchEventJson(event: ApiWatchEvent): string {
   }
   return `{"type":"${event.type}","object":${json}}`;
 }
+
+/** One line as a complete chunk of a chunked HTTP body: `<size hex>\r\n<line>\n\r\n`. */
+export function chunkOf(line: string): Buffer {
+  const size = Buffer.byteLength(line) + 1;
+  return Buffer.from(`${size.toString(16)}\r\n${line}\n\r\n`);
+}
+
+/** encodeWatchEventJson as a ready chunk, built once per event object. */
+function jsonEventChunk(event: ApiWatchEvent): Buffer {
+  let chunk = encodedChunks.get(event);
+  if (chunk === undefined) {
+    chunk = chunkOf(encodeWatchEventJson(event));
+    encodedChunks.set(event, chunk);
+  }
+  return chunk;
+}
+
+/** The last chunk of a chunked body (no trailers). */
+const LAST_CHUNK = Buffer.from("0\r\n\r\n");
 
 /** Upstream's default watch timeout: a random duration between 30 and 60 minutes, so reconnects spread out. */
 export function defaultWatchTimeoutSeconds(): number {
@@ -68,6 +89,11 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
   let waitingForDrain = false;
   let resumeWhenReady = false;
   let timer: NodeJS.Timeout | undefined;
+  // Whether this stream writes its own chunk framing (one write of a shared, ready-made chunk per event instead of
+  // Node framing every write as four pieces); false when Node does not frame the body as chunked at all.
+  let framing = false;
+  const chunkFor =
+    o.encode === encodeWatchEventJson ? jsonEventChunk : (event: ApiWatchEvent) => chunkOf(o.encode(event));
 
   const writeHeaders = () => {
     if (headersSent) return;
@@ -79,6 +105,20 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
       "Transfer-Encoding": "chunked",
     });
     response.flushHeaders();
+    const message = response as ServerResponse & { chunkedEncoding?: boolean };
+    if (message.chunkedEncoding === true) {
+      message.chunkedEncoding = false;
+      framing = true;
+    }
+  };
+
+  /** Writes one event (or an in-band error line); false when the socket buffer is full. */
+  const writeEvent = (event: ApiWatchEvent): boolean =>
+    framing ? response.write(chunkFor(event)) : response.write(`${o.encode(event)}\n`);
+
+  const endBody = () => {
+    if (framing) response.end(LAST_CHUNK);
+    else response.end();
   };
 
   const onDrain = () => {
@@ -97,7 +137,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     if (closeStore && handle) handle.close();
     if (!response.destroyed) {
       writeHeaders();
-      if (!response.writableEnded) response.end();
+      if (!response.writableEnded) endBody();
     }
     o.onEnd(200);
   };
@@ -109,7 +149,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     send(event) {
       if (finished) return true;
       writeHeaders();
-      const ok = response.write(`${o.encode(event)}\n`);
+      const ok = writeEvent(event);
       if (!ok && !waitingForDrain) {
         waitingForDrain = true;
         response.once("drain", onDrain);
@@ -147,7 +187,8 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     if (finished) return;
     if (headersSent) {
       // Events already flowed: report in-band, as upstream does for errors after the stream began.
-      response.write(`${JSON.stringify({ type: "ERROR", object: error.status })}\n`);
+      const line = JSON.stringify({ type: "ERROR", object: error.status });
+      response.write(framing ? chunkOf(line) : `${line}\n`);
       finish(false);
       return;
     }

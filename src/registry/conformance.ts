@@ -311,6 +311,18 @@ export function describeResourceConformance(options: ResourceConformanceOptions)
       assert.equal(badField.message, "field label not supported: spec.nothing");
     });
 
+    it("getEncoded(), listEncoded() and createEncoded() answer what get(), list() and create() answer", async () => {
+      const created = JSON.parse((await store.createEncoded(testContext(), namespace, sample("encoded"), {})).json);
+      const read = await store.get(testContext(), ref("encoded"));
+      assert.deepEqual(created, read);
+      assert.deepEqual(JSON.parse((await store.getEncoded(testContext(), ref("encoded"))).json), read);
+      const options = { namespace, limit: 2 };
+      assert.deepEqual(
+        JSON.parse((await store.listEncoded(testContext(), options)).json),
+        await store.list(testContext(), options),
+      );
+    });
+
     it("watch() sends the current state for resourceVersion 0, then changes", async () => {
       await create("watched");
       const events: { type: string; name?: string }[] = [];

@@ -10,7 +10,7 @@
 
 import { isStatusError } from "../apimachinery/errors.ts";
 import type { KubeObject, OwnerReference } from "../apimachinery/types.ts";
-import type { WatchEvent, Watcher } from "../storage/types.ts";
+import type { StoredRecord, WatchEvent, Watcher } from "../storage/types.ts";
 import { parseKey } from "./keys.ts";
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "./object-meta.ts";
 import type { Registry } from "./registry.ts";
@@ -53,7 +53,7 @@ export class GarbageCollector {
   async start(): Promise<void> {
     const storage = this.registry.storage;
     const snapshot = await storage.list({ prefix: "/" });
-    for (const record of snapshot.records) this.observe(record.key, record.value);
+    for (const record of snapshot.records) this.observe(record);
     for (const uid of this.nodes.keys()) this.enqueue(uid);
     this.watcher = storage.watch({
       prefix: "/",
@@ -96,15 +96,16 @@ export class GarbageCollector {
       for (const owner of node.owners) this.enqueue(owner.uid);
       return;
     }
-    const node = this.observe(event.record.key, event.record.value);
+    const node = this.observe(event.record);
     if (node) {
       this.enqueue(node.uid);
       for (const owner of node.owners) if (this.isDeleting(owner.uid)) this.enqueue(owner.uid);
     }
   }
 
-  private observe(key: string, value: string): Node | undefined {
-    const object = JSON.parse(value) as KubeObject;
+  private observe(record: StoredRecord): Node | undefined {
+    const key = record.key;
+    const object = this.objectOf(record);
     const meta = object.metadata;
     if (!meta?.uid) return undefined;
     const old = this.nodes.get(meta.uid);
@@ -123,6 +124,13 @@ export class GarbageCollector {
       this.dependents.set(owner.uid, set);
     }
     return node;
+  }
+
+  /** The registry's shared decode when a store serves the key (one parse for every watcher, or none). */
+  private objectOf(record: StoredRecord): KubeObject {
+    const parts = parseKey(record.key);
+    const store = parts && this.registry.genericStore(parts.group, parts.plural);
+    return store ? store.decodeShared(record) : (JSON.parse(record.value) as KubeObject);
   }
 
   private forget(node: Node): void {

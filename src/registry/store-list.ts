@@ -3,8 +3,9 @@
 
 import { encodeContinueToken } from "../apimachinery/continue-token.ts";
 import { errors } from "../apimachinery/errors.ts";
-import type { KubeList, KubeObject } from "../apimachinery/types.ts";
-import { StorageError } from "../storage/types.ts";
+import type { KubeList, ListMeta } from "../apimachinery/types.ts";
+import { StorageError, type StoredRecord } from "../storage/types.ts";
+import { EncodedJson } from "./encoded-json.ts";
 import { resourcePrefix } from "./keys.ts";
 import { decodeContinueToken, parseResourceVersion, selectionPredicate, singleNameOf } from "./selectors.ts";
 import type { GenericStore } from "./store.ts";
@@ -16,18 +17,67 @@ const FILTERED_CHUNK = 500;
 export const CONTINUE_EXPIRED_MESSAGE =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
 
+/** One page of a list: its metadata and the items in whatever form the caller builds them. */
+interface ListPage<T> {
+  metadata: ListMeta;
+  items: T[];
+}
+
+/** Turns a record into a list item, or undefined when a selector drops it. */
+type ItemBuilder<T> = (record: StoredRecord) => T | undefined;
+
 export async function listObjects(
   store: GenericStore,
   context: RequestContext,
   options: ListOptions,
 ): Promise<KubeList> {
+  const predicate = selectionPredicate(store.definition, options.labelSelector, options.fieldSelector);
+  const page = await collect(store, options, predicate !== undefined, (record) => {
+    const object = store.decode(record);
+    if (predicate && !predicate(object)) return undefined;
+    return store.present(object, context);
+  });
+  return {
+    apiVersion: store.apiVersion,
+    kind: `${store.definition.kind}List`,
+    metadata: page.metadata,
+    items: page.items,
+  };
+}
+
+/** The same list as listObjects, as compact JSON built from each item's encoding (see store-encoded.ts). */
+export async function listEncoded(
+  store: GenericStore,
+  context: RequestContext,
+  options: ListOptions,
+): Promise<EncodedJson> {
+  const predicate = selectionPredicate(store.definition, options.labelSelector, options.fieldSelector);
+  const encoder = store.encoder;
+  const page = await collect(store, options, predicate !== undefined, (record) => {
+    if (!predicate) return encoder.encode(record, context);
+    const object = store.decode(record);
+    return predicate(object) ? encoder.encode(record, context, object) : undefined;
+  });
+  const head = JSON.stringify({
+    apiVersion: store.apiVersion,
+    kind: `${store.definition.kind}List`,
+    metadata: page.metadata,
+  });
+  return new EncodedJson(`${head.slice(0, -1)},"items":[${page.items.join(",")}]}`);
+}
+
+async function collect<T>(
+  store: GenericStore,
+  options: ListOptions,
+  filtered: boolean,
+  build: ItemBuilder<T>,
+): Promise<ListPage<T>> {
   const d = store.definition;
-  const predicate = selectionPredicate(d, options.labelSelector, options.fieldSelector);
   const prefix = resourcePrefix(d, options.namespace);
   const limit = options.limit && options.limit > 0 ? options.limit : 0;
   const { revision, startAfter } = await startingPoint(store, options, prefix);
 
-  const list: KubeList = { apiVersion: store.apiVersion, kind: `${d.kind}List`, metadata: {}, items: [] };
+  const list: ListPage<T> = { metadata: {}, items: [] };
 
   // kubectl wait/delete list one object by name: read its key directly.
   const single = singleNameOf(options.fieldSelector);
@@ -38,8 +88,8 @@ export async function listObjects(
     ]);
     list.metadata.resourceVersion = String(current);
     if (record) {
-      const object = store.decode(record);
-      if (!predicate || predicate(object)) list.items.push(store.present(object, context));
+      const item = build(record);
+      if (item !== undefined) list.items.push(item);
     }
     return list;
   }
@@ -47,7 +97,7 @@ export async function listObjects(
   let readAt = revision;
   let cursor = startAfter;
   for (;;) {
-    const pageSize = limit === 0 ? 0 : predicate ? Math.max(limit, FILTERED_CHUNK) : limit - list.items.length;
+    const pageSize = limit === 0 ? 0 : filtered ? Math.max(limit, FILTERED_CHUNK) : limit - list.items.length;
     let page: Awaited<ReturnType<typeof store.storage.list>>;
     try {
       page = await store.storage.list({ prefix, limit: pageSize, startAfter: cursor, revision: readAt });
@@ -63,15 +113,15 @@ export async function listObjects(
     list.metadata.resourceVersion = String(page.revision);
     const records = page.records;
     for (let i = 0; i < records.length; i++) {
-      const object: KubeObject = store.decode(records[i]);
-      if (predicate && !predicate(object)) continue;
-      list.items.push(store.present(object, context));
+      const item = build(records[i]);
+      if (item === undefined) continue;
+      list.items.push(item);
       if (limit > 0 && list.items.length === limit) {
         const after = records.length - 1 - i + page.remaining;
         if (after > 0) {
           list.metadata.continue = encodeContinueToken({ revision: page.revision, startAfter: records[i].key });
           // Upstream reports the count only when no selector filters it (it would be a guess otherwise).
-          if (!predicate) list.metadata.remainingItemCount = after;
+          if (!filtered) list.metadata.remainingItemCount = after;
         }
         return list;
       }

@@ -24,7 +24,13 @@ export async function watchObjects(
   const prefix = resourcePrefix(d, options.namespace);
   const requested = options.resourceVersion ? parseResourceVersion(options.resourceVersion) : 0;
   const initial = requested === 0 || options.sendInitialEvents === true;
-  const decode = (record: StoredRecord) => store.present(store.decodeShared(record), context);
+  // When every caller reads the same object, the events are shared by all watchers too (one object, one encoding
+  // per event however many watch); otherwise each watcher presents the shared decode for its own caller.
+  const shared = store.encoder.callerIndependent;
+  const decode = shared
+    ? (record: StoredRecord) => store.presentShared(record, context)
+    : (record: StoredRecord) => store.present(store.decodeShared(record), context);
+  const eventOf = shared ? sharedEvent : ownEvent;
 
   let lastRevision = requested;
   if (initial) {
@@ -48,7 +54,7 @@ export async function watchObjects(
       let more = true;
       for (const event of events) {
         lastRevision = event.record.revision;
-        const apiEvent = convert(event, decode, matches);
+        const apiEvent = convert(event, decode, matches, eventOf);
         if (apiEvent && !sink.send(apiEvent)) more = false;
       }
       return more;
@@ -80,19 +86,44 @@ export async function watchObjects(
   };
 }
 
+type EventOf = (type: "ADDED" | "MODIFIED" | "DELETED", record: StoredRecord, object: KubeObject) => ApiWatchEvent;
+
+function ownEvent(type: "ADDED" | "MODIFIED" | "DELETED", _record: StoredRecord, object: KubeObject): ApiWatchEvent {
+  return { type, object };
+}
+
+/** One event object per record and type, shared by every watcher (so the HTTP layer encodes it once). */
+const sharedEvents = new WeakMap<StoredRecord, Partial<Record<"ADDED" | "MODIFIED" | "DELETED", ApiWatchEvent>>>();
+
+function sharedEvent(type: "ADDED" | "MODIFIED" | "DELETED", record: StoredRecord, object: KubeObject): ApiWatchEvent {
+  let byType = sharedEvents.get(record);
+  if (!byType) {
+    byType = {};
+    sharedEvents.set(record, byType);
+  }
+  let event = byType[type];
+  if (!event) {
+    event = { type, object };
+    byType[type] = event;
+  }
+  return event;
+}
+
 function convert(
   event: WatchEvent,
   decode: (record: StoredRecord) => KubeObject,
   matches: (object: KubeObject) => boolean,
+  eventOf: EventOf,
 ): ApiWatchEvent | undefined {
-  const object = decode(event.record);
-  if (event.type === "create") return matches(object) ? { type: "ADDED", object } : undefined;
-  if (event.type === "delete") return matches(object) ? { type: "DELETED", object } : undefined;
+  const record = event.record;
+  const object = decode(record);
+  if (event.type === "create") return matches(object) ? eventOf("ADDED", record, object) : undefined;
+  if (event.type === "delete") return matches(object) ? eventOf("DELETED", record, object) : undefined;
   const now = matches(object);
   const before = event.previous ? matches(decode(event.previous)) : false;
-  if (now && before) return { type: "MODIFIED", object };
-  if (now) return { type: "ADDED", object };
-  if (before) return { type: "DELETED", object };
+  if (now && before) return eventOf("MODIFIED", record, object);
+  if (now) return eventOf("ADDED", record, object);
+  if (before) return eventOf("DELETED", record, object);
   return undefined;
 }
 

@@ -16,8 +16,9 @@ import type { GroupKind, GroupResource, JsonMap, KubeList, KubeObject, OwnerRefe
 import { isPlainObject } from "../apimachinery/types.ts";
 import { type KeyValueStore, StorageError, type StoredRecord } from "../storage/types.ts";
 import { decodeObject } from "./decode.ts";
+import { EncodedJson } from "./encoded-json.ts";
 import { KeyedQueue } from "./keyed-queue.ts";
-import { objectKey } from "./keys.ts";
+import { objectKey, parseKey } from "./keys.ts";
 import {
   FOREGROUND_FINALIZER,
   ORPHAN_FINALIZER,
@@ -25,7 +26,10 @@ import {
   validateObjectMetaCreate,
   validateObjectMetaUpdate,
 } from "./object-meta.ts";
-import { listObjects } from "./store-list.ts";
+import { canonicalOrder, ReadEncoder } from "./store-encoded.ts";
+import { listEncoded, listObjects } from "./store-list.ts";
+import { CreateManagedFieldsMemo } from "./store-managed-fields.ts";
+import { type ChainHost, PatchChains } from "./store-patch-chain.ts";
 import { watchObjects } from "./store-watch.ts";
 import { formatTimestamp } from "./time.ts";
 import type {
@@ -57,6 +61,8 @@ export interface GenericStoreOptions {
   storage: KeyValueStore;
   /** Finds the resource of an owner reference, to check blockOwnerDeletion permission. */
   resolveKind?: (apiVersion: string, kind: string) => ResourceDefinition | undefined;
+  /** Byte budget of the encoded-read cache (used only when presentForRead is declared caller-independent). */
+  encodedCacheBytes?: number;
 }
 
 /** What an internal write needs beyond the object itself. */
@@ -77,9 +83,14 @@ export class GenericStore implements ResourceStore {
   readonly schema: CompiledSchema;
   /** The whole-object schema (for managedFields list semantics). */
   readonly fullSchema: JsonMap;
+  /** Encodes stored versions for JSON reads (see store-encoded.ts). */
+  readonly encoder: ReadEncoder;
   private readonly resolveKind: GenericStoreOptions["resolveKind"];
   private readonly sharedDecodes = new WeakMap<StoredRecord, KubeObject>();
+  private readonly sharedPresented = new WeakMap<StoredRecord, KubeObject>();
   private readonly writes = new KeyedQueue();
+  private readonly createManagedFields = new CreateManagedFieldsMemo();
+  private readonly chains: PatchChains;
 
   constructor(options: GenericStoreOptions) {
     const d = options.definition;
@@ -91,6 +102,11 @@ export class GenericStore implements ResourceStore {
     this.schema = compileObjectSchema(d.schema);
     this.fullSchema = objectSchemaOf(d.schema);
     this.resolveKind = options.resolveKind;
+    this.chains = new PatchChains(this.chainHost(), this.writes);
+    this.encoder = new ReadEncoder(
+      { apiVersion: this.apiVersion, kind: d.kind, strategy: d.strategy, decode: (record) => this.decode(record) },
+      options.encodedCacheBytes,
+    );
   }
 
   // ---- reads -------------------------------------------------------------------------------------------------
@@ -101,8 +117,18 @@ export class GenericStore implements ResourceStore {
     return this.present(this.decode(record), context);
   }
 
+  async getEncoded(context: RequestContext, ref: ObjectRef): Promise<EncodedJson> {
+    const record = await this.storage.get(this.key(ref));
+    if (!record) throw errors.notFound(this.groupResource, ref.name);
+    return new EncodedJson(this.encoder.encode(record, context));
+  }
+
   list(context: RequestContext, options: ListOptions): Promise<KubeList> {
     return listObjects(this, context, options);
+  }
+
+  listEncoded(context: RequestContext, options: ListOptions): Promise<EncodedJson> {
+    return listEncoded(this, context, options);
   }
 
   watch(context: RequestContext, options: WatchOptions, sink: WatchSink): Promise<WatchHandle> {
@@ -117,18 +143,51 @@ export class GenericStore implements ResourceStore {
     body: unknown,
     options: WriteOptions,
   ): Promise<KubeObject> {
+    const { object } = await this.createFromBody(context, namespace, body, options);
+    return this.present(object, context);
+  }
+
+  /** create() answered with the stored text itself (no decode or re-encode of what was just written). */
+  async createEncoded(
+    context: RequestContext,
+    namespace: string | undefined,
+    body: unknown,
+    options: WriteOptions,
+  ): Promise<EncodedJson> {
+    const { object, record } = await this.createFromBody(context, namespace, body, options);
+    if (!record) return new EncodedJson(JSON.stringify(this.present(object, context)));
+    if (!this.definition.strategy.presentForRead) {
+      // Nobody else holds the object: it can be the shared decode the watchers (the garbage collector at least)
+      // read this record as, instead of each parsing it again. They run in a later macrotask, after this.
+      this.sharedDecodes.set(record, object);
+      return new EncodedJson(this.encoder.encode(record, context));
+    }
+    return new EncodedJson(this.encoder.encode(record, context, object));
+  }
+
+  private createFromBody(
+    context: RequestContext,
+    namespace: string | undefined,
+    body: unknown,
+    options: WriteOptions,
+  ): Promise<Created> {
     const object = decodeObject(this.definition, this.schema, body, options.fieldValidation, context);
     this.adoptNamespace(object, namespace);
     if (object.metadata.resourceVersion) {
       throw errors.badRequest("resourceVersion should not be set on objects to be created");
     }
-    return this.createDecoded(context, object, {
+    return this.createStored(context, object, {
       manager: managerName(options.fieldManager, context),
       dryRun: options.dryRun === true,
     });
   }
 
   private async createDecoded(context: RequestContext, object: KubeObject, intent: WriteIntent): Promise<KubeObject> {
+    return this.present((await this.createStored(context, object, intent)).object, context);
+  }
+
+  /** The create path: returns the stored object (with its resourceVersion) and record; no record on dry run. */
+  private async createStored(context: RequestContext, object: KubeObject, intent: WriteIntent): Promise<Created> {
     const d = this.definition;
     const meta = object.metadata;
     // Server-owned metadata: whatever the client sent is replaced.
@@ -158,9 +217,9 @@ export class GenericStore implements ResourceStore {
     }
     if (intent.dryRun) {
       if (!meta.name) meta.name = generateName(meta.generateName ?? "");
-      return this.present(object, context);
+      return { object };
     }
-    if (meta.name) return this.present(await this.insert(object, meta.name), context);
+    if (meta.name) return this.insert(object, meta.name);
 
     // generateName: try a few random suffixes; a collision every time means the prefix space is crowded.
     let candidate = "";
@@ -168,7 +227,7 @@ export class GenericStore implements ResourceStore {
       candidate = generateName(meta.generateName ?? "");
       meta.name = candidate;
       try {
-        return this.present(await this.insert(object, candidate), context);
+        return await this.insert(object, candidate);
       } catch (error) {
         if (!(isStatusError(error) && error.reason === "AlreadyExists")) throw error;
       }
@@ -176,13 +235,15 @@ export class GenericStore implements ResourceStore {
     throw errors.generateNameExhausted(this.groupResource, candidate);
   }
 
-  private async insert(object: KubeObject, name: string): Promise<KubeObject> {
+  /** Stores a new object; the object itself becomes the result (serialized once, never parsed back). */
+  private async insert(object: KubeObject, name: string): Promise<Created> {
     try {
       const record = await this.storage.create(
         this.key({ namespace: object.metadata.namespace, name }),
         this.encode(object),
       );
-      return this.decode(record);
+      object.metadata.resourceVersion = String(record.revision);
+      return { object, record };
     } catch (error) {
       if (error instanceof StorageError && error.storageCode === "KeyExists") {
         throw errors.alreadyExists(this.groupResource, name);
@@ -228,6 +289,43 @@ export class GenericStore implements ResourceStore {
     next: KubeObject,
     intent: WriteIntent,
   ): Promise<KubeObject> {
+    return this.finishUpdate(current, await this.prepareUpdate(context, current, next, intent));
+  }
+
+  /** The write (or none) of a prepared update over the committed record `current`. */
+  private async finishUpdate(current: StoredRecord, prepared: PreparedUpdate): Promise<KubeObject> {
+    if (prepared.kind === "unchanged") return this.decode(current);
+    const object = prepared.object;
+    if (prepared.kind === "dryRun") {
+      object.metadata.resourceVersion = String(current.revision);
+      return object;
+    }
+    const key = this.key({ namespace: object.metadata.namespace, name: object.metadata.name ?? "" });
+    try {
+      if (prepared.kind === "delete") {
+        const deleted = await this.storage.delete(key, current.revision);
+        return this.decode({ ...deleted, value: this.encode(object) });
+      }
+      const record = await this.storage.update(key, this.encode(object), current.revision);
+      // The written object is the result: serialized once, never parsed back.
+      object.metadata.resourceVersion = String(record.revision);
+      return object;
+    } catch (error) {
+      throw this.mapStorageError(error, object.metadata.name ?? "");
+    }
+  }
+
+  /**
+   * Everything of an update except the write: the desired object completed and checked (hooks, schema, metadata
+   * rules, managedFields), or that nothing changed. `current` only has to decode to the object being replaced, so
+   * it may be a version that is not committed yet (chained patches).
+   */
+  async prepareUpdate(
+    context: RequestContext,
+    current: StoredRecord,
+    next: KubeObject,
+    intent: WriteIntent,
+  ): Promise<PreparedUpdate> {
     const d = this.definition;
     const old = this.decode(current);
     const meta = next.metadata;
@@ -280,39 +378,37 @@ export class GenericStore implements ResourceStore {
       // Client-sent managedFields are ignored; ownership is recomputed from the change.
       next.metadata.managedFields = old.metadata.managedFields;
       dropUndefined(next.metadata);
-      if (isDeepStrictEqual(next, old)) return this.decode(current);
+      if (isDeepStrictEqual(next, old)) return { kind: "unchanged" };
       next.metadata.managedFields = this.managedFieldsAfterWrite(old, next, intent, context);
     } else if (isDeepStrictEqual(next, old)) {
       // Nothing changed: no write, no event, same resourceVersion (keeps controllers loop-free).
-      return this.decode(current);
+      return { kind: "unchanged" };
     }
-    if (intent.dryRun) {
-      next.metadata.resourceVersion = String(current.revision);
-      return next;
+    if (intent.dryRun) return { kind: "dryRun", object: next };
+    // Emptying the finalizers of an object being deleted completes the deletion.
+    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && deletionDue(next, context.now)) {
+      return { kind: "delete", object: next };
     }
-    const key = this.key({ namespace: next.metadata.namespace, name: next.metadata.name ?? "" });
-    try {
-      // Emptying the finalizers of an object being deleted completes the deletion.
-      if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && deletionDue(next, context.now)) {
-        const deleted = await this.storage.delete(key, current.revision);
-        return this.decode({ ...deleted, value: this.encode(next) });
-      }
-      return this.decode(await this.storage.update(key, this.encode(next), current.revision));
-    } catch (error) {
-      throw this.mapStorageError(error, next.metadata.name ?? "");
-    }
+    return { kind: "write", object: next };
   }
 
   // ---- patch -------------------------------------------------------------------------------------------------
 
-  patch(
+  async patch(
     context: RequestContext,
     ref: ObjectRef,
     type: PatchType,
     body: unknown,
     options: PatchOptions,
   ): Promise<{ object: KubeObject; created: boolean }> {
-    return this.writes.run(this.key(ref), () => this.patchNow(context, ref, type, body, options));
+    const key = this.key(ref);
+    if (type === "apply" || !this.storage.updateChain) {
+      return this.writes.run(key, () => this.patchNow(context, ref, type, body, options));
+    }
+    checkNotForced(options);
+    // Queued patches of this key share one commit (store-patch-chain.ts).
+    const object = await this.chains.submit(key, { context, ref, type, body, options });
+    return { object, created: false };
   }
 
   private async patchNow(
@@ -325,11 +421,7 @@ export class GenericStore implements ResourceStore {
     const manager = managerName(options.fieldManager, context);
     const dryRun = options.dryRun === true;
     if (type === "apply") return this.apply(context, ref, body, options);
-    if (options.force !== undefined) {
-      throw errors.invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
-        fieldError.forbidden("force", "may not be specified for non-apply patch"),
-      ]);
-    }
+    checkNotForced(options);
     for (let attempt = 0; ; attempt++) {
       const current = await this.storage.get(this.key(ref));
       if (!current) throw errors.notFound(this.groupResource, ref.name);
@@ -422,6 +514,46 @@ export class GenericStore implements ResourceStore {
         if (!retriable || attempt >= PATCH_RETRIES) throw error;
       }
     }
+  }
+
+  /** What a patch chain needs: the unchained patch path, split at its write. */
+  private chainHost(): ChainHost {
+    return {
+      read: async (key, ref) => {
+        const current = await this.storage.get(key);
+        if (!current) throw errors.notFound(this.groupResource, ref.name);
+        return current;
+      },
+      prepare: async ({ context, ref, type, body, options }, base, committed) => {
+        const live = this.decode(base);
+        const patched = type === "json" ? applyJsonPatch(live, body) : applyMergePatch(live, body);
+        const object = decodeObject(this.definition, this.schema, patched, options.fieldValidation, context);
+        this.checkIdentity(object, ref);
+        // A resourceVersion in the patch is a precondition (chains never hand such a patch an uncommitted base).
+        const precondition = object.metadata.resourceVersion;
+        if (committed && precondition && precondition !== String(base.revision)) {
+          throw errors.modified(this.groupResource, ref.name);
+        }
+        return this.prepareUpdate(context, base, object, {
+          manager: managerName(options.fieldManager, context),
+          dryRun: options.dryRun === true,
+          subresource: ref.subresource,
+        });
+      },
+      finish: async (current, prepared, context) => this.present(await this.finishUpdate(current, prepared), context),
+      writeChain: async (key, values, expectedRevision) => {
+        try {
+          if (values.length === 1 || !this.storage.updateChain) {
+            return [await this.storage.update(key, values[0], expectedRevision)];
+          }
+          return await this.storage.updateChain(key, values, expectedRevision);
+        } catch (error) {
+          throw this.mapStorageError(error, parseKey(key)?.name ?? "");
+        }
+      },
+      encode: (object) => this.encode(object),
+      present: (object, context) => this.present(object, context),
+    };
   }
 
   // ---- delete ------------------------------------------------------------------------------------------------
@@ -540,12 +672,15 @@ export class GenericStore implements ResourceStore {
     return objectKey(this.definition, ref.namespace, ref.name);
   }
 
-  /** Stored form: the object without resourceVersion (the revision is the version). */
+  /**
+   * Stored form: the object without resourceVersion (the revision is the version), apiVersion, kind and metadata
+   * first (the encoded reads of store-encoded.ts rely on that order).
+   */
   encode(object: KubeObject): string {
     const rv = object.metadata.resourceVersion;
-    if (rv === undefined) return JSON.stringify(object);
+    if (rv === undefined) return JSON.stringify(canonicalOrder(object));
     delete object.metadata.resourceVersion;
-    const text = JSON.stringify(object);
+    const text = JSON.stringify(canonicalOrder(object));
     object.metadata.resourceVersion = rv;
     return text;
   }
@@ -559,6 +694,21 @@ export class GenericStore implements ResourceStore {
     if (!object) {
       object = this.decode(record);
       this.sharedDecodes.set(record, object);
+    }
+    return object;
+  }
+
+  /**
+   * The record as every caller reads it, shared: only for stores whose presentation does not depend on the caller
+   * (encoder.callerIndependent). Callers must not mutate it.
+   */
+  presentShared(record: StoredRecord, context: RequestContext): KubeObject {
+    const present = this.definition.strategy.presentForRead;
+    if (!present) return this.decodeShared(record);
+    let object = this.sharedPresented.get(record);
+    if (!object) {
+      object = present(this.decodeShared(record), context);
+      this.sharedPresented.set(record, object);
     }
     return object;
   }
@@ -584,16 +734,20 @@ export class GenericStore implements ResourceStore {
     intent: WriteIntent,
     context: RequestContext,
   ) {
-    return updateManagedFields({
-      schema: this.fullSchema,
-      old,
-      object,
-      manager: intent.manager,
-      apiVersion: this.apiVersion,
-      time: formatTimestamp(context.now),
-      subresource: intent.subresource,
-      resetFields: this.resetFields(intent.subresource),
-    });
+    const time = formatTimestamp(context.now);
+    const compute = () =>
+      updateManagedFields({
+        schema: this.fullSchema,
+        old,
+        object,
+        manager: intent.manager,
+        apiVersion: this.apiVersion,
+        time,
+        subresource: intent.subresource,
+        resetFields: this.resetFields(intent.subresource),
+      });
+    if (old) return compute();
+    return this.createManagedFields.forCreate(object, intent.manager, intent.subresource, time, compute);
   }
 
   /** Fills the namespace from the URL; refuses a different one; clears it for cluster-scoped kinds. */
@@ -690,6 +844,28 @@ export class GenericStore implements ResourceStore {
       default:
         return errors.serviceUnavailable(`storage is unavailable: ${error.message}`);
     }
+  }
+}
+
+/** What an update comes to before its write (see prepareUpdate). */
+export type PreparedUpdate =
+  | { kind: "unchanged" }
+  | { kind: "dryRun"; object: KubeObject }
+  | { kind: "delete"; object: KubeObject }
+  | { kind: "write"; object: KubeObject };
+
+/** A created object (resourceVersion set) and its stored record (absent on dry run). */
+interface Created {
+  object: KubeObject;
+  record?: StoredRecord;
+}
+
+/** `force` belongs to server-side apply only. */
+function checkNotForced(options: PatchOptions): void {
+  if (options.force !== undefined) {
+    throw errors.invalid({ group: "meta.k8s.io", kind: "PatchOptions" }, "", [
+      fieldError.forbidden("force", "may not be specified for non-apply patch"),
+    ]);
   }
 }
 

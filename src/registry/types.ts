@@ -4,6 +4,7 @@
 
 import type { FieldError } from "../apimachinery/field-errors.ts";
 import type { JsonMap, KubeList, KubeObject, Status } from "../apimachinery/types.ts";
+import type { EncodedJson } from "./encoded-json.ts";
 
 /** Who is calling. Built by authentication; read by authorization, strategies and audit. */
 export interface UserInfo {
@@ -80,6 +81,12 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   beforeDelete?(object: T, context: RequestContext): void | Promise<void>;
   /** Shapes an object for a read (GET, LIST, WATCH, write responses): e.g. blank secret fields. Returns a copy or the same object. */
   presentForRead?(object: T, context: RequestContext): T;
+  /**
+   * Declares that presentForRead depends only on the object (not on the caller, the time or other state), so one
+   * encoding of a stored version may be served to every reader. Leave unset when in doubt: reads then decode,
+   * present and encode per request.
+   */
+  presentForReadIgnoresCaller?: boolean;
 }
 
 /** A create-only subresource or resource with no storage of its own (kubeconfig, selves, reviews). */
@@ -132,6 +139,11 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   action?: ActionHandler;
   /** Restricts the verbs served (default: all of get, list, watch, create, update, patch, delete, deletecollection). */
   verbs?: Verb[];
+  /**
+   * Set for built-in Kubernetes kinds: request bodies may also come as Kubernetes protobuf
+   * (application/vnd.kubernetes.protobuf), decoded by the named message's table in src/http/protobuf/messages.ts.
+   */
+  protobuf?: { message: string };
 }
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
@@ -236,4 +248,13 @@ export interface ResourceStore {
   ): Promise<{ object: KubeObject; created: boolean }>;
   delete(context: RequestContext, ref: ObjectRef, options: DeleteOptions): Promise<DeleteResult>;
   deleteCollection(context: RequestContext, list: ListOptions, options: DeleteOptions): Promise<KubeList>;
+  /** Optional fast paths for compact JSON responses: the same results as get, list and create, already encoded. */
+  getEncoded?(context: RequestContext, ref: ObjectRef): Promise<EncodedJson>;
+  listEncoded?(context: RequestContext, options: ListOptions): Promise<EncodedJson>;
+  createEncoded?(
+    context: RequestContext,
+    namespace: string | undefined,
+    object: unknown,
+    options: WriteOptions,
+  ): Promise<EncodedJson>;
 }

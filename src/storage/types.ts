@@ -104,6 +104,12 @@ export interface KeyValueStore {
   create(key: string, value: string): Promise<StoredRecord>;
   /** Compare-and-swap: fails with Conflict unless the key's current revision is `expectedRevision`; NotFound if absent. */
   update(key: string, value: string, expectedRevision: number): Promise<StoredRecord>;
+  /**
+   * Optional: several consecutive versions of one key in one durable write, all or none. The first is a
+   * compare-and-swap on `expectedRevision` (Conflict / NotFound as in update), each next one follows the previous
+   * (revisions in order, one watch event each). Lets queued writers of one key share a commit.
+   */
+  updateChain?(key: string, values: string[], expectedRevision: number): Promise<StoredRecord[]>;
   /** Removes the key. With `expectedRevision`, compare-and-swap as in update. Resolves to the deleted version (revision = delete revision). */
   delete(key: string, expectedRevision?: number): Promise<StoredRecord>;
   watch(options: WatchOptions): Watcher;

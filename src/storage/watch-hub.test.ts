@@ -4,11 +4,12 @@ import type { WatchCloseReason, WatchEvent } from "./types.ts";
 import { WatchHub } from "./watch-hub.ts";
 
 /** A hub over an in-memory log; `commit` appends events and publishes them like the append path does. */
-function setup(bufferLimit: number, historyPageSize?: number) {
+function setup(bufferLimit: number, historyPageSize?: number, deliverySlice?: number) {
   const log: WatchEvent[] = [];
   const hub = new WatchHub({
     bufferLimit,
     historyPageSize,
+    deliverySlice,
     source: {
       revision: () => log.length,
       compactedRevision: () => 0,
@@ -128,4 +129,25 @@ test("WatchHub.close() reports a pending slow cut-off instead of closed, once", 
   await turn();
   assert.deepEqual(closes, [{ kind: "slow" }]);
   assert.equal(hub.size, 0);
+});
+
+test("WatchHub delivers a fan-out in slices, one per macrotask, each watcher in revision order", async () => {
+  const { hub, commit } = setup(100, undefined, 4);
+  const seen: number[][] = [];
+  for (let i = 0; i < 10; i++) {
+    const mine: number[] = [];
+    seen.push(mine);
+    record(hub, 0, (events) => {
+      mine.push(...events.map((e) => e.record.revision));
+      return true;
+    });
+  }
+  commit(1);
+  await turn();
+  const afterFirstSlice = seen.filter((s) => s.length > 0).length;
+  assert.equal(afterFirstSlice, 4, "one slice of four watchers, the rest later (writes can run in between)");
+  // A commit between slices: watchers not yet served receive both batches together, in order.
+  commit(2);
+  for (let i = 0; i < 20; i++) await turn();
+  for (const revisions of seen) assert.deepEqual(revisions, [1, 2, 3]);
 });

@@ -21,6 +21,12 @@ export interface WatchHubOptions {
   bufferLimit: number;
   /** Events read from the log per macrotask while a watcher catches up (capped by bufferLimit). */
   historyPageSize?: number;
+  /**
+   * Roughly how many queued events one macrotask delivers (default 200). A fan-out to many watchers is delivered
+   * in slices with I/O in between, so requests (writes) are not stuck behind it; each watcher still receives its
+   * events in order, as whole batches.
+   */
+  deliverySlice?: number;
 }
 
 type State = "history" | "live" | "ending" | "done";
@@ -56,6 +62,7 @@ export class WatchHub {
   private readonly source: WatchSource;
   private readonly bufferLimit: number;
   private readonly pageSize: number;
+  private readonly deliverySlice: number;
   /** Live watchers grouped by prefix: one startsWith per prefix and event, however many watchers share it. */
   private readonly live = new Map<string, Set<Subscription>>();
   private readonly all = new Set<Subscription>();
@@ -67,6 +74,7 @@ export class WatchHub {
     this.source = options.source;
     this.bufferLimit = Math.max(1, options.bufferLimit);
     this.pageSize = Math.max(1, Math.min(options.historyPageSize ?? 1000, this.bufferLimit));
+    this.deliverySlice = Math.max(1, options.deliverySlice ?? 200);
   }
 
   /** Watchers not yet finished (for tests and metrics). */
@@ -178,11 +186,22 @@ export class WatchHub {
     group.add(sub);
   }
 
+  /** Pumps the watchers that were ready first, up to about one slice of events; the rest in the next macrotask. */
   private run(): void {
     this.scheduled = false;
-    const subs = [...this.ready];
-    this.ready.clear();
+    const subs: Subscription[] = [];
+    let budget = this.deliverySlice;
+    for (const sub of this.ready) {
+      subs.push(sub);
+      budget -= Math.max(1, sub.queued);
+      if (budget <= 0) break;
+    }
+    for (const sub of subs) this.ready.delete(sub);
     for (const sub of subs) this.pump(sub);
+    if (this.ready.size > 0 && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.run());
+    }
   }
 
   private pump(sub: Subscription): void {

@@ -9,6 +9,14 @@ export type WriteRequest =
   | { type: "update"; key: string; value: string; expectedRevision: number }
   | { type: "delete"; key: string; expectedRevision?: number };
 
+/** Consecutive updates of one key, appended all or none (see KeyValueStore.updateChain). */
+export interface ChainRequest {
+  type: "chain";
+  key: string;
+  values: string[];
+  expectedRevision: number;
+}
+
 /** What group commit needs from the append path (an interface so tests can inject failures). */
 export interface Appender {
   /** Revision of the newest appended row, committed or not (rewound by the caller when a transaction fails). */

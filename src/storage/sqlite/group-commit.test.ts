@@ -105,3 +105,38 @@ test("GroupCommit.flushAll() commits queued writes before returning", async () =
   assert.equal((await pending).revision, 1);
   close();
 });
+
+test("GroupCommit appends a chained write's rows in order, all or none, without failing the other writes", async () => {
+  const { commits, published, rows, close } = setup((r) =>
+    r.type === "update" && r.value === "bad" ? "statement" : undefined,
+  );
+  const first = await commits.submit(create("/k/c"));
+  const [chained, other, broken] = await Promise.allSettled([
+    commits.submitChain({ type: "chain", key: "/k/c", values: ["v2", "v3", "v4"], expectedRevision: first.revision }),
+    commits.submit(create("/k/d")),
+    commits.submitChain({ type: "chain", key: "/k/c", values: ["v5", "bad", "v7"], expectedRevision: 4 }),
+  ]);
+  assert.equal(chained.status, "fulfilled");
+  assert.deepEqual(
+    (chained as PromiseFulfilledResult<{ revision: number; value: string }[]>).value.map((r) => [r.revision, r.value]),
+    [
+      [2, "v2"],
+      [3, "v3"],
+      [4, "v4"],
+    ],
+  );
+  assert.equal(other.status, "fulfilled");
+  assert.equal(broken.status, "rejected", "a failure in the middle of a chain rejects the chain");
+  assert.deepEqual(rows(), ["/k/c", "/k/c", "/k/c", "/k/c", "/k/d"], "nothing of the broken chain was kept");
+  assert.deepEqual(
+    published.at(-1)?.map((e) => [e.type, e.record.revision]),
+    [
+      ["update", 2],
+      ["update", 3],
+      ["update", 4],
+      ["create", 5],
+    ],
+  );
+  assert.equal(commits.committedRevision, 5, "no revision was taken by the undone chain");
+  close();
+});

@@ -4,12 +4,12 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { StorageError, type StoredRecord, type WatchEvent } from "../types.ts";
-import type { Appender, WriteRequest } from "./append-log.ts";
+import type { Appender, ChainRequest, WriteRequest } from "./append-log.ts";
 import type { Statements } from "./statements.ts";
 
 interface PendingWrite {
-  request: WriteRequest;
-  resolve(record: StoredRecord): void;
+  request: WriteRequest | ChainRequest;
+  resolve(result: StoredRecord | StoredRecord[]): void;
   reject(error: unknown): void;
 }
 
@@ -38,6 +38,15 @@ export class GroupCommit {
   }
 
   submit(request: WriteRequest): Promise<StoredRecord> {
+    return this.enqueue(request) as Promise<StoredRecord>;
+  }
+
+  /** Queues consecutive updates of one key; they commit with the rest of the turn, all or none. */
+  submitChain(request: ChainRequest): Promise<StoredRecord[]> {
+    return this.enqueue(request) as Promise<StoredRecord[]>;
+  }
+
+  private enqueue(request: WriteRequest | ChainRequest): Promise<StoredRecord | StoredRecord[]> {
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
       if (!this.scheduled) {
@@ -64,15 +73,22 @@ export class GroupCommit {
 
   private commit(batch: PendingWrite[]): void {
     const { db, statements, log } = this.options;
-    const outcomes: (WatchEvent | { error: unknown })[] = new Array(batch.length);
+    const outcomes: (StoredRecord | StoredRecord[] | { error: unknown })[] = new Array(batch.length);
     const events: WatchEvent[] = [];
     try {
       statements.begin.run();
       for (let i = 0; i < batch.length; i++) {
         try {
-          const event = log.append(batch[i].request);
-          outcomes[i] = event;
-          events.push(event);
+          const request = batch[i].request;
+          if (request.type === "chain") {
+            const chained = this.appendChain(request);
+            outcomes[i] = chained.map((event) => event.record);
+            events.push(...chained);
+          } else {
+            const event = log.append(request);
+            outcomes[i] = event.record;
+            events.push(event);
+          }
         } catch (error) {
           // A failed statement is undone alone, but some errors (disk full, I/O) abort the whole transaction.
           if (!(error instanceof StorageError) && !db.isTransaction) throw error;
@@ -97,7 +113,33 @@ export class GroupCommit {
     for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i];
       if ("error" in outcome) batch[i].reject(outcome.error);
-      else batch[i].resolve(outcome.record);
+      else batch[i].resolve(outcome);
+    }
+  }
+
+  /** The rows of a chained write inside a savepoint: a failure undoes the chain's earlier rows, not the batch. */
+  private appendChain(request: ChainRequest): WatchEvent[] {
+    const { db, statements, log } = this.options;
+    const start = log.revision;
+    const events: WatchEvent[] = [];
+    statements.savepoint.run();
+    try {
+      let expectedRevision = request.expectedRevision;
+      for (const value of request.values) {
+        const event = log.append({ type: "update", key: request.key, value, expectedRevision });
+        events.push(event);
+        expectedRevision = event.record.revision;
+      }
+      statements.release.run();
+      return events;
+    } catch (error) {
+      // When SQLite rolled back the whole transaction the batch fails (the caller sees isTransaction false).
+      if (db.isTransaction) {
+        statements.rollbackToSavepoint.run();
+        statements.release.run();
+        log.revision = start;
+      }
+      throw error;
     }
   }
 }

@@ -140,3 +140,36 @@ test("SqliteStore commits the writes of one turn together: watchers get them as 
     await store.close();
   }
 });
+
+test("SqliteStore updateChain() appends consecutive versions as one compare-and-swap", async () => {
+  const store = await openSqliteStore({ path: ":memory:" });
+  try {
+    const updateChain = store.updateChain?.bind(store);
+    assert.ok(updateChain, "the SQLite store offers chained updates");
+    const created = await store.create("/k/x", "v1");
+    const stale = await Promise.allSettled([updateChain("/k/x", ["no"], created.revision + 5)]);
+    assert.equal(stale[0].status, "rejected");
+    assert.equal(((stale[0] as PromiseRejectedResult).reason as { storageCode?: string }).storageCode, "Conflict");
+    const records = await updateChain("/k/x", ["v2", "v3"], created.revision);
+    assert.deepEqual(
+      records.map((r) => [r.value, r.revision]),
+      [
+        ["v2", created.revision + 1],
+        ["v3", created.revision + 2],
+      ],
+    );
+    assert.equal((await store.get("/k/x"))?.value, "v3");
+    const history = new WatchRecording(store, { prefix: "/k/", afterRevision: created.revision });
+    await history.untilRevision(created.revision + 2);
+    history.watcher.close();
+    assert.deepEqual(
+      history.events.map((e) => [e.type, e.record.value, e.previous?.value]),
+      [
+        ["update", "v2", "v1"],
+        ["update", "v3", "v2"],
+      ],
+    );
+  } finally {
+    await store.close();
+  }
+});

@@ -9,14 +9,17 @@ import {
   type ListResult,
   StorageError,
   type StoredRecord,
+  type WatchEvent,
   type Watcher,
   type WatchOptions,
 } from "../types.ts";
 import { WatchHub } from "../watch-hub.ts";
 import { AppendLog, type WriteRequest } from "./append-log.ts";
+import { Checkpointer } from "./checkpointer.ts";
 import { Compactor } from "./compactor.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { readHistory } from "./history.ts";
+import { LatestCache } from "./latest-cache.ts";
 import { openDatabase, type SynchronousMode } from "./schema.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
 
@@ -29,6 +32,10 @@ export interface SqliteStoreOptions {
   watchBufferLimit?: number;
   /** Periodic compaction keeping the newest `keepRevisions` revisions readable; off unless given. */
   autoCompact?: { intervalMs: number; keepRevisions: number };
+  /** Bytes of recently read values kept in memory for get() (default 16 MiB; 0 turns the cache off). */
+  readCacheBytes?: number;
+  /** WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms) and row cap (2,000). */
+  checkpoint?: { intervalMs?: number; maxRows?: number };
 }
 
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<KeyValueStore> {
@@ -43,6 +50,8 @@ class SqliteStore implements KeyValueStore {
   private readonly writes: GroupCommit;
   private readonly hub: WatchHub;
   private readonly compactor: Compactor;
+  private readonly latest: LatestCache;
+  private readonly checkpointer?: Checkpointer;
   private readonly timer?: NodeJS.Timeout;
   private closed = false;
 
@@ -54,6 +63,14 @@ class SqliteStore implements KeyValueStore {
     this.db = db;
     this.statements = statements;
     this.compactor = new Compactor(db, statements);
+    this.latest = new LatestCache(options.readCacheBytes ?? 16 * 1024 * 1024);
+    if (options.path !== ":memory:") {
+      this.checkpointer = new Checkpointer({
+        db,
+        intervalMs: options.checkpoint?.intervalMs ?? 250,
+        maxRows: options.checkpoint?.maxRows ?? 2_000,
+      });
+    }
     this.hub = new WatchHub({
       bufferLimit: options.watchBufferLimit ?? 10_000,
       source: {
@@ -62,7 +79,7 @@ class SqliteStore implements KeyValueStore {
         history: (prefix, after, limit) => readHistory(statements, prefix, after, limit),
       },
     });
-    this.writes = new GroupCommit({ db, statements, log, onCommit: (events) => this.hub.publish(events) });
+    this.writes = new GroupCommit({ db, statements, log, onCommit: (events) => this.committed(events) });
     const auto = options.autoCompact;
     if (auto) {
       // Errors are dropped: the next interval retries, and compaction never affects correctness, only space.
@@ -83,9 +100,13 @@ class SqliteStore implements KeyValueStore {
 
   async get(key: string): Promise<StoredRecord | undefined> {
     this.ensureOpen();
+    const cached = this.latest.get(key);
+    if (cached) return cached;
     const row = this.statements.latest.get(key) as [number, number, number, string] | undefined;
     if (!row || row[1] === 1) return undefined;
-    return { key, value: row[3], revision: row[0], createRevision: row[2] };
+    const record = { key, value: row[3], revision: row[0], createRevision: row[2] };
+    this.latest.remember(record);
+    return record;
   }
 
   async list(options: ListOptions): Promise<ListResult> {
@@ -126,6 +147,12 @@ class SqliteStore implements KeyValueStore {
     return this.write({ type: "update", key, value, expectedRevision });
   }
 
+  updateChain(key: string, values: string[], expectedRevision: number): Promise<StoredRecord[]> {
+    if (this.closed) return Promise.reject(closedError());
+    if (values.length === 0) return Promise.resolve([]);
+    return this.writes.submitChain({ type: "chain", key, values, expectedRevision });
+  }
+
   delete(key: string, expectedRevision?: number): Promise<StoredRecord> {
     return this.write({ type: "delete", key, expectedRevision });
   }
@@ -137,17 +164,31 @@ class SqliteStore implements KeyValueStore {
 
   async compact(keepRevisions: number): Promise<number> {
     this.ensureOpen();
-    return this.compactor.compact(this.writes.committedRevision - Math.max(0, keepRevisions));
+    const compacted = await this.compactor.compact(this.writes.committedRevision - Math.max(0, keepRevisions));
+    this.checkpointer?.committed(1);
+    return compacted;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    this.checkpointer?.close();
     // Writes accepted before close still commit (and their callers hear so); watchers hear "closed".
     this.writes.flushAll();
+    this.latest.clear();
     this.hub.close();
     this.db.close();
+  }
+
+  /** Right after COMMIT, in the same synchronous step: the read cache, then the watchers. */
+  private committed(events: WatchEvent[]): void {
+    this.checkpointer?.committed(events.length);
+    for (const event of events) {
+      if (event.type === "delete") this.latest.forget(event.record.key);
+      else if (event.type === "update") this.latest.updated(event.record);
+    }
+    this.hub.publish(events);
   }
 
   private write(request: WriteRequest): Promise<StoredRecord> {

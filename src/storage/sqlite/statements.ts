@@ -6,6 +6,10 @@ export interface Statements {
   begin: StatementSync;
   commit: StatementSync;
   rollback: StatementSync;
+  /** A savepoint around the rows of one chained write, so they are appended all or none. */
+  savepoint: StatementSync;
+  release: StatementSync;
+  rollbackToSavepoint: StatementSync;
   /** name -> [id, deleted, create_revision, value] of the newest row. */
   latest: StatementSync;
   /** (id, name, created, deleted, create_revision, prev_revision, value): the one insert of the append path. */
@@ -46,6 +50,9 @@ export function prepareStatements(db: DatabaseSync): Statements {
     begin: db.prepare("BEGIN IMMEDIATE"),
     commit: db.prepare("COMMIT"),
     rollback: db.prepare("ROLLBACK"),
+    savepoint: db.prepare("SAVEPOINT chained_write"),
+    release: db.prepare("RELEASE chained_write"),
+    rollbackToSavepoint: db.prepare("ROLLBACK TO chained_write"),
     latest: db.prepare(
       "SELECT id, deleted, create_revision, value FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1",
       rows,

@@ -1,0 +1,78 @@
+// managedFields of a create, reused across creates of the same shape. On create every field of the object becomes
+// the manager's, so the entry depends only on which fields exist (map keys, list items), the manager and the
+// subresource, never on leaf values, and the time. The memo keys on a shape signature that keeps every map key,
+// every list in full (list keys and set values are part of field paths) and only the type of other leaves: two
+// objects with one signature have the same field set. The entry is stored as JSON and parsed per use, so objects
+// never share it.
+
+import type { ManagedFieldsEntry } from "../apimachinery/types.ts";
+
+/** Signatures kept per store; past it the memo starts over (creates of many shapes get no benefit, no harm). */
+const MAX_SHAPES = 256;
+
+export class CreateManagedFieldsMemo {
+  private readonly shapes = new Map<string, string>();
+
+  /** `compute` is the real computation; its result is reused for later creates of the same shape. */
+  forCreate(
+    object: object,
+    manager: string,
+    subresource: string | undefined,
+    time: string,
+    compute: () => ManagedFieldsEntry[],
+  ): ManagedFieldsEntry[] {
+    const key = `${manager}\u0000${subresource ?? ""}\u0000${shapeOf(object, true)}`;
+    const known = this.shapes.get(key);
+    if (known !== undefined) {
+      const entries = JSON.parse(known) as ManagedFieldsEntry[];
+      entries[0].time = time;
+      return entries;
+    }
+    const entries = compute();
+    // Only the usual result (one Update entry stamped with this write's time) is safe to re-stamp.
+    if (entries.length === 1 && entries[0].time === time) {
+      if (this.shapes.size >= MAX_SHAPES) this.shapes.clear();
+      this.shapes.set(key, JSON.stringify(entries));
+    }
+    return entries;
+  }
+}
+
+/** The shape signature (see above); metadata.managedFields is ignored as the field manager ignores it. */
+export function shapeOf(value: unknown, top = false): string {
+  if (value === null) return "n";
+  // Lists in full: their items (keys, set values) are part of the field paths.
+  if (Array.isArray(value)) return `a${JSON.stringify(value)}`;
+  switch (typeof value) {
+    case "string":
+      return "s";
+    case "number":
+      return "d";
+    case "boolean":
+      return "b";
+    case "object": {
+      let out = "{";
+      for (const key in value) {
+        const child = (value as Record<string, unknown>)[key];
+        if (top && key === "metadata") out += `"metadata":${metadataShape(child)},`;
+        else out += `${JSON.stringify(key)}:${shapeOf(child)},`;
+      }
+      return `${out}}`;
+    }
+    case "undefined":
+      return "u";
+    default:
+      return "?";
+  }
+}
+
+function metadataShape(metadata: unknown): string {
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return shapeOf(metadata);
+  let out = "{";
+  for (const key in metadata) {
+    const child = (metadata as Record<string, unknown>)[key];
+    if (key === "managedFields") continue;
+    out += `${JSON.stringify(key)}:${shapeOf(child)},`;
+  }
+  return `${out}}`;
+}

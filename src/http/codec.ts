@@ -31,6 +31,8 @@ export function bodyMediaType(contentType: string | undefined, patch: boolean): 
     if (type === "application/json-patch+json") return "json";
     if (type === "application/merge-patch+json") return "merge";
     if (type === "application/apply-patch+yaml") return "apply";
+    // Only kinds that opt in take it (the resource handler checks); the media type itself is known.
+    if (type === "application/strategic-merge-patch+json") return "strategic";
     throw errors.unsupportedMediaType(PATCH_MEDIA_TYPES);
   }
   if (type === "" || type === "application/json" || type === "*/*") return "json";

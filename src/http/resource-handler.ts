@@ -13,7 +13,7 @@ import type {
   ResourceStore,
   WatchOptions,
 } from "../registry/types.ts";
-import { bodyMediaType, decodeBody } from "./codec.ts";
+import { bodyMediaType, decodeBody, PATCH_MEDIA_TYPES } from "./codec.ts";
 import { parseDeleteOptions } from "./delete-options.ts";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.ts";
 import { decodeRequestBody } from "./protobuf/request-body.ts";
@@ -223,6 +223,9 @@ async function writeOrGet(
 
 async function patch(request: ResourceRequest, ref: ObjectRef): Promise<{ object: KubeObject; created: boolean }> {
   const type = bodyMediaType(request.contentType, true) as PatchType;
+  if (type === "strategic" && !request.store.definition.strategicMergePatch) {
+    throw errors.unsupportedMediaType(PATCH_MEDIA_TYPES);
+  }
   const options = parsePatchOptions(request.query, type);
   const value = decodeBody(request.body, type);
   if (value === undefined) throw errors.badRequest("the request body is empty: a patch is required");

@@ -20,10 +20,22 @@ export const FOREGROUND_FINALIZER = "foregroundDeletion";
 const GENERATE_NAME_PREFIX_SUFFIX = /-$/;
 
 /** Name rules for this resource: DNS-1123 subdomain unless the definition says otherwise. */
-function validateName(name: string, prefix: boolean): string[] {
+function validateName(definition: ResourceDefinition, name: string, prefix: boolean): string[] {
+  if (definition.nameValidation === "path-segment") return validatePathSegmentName(name, prefix);
   // A generateName prefix may end in "-" (the random suffix follows).
   const value = prefix ? name.replace(GENERATE_NAME_PREFIX_SUFFIX, "a") : name;
   return validateDns1123Subdomain(value);
+}
+
+/** Kubernetes' path-segment rule (RBAC names such as `system:controller:x`): usable as one URL path segment. */
+function validatePathSegmentName(name: string, prefix: boolean): string[] {
+  const problems: string[] = [];
+  if (!prefix && (name === "." || name === "..")) problems.push(`may not be '${name}'`);
+  for (const forbidden of ["/", "%"]) {
+    if (name.includes(forbidden)) problems.push(`may not contain '${forbidden}'`);
+  }
+  if (name.length > 253) problems.push("must be no more than 253 characters");
+  return problems;
 }
 
 /** Validates metadata on create. `metadata` has already been defaulted by the store. */
@@ -33,12 +45,12 @@ export function validateObjectMetaCreate(definition: ResourceDefinition, metadat
     if (!metadata.generateName) {
       errs.push(fieldError.required("metadata.name", "name or generateName is required"));
     } else {
-      for (const detail of validateName(metadata.generateName, true)) {
+      for (const detail of validateName(definition, metadata.generateName, true)) {
         errs.push(fieldError.invalid("metadata.generateName", metadata.generateName, detail));
       }
     }
   } else {
-    for (const detail of validateName(metadata.name, false)) {
+    for (const detail of validateName(definition, metadata.name, false)) {
       errs.push(fieldError.invalid("metadata.name", metadata.name, detail));
     }
   }

@@ -18,7 +18,7 @@ import type { ObjectRef, PatchOptions, RequestContext } from "./types.ts";
 export interface ChainedPatch {
   context: RequestContext;
   ref: ObjectRef;
-  type: "json" | "merge";
+  type: "json" | "merge" | "strategic";
   body: unknown;
   options: PatchOptions;
 }
@@ -162,7 +162,7 @@ export class PatchChains {
 function chainable(patch: ChainedPatch): boolean {
   if (patch.options.dryRun) return false;
   const body = patch.body;
-  if (patch.type === "merge") {
+  if (patch.type === "merge" || patch.type === "strategic") {
     if (!isPlainObject(body)) return true;
     const metadata = body.metadata;
     return !(isPlainObject(metadata) && Object.hasOwn(metadata, "resourceVersion"));

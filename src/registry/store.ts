@@ -12,6 +12,7 @@ import { applyJsonPatch } from "../apimachinery/json-patch.ts";
 import { applyMergePatch } from "../apimachinery/merge-patch.ts";
 import { generateName } from "../apimachinery/names.ts";
 import { type CompiledSchema, compileObjectSchema, objectSchemaOf } from "../apimachinery/schema.ts";
+import { applyStrategicMergePatch } from "../apimachinery/strategic-merge-patch.ts";
 import type { GroupKind, GroupResource, JsonMap, KubeList, KubeObject, OwnerReference } from "../apimachinery/types.ts";
 import { isPlainObject } from "../apimachinery/types.ts";
 import { type KeyValueStore, StorageError, type StoredRecord } from "../storage/types.ts";
@@ -411,6 +412,13 @@ export class GenericStore implements ResourceStore {
     return { object, created: false };
   }
 
+  /** The patched object of a JSON, merge or strategic merge patch (server-side apply has its own path). */
+  private applyPatchBody(type: PatchType, live: KubeObject, body: unknown): unknown {
+    if (type === "json") return applyJsonPatch(live, body);
+    if (type === "strategic") return applyStrategicMergePatch(live, body, this.fullSchema);
+    return applyMergePatch(live, body);
+  }
+
   private async patchNow(
     context: RequestContext,
     ref: ObjectRef,
@@ -426,7 +434,7 @@ export class GenericStore implements ResourceStore {
       const current = await this.storage.get(this.key(ref));
       if (!current) throw errors.notFound(this.groupResource, ref.name);
       const live = this.decode(current);
-      const patched = type === "json" ? applyJsonPatch(live, body) : applyMergePatch(live, body);
+      const patched = this.applyPatchBody(type, live, body);
       const object = decodeObject(this.definition, this.schema, patched, options.fieldValidation, context);
       this.checkIdentity(object, ref);
       // A resourceVersion in the patch is a precondition; without one the patch applies to whatever is current.
@@ -526,7 +534,7 @@ export class GenericStore implements ResourceStore {
       },
       prepare: async ({ context, ref, type, body, options }, base, committed) => {
         const live = this.decode(base);
-        const patched = type === "json" ? applyJsonPatch(live, body) : applyMergePatch(live, body);
+        const patched = this.applyPatchBody(type, live, body);
         const object = decodeObject(this.definition, this.schema, patched, options.fieldValidation, context);
         this.checkIdentity(object, ref);
         // A resourceVersion in the patch is a precondition (chains never hand such a patch an uncommitted base).

@@ -144,6 +144,13 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
    * (application/vnd.kubernetes.protobuf), decoded by the named message's table in src/http/protobuf/messages.ts.
    */
   protobuf?: { message: string };
+  /**
+   * Accept strategic merge patches (what kubectl sends for built-in kinds on client-side apply, edit and patch);
+   * list merging follows the schema's x-kubernetes-patch-strategy / x-kubernetes-patch-merge-key. Others get 415.
+   */
+  strategicMergePatch?: boolean;
+  /** Name rule: DNS-1123 subdomain (default), or Kubernetes' path-segment rule (RBAC kinds: `system:...` names). */
+  nameValidation?: "dns1123-subdomain" | "path-segment";
 }
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
@@ -203,7 +210,7 @@ export interface WatchHandle {
   close(): void;
 }
 
-export type PatchType = "json" | "merge" | "apply";
+export type PatchType = "json" | "merge" | "apply" | "strategic";
 
 export interface PatchOptions extends WriteOptions {
   /** Server-side apply only: take ownership of conflicting fields. */

@@ -1,8 +1,7 @@
 // The default RBAC objects of a cluster, created when missing (never overwritten, so an administrator's changes
 // stay): cluster-admin bound to system:masters, the admin/edit/view roles for the kinds this server serves, and
-// discovery and self-review for every authenticated user (kubectl needs both before anything else). Upstream names
-// the last two `system:discovery` and `system:basic-user`; the generic store accepts only DNS-1123 subdomain names
-// for every kind (RBAC allows path segments), hence the hyphen.
+// discovery and self-review for every authenticated user (kubectl needs both before anything else), under their
+// upstream names `system:discovery` and `system:basic-user`.
 
 import { isStatusError } from "../../apimachinery/errors.ts";
 import type { KubeObject } from "../../apimachinery/types.ts";
@@ -61,7 +60,7 @@ export function defaultClusterRoles(): KubeObject[] {
     clusterRole("admin", admin),
     clusterRole("edit", edit),
     clusterRole("view", view),
-    clusterRole("system-discovery", [
+    clusterRole("system:discovery", [
       {
         nonResourceURLs: [
           "/api",
@@ -79,7 +78,7 @@ export function defaultClusterRoles(): KubeObject[] {
         verbs: ["get"],
       },
     ]),
-    clusterRole("system-basic-user", [
+    clusterRole("system:basic-user", [
       { apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews"], verbs: ["create"] },
     ]),
   ];
@@ -88,8 +87,8 @@ export function defaultClusterRoles(): KubeObject[] {
 export function defaultClusterRoleBindings(): KubeObject[] {
   return [
     groupBinding("cluster-admin", "cluster-admin", "system:masters"),
-    groupBinding("system-discovery", "system-discovery", "system:authenticated"),
-    groupBinding("system-basic-user", "system-basic-user", "system:authenticated"),
+    groupBinding("system:discovery", "system:discovery", "system:authenticated"),
+    groupBinding("system:basic-user", "system:basic-user", "system:authenticated"),
   ];
 }
 

@@ -33,6 +33,7 @@ export const configMapDefinition: ResourceDefinition<ConfigMap> = {
   version: CORE_VERSION,
   kind: "ConfigMap",
   protobuf: { message: "k8s.io.api.core.v1.ConfigMap" },
+  strategicMergePatch: true,
   plural: "configmaps",
   singular: "configmap",
   shortNames: ["cm"],

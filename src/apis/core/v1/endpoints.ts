@@ -159,6 +159,7 @@ export const endpointsDefinition: ResourceDefinition<Endpoints> = {
   version: CORE_VERSION,
   kind: "Endpoints",
   protobuf: { message: "k8s.io.api.core.v1.Endpoints" },
+  strategicMergePatch: true,
   plural: "endpoints",
   singular: "endpoints",
   shortNames: ["ep"],

@@ -61,6 +61,7 @@ export const eventDefinition: ResourceDefinition<Event> = {
   version: CORE_VERSION,
   kind: "Event",
   protobuf: { message: "k8s.io.api.core.v1.Event" },
+  strategicMergePatch: true,
   plural: "events",
   singular: "event",
   shortNames: ["ev"],

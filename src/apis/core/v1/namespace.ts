@@ -47,6 +47,7 @@ export const namespaceDefinition: ResourceDefinition<Namespace> = {
   version: CORE_VERSION,
   kind: "Namespace",
   protobuf: { message: "k8s.io.api.core.v1.Namespace" },
+  strategicMergePatch: true,
   plural: "namespaces",
   singular: "namespace",
   shortNames: ["ns"],

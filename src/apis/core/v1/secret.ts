@@ -84,6 +84,7 @@ export const secretDefinition: ResourceDefinition<Secret> = {
   version: CORE_VERSION,
   kind: "Secret",
   protobuf: { message: "k8s.io.api.core.v1.Secret" },
+  strategicMergePatch: true,
   plural: "secrets",
   singular: "secret",
   namespaced: true,

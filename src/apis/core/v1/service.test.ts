@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { describeResourceConformance } from "../../../registry/conformance.ts";
+import { testContext } from "../../../registry/testing.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { createServiceDefinition, type Service } from "./service.ts";
 import { ServiceAddresses } from "./service-addresses.ts";
@@ -40,6 +41,33 @@ describe("Service", () => {
     assert.notEqual(spec.clusterIP, "10.96.0.1", "the first address is kept for the kubernetes service");
     assert.deepEqual(spec.clusterIPs, [spec.clusterIP]);
     assert.deepEqual(created.status, { loadBalancer: {} });
+  });
+
+  it("patch() with a strategic merge patch merges ports by port number, as kubectl apply expects", async () => {
+    await h.create(
+      service("smp", {
+        ports: [
+          { name: "http", port: 80 },
+          { name: "metrics", port: 9090 },
+        ],
+      }),
+    );
+    const store = h.env.store(h.env.registry.stores()[0].definition as ResourceDefinition);
+    const { object } = await store.patch(
+      testContext(),
+      { namespace: "default", name: "smp" },
+      "strategic",
+      {
+        spec: {
+          ports: [
+            { port: 80, targetPort: 8080 },
+            { port: 9090, $patch: "delete" },
+          ],
+        },
+      },
+      {},
+    );
+    assert.deepEqual((object as Service).spec?.ports, [{ name: "http", port: 80, protocol: "TCP", targetPort: 8080 }]);
   });
 
   it("create() takes a requested cluster IP once; a taken or out-of-range one is refused", async () => {

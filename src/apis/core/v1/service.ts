@@ -190,6 +190,7 @@ export function createServiceDefinition(allocator: ServiceAddressAllocator): Res
     version: CORE_VERSION,
     kind: "Service",
     protobuf: { message: "k8s.io.api.core.v1.Service" },
+    strategicMergePatch: true,
     plural: "services",
     singular: "service",
     shortNames: ["svc"],

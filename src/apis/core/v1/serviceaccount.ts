@@ -16,6 +16,7 @@ export const serviceAccountDefinition: ResourceDefinition<ServiceAccount> = {
   version: CORE_VERSION,
   kind: "ServiceAccount",
   protobuf: { message: "k8s.io.api.core.v1.ServiceAccount" },
+  strategicMergePatch: true,
   plural: "serviceaccounts",
   singular: "serviceaccount",
   shortNames: ["sa"],

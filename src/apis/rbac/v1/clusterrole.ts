@@ -19,6 +19,8 @@ export const clusterRoleDefinition: ResourceDefinition<ClusterRole> = {
   version: RBAC_VERSION,
   kind: "ClusterRole",
   protobuf: { message: "k8s.io.api.rbac.v1.ClusterRole" },
+  strategicMergePatch: true,
+  nameValidation: "path-segment",
   plural: "clusterroles",
   singular: "clusterrole",
   namespaced: false,

@@ -20,6 +20,8 @@ export const clusterRoleBindingDefinition: ResourceDefinition<ClusterRoleBinding
   version: RBAC_VERSION,
   kind: "ClusterRoleBinding",
   protobuf: { message: "k8s.io.api.rbac.v1.ClusterRoleBinding" },
+  strategicMergePatch: true,
+  nameValidation: "path-segment",
   plural: "clusterrolebindings",
   singular: "clusterrolebinding",
   namespaced: false,

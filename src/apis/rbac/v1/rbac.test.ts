@@ -67,6 +67,23 @@ describe("Role and ClusterRole", () => {
     await clusterRoles.close();
   });
 
+  it("create() takes path-segment names such as system:controller:x, and refuses '/' and '%'", async () => {
+    const created = await clusterRoles.create({
+      apiVersion: API,
+      kind: "ClusterRole",
+      metadata: { name: "system:controller:endpoints" },
+      rules,
+    });
+    assert.equal(created.metadata.name, "system:controller:endpoints");
+    const errors = await clusterRoles.invalid(
+      clusterRoles.create({ apiVersion: API, kind: "ClusterRole", metadata: { name: "a/b%c" }, rules }),
+    );
+    assert.deepEqual(errors, [
+      "metadata.name: Invalid value: \"a/b%c\": may not contain '/'",
+      "metadata.name: Invalid value: \"a/b%c\": may not contain '%'",
+    ]);
+  });
+
   it("create() requires verbs, and apiGroups and resources for resource rules", async () => {
     const errors = await roles.invalid(
       roles.create({

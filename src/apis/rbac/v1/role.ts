@@ -19,6 +19,8 @@ export const roleDefinition: ResourceDefinition<Role> = {
   version: RBAC_VERSION,
   kind: "Role",
   protobuf: { message: "k8s.io.api.rbac.v1.Role" },
+  strategicMergePatch: true,
+  nameValidation: "path-segment",
   plural: "roles",
   singular: "role",
   namespaced: true,

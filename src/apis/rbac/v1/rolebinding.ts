@@ -21,6 +21,8 @@ export const roleBindingDefinition: ResourceDefinition<RoleBinding> = {
   version: RBAC_VERSION,
   kind: "RoleBinding",
   protobuf: { message: "k8s.io.api.rbac.v1.RoleBinding" },
+  strategicMergePatch: true,
+  nameValidation: "path-segment",
   plural: "rolebindings",
   singular: "rolebinding",
   namespaced: true,

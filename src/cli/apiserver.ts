@@ -4,6 +4,7 @@
 
 import { Command, InvalidArgumentError } from "commander";
 import { runAction } from "./run-action.ts";
+import { stopOnSignal } from "./stop-on-signal.ts";
 
 export const DEFAULT_APISERVER_DATA_DIR = "./virtualcluster-apiserver-data";
 
@@ -55,19 +56,7 @@ export function apiserverCommand(): Command {
             `Admin kubeconfig: ${running.kubeconfigPath}\n` +
             `Try: kubectl --kubeconfig ${running.kubeconfigPath} get namespaces\n`,
         );
-        let stopping = false;
-        const stop = async (signal: string) => {
-          if (stopping) return;
-          stopping = true;
-          logger.info({ signal }, "shutting down");
-          try {
-            await running.close();
-          } finally {
-            process.exit(0);
-          }
-        };
-        process.on("SIGINT", () => void stop("SIGINT"));
-        process.on("SIGTERM", () => void stop("SIGTERM"));
+        stopOnSignal(logger, () => running.close());
       }),
     );
 }

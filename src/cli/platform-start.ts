@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { stopOnSignal } from "./stop-on-signal.ts";
 
 function port(value: string): number {
   const n = Number(value);
@@ -96,15 +97,6 @@ export function addStartCommand(platform: Command): void {
         );
       }
       out.write(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        logger.info({ signal }, "shutting down");
-        await running.close();
-        process.exit(0);
-      };
-      process.on("SIGINT", () => void stop("SIGINT"));
-      process.on("SIGTERM", () => void stop("SIGTERM"));
+      stopOnSignal(logger, () => running.close());
     });
 }

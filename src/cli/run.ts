@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { readSettingsFile } from "../virtualcluster/config/load.ts";
 import { runAction } from "./run-action.ts";
+import { stopOnSignal } from "./stop-on-signal.ts";
 
 function port(value: string): number {
   const n = Number(value);
@@ -81,19 +82,7 @@ export function runCommand(): Command {
                 : `platform: not connected: ${platform.error}\n`
               : ""),
         );
-        let stopping = false;
-        const stop = async (signal: string) => {
-          if (stopping) return;
-          stopping = true;
-          logger.info({ signal }, "shutting down");
-          try {
-            await runtime.close();
-          } finally {
-            process.exit(0);
-          }
-        };
-        process.on("SIGINT", () => void stop("SIGINT"));
-        process.on("SIGTERM", () => void stop("SIGTERM"));
+        stopOnSignal(logger, () => runtime.close());
       }),
     );
 }

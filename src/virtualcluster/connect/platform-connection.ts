@@ -249,15 +249,21 @@ export class PlatformConnection {
   }
 }
 
+/** Whether the fields the connection owns (external, clusterRef, the ingress access point) already hold `wanted`. */
 function sameInstanceSpec(current: Record<string, unknown> | undefined, wanted: Record<string, unknown>): boolean {
-  const pick = (spec: Record<string, unknown> | undefined) =>
-    JSON.stringify([spec?.external, spec?.clusterRef, spec?.template]);
-  const merged = {
-    ...current,
-    ...wanted,
-    clusterRef: { ...(current?.clusterRef as object), ...(wanted.clusterRef as object) },
+  const owned = (spec: Record<string, unknown> | undefined) => {
+    const clusterRef = (spec?.clusterRef ?? {}) as Record<string, unknown>;
+    const template = (spec?.template ?? {}) as { accessPoint?: { ingress?: Record<string, unknown> } };
+    const ingress = template.accessPoint?.ingress ?? {};
+    return JSON.stringify([
+      spec?.external,
+      clusterRef.namespace,
+      clusterRef.virtualCluster,
+      ingress.enabled,
+      ingress.host,
+    ]);
   };
-  return pick(current) === pick(merged);
+  return owned(current) === owned(wanted);
 }
 
 function describeFailure(error: unknown): string {

@@ -575,7 +575,7 @@ export class GenericStore implements ResourceStore {
       const current = await this.storage.get(this.key(ref));
       if (!current) throw errors.notFound(this.groupResource, ref.name);
       const object = this.decode(current);
-      this.checkPreconditions(object, options);
+      this.checkDeletePreconditions(object, options);
       await this.definition.strategy.beforeDelete?.(object, context);
       try {
         return await this.deleteRecord(context, current, object, options);
@@ -781,7 +781,8 @@ export class GenericStore implements ResourceStore {
     this.adoptNamespace(object, ref.namespace);
   }
 
-  private checkPreconditions(object: KubeObject, options: DeleteOptions): void {
+  /** DeleteOptions.preconditions (uid, resourceVersion) against the stored object: 409 when they do not hold. */
+  checkDeletePreconditions(object: KubeObject, options: DeleteOptions): void {
     const pre = options.preconditions;
     const name = object.metadata.name ?? "";
     if (pre?.uid && pre.uid !== object.metadata.uid) {

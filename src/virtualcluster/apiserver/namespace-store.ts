@@ -19,25 +19,6 @@ import { StorageError } from "../../storage/types.ts";
 
 export const NAMESPACE_CONTENT_FINALIZER = "virtualcluster.platform.sh/namespace-content";
 
-function checkPreconditions(store: GenericStore, namespace: Namespace, options: DeleteOptions): void {
-  const pre = options.preconditions;
-  const name = namespace.metadata.name ?? "";
-  if (pre?.uid && pre.uid !== namespace.metadata.uid) {
-    throw errors.conflict(
-      store.groupResource,
-      name,
-      `Precondition failed: the UID in the precondition (${pre.uid}) does not match the UID in record (${namespace.metadata.uid}). The object might have been deleted and then recreated`,
-    );
-  }
-  if (pre?.resourceVersion && pre.resourceVersion !== namespace.metadata.resourceVersion) {
-    throw errors.conflict(
-      store.groupResource,
-      name,
-      `Precondition failed: the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${namespace.metadata.resourceVersion}). The object might have been modified`,
-    );
-  }
-}
-
 async function deleteNamespace(
   store: GenericStore,
   context: RequestContext,
@@ -48,7 +29,7 @@ async function deleteNamespace(
     const current = await store.storage.get(store.key(ref));
     if (!current) throw errors.notFound(store.groupResource, ref.name);
     const namespace = store.decode(current) as Namespace;
-    checkPreconditions(store, namespace, options);
+    store.checkDeletePreconditions(namespace, options);
     await store.definition.strategy.beforeDelete?.(namespace, context);
     if (namespace.metadata.deletionTimestamp) return { removed: false, object: namespace };
     if (!namespace.spec?.finalizers?.length) return store.delete(context, ref, options);

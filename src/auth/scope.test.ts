@@ -66,6 +66,15 @@ describe("compileScope()", () => {
     assert.equal(scope(request("list", "virtualclusterinstances", { namespace: "p-a" }), "p-"), false);
   });
 
+  it('compileScope() with role virtualcluster reads "*" in virtualClusters as every instance, like an empty list', () => {
+    for (const virtualClusters of [["*"], []]) {
+      const scope = compileScope({ roles: [{ role: "virtualcluster", projects: ["a"], virtualClusters }] })!;
+      assert.ok(scope(request("get", "virtualclusterinstances", { namespace: "p-a", name: "any" }), "p-"));
+      assert.ok(scope(request("list", "virtualclusterinstances", { namespace: "p-a" }), "p-"));
+      assert.equal(scope(request("get", "virtualclusterinstances", { namespace: "p-b", name: "any" }), "p-"), false);
+    }
+  });
+
   it("compileScope() with role platformCLI allows the client's reads and credentials, and no other writes", () => {
     for (const scope of [
       compileScope({ roles: [{ role: "platformCLI" }] })!,

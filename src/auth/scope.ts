@@ -65,7 +65,10 @@ function namedInProject(
   return name === "*" || (request.name !== undefined && request.name === name);
 }
 
-/** Role virtualcluster: registering and updating its own instance and the instance's status, and the config it reads. */
+/**
+ * Role virtualcluster: registering and updating its own instance and the instance's status, and the config it reads.
+ * An empty list or "*" in `projects` or `virtualClusters` selects all, as everywhere in a scope.
+ */
 function virtualClusterRole(projects: string[], names: string[]): ScopeMatcher {
   return (request, prefix) => {
     if (request.group !== GROUP || !request.resourceRequest) return false;
@@ -74,7 +77,8 @@ function virtualClusterRole(projects: string[], names: string[]): ScopeMatcher {
     if (request.subresource && request.subresource !== "status") return false;
     const project = projectOf(request, prefix);
     if (!project || (projects.length && !projects.includes("*") && !projects.includes(project))) return false;
-    return names.length === 0 || (request.name !== undefined && names.includes(request.name));
+    if (names.length === 0 || names.includes("*")) return true;
+    return request.name !== undefined && names.includes(request.name);
   };
 }
 

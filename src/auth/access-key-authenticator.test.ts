@@ -3,13 +3,16 @@ import { after, before, describe, it } from "node:test";
 import { statusErrorOf } from "../registry/testing.ts";
 import { principalOf } from "./principal.ts";
 import { type AuthFixture, openAuthFixture, platform } from "./testing.ts";
+import type { AuthenticationRequest } from "./types.ts";
 
 const header = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 
 describe("AccessKeyAuthenticator", () => {
   let f: AuthFixture;
+  /** authenticate() answers synchronously when a request is not for it; tests always want a promise. */
+  const authenticate = async (request: AuthenticationRequest) => f.authenticator.authenticate(request);
   const rejects = async (token: string, message: RegExp | string) => {
-    const error = await statusErrorOf(f.authenticator.authenticate(header(token)));
+    const error = await statusErrorOf(authenticate(header(token)));
     assert.equal(error.code, 401);
     assert.equal(error.reason, "Unauthorized");
     if (typeof message === "string") assert.equal(error.message, message);
@@ -30,7 +33,7 @@ describe("AccessKeyAuthenticator", () => {
   it("authenticate() ignores a request without credentials and rejects a malformed header", async () => {
     assert.equal(await f.authenticator.authenticate({ headers: {} }), undefined);
     for (const value of ["Basic abc", "Bearer", "Bearer two words"]) {
-      const error = await statusErrorOf(f.authenticator.authenticate({ headers: { authorization: value } }));
+      const error = await statusErrorOf(authenticate({ headers: { authorization: value } }));
       assert.equal(error.code, 401);
       assert.equal(error.message, "invalid bearer token");
     }

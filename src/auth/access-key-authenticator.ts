@@ -4,9 +4,10 @@
 
 import { errors } from "../apimachinery/errors.ts";
 import type { UserInfo } from "../registry/types.ts";
-import { bearerToken, digestAccessKey } from "./access-key-material.ts";
+import { digestAccessKey, requestBearerToken } from "./access-key-material.ts";
 import type { ActivityRecorder } from "./activity-recorder.ts";
 import type { AuthIndex, KeyEntry, TeamEntry } from "./auth-index.ts";
+import { ConnectionDigests } from "./connection-digests.ts";
 import { KEY_NOT_FOUND, type KeyLimits, keyProblem } from "./key-validity.ts";
 import { bindPrincipal, type Principal } from "./principal.ts";
 import { compileScope } from "./scope.ts";
@@ -26,6 +27,13 @@ export interface AccessKeyAuthenticatorOptions {
   now?: () => number;
 }
 
+export interface AuthenticateKeyOptions {
+  /** Record the key's activity (default true; false for token reviews). */
+  touch?: boolean;
+  /** The client connection the key came on (AuthenticationRequest.connection). */
+  connection?: object;
+}
+
 interface Cached {
   directoryVersion: number;
   user: UserInfo;
@@ -40,22 +48,27 @@ export class AccessKeyAuthenticator implements Authenticator {
   private readonly now: () => number;
   /** By index entry: a changed key is a new entry, so its cache goes with the old one. */
   private readonly cache = new WeakMap<KeyEntry, Cached>();
+  private readonly digests = new ConnectionDigests(digestAccessKey);
 
   constructor(options: AccessKeyAuthenticatorOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
   }
 
-  async authenticate(request: AuthenticationRequest): Promise<UserInfo | undefined> {
-    const token = bearerToken(request.headers.authorization);
+  authenticate(request: AuthenticationRequest): Promise<UserInfo> | undefined {
+    const token = requestBearerToken(request);
     if (token === undefined) return undefined;
-    return this.authenticateToken(token);
+    return this.authenticateToken(token, { connection: request.connection });
   }
 
-  /** The caller of a plain key; throws the 401 that says why not. `touch: false` records no activity (selves). */
-  async authenticateToken(token: string, touch = true): Promise<UserInfo> {
+  /**
+   * The caller of a plain key; throws the 401 that says why not. `touch: false` records no activity (selves);
+   * `connection` lets a keep-alive connection's repeated key skip its digest (ConnectionDigests).
+   */
+  async authenticateToken(token: string, options: AuthenticateKeyOptions = {}): Promise<UserInfo> {
+    const { touch = true, connection } = options;
     if (!token || token.length > MAX_TOKEN_LENGTH) throw errors.unauthorized("invalid bearer token");
-    const digest = digestAccessKey(token);
+    const digest = this.digests.digest(token, connection);
     await this.options.fresh();
     const { index } = this.options;
     const key = index.key(digest);

@@ -19,7 +19,7 @@ describe("describeCaller() (selves)", () => {
       authenticate: (credential) =>
         f.tokens.recognizes(credential)
           ? f.tokens.authenticateToken(credential)
-          : f.authenticator.authenticateToken(credential, false),
+          : f.authenticator.authenticateToken(credential, { touch: false }),
       settings: () => ({ platformHost: "platform.test", projectNamespacePrefix: "p-" }),
     });
     await f.createUser("bob", { email: "bob@example.com", groups: ["devs"] });

@@ -65,7 +65,7 @@ describe("PlatformAuthorizer", () => {
       },
     })) {
       const key = await f.createKey(`key-${name.toLowerCase()}`, spec);
-      users[name] = (await f.authenticator.authenticateToken(key, false))!;
+      users[name] = (await f.authenticator.authenticateToken(key, { touch: false }))!;
     }
   });
   after(() => f.close());

@@ -65,7 +65,7 @@ describe("project rights (PlatformAuthorizer with projects)", () => {
     };
     for (const [name, spec] of Object.entries(keys)) {
       const key = await f.createKey(`key-${name.toLowerCase()}`, spec);
-      users[name] = (await f.authenticator.authenticateToken(key, false))!;
+      users[name] = (await f.authenticator.authenticateToken(key, { touch: false }))!;
     }
   });
   after(async () => {

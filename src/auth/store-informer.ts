@@ -14,6 +14,8 @@ export interface InformerHandler {
   apply(event: WatchEvent): void;
 }
 
+const CAUGHT_UP: Promise<void> = Promise.resolve();
+
 interface Waiter {
   revision: number;
   resolve: () => void;
@@ -77,6 +79,9 @@ export class StoreInformer {
 
   /** Resolves once every write committed before this call has been applied. */
   fresh(): Promise<void> {
+    // The common case, once per request: already caught up, known without asking the storage asynchronously.
+    const now = this.storage.revisionNow?.();
+    if (now !== undefined && (now <= this.applied || this.stopped)) return CAUGHT_UP;
     return this.storage.currentRevision().then((current) => {
       if (current <= this.applied || this.stopped) return;
       return new Promise<void>((resolve) => this.waiters.push({ revision: current, resolve }));

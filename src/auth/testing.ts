@@ -110,7 +110,7 @@ export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise
       return (created.spec as { key: string }).key;
     },
     async contextOf(key) {
-      const user: UserInfo = await authenticator.authenticateToken(key, false);
+      const user: UserInfo = await authenticator.authenticateToken(key, { touch: false });
       return { user, authorizer, warnings: [], userAgent: "auth-test", now: new Date(clock.now) };
     },
     async close() {

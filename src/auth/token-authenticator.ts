@@ -7,13 +7,13 @@
 // and which never mints credentials (access keys, tokens, kubeconfigs, passwords): a token cannot outlive itself.
 // Verified tokens are cached by digest until the directory changes, so a burst of requests verifies once.
 
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, errors as jose, jwtVerify } from "jose";
 import { errors, isStatusError } from "../apimachinery/errors.ts";
 import { GROUP } from "../apis/management/v1/common.ts";
 import type { AuthorizationAttributes, UserInfo } from "../registry/types.ts";
 import { ACCESS_KEY_TYPE_EXTRA } from "./access-key-authenticator.ts";
-import { bearerToken } from "./access-key-material.ts";
+import { requestBearerToken } from "./access-key-material.ts";
 import type { AuthIndex, KeyEntry, TeamEntry } from "./auth-index.ts";
 import type { KeyLimits } from "./key-validity.ts";
 import { bindPrincipal, type Principal } from "./principal.ts";
@@ -79,11 +79,11 @@ export class TokenAuthenticator implements Authenticator {
     this.#now = options.now ?? Date.now;
   }
 
-  async authenticate(request: AuthenticationRequest): Promise<UserInfo | undefined> {
-    const token = bearerToken(request.headers.authorization);
+  authenticate(request: AuthenticationRequest): Promise<UserInfo> | undefined {
+    const token = requestBearerToken(request);
     if (!token || token.length > MAX_TOKEN_LENGTH || !looksLikeJwt(token)) return undefined;
     // A token verified before is ours: skip decoding it again.
-    const digest = createHash("sha256").update(token).digest("base64url");
+    const digest = hash("sha256", token, "base64url");
     if (!this.#cache.has(digest) && !this.recognizes(token)) return undefined;
     return this.#authenticate(token, digest);
   }
@@ -103,7 +103,7 @@ export class TokenAuthenticator implements Authenticator {
 
   /** The caller of a token; throws the 401 that says why not (never quoting the token). */
   authenticateToken(token: string): Promise<UserInfo> {
-    return this.#authenticate(token, createHash("sha256").update(token).digest("base64url"));
+    return this.#authenticate(token, hash("sha256", token, "base64url"));
   }
 
   async #authenticate(token: string, digest: string): Promise<UserInfo> {

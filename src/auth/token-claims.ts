@@ -43,5 +43,6 @@ export function privateClaims(payload: Record<string, unknown>): Omit<TokenClaim
 
 /** Whether a bearer token has the JWS compact form (three base64url parts). */
 export function looksLikeJwt(token: string): boolean {
-  return /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token);
+  // The dot test first: access keys (no dots) reach this on every request.
+  return token.includes(".") && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token);
 }

@@ -201,7 +201,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       authenticate: (credential) =>
         tokens.recognizes(credential)
           ? tokens.authenticateToken(credential)
-          : authenticator.authenticateToken(credential, false),
+          : authenticator.authenticateToken(credential, { touch: false }),
       settings: () => {
         const current = settings.current();
         return {

@@ -22,6 +22,16 @@ export function writeConformance(name: string, open: OpenStore): void {
       assert.equal(await store.currentRevision(), 1);
     }));
 
+  test(`${name}.revisionNow(), where a backend offers it, is currentRevision() without waiting`, () =>
+    withStore(open, async (store) => {
+      if (!store.revisionNow) return;
+      assert.equal(store.revisionNow(), 0);
+      const first = await store.create("/a/x", "{}");
+      assert.equal(store.revisionNow(), first.revision);
+      await assert.rejects(store.create("/a/x", "{}"));
+      assert.equal(store.revisionNow(), await store.currentRevision(), "a failed write takes no revision");
+    }));
+
   test(`${name}.create() fails with KeyExists on a live key and reports the current record`, () =>
     withStore(open, async (store) => {
       const first = await store.create("/a/x", "one");

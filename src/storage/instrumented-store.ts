@@ -39,6 +39,7 @@ export function instrumentStore(store: KeyValueStore, observe: StorageObserver):
   };
   return {
     currentRevision: () => store.currentRevision(),
+    ...(store.revisionNow ? { revisionNow: () => store.revisionNow!() } : {}),
     compactedRevision: () => store.compactedRevision(),
     get: (key) => timed("get", key, () => store.get(key)),
     list: (options: ListOptions) => timed("list", options.prefix, () => store.list(options)),

@@ -94,6 +94,11 @@ export class StorageError extends Error {
 export interface KeyValueStore {
   /** The newest committed revision (0 for an empty store). */
   currentRevision(): Promise<number>;
+  /**
+   * currentRevision() answered synchronously, by backends that know it without I/O. Lets a caller that only wants
+   * to know whether it is caught up skip a turn of the event loop on every request (see StoreInformer.fresh).
+   */
+  revisionNow?(): number;
   /** The oldest revision still readable by list/watch (0 when nothing was compacted). */
   compactedRevision(): Promise<number>;
   get(key: string): Promise<StoredRecord | undefined>;

@@ -89,6 +89,10 @@ class SqliteStore implements KeyValueStore {
   }
 
   async currentRevision(): Promise<number> {
+    return this.revisionNow();
+  }
+
+  revisionNow(): number {
     this.ensureOpen();
     return this.writes.committedRevision;
   }

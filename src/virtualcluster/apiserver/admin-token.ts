@@ -2,9 +2,10 @@
 // working across restarts, and recognized by comparing SHA-256 digests in constant time (the token itself is
 // never compared byte by byte, logged or kept beyond its digest).
 
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { requestBearerToken } from "../../auth/access-key-material.ts";
 import type { AuthenticationRequest, Authenticator } from "../../auth/types.ts";
 import type { UserInfo } from "../../registry/types.ts";
 
@@ -28,13 +29,7 @@ export async function ensureAdminToken(dataDir: string): Promise<string> {
   return token;
 }
 
-const digest = (value: string) => createHash("sha256").update(value).digest();
-
-export function bearerToken(request: AuthenticationRequest): string | undefined {
-  const header = request.headers.authorization;
-  const value = Array.isArray(header) ? header[0] : header;
-  return value?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-}
+const digest = (value: string) => hash("sha256", value, "buffer");
 
 /** Recognizes exactly the admin token; any other request is left to the next authenticator. */
 export class AdminTokenAuthenticator implements Authenticator {
@@ -44,8 +39,8 @@ export class AdminTokenAuthenticator implements Authenticator {
     this.#digest = digest(token);
   }
 
-  async authenticate(request: AuthenticationRequest): Promise<UserInfo | undefined> {
-    const token = bearerToken(request);
+  authenticate(request: AuthenticationRequest): UserInfo | undefined {
+    const token = requestBearerToken(request);
     if (!token) return undefined;
     return timingSafeEqual(digest(token), this.#digest) ? ADMIN_USER : undefined;
   }

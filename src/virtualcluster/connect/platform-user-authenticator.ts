@@ -7,7 +7,7 @@
 // (group system:masters), as project members are in the commercial product. Answers are cached briefly by digest
 // (never by the credential itself) so a burst of kubectl calls costs one review.
 
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { errors, isStatusError } from "../../apimachinery/errors.ts";
 import type { AuthenticationRequest, Authenticator } from "../../auth/types.ts";
 import type { UserInfo } from "../../registry/types.ts";
@@ -67,7 +67,7 @@ export class PlatformUserAuthenticator implements Authenticator {
     const target = this.#options.target();
     if (!target) return undefined; // not connected: only local credentials work
     const now = (this.#options.now ?? Date.now)();
-    const digest = createHash("sha256").update(token).digest("base64url");
+    const digest = hash("sha256", token, "base64url");
     const cached = this.#cache.get(digest);
     if (cached && cached.expires > now) return this.#answer(cached);
     const entry = await this.#resolve(token, target, now);

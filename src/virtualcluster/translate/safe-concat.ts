@@ -1,11 +1,11 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** Longest Kubernetes name (a DNS label) a concatenation may produce. */
 const MAX_LENGTH = 63;
 
 /** First `length` hex characters of sha256(text). */
 export function shortHash(text: string, length = 10): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, length);
+  return hash("sha256", text, "hex").slice(0, length);
 }
 
 /**

@@ -28,6 +28,8 @@ export interface AuditLoggerOptions {
 }
 
 export interface AuditHooks {
+  /** Whether events are being logged now; the server skips the hooks for requests arriving while not. */
+  enabled(): boolean;
   onRequestReceived(request: AuditRequest): void;
   onResponseStarted(request: AuditRequest): void;
   onRequestComplete(completion: AuditCompletion): void;
@@ -64,6 +66,7 @@ export class AuditLogger {
     this.configure(options.settings.current().audit);
     this.unsubscribe = options.settings.onChange((next) => this.configure(next.audit));
     this.hooks = {
+      enabled: () => this.enabled(),
       onRequestReceived: (request) => this.log("RequestReceived", request, undefined),
       onResponseStarted: (request) => this.log("ResponseStarted", request, { ...request, code: 200 }),
       onRequestComplete: (completion) => this.log("ResponseComplete", completion, completion),

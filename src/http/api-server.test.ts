@@ -263,6 +263,10 @@ let ca: string;
 let tmp: string;
 const completed: CompletedRequest[] = [];
 let logLines = "";
+/** The hooks' enabled(): while false, plain reads take the direct path (direct-read.ts) instead of fastify. */
+let hooksListen = true;
+/** Requests that reached fastify's pipeline (counted by a plugin's onRequest hook). */
+let fastifyRequests = 0;
 let clientCert: { cert: string; key: string };
 
 function call(
@@ -449,6 +453,9 @@ before(async () => {
     publicPaths: ["/healthz", "/livez", "/readyz", "/version", "/login"],
     plugins: [
       (app) => {
+        app.addHook("onRequest", async () => {
+          fastifyRequests++;
+        });
         app.post("/login", async (request, reply) => {
           const state = requestState(request);
           return reply.code(200).send({ user: state?.user?.name, bytes: (request.body as Buffer).length });
@@ -461,7 +468,7 @@ before(async () => {
     pathPrefixes: ["/kubernetes/management"],
     version: { major: "1", minor: "32", gitVersion: "v1.32.0-platform" },
     healthChecks: { storage: () => {} },
-    hooks: { onRequestComplete: (info) => completed.push(info) },
+    hooks: { enabled: () => hooksListen, onRequestComplete: (info) => completed.push(info) },
     logger,
   });
 });
@@ -478,6 +485,120 @@ const alice = {
   metadata: { name: "alice" },
   spec: { email: "alice@example.com" },
 };
+
+// The direct read path must be invisible to clients: every read below is answered twice, once through fastify (a
+// hook listens) and once directly (none does), and the two answers must be the same.
+describe("startApiServer() direct reads", () => {
+  const TABLE =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+  const reads: { path: string; token?: string | null; headers?: Record<string, string> }[] = [
+    { path: `${USERS}/direct` },
+    { path: `/kubernetes/management${USERS}/direct` },
+    { path: `${USERS}/direct?pretty=true` },
+    { path: `${USERS}/direct`, headers: { accept: "application/yaml" } },
+    { path: `${USERS}/direct`, headers: { accept: TABLE } },
+    { path: `${USERS}?labelSelector=team%3Dblue`, headers: { accept: TABLE } },
+    { path: `${USERS}?limit=1` },
+    { path: `${USERS}/direct/status` },
+    { path: `/api/v1/namespaces/ns1/widgets/w1` },
+    { path: `/api/v1/widgets` },
+    { path: `${USERS}/missing` },
+    { path: `${USERS}/direct`, token: "bob-token" },
+    { path: `${USERS}/direct`, token: null },
+    { path: `${USERS}/direct`, token: "wrong" },
+    { path: `${USERS}/direct`, headers: { accept: "text/html" } },
+    { path: `${USERS}?limit=abc` },
+    { path: `${USERS}/direct/kubeconfig` },
+    { path: `/api/v1/widgets/w1` },
+  ];
+  const answer = async (read: (typeof reads)[number], viaHooks: boolean) => {
+    hooksListen = viaHooks;
+    try {
+      const before = { fastify: fastifyRequests, hooked: completed.length };
+      const res = await call("GET", read.path, { token: read.token, headers: read.headers });
+      const seen = {
+        // The plugin's onRequest hook runs after authentication and authorization only.
+        fastify: fastifyRequests > before.fastify,
+        hooked: completed.length > before.hooked,
+      };
+      return {
+        answer: {
+          status: res.status,
+          contentType: res.headers["content-type"],
+          warning: res.headers.warning,
+          text: res.text,
+        },
+        seen,
+      };
+    } finally {
+      hooksListen = true;
+    }
+  };
+
+  before(async () => {
+    const carol = { ...alice, metadata: { name: "direct", labels: { team: "blue" } } };
+    assert.equal((await call("POST", USERS, { body: JSON.stringify(carol) })).status, 201);
+    const widget = { apiVersion: "v1", kind: "Widget", metadata: { name: "w1" } };
+    assert.equal((await call("POST", "/api/v1/namespaces/ns1/widgets", { body: JSON.stringify(widget) })).status, 201);
+  });
+
+  after(async () => {
+    assert.equal((await call("DELETE", `${USERS}/direct`)).status, 200);
+  });
+
+  it("startApiServer() answers a read the same way whether fastify or the direct path serves it", async () => {
+    for (const read of reads) {
+      const viaFastify = await answer(read, true);
+      const direct = await answer(read, false);
+      assert.equal(viaFastify.seen.hooked, true, read.path);
+      assert.equal(direct.seen.fastify, false, read.path);
+      assert.deepEqual(direct.answer, viaFastify.answer, `${read.path} ${read.token ?? ""}`);
+    }
+  });
+
+  it("startApiServer() serves plain resource reads directly while no hook listens", async () => {
+    for (const read of reads.slice(0, 8)) {
+      assert.equal((await answer(read, false)).seen.fastify, false, read.path);
+    }
+  });
+
+  it("startApiServer() leaves watches, bodies, other methods and non-resource paths to fastify", async () => {
+    hooksListen = false;
+    try {
+      for (const [method, path, body] of [
+        ["GET", `${USERS}?watch=true&timeoutSeconds=1`],
+        ["GET", `${USERS}/direct`, "{}"],
+        ["HEAD", `${USERS}/direct`],
+        ["GET", "/version"],
+        ["GET", `/apis/${GROUP}/v1`],
+        ["GET", `/apis/${GROUP}/v1/nothings/x`],
+      ] as const) {
+        const before = fastifyRequests;
+        const res = await call(method, path, { body });
+        assert.ok(res.status < 500, `${method} ${path}: ${res.status}`);
+        assert.equal(fastifyRequests, before + 1, `${method} ${path}`);
+      }
+    } finally {
+      hooksListen = true;
+    }
+  });
+
+  it("startApiServer() counts direct reads in /metrics and calls no hook for them", async () => {
+    const count = async () => {
+      const text = (await call("GET", "/metrics")).text;
+      const match =
+        /apiserver_request_total\{verb="GET",group="test.platform.sh",resource="users",subresource="",code="404"\} (\d+)/.exec(
+          text,
+        );
+      return Number(match?.[1] ?? 0);
+    };
+    const before = await count();
+    const hooked = completed.length;
+    await answer({ path: `${USERS}/missing` }, false);
+    assert.equal(await count(), before + 1);
+    assert.equal(completed.length, hooked + 1, "only the /metrics read itself reached the hook");
+  });
+});
 
 describe("startApiServer()", () => {
   it("startApiServer() answers 401 Status without a token and with an unknown one", async () => {

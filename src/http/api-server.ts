@@ -4,6 +4,7 @@
 //   registry -> encode -> audit (complete) -> metrics.
 // Steps up to authorization run in the onRequest hook (so plugin routes pass them too); the body is read after
 // authorization by the catch-all content type parser; decode, registry and encode run in the route handler.
+// Plain resource reads take the same steps in direct-read.ts, ahead of fastify, while no audit hook listens.
 
 import { randomUUID } from "node:crypto";
 import type { Server as HttpServer, IncomingMessage } from "node:http";
@@ -22,7 +23,9 @@ import { requireUser } from "./authentication.ts";
 import { authorizeRequest } from "./authorization.ts";
 import { handleClientError } from "./client-error.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
+import { directReadHandler } from "./direct-read.ts";
 import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
+import { errorSummary, logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
 import type { HealthCheck } from "./health.ts";
 import { metricLabels } from "./metric-labels.ts";
@@ -30,7 +33,7 @@ import { type ApiMetrics, createApiMetrics } from "./metrics.ts";
 import { createNonResourceHandler } from "./non-resource.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
 import { publicPathMatcher } from "./public-paths.ts";
-import { parsePretty, type Query } from "./query-options.ts";
+import { parsePretty, parseQueryString, type Query } from "./query-options.ts";
 import { parseRequestInfo } from "./request-info.ts";
 import { type RequestState, requestState, setRequestState } from "./request-state.ts";
 import { handleResourceRequest } from "./resource-handler.ts";
@@ -102,7 +105,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const metrics = options.metrics ?? createApiMetrics();
   const logger = options.logger;
   const hooks = options.hooks ?? {};
-  const auditing = Boolean(hooks.onRequestReceived || hooks.onRequestComplete || hooks.onResponseStarted);
+  const hasHooks = Boolean(hooks.onRequestReceived || hooks.onRequestComplete || hooks.onResponseStarted);
+  /** Whether a request arriving now is reported to the hooks (and so gets an audit ID). */
+  const audited = () => hasHooks && (hooks.enabled?.() ?? true);
   const isPublic = publicPathMatcher(options.publicPaths ?? DEFAULT_PUBLIC_PATHS);
   const prefixes = (options.pathPrefixes ?? []).map((p) => p.replace(/\/+$/, "")).filter((p) => p !== "");
   const activeWatches = new Set<ActiveWatch>();
@@ -132,16 +137,28 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       ? { ca: options.tls.clientCaPem, requestCert: true, rejectUnauthorized: false }
       : {}),
   };
+  const directRead = directReadHandler({
+    index,
+    prefixes,
+    authenticators: options.authenticators,
+    authorizer: options.authorizer,
+    metrics,
+    logger,
+    enabled: () => !closing && !audited(),
+  });
   const app = Fastify({
     // Our own HTTPS server keeps fastify's (simpler) HTTP typings; HTTP/1.1 only, so watches are chunked streams.
-    serverFactory: (handler) => createServer(tlsOptions, handler) as unknown as HttpServer,
+    serverFactory: (handler) =>
+      createServer(tlsOptions, (request, response) => {
+        if (!directRead(request, response)) handler(request, response);
+      }) as unknown as HttpServer,
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
     // Requests arriving while closing get a 503 Status from our onRequest hook instead of fastify's own body.
     return503OnClosing: false,
     clientErrorHandler: handleClientError,
     forceCloseConnections: "idle",
-    routerOptions: { maxParamLength: 8192 },
+    routerOptions: { maxParamLength: 8192, querystringParser: parseQueryString },
     // Mount prefixes are stripped before routing, so plugin routes are served under them too.
     rewriteUrl: (req: IncomingMessage) =>
       prefixes.length ? stripPathPrefix(req.url ?? "/", prefixes) : (req.url ?? "/"),
@@ -153,7 +170,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   /** Audit (ResponseComplete), then metrics: the last two pipeline steps. */
   const complete = (request: FastifyRequest, state: RequestState | undefined, code: number, watch: boolean) => {
     const latencySeconds = state ? (performance.now() - state.started) / 1000 : 0;
-    if (hooks.onRequestComplete && state?.info) {
+    if (hooks.onRequestComplete && state?.id && state.info) {
       const body = request.body;
       const requestBytes = Buffer.isBuffer(body) ? body.length : undefined;
       const info: CompletedRequest = {
@@ -185,7 +202,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         logger?.error({ err: errorSummary(error) }, "request completion hook failed");
       }
     }
-    metrics.request(metricLabels(request, state), code, watch ? undefined : latencySeconds);
+    const labels = metricLabels({
+      method: request.method,
+      contentType: request.headers["content-type"],
+      info: state?.info,
+      definition: state?.store?.definition,
+    });
+    metrics.request(labels, code, watch ? undefined : latencySeconds);
   };
 
   // Bodies are already encoded. The identity serializer stops fastify from rewriting JSON Content-Types (quoting
@@ -216,19 +239,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
   app.setErrorHandler((error, request, reply) => {
     const { error: status, internal } = toStatusError(error);
-    if (internal) {
-      const info = requestState(request)?.info;
-      logger?.error(
-        {
-          err: errorSummary(error),
-          verb: info?.verb,
-          group: info?.group,
-          resource: info?.resource,
-          path: info?.resourceRequest ? undefined : info?.path,
-        },
-        "internal error serving request",
-      );
-    }
+    if (internal) logInternalError(logger, error, requestState(request)?.info);
     if (reply.sent || reply.raw.headersSent) return;
     return sendStatus(request, reply, status);
   });
@@ -239,7 +250,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const state: RequestState = {
       started: performance.now(),
       receivedAt: new Date(),
-      id: auditing ? randomUUID() : "",
+      id: audited() ? randomUUID() : "",
     };
     setRequestState(request, state);
     // Request info (the URL is already without mount prefix: rewriteUrl).
@@ -262,7 +273,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const user = authenticate ? await requireUser(options.authenticators, request.raw) : ANONYMOUS;
     state.user = user;
     // Audit: RequestReceived.
-    if (hooks.onRequestReceived) {
+    if (hooks.onRequestReceived && state.id) {
       try {
         hooks.onRequestReceived({
           id: state.id,
@@ -365,7 +376,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
             ),
         });
         // Audit: ResponseStarted, once the stream is open (a watch that failed to start has already completed).
-        if (!ended && hooks.onResponseStarted) {
+        if (!ended && hooks.onResponseStarted && state.id) {
           try {
             hooks.onResponseStarted({
               id: state.id,
@@ -427,9 +438,3 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 }
 
 const asIs = (body: unknown): string => body as string;
-
-/** An error for a log line: name, message and stack only (no request data). */
-function errorSummary(error: unknown): { name?: string; message: string; stack?: string } {
-  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
-  return { message: String(error) };
-}

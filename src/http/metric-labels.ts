@@ -1,10 +1,9 @@
 // Bounded label values for the request metrics: only served resources and known subresources appear, so
 // arbitrary URLs cannot grow the series count.
 
-import type { FastifyRequest } from "fastify";
+import type { ResourceDefinition } from "../registry/types.ts";
 import type { RequestLabels } from "./metrics.ts";
 import type { RequestInfo } from "./request-info.ts";
-import type { RequestState } from "./request-state.ts";
 
 /** apiserver's metric verb: LIST/WATCH/APPLY where they differ from the HTTP method. */
 function metricVerb(method: string, info: RequestInfo | undefined, contentType: string | undefined): string {
@@ -16,13 +15,20 @@ function metricVerb(method: string, info: RequestInfo | undefined, contentType: 
   return method;
 }
 
-export function metricLabels(request: FastifyRequest, state: RequestState | undefined): RequestLabels {
-  const info = state?.info;
-  const definition = state?.store?.definition;
+export interface MetricRequest {
+  method: string;
+  contentType: string | undefined;
+  /** Absent when the request failed before its path was parsed. */
+  info: RequestInfo | undefined;
+  /** The served resource the path names, if any. */
+  definition: ResourceDefinition | undefined;
+}
+
+export function metricLabels({ method, contentType, info, definition }: MetricRequest): RequestLabels {
   const sub = info?.subresource ?? "";
   const knownSub = definition && (sub === "status" || (sub !== "" && definition.subresources?.[sub] !== undefined));
   return {
-    verb: metricVerb(request.method, info, request.headers["content-type"]),
+    verb: metricVerb(method, info, contentType),
     group: definition?.group ?? "",
     resource: definition?.plural ?? "",
     subresource: knownSub ? sub : "",

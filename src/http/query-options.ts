@@ -2,6 +2,7 @@
 // BadRequest; well-formed but disallowed combinations are 422 Invalid on `<Kind>Options.meta.k8s.io ""`
 // (the wording kubectl shows, e.g. `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: ...`).
 
+import { parse } from "node:querystring";
 import { errors } from "../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../apimachinery/field-errors.ts";
 import type {
@@ -13,8 +14,16 @@ import type {
   WriteOptions,
 } from "../registry/types.ts";
 
-/** A parsed query string: repeated keys give arrays (as fastify's parser does). */
+/** A parsed query string (parseQueryString): repeated keys give arrays. */
 export type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * A request's query string (without "?") as Go's url.ParseQuery reads it: "+" is a space, a repeated key collects
+ * its values in order. The one parser of both request paths (fastify's routerOptions and the direct read path).
+ */
+export function parseQueryString(text: string): Query {
+  return text ? (parse(text, undefined, undefined, { maxKeys: 0 }) as Query) : {};
+}
 
 export type IncludeObject = "None" | "Metadata" | "Object";
 

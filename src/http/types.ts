@@ -34,6 +34,11 @@ export interface CompletedRequest extends ReceivedRequest {
 }
 
 export interface ApiServerHooks {
+  /**
+   * Asked as each request arrives: whether the hooks want to hear about it. False skips every hook for that request
+   * (and lets plain reads take the direct path). Absent: always.
+   */
+  enabled?(): boolean;
   onRequestReceived?(info: ReceivedRequest): void;
   /** A watch began streaming its response (audit stage ResponseStarted). */
   onResponseStarted?(info: ReceivedRequest): void;

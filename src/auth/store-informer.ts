@@ -80,7 +80,12 @@ export class StoreInformer {
   /** Resolves once every write committed before this call has been applied. */
   fresh(): Promise<void> {
     // The common case, once per request: already caught up, known without asking the storage asynchronously.
-    const now = this.storage.revisionNow?.();
+    let now: number | undefined;
+    try {
+      now = this.storage.revisionNow?.();
+    } catch {
+      // A closed store: let currentRevision() reject, as callers expect of a promise.
+    }
     if (now !== undefined && (now <= this.applied || this.stopped)) return CAUGHT_UP;
     return this.storage.currentRevision().then((current) => {
       if (current <= this.applied || this.stopped) return;

@@ -59,7 +59,10 @@ export function directReadHandler(options: DirectReadOptions): DirectReadHandler
     if (!info.resourceRequest || (info.verb !== "get" && info.verb !== "list")) return false;
     const store = options.index.find(info.group, info.version, info.resource);
     if (!store) return false;
-    void serve(options, { request, response, url, info, store });
+    // serve() answers every failure itself; this only keeps a fault after the answer (metrics) from going unhandled.
+    serve(options, { request, response, url, info, store }).catch((error) =>
+      logInternalError(options.logger, error, info),
+    );
     return true;
   };
 }

@@ -355,7 +355,9 @@ test("ExpressionSandbox() survives the host stack running out while QuickJS runs
     }
     if (outcome instanceof RangeError) continue;
     if (outcome instanceof EvaluationError) {
-      assert.match(outcome.message, /^the expression engine failed and was restarted/);
+      // The host stack may end inside an evaluation, or inside rebuilding the realm on the fresh engine after the
+      // previous restart: either way the engine is discarded and replaced.
+      assert.match(outcome.message, /^the expression engine (failed and was restarted|failed to start)/);
       assert.equal(currentEngine().generation, generation + 1);
       restarts++;
       await engineReady();

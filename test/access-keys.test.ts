@@ -4,6 +4,7 @@
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -86,6 +87,49 @@ describe("access keys, roles and scopes over HTTPS", () => {
     assert.equal((await send("GET", `${API}/users/bob/accesskeys`, { token: bob })).json().accessKeys.length, 2);
     // The new key works at once.
     assert.equal((await send("POST", `${API}/selves`, { token: plain, body: {} })).status, 201);
+  });
+
+  it("a key disabled or deleted while a keep-alive connection keeps presenting it is refused on that connection", async () => {
+    const key = await client.createKey(admin, "bob-keepalive", { user: "bob" });
+    // One socket for every request: the per-connection digest cache must never outlive the key's validity.
+    const oneConnection = new Agent({
+      keepAlive: true,
+      maxSockets: 1,
+      ca: (client.agent.options as { ca?: string }).ca,
+    });
+    const ports = new Set<number>();
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          `${platform.url}${API}/ownedaccesskeys`,
+          { headers: { authorization: `Bearer ${key}` }, agent: oneConnection },
+          (res) => {
+            ports.add(res.socket.localPort ?? 0);
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+    try {
+      assert.equal(await get(), 200);
+      const disable = (disabled: boolean) =>
+        send("PATCH", `${API}/ownedaccesskeys/bob-keepalive`, {
+          token: admin,
+          body: { spec: { disabled } },
+          contentType: MERGE,
+        });
+      assert.equal((await disable(true)).status, 200);
+      assert.equal(await get(), 401);
+      assert.equal((await disable(false)).status, 200);
+      assert.equal(await get(), 200);
+      assert.equal((await send("DELETE", `${API}/ownedaccesskeys/bob-keepalive`, { token: admin })).status, 200);
+      assert.equal(await get(), 401);
+      assert.equal(ports.size, 1, "every request went over the same connection");
+    } finally {
+      oneConnection.destroy();
+    }
   });
 
   it("a non-admin cannot read or infer another user's keys", async () => {

@@ -6,10 +6,10 @@ import { errors } from "../apimachinery/errors.ts";
 import type { UserInfo } from "../registry/types.ts";
 import { digestAccessKey, requestBearerToken } from "./access-key-material.ts";
 import type { ActivityRecorder } from "./activity-recorder.ts";
-import type { AuthIndex, KeyEntry, TeamEntry } from "./auth-index.ts";
+import type { AuthIndex, KeyEntry } from "./auth-index.ts";
+import { callerOf } from "./caller-of.ts";
 import { ConnectionDigests } from "./connection-digests.ts";
 import { KEY_NOT_FOUND, type KeyLimits, keyProblem } from "./key-validity.ts";
-import { bindPrincipal, type Principal } from "./principal.ts";
 import { compileScope } from "./scope.ts";
 import type { AuthenticationRequest, Authenticator } from "./types.ts";
 
@@ -38,10 +38,6 @@ interface Cached {
   directoryVersion: number;
   user: UserInfo;
 }
-
-const unique = (values: Iterable<string>) => [...new Set(values)];
-/** "system:" groups belong to the platform itself; no user, team or key may claim one. */
-const notSystem = (group: string) => !group.startsWith("system:");
 
 export class AccessKeyAuthenticator implements Authenticator {
   private readonly options: AccessKeyAuthenticatorOptions;
@@ -85,61 +81,17 @@ export class AccessKeyAuthenticator implements Authenticator {
     const version = this.options.index.directoryVersion;
     const cached = this.cache.get(key);
     if (cached && cached.directoryVersion === version) return cached.user;
-    const { principal, groups } = this.resolve(key);
-    const extra = { [ACCESS_KEY_EXTRA]: [key.name], [ACCESS_KEY_TYPE_EXTRA]: [key.type] };
-    const user: UserInfo = Object.freeze({
-      name: principal.kind === "Team" ? `team:${principal.name}` : principal.name,
-      uid: principal.uid,
-      groups: Object.freeze([...groups.filter(notSystem), "system:authenticated"]) as string[],
-      extra,
+    const { index } = this.options;
+    const user = callerOf({
+      index,
+      key,
+      scope: compileScope(key.scope),
+      user: key.user ? index.user(key.user) : undefined,
+      team: key.team ? index.team(key.team) : undefined,
+      groups: key.groups,
+      extra: { [ACCESS_KEY_EXTRA]: [key.name], [ACCESS_KEY_TYPE_EXTRA]: [key.type] },
     });
-    bindPrincipal(user, principal);
     this.cache.set(key, { directoryVersion: version, user });
     return user;
-  }
-
-  private resolve(key: KeyEntry): { principal: Principal; groups: string[] } {
-    const { index } = this.options;
-    const scope = compileScope(key.scope);
-    const roles = (teams: TeamEntry[], own: string[]) => new Set([...own, ...teams.flatMap((t) => t.clusterRoles)]);
-    if (key.user) {
-      const user = index.user(key.user)!;
-      const memberOf = unique([...user.groups, ...key.groups]).filter(notSystem);
-      const teams = index.teamsOf(user.name, memberOf);
-      const principal: Principal = {
-        kind: "User",
-        name: user.name,
-        uid: user.uid,
-        user,
-        teams,
-        roles: roles(teams, user.clusterRoles),
-        key,
-        scope,
-      };
-      return { principal, groups: unique([...memberOf, ...teams.map((t) => t.name)]) };
-    }
-    if (key.team) {
-      const team = index.team(key.team)!;
-      const principal: Principal = {
-        kind: "Team",
-        name: team.name,
-        uid: team.uid,
-        team,
-        teams: [team],
-        roles: roles([team], []),
-        key,
-        scope,
-      };
-      return { principal, groups: unique([...key.groups, team.name]) };
-    }
-    const principal: Principal = {
-      kind: "Subject",
-      name: key.subject ?? key.name,
-      teams: [],
-      roles: new Set(),
-      key,
-      scope,
-    };
-    return { principal, groups: key.groups };
   }
 }

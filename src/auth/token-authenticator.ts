@@ -14,9 +14,9 @@ import { GROUP } from "../apis/management/v1/common.ts";
 import type { AuthorizationAttributes, UserInfo } from "../registry/types.ts";
 import { ACCESS_KEY_TYPE_EXTRA } from "./access-key-authenticator.ts";
 import { requestBearerToken } from "./access-key-material.ts";
-import type { AuthIndex, KeyEntry, TeamEntry } from "./auth-index.ts";
+import type { AuthIndex, KeyEntry } from "./auth-index.ts";
+import { callerOf } from "./caller-of.ts";
 import type { KeyLimits } from "./key-validity.ts";
-import { bindPrincipal, type Principal } from "./principal.ts";
 import { compileScope, type ScopeMatcher } from "./scope.ts";
 import type { SigningKeyRing } from "./signing/key-ring.ts";
 import { looksLikeJwt, privateClaims, TOKEN_ALGORITHMS, TOKEN_AUDIENCE, TOKEN_KEY_TYPE } from "./token-claims.ts";
@@ -43,9 +43,6 @@ interface Verified {
   expMs: number;
   directoryVersion: number;
 }
-
-const unique = (values: Iterable<string>) => [...new Set(values)];
-const notSystem = (group: string) => !group.startsWith("system:");
 
 /** Requests that would hand out a new credential: never for a token's caller. */
 function mintsCredential(request: AuthorizationAttributes): boolean {
@@ -176,52 +173,19 @@ export class TokenAuthenticator implements Authenticator {
       deleting: false,
     };
     const scope = tokenScope(compileScope(claims.scope));
-    const roles = (teams: TeamEntry[], own: string[]) => new Set([...own, ...teams.flatMap((t) => t.clusterRoles)]);
-    let principal: Principal;
-    let groups: string[];
+    const extra = { [ACCESS_KEY_TYPE_EXTRA]: [TOKEN_KEY_TYPE], [TOKEN_ID_EXTRA]: [claims.jti] };
     if (claims.kind === "User") {
       const user = index.user(claims.name);
       if (!user || user.uid !== claims.uid) throw errors.unauthorized("the user of this token no longer exists");
       if (user.disabled) throw errors.unauthorized("user is disabled");
       if (claims.gen !== user.tokenGeneration) throw errors.unauthorized(TOKEN_REVOKED);
       key.user = user.name;
-      const memberOf = user.groups.filter(notSystem);
-      const teams = index.teamsOf(user.name, memberOf);
-      principal = {
-        kind: "User",
-        name: user.name,
-        uid: user.uid,
-        user,
-        teams,
-        roles: roles(teams, user.clusterRoles),
-        key,
-        scope,
-      };
-      groups = unique([...memberOf, ...teams.map((t) => t.name)]);
-    } else {
-      const team = index.team(claims.name);
-      if (!team || team.uid !== claims.uid) throw errors.unauthorized("the team of this token no longer exists");
-      key.team = team.name;
-      principal = {
-        kind: "Team",
-        name: team.name,
-        uid: team.uid,
-        team,
-        teams: [team],
-        roles: roles([team], []),
-        key,
-        scope,
-      };
-      groups = [team.name];
+      return { user: callerOf({ index, key, scope, user, extra }), iatMs, expMs, directoryVersion };
     }
-    const user: UserInfo = Object.freeze({
-      name: principal.kind === "Team" ? `team:${principal.name}` : principal.name,
-      uid: principal.uid,
-      groups: Object.freeze([...groups.filter(notSystem), "system:authenticated"]) as string[],
-      extra: { [ACCESS_KEY_TYPE_EXTRA]: [TOKEN_KEY_TYPE], [TOKEN_ID_EXTRA]: [claims.jti] },
-    });
-    bindPrincipal(user, principal);
-    return { user, iatMs, expMs, directoryVersion };
+    const team = index.team(claims.name);
+    if (!team || team.uid !== claims.uid) throw errors.unauthorized("the team of this token no longer exists");
+    key.team = team.name;
+    return { user: callerOf({ index, key, scope, team, extra }), iatMs, expMs, directoryVersion };
   }
 }
 

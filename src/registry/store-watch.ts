@@ -20,7 +20,7 @@ export async function watchObjects(
 ): Promise<WatchHandle> {
   const d = store.definition;
   const predicate = selectionPredicate(d, options.labelSelector, options.fieldSelector);
-  const matches = (object: KubeObject) => !predicate || predicate(object);
+  const matches = predicate ? (object: KubeObject) => predicate(object) : undefined;
   const prefix = resourcePrefix(d, options.namespace);
   const requested = options.resourceVersion ? parseResourceVersion(options.resourceVersion) : 0;
   const initial = requested === 0 || options.sendInitialEvents === true;
@@ -38,7 +38,7 @@ export async function watchObjects(
     lastRevision = page.revision;
     for (const record of page.records) {
       const object = store.decode(record);
-      if (matches(object)) sink.send({ type: "ADDED", object: store.present(object, context) });
+      if (!matches || matches(object)) sink.send({ type: "ADDED", object: store.present(object, context) });
     }
     if (options.sendInitialEvents && options.allowWatchBookmarks) {
       sink.send(bookmark(store, lastRevision, { "k8s.io/initial-events-end": "true" }));
@@ -109,14 +109,20 @@ function sharedEvent(type: "ADDED" | "MODIFIED" | "DELETED", record: StoredRecor
   return event;
 }
 
+/** One storage event as this watcher sees it; `matches` is undefined when the watch has no selector (all match). */
 function convert(
   event: WatchEvent,
   decode: (record: StoredRecord) => KubeObject,
-  matches: (object: KubeObject) => boolean,
+  matches: ((object: KubeObject) => boolean) | undefined,
   eventOf: EventOf,
 ): ApiWatchEvent | undefined {
   const record = event.record;
   const object = decode(record);
+  if (!matches) {
+    // Runs once per watcher and event: without a selector the previous object is never decoded.
+    const type = event.type === "delete" ? "DELETED" : event.type === "update" && event.previous ? "MODIFIED" : "ADDED";
+    return eventOf(type, record, object);
+  }
   if (event.type === "create") return matches(object) ? eventOf("ADDED", record, object) : undefined;
   if (event.type === "delete") return matches(object) ? eventOf("DELETED", record, object) : undefined;
   const now = matches(object);

@@ -1,17 +1,17 @@
-// 6. 1,000 concurrent watchers (raw https.request streams over one keep-alive agent, all from the resourceVersion
+// 6. 1,000 concurrent watchers (one raw TLS connection each, bench/lib/watch-stream.ts, all from the resourceVersion
 // of one LIST) receive 1,000 updates of one user. Each update is a merge PATCH carrying its sequence number and its
 // send time (performance.now() of this process, taken just before the request is written) in annotations; each
 // watcher takes the receive time when a chunk arrives. Latency = receive - send, over every watcher × update pair:
 // it includes the PATCH itself (HTTP, registry, fsync), the fan-out, and the client's own TLS and parsing on the
 // load CPU. Updates are sent open-loop at a fixed rate.
 
-import type { ClientRequest } from "node:http";
-import { Agent, request } from "node:https";
+import type { TLSSocket } from "node:tls";
 import { ApiClient, benchUser, USERS_PATH } from "../lib/api.ts";
 import { startBenchPlatform } from "../lib/platform.ts";
 import { cpuTimeMs, otherCpuMeter } from "../lib/proc.ts";
 import { percent, type Scenario } from "../lib/scenario.ts";
 import { formatInt, formatMs, round, summarize } from "../lib/stats.ts";
+import { openWatchStream } from "../lib/watch-stream.ts";
 
 export const GOAL_WATCH_P99_MS = 50;
 const WATCHERS = 1000;
@@ -39,7 +39,7 @@ interface WatcherState {
   outOfOrder: number;
   lastRevision: number;
   seen: Uint8Array;
-  request?: ClientRequest;
+  socket?: TLSSocket;
   ended: boolean;
 }
 
@@ -52,7 +52,6 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
     async run(context) {
       const platform = await startBenchPlatform();
       const url = new URL(platform.url);
-      const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY, ca: platform.ca });
       const writer = new ApiClient(platform.url, platform.token, platform.ca, 32);
       const watchers: WatcherState[] = [];
       const latencies = new Float64Array(WATCHERS * UPDATES);
@@ -65,59 +64,35 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
         const list = await platform.api.expect<{ metadata: { resourceVersion: string } }>(200, "GET", USERS_PATH);
         const listRevision = list.metadata.resourceVersion;
 
-        const open = (state: WatcherState) =>
-          new Promise<void>((resolve, reject) => {
-            const req = request(
-              {
-                host: url.hostname,
-                port: url.port,
-                path: `${USERS_PATH}?watch=true&resourceVersion=${listRevision}`,
-                agent,
-                headers: { authorization: `Bearer ${platform.token}`, accept: "application/json" },
-              },
-              (res) => {
-                if (res.statusCode !== 200) return reject(new Error(`watch answered ${res.statusCode}`));
-                res.setEncoding("utf8");
-                let buffer = "";
-                res.on("data", (chunk: string) => {
-                  const now = performance.now();
-                  buffer += chunk;
-                  let start = 0;
-                  for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n", start)) {
-                    const line = buffer.slice(start, end);
-                    start = end + 1;
-                    const seq = field(line, SEQ);
-                    if (seq === undefined) continue;
-                    const index = Number(seq);
-                    const revision = Number(field(line, RV));
-                    if (revision <= state.lastRevision) state.outOfOrder++;
-                    state.lastRevision = revision;
-                    if (state.seen[index]) {
-                      state.duplicates++;
-                      continue;
-                    }
-                    state.seen[index] = 1;
-                    state.received++;
-                    const latency = now - Number(field(line, SENT));
-                    latencies[samples++] = latency;
-                    if (latency < first[index]) first[index] = latency;
-                    if (latency > last[index]) last[index] = latency;
-                  }
-                  buffer = buffer.slice(start);
-                });
-                res.on("end", () => {
-                  state.ended = true;
-                });
-                res.on("error", () => {
-                  state.ended = true;
-                });
-                resolve();
-              },
-            );
-            req.on("error", reject);
-            state.request = req;
-            req.end();
+        const open = async (state: WatcherState) => {
+          state.socket = await openWatchStream({
+            url,
+            path: `${USERS_PATH}?watch=true&resourceVersion=${listRevision}`,
+            token: platform.token,
+            ca: platform.ca,
+            onLine(line, now) {
+              const seq = field(line, SEQ);
+              if (seq === undefined) return;
+              const index = Number(seq);
+              const revision = Number(field(line, RV));
+              if (revision <= state.lastRevision) state.outOfOrder++;
+              state.lastRevision = revision;
+              if (state.seen[index]) {
+                state.duplicates++;
+                return;
+              }
+              state.seen[index] = 1;
+              state.received++;
+              const latency = now - Number(field(line, SENT));
+              latencies[samples++] = latency;
+              if (latency < first[index]) first[index] = latency;
+              if (latency > last[index]) last[index] = latency;
+            },
+            onEnd() {
+              state.ended = true;
+            },
           });
+        };
 
         const opening = performance.now();
         for (let i = 0; i < WATCHERS; i++) {
@@ -285,7 +260,7 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
           notes: [
             `Watch streams opened in ${openSeconds.toFixed(1)} s (50 TLS handshakes at a time), all from the LIST resourceVersion ${listRevision}.`,
             ...patchErrors.map((e) => `Writer error: ${e}`),
-            `Latency includes the PATCH (HTTP, registry, commit with fsync), the server's fan-out, and the client side (TLS decryption, line splitting) of all ${formatInt(WATCHERS)} streams in the single load process.`,
+            `Latency includes the PATCH (HTTP, registry, commit with fsync), the server's fan-out, and the client side (TLS decryption, chunk decoding, line splitting; bench/lib/watch-stream.ts) of all ${formatInt(WATCHERS)} streams in the single load process.`,
             `CPU per delivered event: server ${perDelivery(serverCpu).toFixed(1)} µs, load process ${perDelivery(loadCpu).toFixed(1)} µs.`,
           ],
           data: {
@@ -327,8 +302,7 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
           },
         };
       } finally {
-        for (const w of watchers) w.request?.destroy();
-        agent.destroy();
+        for (const w of watchers) w.socket?.destroy();
         writer.close();
         await platform.stop();
       }

@@ -263,7 +263,7 @@ let ca: string;
 let tmp: string;
 const completed: CompletedRequest[] = [];
 let logLines = "";
-/** The hooks' enabled(): while false, plain reads take the direct path (direct-read.ts) instead of fastify. */
+/** The hooks' enabled(): while false, plain resource requests take the direct path (direct-request.ts), not fastify. */
 let hooksListen = true;
 /** Requests that reached fastify's pipeline (counted by a plugin's onRequest hook). */
 let fastifyRequests = 0;
@@ -597,6 +597,164 @@ describe("startApiServer() direct reads", () => {
     await answer({ path: `${USERS}/missing` }, false);
     assert.equal(await count(), before + 1);
     assert.equal(completed.length, hooked + 1, "only the /metrics read itself reached the hook");
+  });
+});
+
+// The same for writes: each case runs after its setup on both paths. Only resourceVersions (the test store counts
+// every write) may differ between the two answers.
+describe("startApiServer() direct writes", () => {
+  const dw = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ ...alice, metadata: { name: "dw", labels: { team: "blue" } }, ...extra });
+  const yaml = `apiVersion: ${GROUP}/v1\nkind: User\nmetadata:\n  name: dw\nspec:\n  email: dw@example.com\n`;
+  const exists = async (want: boolean) => {
+    const present = (await call("GET", `${USERS}/dw`)).status === 200;
+    if (present && !want) assert.equal((await call("DELETE", `${USERS}/dw`)).status, 200);
+    if (!present && want) assert.equal((await call("POST", USERS, { body: dw() })).status, 201);
+  };
+  const absent = () => exists(false);
+  /** A freshly created dw, the same before both answers. */
+  const present = async () => {
+    await exists(false);
+    await exists(true);
+  };
+  interface Write {
+    method: string;
+    path: string;
+    body?: string;
+    headers?: Record<string, string>;
+    token?: string | null;
+    setup?: () => Promise<void>;
+  }
+  const writes: Write[] = [
+    { method: "POST", path: USERS, body: dw(), setup: absent },
+    { method: "POST", path: `/kubernetes/management${USERS}`, body: dw(), setup: absent },
+    { method: "POST", path: `${USERS}?pretty=true`, body: dw(), setup: absent },
+    { method: "POST", path: USERS, body: dw(), headers: { accept: "application/yaml" }, setup: absent },
+    { method: "POST", path: USERS, body: dw(), setup: present },
+    { method: "POST", path: USERS, body: "{", setup: absent },
+    { method: "POST", path: USERS, body: yaml, headers: { "content-type": "application/yaml" }, setup: absent },
+    {
+      method: "POST",
+      path: USERS,
+      body: dw(),
+      headers: { "content-type": "application/json; charset=utf-8" },
+      setup: absent,
+    },
+    { method: "POST", path: `${USERS}?fieldValidation=Warn`, body: dw({ spec: { unknown: 1 } }), setup: absent },
+    { method: "POST", path: `${USERS}?dryRun=All`, body: dw(), setup: absent },
+    { method: "POST", path: `${USERS}?dryRun=Sometimes`, body: dw(), setup: absent },
+    { method: "POST", path: USERS, body: "hello", headers: { "content-type": "text/plain" }, setup: absent },
+    { method: "POST", path: USERS, body: "", setup: absent },
+    { method: "POST", path: USERS, setup: absent },
+    { method: "POST", path: USERS, body: dw(), token: "bob-token", setup: absent },
+    { method: "POST", path: USERS, body: dw(), token: null, setup: absent },
+    { method: "POST", path: USERS, body: dw(), token: "wrong", setup: absent },
+    { method: "POST", path: `${USERS}/dw/kubeconfig`, body: "{}", setup: present },
+    { method: "POST", path: `/apis/${GROUP}/v1/selves`, body: "{}" },
+    { method: "POST", path: "/api/v1/namespaces/ns1/widgets", body: '{"metadata":{"name":"w1"}}' },
+    { method: "PUT", path: `${USERS}/dw`, body: dw(), setup: present },
+    { method: "PUT", path: `${USERS}/missing`, body: dw({ metadata: { name: "missing" } }) },
+    { method: "PUT", path: `${USERS}/dw`, body: dw(), setup: present, headers: { accept: "text/html" } },
+    {
+      method: "PATCH",
+      path: `${USERS}/dw`,
+      body: '{"metadata":{"labels":{"team":"red"}}}',
+      headers: { "content-type": "application/merge-patch+json" },
+      setup: present,
+    },
+    {
+      method: "PATCH",
+      path: `${USERS}/dw`,
+      body: '{"metadata":{"labels":{"team":"red"}}}',
+      headers: { "content-type": "application/strategic-merge-patch+json" },
+      setup: present,
+    },
+    { method: "DELETE", path: `${USERS}/dw`, setup: present },
+    {
+      method: "DELETE",
+      path: `${USERS}/dw`,
+      body: '{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}',
+      setup: present,
+    },
+    { method: "DELETE", path: `${USERS}/missing` },
+    { method: "DELETE", path: "/api/v1/namespaces/ns1/widgets/w1" },
+    { method: "DELETE", path: "/api/v1/namespaces/ns1/widgets" },
+  ];
+  const normalized = (text: string) =>
+    text.replace(/("resourceVersion":\s*")\d+"/g, '$1*"').replace(/(resourceVersion: )"?\d+"?/g, "$1*");
+  const answer = async (write: Write, viaHooks: boolean) => {
+    await write.setup?.();
+    hooksListen = viaHooks;
+    try {
+      const before = { fastify: fastifyRequests, hooked: completed.length };
+      const res = await call(write.method, write.path, {
+        token: write.token,
+        headers: write.headers,
+        body: write.body,
+      });
+      return {
+        answer: {
+          status: res.status,
+          contentType: res.headers["content-type"],
+          warning: res.headers.warning,
+          text: normalized(res.text),
+        },
+        seen: { fastify: fastifyRequests > before.fastify, hooked: completed.length > before.hooked },
+      };
+    } finally {
+      hooksListen = true;
+    }
+  };
+
+  before(async () => {
+    const widget = { apiVersion: "v1", kind: "Widget", metadata: { name: "w1" } };
+    const res = await call("POST", "/api/v1/namespaces/ns1/widgets", { body: JSON.stringify(widget) });
+    assert.ok(res.status === 201 || res.status === 409, `widget: ${res.status}`);
+  });
+
+  after(absent);
+
+  it("startApiServer() answers a write the same way whether fastify or the direct path serves it", async () => {
+    for (const write of writes) {
+      const label = `${write.method} ${write.path} ${write.headers?.["content-type"] ?? ""} ${write.token ?? ""}`;
+      const viaFastify = await answer(write, true);
+      const direct = await answer(write, false);
+      assert.equal(viaFastify.seen.hooked, true, label);
+      assert.equal(direct.seen.fastify, false, label);
+      assert.deepEqual(direct.answer, viaFastify.answer, label);
+    }
+  });
+
+  it("startApiServer() leaves streamed bodies and unusual Content-Types to fastify", async () => {
+    await absent();
+    const sent: [string, Record<string, string>][] = [
+      ["chunked", { "content-type": "application/json", "transfer-encoding": "chunked" }],
+      ["quoted parameter", { "content-type": 'application/json; charset="utf-8"' }],
+      ["no Content-Type", {}],
+    ];
+    hooksListen = false;
+    try {
+      for (const [label, headers] of sent) {
+        const before = fastifyRequests;
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = httpsRequest(
+            `${server.url}${USERS}?dryRun=All`,
+            { method: "POST", headers: { authorization: "Bearer admin-token", ...headers }, ca },
+            (res) => {
+              res.resume();
+              res.on("end", () => resolve(res.statusCode ?? 0));
+            },
+          );
+          req.on("error", reject);
+          if (!headers["transfer-encoding"]) req.setHeader("content-length", Buffer.byteLength(dw()));
+          req.end(dw());
+        });
+        assert.ok(status < 500, `${label}: ${status}`);
+        assert.equal(fastifyRequests, before + 1, label);
+      }
+    } finally {
+      hooksListen = true;
+    }
   });
 });
 

@@ -4,7 +4,7 @@
 //   registry -> encode -> audit (complete) -> metrics.
 // Steps up to authorization run in the onRequest hook (so plugin routes pass them too); the body is read after
 // authorization by the catch-all content type parser; decode, registry and encode run in the route handler.
-// Plain resource reads take the same steps in direct-read.ts, ahead of fastify, while no audit hook listens.
+// Plain resource requests take the same steps in direct-request.ts, ahead of fastify, while no audit hook listens.
 
 import { randomUUID } from "node:crypto";
 import type { Server as HttpServer, IncomingMessage } from "node:http";
@@ -23,7 +23,7 @@ import { requireUser } from "./authentication.ts";
 import { authorizeRequest } from "./authorization.ts";
 import { handleClientError } from "./client-error.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
-import { directReadHandler } from "./direct-read.ts";
+import { directRequestHandler } from "./direct-request.ts";
 import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
 import { errorSummary, logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
@@ -137,7 +137,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       ? { ca: options.tls.clientCaPem, requestCert: true, rejectUnauthorized: false }
       : {}),
   };
-  const directRead = directReadHandler({
+  const direct = directRequestHandler({
     index,
     prefixes,
     authenticators: options.authenticators,
@@ -150,7 +150,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     // Our own HTTPS server keeps fastify's (simpler) HTTP typings; HTTP/1.1 only, so watches are chunked streams.
     serverFactory: (handler) =>
       createServer(tlsOptions, (request, response) => {
-        if (!directRead(request, response)) handler(request, response);
+        if (!direct(request, response)) handler(request, response);
       }) as unknown as HttpServer,
     logger: false,
     bodyLimit: MAX_BODY_BYTES,

@@ -6,6 +6,7 @@
 // Event lines are ASCII JSON from our own server, so the bytes are read as latin1 (one char per byte), which
 // keeps chunk sizes equal to string lengths and costs no UTF-8 decoding.
 
+import { isIP } from "node:net";
 import { connect, type TLSSocket } from "node:tls";
 
 export interface WatchStreamOptions {
@@ -26,7 +27,8 @@ type Phase = "headers" | "size" | "data" | "done";
 export function openWatchStream(o: WatchStreamOptions): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const host = o.url.hostname.replace(/^\[|\]$/g, "");
-    const socket = connect({ host, port: Number(o.url.port), ca: o.ca, servername: host });
+    // SNI takes host names only; an IP address is verified against the certificate's IP SANs without it.
+    const socket = connect({ host, port: Number(o.url.port), ca: o.ca, servername: isIP(host) ? undefined : host });
     let phase: Phase = "headers";
     let buffer = "";
     let remaining = 0;

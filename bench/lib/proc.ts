@@ -54,19 +54,21 @@ export function machineBusyMs(): number {
 }
 
 /**
- * CPU used by everything except the two given consumers over a period: other processes (a concurrent test run),
- * plus kernel work not charged to a process. Construct at the start, call at the end; in cores (1 = one CPU).
+ * CPU used by everything except the server, this process and `loadPids` (load generators in child processes) over
+ * a period: other processes (a concurrent test run), plus kernel work not charged to a process. Construct at the
+ * start, call at the end; in cores (1 = one CPU).
  */
-export function otherCpuMeter(serverPid: number | undefined): () => number {
+export function otherCpuMeter(serverPid: number | undefined, loadPids: readonly number[] = []): () => number {
   const started = performance.now();
   const machine = machineBusyMs();
-  const server = serverPid ? safeCpuTimeMs(serverPid) : 0;
+  const measured = [...(serverPid ? [serverPid] : []), ...loadPids];
+  const cpuOf = () => measured.reduce((sum, pid) => sum + safeCpuTimeMs(pid), 0);
+  const before = cpuOf();
   const self = process.cpuUsage();
   return () => {
     const seconds = (performance.now() - started) / 1000;
     const own = process.cpuUsage(self);
-    const used =
-      machineBusyMs() - machine - (serverPid ? safeCpuTimeMs(serverPid) - server : 0) - (own.user + own.system) / 1000;
+    const used = machineBusyMs() - machine - (cpuOf() - before) - (own.user + own.system) / 1000;
     return Math.max(0, used / 1000 / seconds);
   };
 }

@@ -1,17 +1,15 @@
-// 6. 1,000 concurrent watchers (one raw TLS connection each, bench/lib/watch-stream.ts, all from the resourceVersion
-// of one LIST) receive 1,000 updates of one user. Each update is a merge PATCH carrying its sequence number and its
-// send time (performance.now() of this process, taken just before the request is written) in annotations; each
-// watcher takes the receive time when a chunk arrives. Latency = receive - send, over every watcher × update pair:
-// it includes the PATCH itself (HTTP, registry, fsync), the fan-out, and the client's own TLS and parsing on the
-// load CPU. Updates are sent open-loop at a fixed rate.
+// 6. 1,000 concurrent watchers receive 1,000 updates of one user (the client side: bench/lib/watch-load.ts, in a
+// child process on the load CPU). Latency = receive - send over every watcher × update pair: it includes the PATCH
+// itself (HTTP, registry, fsync), the fan-out, and the client's own TLS and parsing on the load CPU. Updates are
+// sent open-loop at a fixed rate. This process measures the server's CPU over the child's measured phase.
 
-import type { TLSSocket } from "node:tls";
-import { ApiClient, benchUser, USERS_PATH } from "../lib/api.ts";
-import { startBenchPlatform } from "../lib/platform.ts";
-import { cpuTimeMs, otherCpuMeter } from "../lib/proc.ts";
+import { fork } from "node:child_process";
+import { benchUser, USERS_PATH } from "../lib/api.ts";
+import { LOAD_CPU, startBenchPlatform } from "../lib/platform.ts";
+import { cpuTimeMs, otherCpuMeter, pinToCpu } from "../lib/proc.ts";
 import { percent, type Scenario } from "../lib/scenario.ts";
-import { formatInt, formatMs, round, summarize } from "../lib/stats.ts";
-import { openWatchStream } from "../lib/watch-stream.ts";
+import { formatInt, formatMs, round } from "../lib/stats.ts";
+import type { WatchLoadOptions, WatchLoadResult } from "../lib/watch-load.ts";
 
 export const GOAL_WATCH_P99_MS = 50;
 const WATCHERS = 1000;
@@ -22,28 +20,41 @@ const UPDATES = 1000;
  */
 export const DEFAULT_WATCH_RATE = 20;
 const USER = "bench-watch";
-const SEQ = '"bench.platform.sh/seq":"';
-const SENT = '"bench.platform.sh/sent-at":"';
-const RV = '"resourceVersion":"';
+const CHILD = new URL("../lib/watch-load-child.ts", import.meta.url).pathname;
 
-function field(line: string, marker: string): string | undefined {
-  const start = line.indexOf(marker);
-  if (start < 0) return undefined;
-  const from = start + marker.length;
-  return line.slice(from, line.indexOf('"', from));
+interface PhaseCpu {
+  serverCpu: number;
+  otherCpu: number;
 }
 
-interface WatcherState {
-  received: number;
-  duplicates: number;
-  outOfOrder: number;
-  lastRevision: number;
-  seen: Uint8Array;
-  socket?: TLSSocket;
-  ended: boolean;
+/** Runs the client side in a fresh process pinned to the load CPU; measures the server over its phase. */
+function runChild(options: Omit<WatchLoadOptions, "onPhase">, serverPid: number) {
+  return new Promise<{ result: WatchLoadResult } & PhaseCpu>((resolve, reject) => {
+    const child = fork(CHILD, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    if (child.pid) pinToCpu(child.pid, LOAD_CPU);
+    let serverStart = 0;
+    let started = 0;
+    let otherEnd: (() => number) | undefined;
+    let phase: PhaseCpu | undefined;
+    child.on("message", (message: { phase?: string; result?: WatchLoadResult; error?: string }) => {
+      if (message.phase === "start") {
+        serverStart = cpuTimeMs(serverPid);
+        started = performance.now();
+        otherEnd = otherCpuMeter(serverPid, child.pid === undefined ? [] : [child.pid]);
+      } else if (message.phase === "end") {
+        const seconds = (performance.now() - started) / 1000;
+        phase = { serverCpu: (cpuTimeMs(serverPid) - serverStart) / 1000 / seconds, otherCpu: otherEnd?.() ?? 0 };
+      } else if (message.result && phase) {
+        resolve({ result: message.result, ...phase });
+      } else {
+        reject(new Error(`watch clients: ${message.error ?? "no measured phase"}`));
+      }
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`watch clients exited (${code}) without a result`)));
+    child.send(options);
+  });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
   return {
@@ -51,126 +62,32 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
     title: `${formatInt(WATCHERS)} watchers × ${formatInt(UPDATES)} updates`,
     async run(context) {
       const platform = await startBenchPlatform();
-      const url = new URL(platform.url);
-      const writer = new ApiClient(platform.url, platform.token, platform.ca, 32);
-      const watchers: WatcherState[] = [];
-      const latencies = new Float64Array(WATCHERS * UPDATES);
-      let samples = 0;
-      // Per update: the latency of the first and of the last watcher to receive it.
-      const first = new Float64Array(UPDATES).fill(Number.POSITIVE_INFINITY);
-      const last = new Float64Array(UPDATES).fill(Number.NEGATIVE_INFINITY);
       try {
         await platform.api.expect(201, "POST", USERS_PATH, benchUser({ name: USER }));
         const list = await platform.api.expect<{ metadata: { resourceVersion: string } }>(200, "GET", USERS_PATH);
         const listRevision = list.metadata.resourceVersion;
-
-        const open = async (state: WatcherState) => {
-          state.socket = await openWatchStream({
-            url,
-            path: `${USERS_PATH}?watch=true&resourceVersion=${listRevision}`,
+        context.log(`watch: ${WATCHERS} watchers, then ${UPDATES} updates at ${rate}/s`);
+        const {
+          result: r,
+          serverCpu,
+          otherCpu,
+        } = await runChild(
+          {
+            url: platform.url,
             token: platform.token,
             ca: platform.ca,
-            onLine(line, now) {
-              const seq = field(line, SEQ);
-              if (seq === undefined) return;
-              const index = Number(seq);
-              const revision = Number(field(line, RV));
-              if (revision <= state.lastRevision) state.outOfOrder++;
-              state.lastRevision = revision;
-              if (state.seen[index]) {
-                state.duplicates++;
-                return;
-              }
-              state.seen[index] = 1;
-              state.received++;
-              const latency = now - Number(field(line, SENT));
-              latencies[samples++] = latency;
-              if (latency < first[index]) first[index] = latency;
-              if (latency > last[index]) last[index] = latency;
-            },
-            onEnd() {
-              state.ended = true;
-            },
-          });
-        };
-
-        const opening = performance.now();
-        for (let i = 0; i < WATCHERS; i++) {
-          watchers.push({
-            received: 0,
-            duplicates: 0,
-            outOfOrder: 0,
-            lastRevision: 0,
-            seen: new Uint8Array(UPDATES),
-            ended: false,
-          });
-        }
-        // 50 handshakes at a time: the connection storm is not what is measured.
-        let nextWatcher = 0;
-        await Promise.all(
-          Array.from({ length: 50 }, async () => {
-            while (nextWatcher < WATCHERS) await open(watchers[nextWatcher++]);
-          }),
+            user: USER,
+            listRevision,
+            watchers: WATCHERS,
+            updates: UPDATES,
+            rate,
+          },
+          platform.pid,
         );
-        const openSeconds = (performance.now() - opening) / 1000;
-        context.log(`watch: ${WATCHERS} watchers open in ${openSeconds.toFixed(1)} s; ${UPDATES} updates at ${rate}/s`);
-        await sleep(500);
-
-        // Open-loop writer: update k is due at k / rate seconds, whether or not earlier ones were answered.
-        const patchStatus: Record<string, number> = {};
-        const patchLatencies: number[] = [];
-        const patchErrors: string[] = [];
-        const inFlight: Promise<void>[] = [];
-        const serverCpuStart = cpuTimeMs(platform.pid);
-        const loadCpuStart = process.cpuUsage();
-        const otherCpuEnd = otherCpuMeter(platform.pid);
-        const started = performance.now();
-        for (let k = 0; k < UPDATES; k++) {
-          const due = started + (k * 1000) / rate;
-          const wait = due - performance.now();
-          if (wait > 1) await sleep(wait);
-          const sentAt = performance.now();
-          const body = {
-            metadata: {
-              annotations: { "bench.platform.sh/seq": String(k), "bench.platform.sh/sent-at": sentAt.toFixed(3) },
-            },
-          };
-          inFlight.push(
-            writer.request("PATCH", `${USERS_PATH}/${USER}`, body, "application/merge-patch+json").then(
-              (res) => {
-                patchStatus[res.status] = (patchStatus[res.status] ?? 0) + 1;
-                patchLatencies.push(performance.now() - sentAt);
-              },
-              (error: Error) => {
-                patchStatus.error = (patchStatus.error ?? 0) + 1;
-                if (patchErrors.length < 3) patchErrors.push(`update ${k}: ${error.message}`);
-              },
-            ),
-          );
-        }
-        const sendSeconds = (performance.now() - started) / 1000;
-        await Promise.all(inFlight);
-        const deadline = performance.now() + 30_000;
-        while (samples < WATCHERS * UPDATES && performance.now() < deadline) {
-          if (watchers.every((w) => w.ended)) break;
-          await sleep(20);
-        }
-        const phaseSeconds = (performance.now() - started) / 1000;
-        const serverCpu = (cpuTimeMs(platform.pid) - serverCpuStart) / 1000 / phaseSeconds;
-        const loadCpuUsed = process.cpuUsage(loadCpuStart);
-        const loadCpu = (loadCpuUsed.user + loadCpuUsed.system) / 1e6 / phaseSeconds;
-        const otherCpu = otherCpuEnd();
-
-        const latency = summarize(latencies, samples);
-        const complete = watchers.filter((w) => w.received === UPDATES).length;
-        const cutOff = watchers.filter((w) => w.ended).length;
-        const duplicates = watchers.reduce((sum, w) => sum + w.duplicates, 0);
-        const outOfOrder = watchers.reduce((sum, w) => sum + w.outOfOrder, 0);
-        const expected = WATCHERS * UPDATES;
-        const patch = summarize(patchLatencies);
-        const delivered = (values: Float64Array) => values.filter((v) => Number.isFinite(v));
-        const firstWatcher = summarize(delivered(first));
-        const spread = summarize(delivered(last.map((v, i) => v - first[i])));
+        const { latency, firstWatcher, spread, patch, patchStatus, patchErrors, loadCpu } = r;
+        const { openSeconds, sendSeconds, phaseSeconds, complete, duplicates, outOfOrder, expected } = r;
+        const samples = r.delivered;
+        const cutOff = r.streamsEnded;
         const allDelivered = samples === expected && duplicates === 0 && outOfOrder === 0;
         // CPU per delivered event (each includes 1/WATCHERS of an update's PATCH): comparable across noisy runs.
         const perDelivery = (cores: number) => (samples > 0 ? (cores * phaseSeconds * 1e6) / samples : Number.NaN);
@@ -260,7 +177,7 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
           notes: [
             `Watch streams opened in ${openSeconds.toFixed(1)} s (50 TLS handshakes at a time), all from the LIST resourceVersion ${listRevision}.`,
             ...patchErrors.map((e) => `Writer error: ${e}`),
-            `Latency includes the PATCH (HTTP, registry, commit with fsync), the server's fan-out, and the client side (TLS decryption, chunk decoding, line splitting; bench/lib/watch-stream.ts) of all ${formatInt(WATCHERS)} streams in the single load process.`,
+            `Latency includes the PATCH (HTTP, registry, commit with fsync), the server's fan-out, and the client side (TLS decryption, chunk decoding, line splitting; bench/lib/watch-stream.ts) of all ${formatInt(WATCHERS)} streams in one fresh client process on the load CPU.`,
             `CPU per delivered event: server ${perDelivery(serverCpu).toFixed(1)} µs, load process ${perDelivery(loadCpu).toFixed(1)} µs.`,
           ],
           data: {
@@ -302,8 +219,6 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
           },
         };
       } finally {
-        for (const w of watchers) w.socket?.destroy();
-        writer.close();
         await platform.stop();
       }
     },

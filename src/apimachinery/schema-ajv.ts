@@ -8,7 +8,18 @@ import { isPlainObject, type JsonMap } from "./types.ts";
 /** RFC 3339 date-time as Go's time.Parse(time.RFC3339) accepts it. */
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
 
+// Server-set timestamps repeat within a second (creationTimestamp, managedFields time): the last accepted text
+// answers without the regular expression.
+let lastDateTime = "";
+
 export function isDateTime(value: string): boolean {
+  if (value === lastDateTime) return true;
+  const ok = checkDateTime(value);
+  if (ok) lastDateTime = value;
+  return ok;
+}
+
+function checkDateTime(value: string): boolean {
   const m = DATE_TIME.exec(value);
   if (!m) return false;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);

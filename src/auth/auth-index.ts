@@ -161,6 +161,17 @@ export class AuthIndex implements InformerHandler {
   private readonly listeners = new Set<(event: WatchEvent) => void>();
   /** Bumped on every user or team change: cached principals compare it. */
   directoryVersion = 0;
+  /** How a watched record becomes an object; see decodeWith(). */
+  private decode: (record: StoredRecord) => object = (record) => JSON.parse(record.value);
+
+  /**
+   * Reads watched records through `decode` instead of parsing each one here: the registry's shared decode, which
+   * the other watchers of the same record (the garbage collector) reuse. Whatever it returns is only read, never
+   * changed, and the entries keep no reference to the object beyond `spec.owner` and `spec.access`.
+   */
+  decodeWith(decode: (record: StoredRecord) => object): void {
+    this.decode = decode;
+  }
 
   key(digest: string): KeyEntry | undefined {
     return this.sharedDigests.has(digest) ? undefined : this.keysByDigest.get(digest);
@@ -224,19 +235,19 @@ export class AuthIndex implements InformerHandler {
     this.users.clear();
     this.teams.clear();
     this.access.clear();
-    for (const record of records) this.put(record.key, record.value);
+    for (const record of records) this.put(record.key, JSON.parse(record.value));
     this.directoryVersion++;
   }
 
   apply(event: WatchEvent): void {
-    const { key, value } = event.record;
-    if (event.type === "delete") this.remove(key, value);
-    else this.put(key, value);
+    const object = this.decode(event.record);
+    if (event.type === "delete") this.remove(event.record.key, object);
+    else this.put(event.record.key, object);
     for (const listener of this.listeners) listener(event);
   }
 
-  private put(key: string, value: string): void {
-    const object = JSON.parse(value) as OwnedAccessKey;
+  private put(key: string, decoded: object): void {
+    const object = decoded as OwnedAccessKey;
     const name = object.metadata?.name ?? "";
     if (key.startsWith(KEYS)) {
       this.removeKey(name);
@@ -258,8 +269,8 @@ export class AuthIndex implements InformerHandler {
     else this.access.delete(key);
   }
 
-  private remove(key: string, value: string): void {
-    const name = (JSON.parse(value) as OwnedAccessKey).metadata?.name ?? "";
+  private remove(key: string, decoded: object): void {
+    const name = (decoded as OwnedAccessKey).metadata?.name ?? "";
     if (key.startsWith(KEYS)) this.removeKey(name);
     else if (key.startsWith(USERS)) {
       this.users.delete(name);

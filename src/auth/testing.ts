@@ -62,6 +62,8 @@ export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise
     keysDefinition,
     ...extra,
   ]);
+  // As the platform wires it: watched records are read through the registry's shared decode.
+  index.decodeWith((record) => env.registry.decodeShared(record));
   informer = new StoreInformer(env.registry.storage, index);
   await informer.start();
   const activityWrites: string[] = [];

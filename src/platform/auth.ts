@@ -248,6 +248,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     passwords,
     attach(target) {
       registry = target;
+      index.decodeWith((record) => target.decodeShared(record));
       sweeper.start();
     },
     stores(target) {

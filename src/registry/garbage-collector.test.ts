@@ -3,20 +3,9 @@ import { after, before, describe, it } from "node:test";
 import type { KubeObject } from "../apimachinery/types.ts";
 import { GarbageCollector } from "./garbage-collector.ts";
 import type { GenericStore } from "./store.ts";
-import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "./testing.ts";
-import type { ResourceDefinition } from "./types.ts";
+import { openTestRegistry, statusErrorOf, type TestRegistry, testContext, thingDefinition } from "./testing.ts";
 
-const things: ResourceDefinition = {
-  group: "test.platform.sh",
-  version: "v1",
-  kind: "Thing",
-  plural: "things",
-  singular: "thing",
-  namespaced: false,
-  description: "A test kind.",
-  schema: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-  strategy: {},
-};
+const things = thingDefinition;
 
 describe("GarbageCollector", () => {
   let env: TestRegistry;

@@ -105,7 +105,7 @@ export class GarbageCollector {
 
   private observe(record: StoredRecord): Node | undefined {
     const key = record.key;
-    const object = this.objectOf(record);
+    const object = this.registry.decodeShared(record);
     const meta = object.metadata;
     if (!meta?.uid) return undefined;
     const old = this.nodes.get(meta.uid);
@@ -127,12 +127,6 @@ export class GarbageCollector {
   }
 
   /** The registry's shared decode when a store serves the key (one parse for every watcher, or none). */
-  private objectOf(record: StoredRecord): KubeObject {
-    const parts = parseKey(record.key);
-    const store = parts && this.registry.genericStore(parts.group, parts.plural);
-    return store ? store.decodeShared(record) : (JSON.parse(record.value) as KubeObject);
-  }
-
   private forget(node: Node): void {
     this.nodes.delete(node.uid);
     this.unlinkOwners(node);

@@ -1,8 +1,10 @@
 // The set of served resources over one storage: builds a GenericStore per stored resource and an ActionStore per
 // create-only resource, and answers "which resource is this apiVersion/kind" for owner references.
 
-import type { KeyValueStore } from "../storage/types.ts";
+import type { KubeObject } from "../apimachinery/types.ts";
+import type { KeyValueStore, StoredRecord } from "../storage/types.ts";
 import { ActionStore } from "./action-store.ts";
+import { parseKey } from "./keys.ts";
 import { GenericStore } from "./store.ts";
 import type { ResourceDefinition, ResourceStore } from "./types.ts";
 
@@ -44,6 +46,16 @@ export class Registry {
   genericStore(group: string, plural: string): GenericStore | undefined {
     const store = this.store(group, plural);
     return store instanceof GenericStore ? store : undefined;
+  }
+
+  /**
+   * A watched record as an object, decoded once for every watcher of the same record (GenericStore.decodeShared):
+   * the result is shared, callers must not mutate it. Records of no registered store are parsed on their own.
+   */
+  decodeShared(record: StoredRecord): KubeObject {
+    const parts = parseKey(record.key);
+    const store = parts && this.genericStore(parts.group, parts.plural);
+    return store ? store.decodeShared(record) : (JSON.parse(record.value) as KubeObject);
   }
 
   definitionForKind(apiVersion: string, kind: string): ResourceDefinition | undefined {

@@ -50,3 +50,16 @@ export async function statusErrorOf(promise: Promise<unknown>): Promise<StatusEr
   }
   throw new Error("expected a StatusError, but the call succeeded");
 }
+
+/** A cluster-scoped kind with a free-form spec and no strategy hooks: the generic store's rules alone. */
+export const thingDefinition: ResourceDefinition = {
+  group: "test.platform.sh",
+  version: "v1",
+  kind: "Thing",
+  plural: "things",
+  singular: "thing",
+  namespaced: false,
+  description: "A test kind.",
+  schema: { spec: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+  strategy: {},
+};

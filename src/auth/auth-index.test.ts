@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { StoredRecord } from "../storage/types.ts";
+import { AuthIndex } from "./auth-index.ts";
+
+const USERS = "/management.platform.sh/users//";
+
+const userRecord = (name: string, spec: Record<string, unknown>, revision: number): StoredRecord => ({
+  key: `${USERS}${name}`,
+  value: JSON.stringify({ metadata: { name, uid: `uid-${name}` }, spec }),
+  revision,
+  createRevision: revision,
+});
+
+test("AuthIndex.decodeWith() reads every watched record through the given decoder, once per event", () => {
+  const index = new AuthIndex();
+  const decoded: StoredRecord[] = [];
+  index.decodeWith((record) => {
+    decoded.push(record);
+    return JSON.parse(record.value);
+  });
+  const created = userRecord("ada", { username: "ada", clusterRoles: [{ name: "admin" }] }, 2);
+  const updated = userRecord("ada", { username: "ada", disabled: true }, 3);
+  index.apply({ type: "create", record: created });
+  assert.deepEqual(index.user("ada")?.clusterRoles, ["admin"]);
+  index.apply({ type: "update", record: updated, previous: created });
+  assert.equal(index.user("ada")?.disabled, true);
+  index.apply({ type: "delete", record: { ...updated, revision: 4 } });
+  assert.equal(index.user("ada"), undefined);
+  assert.deepEqual(
+    decoded.map((record) => record.revision),
+    [2, 3, 4],
+  );
+});
+
+test("AuthIndex.apply() leaves the decoded object as it found it (the decode is shared with other watchers)", () => {
+  const index = new AuthIndex();
+  const object = JSON.parse(userRecord("bob", { groups: ["dev"], clusterRoles: [{ name: "admin" }] }, 2).value);
+  const before = structuredClone(object);
+  index.decodeWith(() => object);
+  index.apply({ type: "create", record: userRecord("bob", {}, 2) });
+  assert.deepEqual(index.user("bob")?.groups, ["dev"]);
+  assert.deepEqual(object, before);
+});

@@ -42,3 +42,18 @@ test("AuthIndex.apply() leaves the decoded object as it found it (the decode is 
   assert.deepEqual(index.user("bob")?.groups, ["dev"]);
   assert.deepEqual(object, before);
 });
+
+test("AuthIndex.apply() keeps its own copy of access rules and owner, not the shared object's", () => {
+  const index = new AuthIndex();
+  const record = userRecord("carol", {}, 2);
+  const object = {
+    metadata: { name: "carol", uid: "uid-carol" },
+    spec: { owner: { user: "carol" }, access: [{ users: ["dave"], verbs: ["get"] }] },
+  };
+  index.decodeWith(() => object);
+  index.apply({ type: "create", record });
+  const entry = index.accessOf(record.key);
+  assert.deepEqual(entry, { owner: object.spec.owner, access: object.spec.access });
+  assert.notEqual(entry?.access, object.spec.access);
+  assert.notEqual(entry?.owner, object.spec.owner);
+});

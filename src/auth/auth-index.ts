@@ -105,7 +105,7 @@ function keyEntry(key: OwnedAccessKey): KeyEntry | undefined {
     ttlAfterLastActivity: spec.ttlAfterLastActivity === true,
     createdMs: millis(key.metadata.creationTimestamp) ?? 0,
     lastActivityMs: millis(key.status?.lastActivity),
-    scope: spec.scope,
+    scope: spec.scope && structuredClone(spec.scope),
     ownerUid: annotations[USER_UID_ANNOTATION] ?? annotations[TEAM_UID_ANNOTATION],
     tokenGeneration: Number.isFinite(generation) ? generation : 0,
     deleting: Boolean(key.metadata.deletionTimestamp),
@@ -146,7 +146,7 @@ function accessEntry(object: { spec?: unknown }): AccessEntry | undefined {
   const spec = object.spec as { owner?: AccessEntry["owner"]; access?: unknown } | undefined;
   const access = Array.isArray(spec?.access) ? (spec.access as AccessRule[]) : [];
   const owner = spec?.owner && (spec.owner.user || spec.owner.team) ? spec.owner : undefined;
-  return owner || access.length ? { owner, access } : undefined;
+  return owner || access.length ? structuredClone({ owner, access }) : undefined;
 }
 
 export class AuthIndex implements InformerHandler {
@@ -166,8 +166,9 @@ export class AuthIndex implements InformerHandler {
 
   /**
    * Reads watched records through `decode` instead of parsing each one here: the registry's shared decode, which
-   * the other watchers of the same record (the garbage collector) reuse. Whatever it returns is only read, never
-   * changed, and the entries keep no reference to the object beyond `spec.owner` and `spec.access`.
+   * the other watchers of the same record (the garbage collector, API watches) reuse. The object is only read; the
+   * entries copy the parts they keep (a key's scope, access rules and owner), so nothing that later reads an entry
+   * can change what the other watchers see.
    */
   decodeWith(decode: (record: StoredRecord) => object): void {
     this.decode = decode;

@@ -126,7 +126,6 @@ export class GarbageCollector {
     return node;
   }
 
-  /** The registry's shared decode when a store serves the key (one parse for every watcher, or none). */
   private forget(node: Node): void {
     this.nodes.delete(node.uid);
     this.unlinkOwners(node);

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type RunningPlatform, startPlatform } from "../src/platform/platform.ts";
-import { defaultSettings, LiveSettings } from "../src/platform/settings.ts";
+import { defaultSettings, LiveSettings } from "../src/config/settings.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { eventually } from "./support/kubectl.ts";
 

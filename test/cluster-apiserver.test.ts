@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig, makeInformer, type V1Endpoints } from "@kubernetes/client-node";
 import { parse } from "yaml";
-import { createCertificateAuthority, issueCertificate } from "../src/platform/certificate-authority.ts";
-import { buildKubeconfig } from "../src/platform/kubeconfig.ts";
+import { createCertificateAuthority, issueCertificate } from "../src/pki/certificate-authority.ts";
+import { buildKubeconfig } from "../src/pki/kubeconfig.ts";
 import { ensureAdminToken } from "../src/virtualcluster/apiserver/admin-token.ts";
 import {
   type RunningClusterApiServer,

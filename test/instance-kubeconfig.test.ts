@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { x509 } from "../src/platform/x509.ts";
+import { x509 } from "../src/pki/x509.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { capture } from "./support/https-json.ts";
 import { kubectlAvailable } from "./support/kubectl.ts";

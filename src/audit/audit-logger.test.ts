@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { Registry } from "prom-client";
 import { auditSettingsOf } from "../config/to-settings.ts";
 import type { AuditConfig } from "../config/types.ts";
-import { defaultSettings, LiveSettings } from "../platform/settings.ts";
+import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { AuditLogger } from "./audit-logger.ts";
 import type { AuditCompletion } from "./types.ts";
 

@@ -5,7 +5,7 @@ import { GROUP, VERSION } from "../apis/management/v1/common.ts";
 import { createOwnedAccessKeyDefinition } from "../apis/management/v1/ownedaccesskey.ts";
 import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
-import { defaultSettings, LiveSettings } from "../platform/settings.ts";
+import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import { openTestRegistry, type TestRegistry } from "../registry/testing.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { parse, stringify } from "yaml";
-import { buildKubeconfig } from "../platform/kubeconfig.ts";
+import { buildKubeconfig } from "../pki/kubeconfig.ts";
 import { mergeKubeconfig, readKubeconfigFile, targetKubeconfig, writeKubeconfigFile } from "./kubeconfig-merge.ts";
 import { CommandError } from "./patches-io.ts";
 

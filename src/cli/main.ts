@@ -1,7 +1,7 @@
 // The `virtualcluster` program: one command per file, wired here.
 
 import { Command } from "commander";
-import { platformVersion } from "../platform/version.ts";
+import { platformVersion } from "../apimachinery/version.ts";
 import { apiserverCommand } from "./apiserver.ts";
 import { completionCommand } from "./completion.ts";
 import { configCommand } from "./config.ts";

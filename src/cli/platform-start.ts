@@ -62,7 +62,7 @@ export function addStartCommand(platform: Command): void {
           import("pino"),
           import("../platform/bootstrap.ts"),
           import("../platform/platform.ts"),
-          import("../platform/settings.ts"),
+          import("../config/settings.ts"),
         ]);
       const { defaultSettings, LiveSettings } = settings;
       const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));

@@ -2,7 +2,7 @@
 // extra connectors and the global access key limits.
 
 import type { JsonMap } from "../apimachinery/types.ts";
-import { array, boolean, object, string, stringList, stringMap } from "../apis/schema-builders.ts";
+import { array, boolean, object, string, stringList, stringMap } from "../apimachinery/schema-builders.ts";
 import { count, secret, stringWithDefault } from "./schema-builders.ts";
 
 const clientId = string("Client ID registered with the provider.");

@@ -2,7 +2,7 @@
 // descriptions it is what `kubectl explain configs.status...` shows.
 
 import type { JsonMap } from "../apimachinery/types.ts";
-import { boolean, object, string } from "../apis/schema-builders.ts";
+import { boolean, object, string } from "../apimachinery/schema-builders.ts";
 import { auditSchema } from "./schema-audit.ts";
 import { authSchema } from "./schema-auth.ts";
 import { deprecated, stringWithDefault } from "./schema-builders.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { defaultSettings } from "../platform/settings.ts";
+import { defaultSettings } from "./settings.ts";
 import { toPlatformSettings } from "./to-settings.ts";
 
 describe("toPlatformSettings()", () => {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { errors } from "../apimachinery/errors.ts";
-import { ensureServingCertificates } from "../platform/tls.ts";
+import { ensureServingCertificates } from "../pki/tls.ts";
 import { openTestRegistry, type TestRegistry } from "../registry/testing.ts";
 import { type RunningApiServer, startApiServer } from "./api-server.ts";
 import { usersDefinition } from "./testing-definitions.ts";

@@ -45,7 +45,7 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { LOGIN_PATH, loginRoutes } from "./login-routes.ts";
-import type { LiveSettings } from "./settings.ts";
+import type { LiveSettings } from "../config/settings.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
 const MANAGER = "virtualcluster-platform";

@@ -14,7 +14,7 @@ import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { RequestContext } from "../../registry/types.ts";
 import { type KeyValueStore, StorageError } from "../../storage/types.ts";
-import { type CertificateAuthority, createCertificateAuthority } from "../certificate-authority.ts";
+import { type CertificateAuthority, createCertificateAuthority } from "../../pki/certificate-authority.ts";
 
 export const INSTANCE_CA_PREFIX = "/internal/instancecas/";
 const MANAGER = "virtualcluster-platform-instance-ca";

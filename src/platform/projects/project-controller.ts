@@ -23,7 +23,7 @@ import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import { formatTimestamp } from "../../registry/time.ts";
 import type { StoredRecord, WatchEvent } from "../../storage/types.ts";
-import type { LiveSettings } from "../settings.ts";
+import type { LiveSettings } from "../../config/settings.ts";
 import { type InstanceCertificateAuthorities, instanceCaKey } from "./instance-cas.ts";
 import { KUBECONFIG_INSTANCE_LABEL } from "./kubeconfig-issuer.ts";
 

@@ -18,7 +18,7 @@ import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { Authorizer, ResourceDefinition } from "../../registry/types.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
-import type { LiveSettings } from "../settings.ts";
+import type { LiveSettings } from "../../config/settings.ts";
 import { ensureDefaultProject } from "./default-project.ts";
 import { InstanceCertificateAuthorities } from "./instance-cas.ts";
 import { createKubeconfigIssuer } from "./kubeconfig-issuer.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { before, describe, it } from "node:test";
-import { createCertificateAuthority, issueCertificate } from "../../platform/certificate-authority.ts";
+import { createCertificateAuthority, issueCertificate } from "../../pki/certificate-authority.ts";
 import { ClientCertificateAuthenticator } from "./client-certificate-authenticator.ts";
 
 const derOf = (pem: string) => Buffer.from(new X509Certificate(pem).raw);

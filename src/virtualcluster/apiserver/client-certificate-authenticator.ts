@@ -6,7 +6,7 @@
 import { X509Certificate } from "node:crypto";
 import { errors } from "../../apimachinery/errors.ts";
 import type { AuthenticationRequest, Authenticator } from "../../auth/types.ts";
-import { x509 } from "../../platform/x509.ts";
+import { x509 } from "../../pki/x509.ts";
 import type { UserInfo } from "../../registry/types.ts";
 
 const AUTHENTICATED = "system:authenticated";

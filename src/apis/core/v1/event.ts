@@ -4,7 +4,7 @@
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { integer, object, string, timestamp } from "../../schema-builders.ts";
+import { integer, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION, objectReferenceSchema } from "./common.ts";
 
 export const EVENT_TYPES = ["Normal", "Warning"] as const;

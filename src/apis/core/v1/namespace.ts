@@ -6,7 +6,7 @@ import { type FieldError, fieldError } from "../../../apimachinery/field-errors.
 import { validateDns1123Label, validateQualifiedName } from "../../../apimachinery/names.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { array, object, string, stringList, timestamp } from "../../schema-builders.ts";
+import { array, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION, mergedByKey } from "./common.ts";
 
 /** The finalizer every namespace carries in spec until its content is gone. */

@@ -2,7 +2,7 @@
 
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { array, boolean } from "../../schema-builders.ts";
+import { array, boolean } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION, localObjectReferenceSchema, mergedByKey, objectReferenceSchema } from "./common.ts";
 
 export interface ServiceAccount extends KubeObject {

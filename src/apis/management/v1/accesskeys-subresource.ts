@@ -3,7 +3,7 @@
 
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ActionHandler, ResourceStore } from "../../../registry/types.ts";
-import { array, openObject } from "../../schema-builders.ts";
+import { array, openObject } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 
 export function accessKeysSubresource(

@@ -15,7 +15,7 @@ import { configSchema } from "../../../config/schema.ts";
 import { isTrustedConfigContext } from "../../../config/trusted-context.ts";
 import type { PlatformConfig } from "../../../config/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { object, string } from "../../schema-builders.ts";
+import { object, string } from "../../../apimachinery/schema-builders.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 
 export const CONFIG_NAME = "platform-config";

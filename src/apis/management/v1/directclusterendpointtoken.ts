@@ -12,7 +12,7 @@ import { fieldError } from "../../../apimachinery/field-errors.ts";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { integer, object, string } from "../../schema-builders.ts";
+import { integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 import { decodeActionSpec } from "./directclusterendpointtoken-decode.ts";
 import { type AccessKeyScope, canonicalizeScope, scopeSchema } from "./ownedaccesskey-schema.ts";

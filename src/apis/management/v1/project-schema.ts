@@ -2,7 +2,7 @@
 // who may use them (members with a project role) and where they may run (allowedClusters).
 
 import type { KubeObject } from "../../../apimachinery/types.ts";
-import { array, object, string, timestamp } from "../../schema-builders.ts";
+import { array, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { ownerSchema } from "./common.ts";
 
 /** Project roles, weakest first: view reads instances, edit also writes them, admin also edits the project. */

@@ -6,7 +6,7 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { array, object, openObject, string, stringList } from "../../schema-builders.ts";
+import { array, object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 
 export interface SelfEntity {

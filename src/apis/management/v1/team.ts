@@ -3,7 +3,7 @@
 
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { object, openObject, string, stringList } from "../../schema-builders.ts";
+import { object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import {
   type AccessRule,
   checkAccessRuleChanges,

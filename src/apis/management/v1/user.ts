@@ -3,7 +3,7 @@
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { array, boolean, integer, object, openObject, string, stringList, stringMap } from "../../schema-builders.ts";
+import { array, boolean, integer, object, openObject, string, stringList, stringMap } from "../../../apimachinery/schema-builders.ts";
 import { checkAccessRuleChanges, checkOwnerChange, checkPrivilegedFields } from "./access-checks.ts";
 import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
 

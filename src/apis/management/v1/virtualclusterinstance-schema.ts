@@ -2,7 +2,7 @@
 // its project's namespace; the virtual cluster reports its state into status through the status subresource.
 
 import type { KubeObject } from "../../../apimachinery/types.ts";
-import { boolean, object, string, timestamp } from "../../schema-builders.ts";
+import { boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { AccessRule } from "./access-checks.ts";
 import { accessSchema, ownerSchema } from "./common.ts";
 import { type Condition, conditionsSchema } from "./project-schema.ts";

@@ -5,7 +5,7 @@ import { type FieldError, fieldError } from "../../../apimachinery/field-errors.
 import { validateDns1123Subdomain } from "../../../apimachinery/names.ts";
 import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
 import { goStrings } from "../../core/v1/validation.ts";
-import { array, object, string, stringList } from "../../schema-builders.ts";
+import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
 
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
 export const RBAC_VERSION = "v1";

@@ -1,7 +1,7 @@
 // Terse builders for the JSON schemas of resource definitions. The schema is the single source of truth for
 // validation, pruning, OpenAPI and `kubectl explain`, so every field carries its description.
 
-import type { JsonMap } from "../apimachinery/types.ts";
+import type { JsonMap } from "./types.ts";
 
 export const string = (description: string, extra: JsonMap = {}): JsonMap => ({
   type: "string",

@@ -7,9 +7,9 @@ import { type FSWatcher, unwatchFile, watch, watchFile } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import type { Logger } from "pino";
-import { isStatusError } from "../apimachinery/errors.ts";
-import type { ResourceStore } from "../registry/types.ts";
-import { trustedConfigContext } from "./trusted-context.ts";
+import { isStatusError } from "../../apimachinery/errors.ts";
+import type { ResourceStore } from "../../registry/types.ts";
+import { trustedConfigContext } from "../../config/trusted-context.ts";
 
 const AGENT = "platform-config-file";
 export const DEFAULT_DEBOUNCE_MS = 50;

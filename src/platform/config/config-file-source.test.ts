@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
-import { CONFIG_NAME, configDefinition } from "../apis/management/v1/config.ts";
-import { defaultSettings, LiveSettings } from "../platform/settings.ts";
-import { openTestRegistry, type TestRegistry, testContext } from "../registry/testing.ts";
-import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
+import { CONFIG_NAME, configDefinition } from "../../apis/management/v1/config.ts";
+import { defaultSettings, LiveSettings } from "../../config/settings.ts";
+import { openTestRegistry, type TestRegistry, testContext } from "../../registry/testing.ts";
+import type { ResourceDefinition, ResourceStore } from "../../registry/types.ts";
 import { ConfigController } from "./config-controller.ts";
 import { ConfigFileSource } from "./config-file-source.ts";
 

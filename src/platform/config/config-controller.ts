@@ -3,14 +3,14 @@
 // both end up here, so there is one path from a write to its effect (milliseconds, no polling).
 
 import type { Logger } from "pino";
-import { isStatusError } from "../apimachinery/errors.ts";
-import type { KubeObject } from "../apimachinery/types.ts";
-import type { LiveSettings, PlatformSettings } from "../platform/settings.ts";
-import type { ResourceStore, WatchHandle } from "../registry/types.ts";
-import { parseConfigText } from "./parse.ts";
-import { toPlatformSettings } from "./to-settings.ts";
-import { trustedConfigContext } from "./trusted-context.ts";
-import type { PlatformConfig } from "./types.ts";
+import { isStatusError } from "../../apimachinery/errors.ts";
+import type { KubeObject } from "../../apimachinery/types.ts";
+import type { LiveSettings, PlatformSettings } from "../../config/settings.ts";
+import type { ResourceStore, WatchHandle } from "../../registry/types.ts";
+import { parseConfigText } from "../../config/parse.ts";
+import { toPlatformSettings } from "../../config/to-settings.ts";
+import { trustedConfigContext } from "../../config/trusted-context.ts";
+import type { PlatformConfig } from "../../config/types.ts";
 
 const AGENT = "platform-config-controller";
 const RESTART_DELAY_MS = 200;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { CONFIG_NAME, configDefinition } from "../apis/management/v1/config.ts";
-import { defaultSettings, LiveSettings } from "../platform/settings.ts";
-import { openTestRegistry, type TestRegistry, testContext } from "../registry/testing.ts";
-import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
+import { CONFIG_NAME, configDefinition } from "../../apis/management/v1/config.ts";
+import { defaultSettings, LiveSettings } from "../../config/settings.ts";
+import { openTestRegistry, type TestRegistry, testContext } from "../../registry/testing.ts";
+import type { ResourceDefinition, ResourceStore } from "../../registry/types.ts";
 import { ConfigController } from "./config-controller.ts";
 
 describe("ConfigController", () => {

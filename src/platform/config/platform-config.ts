@@ -2,10 +2,10 @@
 // equal to the stored Config, and, with `--config FILE`, the file source that writes the file into it.
 
 import type { Logger } from "pino";
-import { GROUP } from "../apis/management/v1/common.ts";
-import { CONFIG_NAME } from "../apis/management/v1/config.ts";
-import type { LiveSettings } from "../platform/settings.ts";
-import type { Registry } from "../registry/registry.ts";
+import { GROUP } from "../../apis/management/v1/common.ts";
+import { CONFIG_NAME } from "../../apis/management/v1/config.ts";
+import type { LiveSettings } from "../../config/settings.ts";
+import type { Registry } from "../../registry/registry.ts";
 import { ConfigController } from "./config-controller.ts";
 import { ConfigFileSource } from "./config-file-source.ts";
 

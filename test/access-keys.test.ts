@@ -8,8 +8,8 @@ import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type RunningPlatform, startPlatform } from "../src/platform/platform.ts";
 import { defaultSettings, LiveSettings } from "../src/config/settings.ts";
+import { type RunningPlatform, startPlatform } from "../src/platform/platform.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { eventually } from "./support/kubectl.ts";
 

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Registry } from "prom-client";
+import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { auditSettingsOf } from "../config/to-settings.ts";
 import type { AuditConfig } from "../config/types.ts";
-import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { AuditLogger } from "./audit-logger.ts";
 import type { AuditCompletion } from "./types.ts";
 

@@ -4,8 +4,8 @@
 
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
-import type { AuditConfig } from "../config/types.ts";
 import type { AuditSettings, LiveSettings } from "../config/settings.ts";
+import type { AuditConfig } from "../config/types.ts";
 import { type AuditMetrics, createAuditMetrics } from "./audit-metrics.ts";
 import { auditEventLine } from "./event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";

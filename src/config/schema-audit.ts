@@ -1,7 +1,7 @@
 // Schema of status.audit: whether and what to log (level shorthand or policy rules) and the log file rotation.
 
-import type { JsonMap } from "../apimachinery/types.ts";
 import { array, boolean, integer, object, string, stringList } from "../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../apimachinery/types.ts";
 import { count } from "./schema-builders.ts";
 
 export const AUDIT_LEVELS = ["None", "Metadata", "Request", "RequestResponse"] as const;

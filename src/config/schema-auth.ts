@@ -1,8 +1,8 @@
 // Schema of status.auth: the login providers (OIDC, code hosts, identity providers, SAML), password login,
 // extra connectors and the global access key limits.
 
-import type { JsonMap } from "../apimachinery/types.ts";
 import { array, boolean, object, string, stringList, stringMap } from "../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../apimachinery/types.ts";
 import { count, secret, stringWithDefault } from "./schema-builders.ts";
 
 const clientId = string("Client ID registered with the provider.");

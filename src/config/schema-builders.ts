@@ -1,7 +1,7 @@
 // Builders particular to the platform config schema, beside the shared ones of src/apis/schema-builders.ts.
 
-import type { JsonMap } from "../apimachinery/types.ts";
 import { string } from "../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../apimachinery/types.ts";
 import { REDACTED } from "./redaction-marker.ts";
 
 /**

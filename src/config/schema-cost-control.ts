@@ -1,7 +1,7 @@
 // Schema of status.costControl: the dashboard and its metrics infrastructure (global and per connected cluster).
 
-import type { JsonMap } from "../apimachinery/types.ts";
 import { array, boolean, integer, object, string } from "../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../apimachinery/types.ts";
 import { stringWithDefault } from "./schema-builders.ts";
 
 const quantityMap = (description: string): JsonMap => ({

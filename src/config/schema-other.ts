@@ -1,7 +1,7 @@
 // Schemas of the smaller status blocks: the deprecated OIDC server, apps, UI settings, secret store, cloud.
 
-import type { JsonMap } from "../apimachinery/types.ts";
 import { array, boolean, object, string, stringList } from "../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../apimachinery/types.ts";
 import { secret, stringWithDefault } from "./schema-builders.ts";
 
 export const oidcServerSchema: JsonMap = object(

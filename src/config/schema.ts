@@ -1,8 +1,8 @@
 // The platform config schema: status of the Config resource, and what spec.raw is validated against. With the
 // descriptions it is what `kubectl explain configs.status...` shows.
 
-import type { JsonMap } from "../apimachinery/types.ts";
 import { boolean, object, string } from "../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../apimachinery/types.ts";
 import { auditSchema } from "./schema-audit.ts";
 import { authSchema } from "./schema-auth.ts";
 import { deprecated, stringWithDefault } from "./schema-builders.ts";

@@ -1,8 +1,8 @@
 // The platform config mapped onto the live settings every subsystem reads. A field the config sets wins; a field
 // it leaves unset keeps the value `platform start` seeded (whose defaults are the specification's).
 
-import type { AuditSettings, PlatformSettings } from "./settings.ts";
 import { DEFAULT_AUDIT_MAX_SIZE_MB } from "./defaults.ts";
+import type { AuditSettings, PlatformSettings } from "./settings.ts";
 import type { AuditConfig, PlatformConfig } from "./types.ts";
 
 /** The audit block as the audit logger reads it (src/audit/audit-settings.ts). */

@@ -37,6 +37,7 @@ import type { SigningAlgorithm } from "../auth/signing/signing-key.ts";
 import { StoreInformer } from "../auth/store-informer.ts";
 import { TokenAuthenticator } from "../auth/token-authenticator.ts";
 import { TokenIssuer } from "../auth/token-issuer.ts";
+import type { LiveSettings } from "../config/settings.ts";
 import { type ApiServerOptions, DEFAULT_PUBLIC_PATHS } from "../http/api-server.ts";
 import type { Registry } from "../registry/registry.ts";
 import type { GenericStore } from "../registry/store.ts";
@@ -45,7 +46,6 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { LOGIN_PATH, loginRoutes } from "./login-routes.ts";
-import type { LiveSettings } from "../config/settings.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
 const MANAGER = "virtualcluster-platform";

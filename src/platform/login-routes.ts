@@ -11,8 +11,8 @@ import type { AuthIndex, UserEntry } from "../auth/auth-index.ts";
 import type { LoginThrottle } from "../auth/login-throttle.ts";
 import type { PasswordStore } from "../auth/password-store.ts";
 import { principalOf } from "../auth/principal.ts";
-import { requestState } from "../http/request-state.ts";
 import type { LiveSettings } from "../config/settings.ts";
+import { requestState } from "../http/request-state.ts";
 
 export const LOGIN_PATH = "/auth/password/login";
 export const LOGOUT_PATH = "/auth/logout";

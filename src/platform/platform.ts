@@ -4,23 +4,23 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
+import { platformVersion } from "../apimachinery/version.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
 import { AuditLogger } from "../audit/audit-logger.ts";
-import { startPlatformConfig } from "./config/platform-config.ts";
+import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
+import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
+import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
-import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
+import { startPlatformConfig } from "./config/platform-config.ts";
 import { managementResources } from "./management-resources.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
-import { defaultSettings, LiveSettings } from "../config/settings.ts";
-import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
-import { platformVersion } from "../apimachinery/version.ts";
 
 export const API_PREFIX = "/kubernetes/management";
 export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";

@@ -5,12 +5,12 @@
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
 import type { KubeObject } from "../../apimachinery/types.ts";
-import type { LiveSettings, PlatformSettings } from "../../config/settings.ts";
-import type { ResourceStore, WatchHandle } from "../../registry/types.ts";
 import { parseConfigText } from "../../config/parse.ts";
+import type { LiveSettings, PlatformSettings } from "../../config/settings.ts";
 import { toPlatformSettings } from "../../config/to-settings.ts";
 import { trustedConfigContext } from "../../config/trusted-context.ts";
 import type { PlatformConfig } from "../../config/types.ts";
+import type { ResourceStore, WatchHandle } from "../../registry/types.ts";
 
 const AGENT = "platform-config-controller";
 const RESTART_DELAY_MS = 200;

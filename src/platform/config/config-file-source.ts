@@ -8,8 +8,8 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
-import type { ResourceStore } from "../../registry/types.ts";
 import { trustedConfigContext } from "../../config/trusted-context.ts";
+import type { ResourceStore } from "../../registry/types.ts";
 
 const AGENT = "platform-config-file";
 export const DEFAULT_DEBOUNCE_MS = 50;

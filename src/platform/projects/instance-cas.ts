@@ -9,12 +9,12 @@
 
 import { isStatusError } from "../../apimachinery/errors.ts";
 import type { InstanceAuthority, VirtualClusterInstance } from "../../apis/management/v1/virtualclusterinstance.ts";
+import { type CertificateAuthority, createCertificateAuthority } from "../../pki/certificate-authority.ts";
 import { KeyedQueue } from "../../registry/keyed-queue.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { RequestContext } from "../../registry/types.ts";
 import { type KeyValueStore, StorageError } from "../../storage/types.ts";
-import { type CertificateAuthority, createCertificateAuthority } from "../../pki/certificate-authority.ts";
 
 export const INSTANCE_CA_PREFIX = "/internal/instancecas/";
 const MANAGER = "virtualcluster-platform-instance-ca";

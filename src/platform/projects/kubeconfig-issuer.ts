@@ -8,10 +8,10 @@
 
 import { GROUP, VERSION } from "../../apis/management/v1/common.ts";
 import type { KubeconfigIssuer, KubeconfigRequest } from "../../apis/management/v1/instance-kubeconfig.ts";
-import type { GenericStore } from "../../registry/store.ts";
+import type { LiveSettings } from "../../config/settings.ts";
 import { issueCertificate } from "../../pki/certificate-authority.ts";
 import { buildKubeconfig } from "../../pki/kubeconfig.ts";
-import type { LiveSettings } from "../../config/settings.ts";
+import type { GenericStore } from "../../registry/store.ts";
 import type { InstanceCertificateAuthorities } from "./instance-cas.ts";
 
 /** On the access keys of token-form kubeconfigs: the uid of their instance (deleting it revokes them). */

@@ -17,13 +17,13 @@ import {
 } from "../../apis/management/v1/project-schema.ts";
 import type { VirtualClusterInstance } from "../../apis/management/v1/virtualclusterinstance.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
+import type { LiveSettings } from "../../config/settings.ts";
 import { KeyedQueue } from "../../registry/keyed-queue.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import { formatTimestamp } from "../../registry/time.ts";
 import type { StoredRecord, WatchEvent } from "../../storage/types.ts";
-import type { LiveSettings } from "../../config/settings.ts";
 import { type InstanceCertificateAuthorities, instanceCaKey } from "./instance-cas.ts";
 import { KUBECONFIG_INSTANCE_LABEL } from "./kubeconfig-issuer.ts";
 

@@ -12,13 +12,13 @@ import { createVirtualClusterInstanceDefinition } from "../../apis/management/v1
 import { PlatformAuthorizer } from "../../auth/platform-authorizer.ts";
 import { ProjectIndex } from "../../auth/project-index.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
+import type { LiveSettings } from "../../config/settings.ts";
 import { resourcePrefix } from "../../registry/keys.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { Authorizer, ResourceDefinition } from "../../registry/types.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
-import type { LiveSettings } from "../../config/settings.ts";
 import { ensureDefaultProject } from "./default-project.ts";
 import { InstanceCertificateAuthorities } from "./instance-cas.ts";
 import { createKubeconfigIssuer } from "./kubeconfig-issuer.ts";

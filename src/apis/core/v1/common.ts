@@ -1,7 +1,7 @@
 // Shapes shared by several core/v1 resources (the legacy group, served at /api/v1).
 
-import type { JsonMap } from "../../../apimachinery/types.ts";
 import { object, string } from "../../../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../../../apimachinery/types.ts";
 
 export const CORE_GROUP = "";
 export const CORE_VERSION = "v1";

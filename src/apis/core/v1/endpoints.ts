@@ -4,9 +4,9 @@
 import { isIP } from "node:net";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label, validateDns1123Subdomain } from "../../../apimachinery/names.ts";
+import { array, integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { array, integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION, NONE, objectReferenceSchema } from "./common.ts";
 import { IP_DETAIL, validatePortNumber, validateProtocol } from "./validation.ts";
 

@@ -2,9 +2,9 @@
 // cluster-scoped objects live in `default`.
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import { integer, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { integer, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION, objectReferenceSchema } from "./common.ts";
 
 export const EVENT_TYPES = ["Normal", "Warning"] as const;

@@ -4,9 +4,9 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label, validateQualifiedName } from "../../../apimachinery/names.ts";
+import { array, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { array, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION, mergedByKey } from "./common.ts";
 
 /** The finalizer every namespace carries in spec until its content is gone. */

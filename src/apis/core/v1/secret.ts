@@ -5,9 +5,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError, keyPath } from "../../../apimachinery/field-errors.ts";
+import { boolean, string, stringMap } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { boolean, string, stringMap } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION } from "./common.ts";
 import {
   base64Problem,

@@ -1,7 +1,15 @@
 // Service: types and schema (descriptions become `kubectl explain`).
 
+import {
+  array,
+  boolean,
+  integer,
+  object,
+  string,
+  stringList,
+  stringMap,
+} from "../../../apimachinery/schema-builders.ts";
 import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
-import { array, boolean, integer, object, string, stringList, stringMap } from "../../../apimachinery/schema-builders.ts";
 import { mergedByKey } from "./common.ts";
 
 export const SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"] as const;

@@ -1,8 +1,8 @@
 // ServiceAccount: an identity for processes that run in pods. Namespaced.
 
+import { array, boolean } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { array, boolean } from "../../../apimachinery/schema-builders.ts";
 import { CORE_GROUP, CORE_VERSION, localObjectReferenceSchema, mergedByKey, objectReferenceSchema } from "./common.ts";
 
 export interface ServiceAccount extends KubeObject {

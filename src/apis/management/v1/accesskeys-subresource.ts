@@ -1,9 +1,9 @@
 // `users/<name>/accesskeys` and `teams/<name>/accesskeys` (GET): the access keys of one user or team, without key
 // material ({accessKeys: [OwnedAccessKey]}). Authorization already decided the caller may read them.
 
+import { array, openObject } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { ActionHandler, ResourceStore } from "../../../registry/types.ts";
-import { array, openObject } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 
 export function accessKeysSubresource(

@@ -1,7 +1,7 @@
 // Shapes shared by several management.platform.sh/v1 resources.
 
-import type { JsonMap } from "../../../apimachinery/types.ts";
 import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
+import type { JsonMap } from "../../../apimachinery/types.ts";
 
 export const GROUP = "management.platform.sh";
 export const VERSION = "v1";

@@ -5,6 +5,7 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import { object, string } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import { redactLastApplied } from "../../../config/last-applied.ts";
 import { parseConfigText } from "../../../config/parse.ts";
@@ -15,7 +16,6 @@ import { configSchema } from "../../../config/schema.ts";
 import { isTrustedConfigContext } from "../../../config/trusted-context.ts";
 import type { PlatformConfig } from "../../../config/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { object, string } from "../../../apimachinery/schema-builders.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 
 export const CONFIG_NAME = "platform-config";

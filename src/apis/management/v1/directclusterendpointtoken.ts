@@ -10,9 +10,9 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { fieldError } from "../../../apimachinery/field-errors.ts";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
+import { integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 import { decodeActionSpec } from "./directclusterendpointtoken-decode.ts";
 import { type AccessKeyScope, canonicalizeScope, scopeSchema } from "./ownedaccesskey-schema.ts";

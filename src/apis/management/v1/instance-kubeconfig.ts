@@ -9,9 +9,9 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
+import { boolean, integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
 import type { ActionHandler, RequestContext } from "../../../registry/types.ts";
-import { boolean, integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 import { projectOfNamespace } from "./project.ts";
 import type { VirtualClusterInstance } from "./virtualclusterinstance-schema.ts";

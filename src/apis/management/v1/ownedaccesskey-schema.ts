@@ -1,7 +1,15 @@
 // OwnedAccessKey: types and schema (every field of the specification, deprecated ones included).
 
+import {
+  array,
+  boolean,
+  integer,
+  object,
+  string,
+  stringList,
+  timestamp,
+} from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
-import { array, boolean, integer, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
 
 /** Deprecated rule shape (scope.rules), also used by audit policies. */
 export interface AccessKeyScopeRule {

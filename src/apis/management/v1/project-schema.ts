@@ -1,8 +1,8 @@
 // Project: types and schema. A project groups virtual cluster instances in its namespace `<prefix><name>` and says
 // who may use them (members with a project role) and where they may run (allowedClusters).
 
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { array, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
+import type { KubeObject } from "../../../apimachinery/types.ts";
 import { ownerSchema } from "./common.ts";
 
 /** Project roles, weakest first: view reads instances, edit also writes them, admin also edits the project. */

@@ -4,9 +4,9 @@
 // token review of virtual clusters, allowed to keys with the role `virtualcluster` and to admins. It is never echoed.
 
 import { errors } from "../../../apimachinery/errors.ts";
+import { array, object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { array, object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 
 export interface SelfEntity {

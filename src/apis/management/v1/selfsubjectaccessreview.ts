@@ -3,9 +3,9 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { fieldError } from "../../../apimachinery/field-errors.ts";
+import { boolean, object, string } from "../../../apimachinery/schema-builders.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
 import type { AuthorizationAttributes, ResourceDefinition } from "../../../registry/types.ts";
-import { boolean, object, string } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 
 const KIND = "SelfSubjectAccessReview";

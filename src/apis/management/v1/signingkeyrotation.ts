@@ -4,9 +4,9 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
+import { object, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { object, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 import { decodeActionSpec } from "./directclusterendpointtoken-decode.ts";
 

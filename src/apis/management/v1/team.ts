@@ -1,9 +1,9 @@
 // Team: a set of users (listed, or matched by group) that shares cluster roles and access. Cluster-scoped.
 // A user's effective groups are its own groups plus the names of its teams.
 
+import { object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import {
   type AccessRule,
   checkAccessRuleChanges,

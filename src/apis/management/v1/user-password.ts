@@ -4,9 +4,9 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { fieldError } from "../../../apimachinery/field-errors.ts";
+import { object, string } from "../../../apimachinery/schema-builders.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
 import type { ActionHandler } from "../../../registry/types.ts";
-import { object, string } from "../../../apimachinery/schema-builders.ts";
 import { GROUP, VERSION } from "./common.ts";
 
 export const MIN_PASSWORD_LENGTH = 8;

@@ -1,9 +1,18 @@
 // User: a person or system that can access the platform. Cluster-scoped.
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import {
+  array,
+  boolean,
+  integer,
+  object,
+  openObject,
+  string,
+  stringList,
+  stringMap,
+} from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { array, boolean, integer, object, openObject, string, stringList, stringMap } from "../../../apimachinery/schema-builders.ts";
 import { checkAccessRuleChanges, checkOwnerChange, checkPrivilegedFields } from "./access-checks.ts";
 import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
 

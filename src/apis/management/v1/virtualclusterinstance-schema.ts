@@ -1,8 +1,8 @@
 // VirtualClusterInstance: types and schema. An instance is a virtual cluster registered with the platform, living in
 // its project's namespace; the virtual cluster reports its state into status through the status subresource.
 
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
+import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { AccessRule } from "./access-checks.ts";
 import { accessSchema, ownerSchema } from "./common.ts";
 import { type Condition, conditionsSchema } from "./project-schema.ts";

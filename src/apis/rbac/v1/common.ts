@@ -3,9 +3,9 @@
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Subdomain } from "../../../apimachinery/names.ts";
+import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
 import { goStrings } from "../../core/v1/validation.ts";
-import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
 
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
 export const RBAC_VERSION = "v1";

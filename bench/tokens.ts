@@ -12,7 +12,7 @@
 
 import { createPublicKey, verify } from "node:crypto";
 import { parseArgs } from "node:util";
-import { createTokenVerifier } from "../src/auth/token-verifier.ts";
+import { createTokenVerifier } from "../src/identity/token-verifier.ts";
 import { GROUP_VERSION, pool, USERS_PATH } from "./lib/api.ts";
 import { type LoadResult, warmThenLoad } from "./lib/load.ts";
 import { type BenchPlatform, LOAD_CPU, startBenchPlatform } from "./lib/platform.ts";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { isStatusError } from "../apimachinery/errors.ts";
 import { GROUP, VERSION } from "../apis/management/v1/common.ts";
 import { generateAccessKey } from "../auth/access-key-material.ts";
-import type { PasswordStore } from "../auth/password-store.ts";
+import type { PasswordStore } from "../identity/password-store.ts";
 import type { Registry } from "../registry/registry.ts";
 import { systemContext } from "../registry/system-context.ts";
 import { StorageError } from "../storage/types.ts";

@@ -7,12 +7,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { parse as parseYaml } from "yaml";
 import { errors, successStatus } from "../apimachinery/errors.ts";
-import type { AuthIndex, UserEntry } from "../auth/auth-index.ts";
 import type { LoginThrottle } from "../auth/login-throttle.ts";
-import type { PasswordStore } from "../auth/password-store.ts";
-import { principalOf } from "../auth/principal.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import { requestState } from "../http/request-state.ts";
+import type { AuthIndex, UserEntry } from "../identity/auth-index.ts";
+import type { PasswordStore } from "../identity/password-store.ts";
+import { principalOf } from "../identity/principal.ts";
 
 export const LOGIN_PATH = "/auth/password/login";
 export const LOGOUT_PATH = "/auth/logout";

@@ -6,7 +6,7 @@
 // Connect Discovery requires. (Every route is also served under the prefix, these two included.)
 
 import type { FastifyInstance } from "fastify";
-import { TOKEN_ALGORITHMS } from "../auth/token-claims.ts";
+import { TOKEN_ALGORITHMS } from "../identity/token-claims.ts";
 
 export const JWKS_PATH = "/.well-known/jwks.json";
 export const OPENID_CONFIGURATION_PATH = "/.well-known/openid-configuration";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
-import { createTokenVerifier } from "../auth/token-verifier.ts";
+import { createTokenVerifier } from "../identity/token-verifier.ts";
 import { startClusterApiServer } from "./apiserver/cluster-api-server.ts";
 import { type LoadedSettings, loadSettings } from "./config/load.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";

@@ -9,10 +9,10 @@ import { instanceKubeconfigSubresource } from "../../apis/management/v1/instance
 import { createProjectDefinition } from "../../apis/management/v1/project.ts";
 import type { Project } from "../../apis/management/v1/project-schema.ts";
 import { createVirtualClusterInstanceDefinition } from "../../apis/management/v1/virtualclusterinstance.ts";
-import { PlatformAuthorizer } from "../../auth/platform-authorizer.ts";
-import { ProjectIndex } from "../../auth/project-index.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
+import { PlatformAuthorizer } from "../../identity/platform-authorizer.ts";
+import { ProjectIndex } from "../../identity/project-index.ts";
 import { resourcePrefix } from "../../registry/keys.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { GenericStore } from "../../registry/store.ts";

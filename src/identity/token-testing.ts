@@ -2,9 +2,9 @@
 // a fixture adding the signing key ring, the token issuer and the token authenticator to the auth fixture.
 
 import { createPublicKey, verify } from "node:crypto";
+import { SigningKeyRing } from "../auth/signing/key-ring.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import type { KeyValueStore } from "../storage/types.ts";
-import { SigningKeyRing } from "./signing/key-ring.ts";
 import { type AuthFixture, openAuthFixture } from "./testing.ts";
 import { TokenAuthenticator } from "./token-authenticator.ts";
 import { TokenIssuer } from "./token-issuer.ts";

@@ -13,9 +13,9 @@ import {
 } from "../apis/management/v1/ownedaccesskey-secrets.ts";
 import type { Team } from "../apis/management/v1/team.ts";
 import type { User } from "../apis/management/v1/user.ts";
+import type { InformerHandler } from "../auth/store-informer.ts";
 import { parseKey } from "../registry/keys.ts";
 import type { StoredRecord, WatchEvent } from "../storage/types.ts";
-import type { InformerHandler } from "./store-informer.ts";
 
 export interface KeyEntry {
   name: string;

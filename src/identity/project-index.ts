@@ -8,8 +8,8 @@ import {
   type Project,
   type ProjectRole,
 } from "../apis/management/v1/project-schema.ts";
+import type { InformerHandler } from "../auth/store-informer.ts";
 import type { StoredRecord, WatchEvent } from "../storage/types.ts";
-import type { InformerHandler } from "./store-informer.ts";
 
 export interface ProjectMemberEntry {
   kind: "User" | "Team";

@@ -3,15 +3,15 @@
 // and turned into a cached, frozen UserInfo bound to its Principal. No storage read happens per request.
 
 import { errors } from "../apimachinery/errors.ts";
+import { digestAccessKey, requestBearerToken } from "../auth/access-key-material.ts";
+import { ConnectionDigests } from "../auth/connection-digests.ts";
+import type { AuthenticationRequest, Authenticator } from "../auth/types.ts";
 import type { UserInfo } from "../registry/types.ts";
-import { digestAccessKey, requestBearerToken } from "./access-key-material.ts";
 import type { ActivityRecorder } from "./activity-recorder.ts";
 import type { AuthIndex, KeyEntry } from "./auth-index.ts";
 import { callerOf } from "./caller-of.ts";
-import { ConnectionDigests } from "./connection-digests.ts";
 import { KEY_NOT_FOUND, type KeyLimits, keyProblem } from "./key-validity.ts";
 import { compileScope } from "./scope.ts";
-import type { AuthenticationRequest, Authenticator } from "./types.ts";
 
 /** Longer bearer tokens are not keys of ours (supplied keys are at most 512 characters). */
 const MAX_TOKEN_LENGTH = 1024;

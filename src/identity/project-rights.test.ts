@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createProjectDefinition } from "../apis/management/v1/project.ts";
+import { StoreInformer } from "../auth/store-informer.ts";
 import type { AuthorizationAttributes, ResourceDefinition, UserInfo } from "../registry/types.ts";
 import { ProjectIndex } from "./project-index.ts";
-import { StoreInformer } from "./store-informer.ts";
 import { type AuthFixture, openAuthFixture, platform } from "./testing.ts";
 
 const G = "management.platform.sh";

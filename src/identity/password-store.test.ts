@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { hashPassword, verifyPassword } from "../auth/password-hash.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
-import { hashPassword, verifyPassword } from "./password-hash.ts";
 import { PASSWORDS_PREFIX, PasswordStore } from "./password-store.ts";
 
 const cheap = { N: 1024, r: 8, p: 1 };

@@ -4,7 +4,7 @@
 
 import { errors } from "../apimachinery/errors.ts";
 import type { PasswordService } from "../apis/management/v1/user-password.ts";
-import type { LoginThrottle } from "./login-throttle.ts";
+import type { LoginThrottle } from "../auth/login-throttle.ts";
 import type { PasswordStore, UserRef } from "./password-store.ts";
 
 export interface PasswordServiceOptions {

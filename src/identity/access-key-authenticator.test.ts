@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { AuthenticationRequest } from "../auth/types.ts";
 import { statusErrorOf } from "../registry/testing.ts";
 import { principalOf } from "./principal.ts";
 import { type AuthFixture, openAuthFixture, platform } from "./testing.ts";
-import type { AuthenticationRequest } from "./types.ts";
 
 const header = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
 

@@ -5,18 +5,18 @@ import { GROUP, VERSION } from "../apis/management/v1/common.ts";
 import { createOwnedAccessKeyDefinition } from "../apis/management/v1/ownedaccesskey.ts";
 import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
+import { digestAccessKey, generateAccessKey } from "../auth/access-key-material.ts";
+import { StoreInformer } from "../auth/store-informer.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import { openTestRegistry, type TestRegistry } from "../registry/testing.ts";
 import type { RequestContext, ResourceDefinition, UserInfo } from "../registry/types.ts";
 import { AccessKeyAuthenticator } from "./access-key-authenticator.ts";
-import { digestAccessKey, generateAccessKey } from "./access-key-material.ts";
 import { ActivityRecorder } from "./activity-recorder.ts";
 import { AuthIndex } from "./auth-index.ts";
 import { keyCaller, keyOwners } from "./key-caller.ts";
 import { PlatformAuthorizer } from "./platform-authorizer.ts";
-import { StoreInformer } from "./store-informer.ts";
 
 export interface AuthFixture {
   env: TestRegistry;

@@ -10,11 +10,11 @@ import { fieldError, formatFieldError } from "../apimachinery/field-errors.ts";
 import { GROUP } from "../apis/management/v1/common.ts";
 import type { EndpointTokenRequest } from "../apis/management/v1/directclusterendpointtoken.ts";
 import type { AccessKeyScope } from "../apis/management/v1/ownedaccesskey-schema.ts";
+import type { SigningKeyRing } from "../auth/signing/key-ring.ts";
 import type { AuthIndex } from "./auth-index.ts";
 import { principalOf } from "./principal.ts";
 import { compileScope } from "./scope.ts";
 import { scopeExcess } from "./scope-within.ts";
-import type { SigningKeyRing } from "./signing/key-ring.ts";
 import { TOKEN_AUDIENCE, TOKEN_KEY_TYPE, type TokenClaims } from "./token-claims.ts";
 
 export interface TokenIssuerOptions {

@@ -2,9 +2,15 @@
 // so no read, list or watch reaches them. A record names the user's uid: a user deleted and created again under the
 // same name does not inherit the old password.
 
+import {
+  DEFAULT_SCRYPT,
+  hashPassword,
+  type PasswordHash,
+  type ScryptParams,
+  verifyPassword,
+} from "../auth/password-hash.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { StorageError } from "../storage/types.ts";
-import { DEFAULT_SCRYPT, hashPassword, type PasswordHash, type ScryptParams, verifyPassword } from "./password-hash.ts";
 
 export const PASSWORDS_PREFIX = "/internal/passwords/";
 

@@ -12,9 +12,7 @@ import { RbacIndex } from "./rbac-index.ts";
 import { StoreInformer } from "./store-informer.ts";
 
 const API = "rbac.authorization.k8s.io/v1";
-const defs = [roleDefinition, clusterRoleDefinition, roleBindingDefinition, clusterRoleBindingDefinition].map(
-  (d) => d as unknown as ResourceDefinition,
-);
+const defs = [roleDefinition, clusterRoleDefinition, roleBindingDefinition, clusterRoleBindingDefinition].map((d) => d);
 const [ROLES, CLUSTER_ROLES, ROLE_BINDINGS, CLUSTER_ROLE_BINDINGS] = defs;
 
 const alice: UserInfo = { name: "alice", groups: ["devs"] };

@@ -1,22 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { AuthorizationAttributes, ResourceDefinition, UserInfo } from "../registry/types.ts";
-import { type AuthFixture, openAuthFixture, platform } from "./testing.ts";
+import { type AuthFixture, openAuthFixture, platform, testInstancesDefinition } from "./testing.ts";
 
 const G = "management.platform.sh";
-
-/** A project resource as it will land (namespaced in p-<project>, with owner and access rules). */
-const instances: ResourceDefinition = {
-  group: G,
-  version: "v1",
-  kind: "VirtualClusterInstance",
-  plural: "virtualclusterinstances",
-  singular: "virtualclusterinstance",
-  namespaced: true,
-  description: "test",
-  schema: { spec: { type: "object", description: "spec", "x-kubernetes-preserve-unknown-fields": true } },
-  strategy: {},
-};
 
 describe("PlatformAuthorizer", () => {
   let f: AuthFixture;
@@ -27,7 +14,7 @@ describe("PlatformAuthorizer", () => {
     ask(who, verb, resource, extra).allowed;
 
   before(async () => {
-    f = await openAuthFixture([instances]);
+    f = await openAuthFixture([testInstancesDefinition]);
     await f.createUser("root", { clusterRoles: [{ name: "admin" }] });
     await f.createUser("vera", { clusterRoles: [{ name: "viewer" }] });
     await f.createUser("bob", { groups: ["devs"] });

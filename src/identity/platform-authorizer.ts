@@ -9,6 +9,7 @@ import type { AuthIndex } from "./auth-index.ts";
 import { isSystem, type Principal, principalOf } from "./principal.ts";
 import type { ProjectIndex } from "./project-index.ts";
 import { projectDecision } from "./project-rights.ts";
+import { type FactsLookup, mintedBy } from "./resource-facts.ts";
 import { hasRight } from "./rights.ts";
 
 const ALLOWED: AuthorizationDecision = { allowed: true };
@@ -27,24 +28,23 @@ const KUBECONFIG_BEYOND_SCOPE: AuthorizationDecision = {
 /** What the access key of a token-form kubeconfig may do on its instance: the caller's scope must allow all of it. */
 const KUBECONFIG_KEY_VERBS = ["get", "update", "patch", "delete"];
 
-function isKubeconfig(request: AuthorizationAttributes): boolean {
-  return request.resource === "virtualclusterinstances" && request.subresource === "kubeconfig";
-}
-
-function widensAccess(request: AuthorizationAttributes): boolean {
-  if (!request.resourceRequest) return false;
-  if (request.resource === "ownedaccesskeys") return ["create", "update", "patch"].includes(request.verb);
-  return request.resource === "users" && request.subresource === "password";
+export interface PlatformAuthorizerOptions {
+  index: AuthIndex;
+  projectNamespacePrefix: () => string;
+  /** The authorization facts of the served resources. */
+  facts: FactsLookup;
 }
 
 export class PlatformAuthorizer implements Authorizer {
   private readonly index: AuthIndex;
   private readonly projectNamespacePrefix: () => string;
+  private readonly facts: FactsLookup;
   private projects?: { index: ProjectIndex; fresh: () => Promise<void> };
 
-  constructor(index: AuthIndex, projectNamespacePrefix: () => string) {
-    this.index = index;
-    this.projectNamespacePrefix = projectNamespacePrefix;
+  constructor(options: PlatformAuthorizerOptions) {
+    this.index = options.index;
+    this.projectNamespacePrefix = options.projectNamespacePrefix;
+    this.facts = options.facts;
   }
 
   /** Projects grant rights to their owners and members (attached once the project index runs). */
@@ -66,11 +66,13 @@ export class PlatformAuthorizer implements Authorizer {
     const prefix = this.projectNamespacePrefix();
     if (principal.scope) {
       if (!principal.scope(request, prefix)) return OUT_OF_SCOPE;
-      if (widensAccess(request)) return SCOPED_ESCALATION;
-      if (isKubeconfig(request) && !this.scopeCoversInstance(principal, request, prefix))
+      // A credential nothing bounds would widen the key's own scope; one that reaches a whole object needs all of it.
+      const minted = mintedBy(this.facts, request);
+      if (minted?.boundedBy === false) return SCOPED_ESCALATION;
+      if (minted?.boundedBy === "instance" && !this.scopeCoversInstance(principal, request, prefix))
         return KUBECONFIG_BEYOND_SCOPE;
     }
-    if (hasRight(principal, request, this.index)) return ALLOWED;
+    if (hasRight(principal, request, this.index, this.facts)) return ALLOWED;
     if (!this.projects) return DENIED;
     return projectDecision(principal, request, this.projects.index, prefix) ?? DENIED;
   }

@@ -4,10 +4,10 @@ import { createProjectDefinition } from "../apis/management/v1/project.ts";
 import { StoreInformer } from "../auth/store-informer.ts";
 import type { AuthorizationAttributes, ResourceDefinition, UserInfo } from "../registry/types.ts";
 import { ProjectIndex } from "./project-index.ts";
-import { type AuthFixture, openAuthFixture, platform } from "./testing.ts";
+import { type AuthFixture, openAuthFixture, platform, testInstancesDefinition } from "./testing.ts";
 
 const G = "management.platform.sh";
-const projects = createProjectDefinition({ namespacePrefix: () => "p-" }) as unknown as ResourceDefinition;
+const projects = createProjectDefinition({ namespacePrefix: () => "p-" });
 
 describe("project rights (PlatformAuthorizer with projects)", () => {
   let f: AuthFixture;
@@ -20,7 +20,7 @@ describe("project rights (PlatformAuthorizer with projects)", () => {
   const inA = (extra: Partial<AuthorizationAttributes> = {}) => ({ namespace: "p-a", ...extra });
 
   before(async () => {
-    f = await openAuthFixture([projects]);
+    f = await openAuthFixture([projects, testInstancesDefinition]);
     for (const name of ["viv", "ed", "ada", "olga", "tom", "nobody", "root"]) {
       await f.createUser(name, name === "root" ? { clusterRoles: [{ name: "admin" }] } : {});
     }

@@ -1,47 +1,39 @@
 // What a principal may do, before its key's scope narrows it:
 //  - role admin: everything; role viewer: every read (get, list, watch), key material is never readable anyway;
 //  - everyone: discovery, /version, selves, selfsubjectaccessreviews, logout;
-//  - a user on its own things: read and edit its User (privileged fields need escalate, see access-checks.ts), its
-//    access keys (the store shows only its own), its password and key list, its teams (read), direct cluster
-//    endpoint tokens, and kubeconfigs of virtual cluster instances it may read;
+//  - on its own things, as each resource declares them (`authorization.ownerRights`): its User (privileged fields
+//    need escalate, see access-checks.ts), its password and key list, its access keys (the store shows only its
+//    own), its teams (read), direct cluster endpoint tokens; and the subresources a resource gives its readers
+//    (`authorization.readerRights`: kubeconfigs of virtual cluster instances it may read);
 //  - object access rules (spec.access) and ownership (spec.owner) on the object itself. Neither ever grants
 //    `escalate`: changing roles, groups and the like stays with admins.
 
 import { GROUP } from "../apis/management/v1/common.ts";
+import { ownerMay } from "../registry/authorization-facts.ts";
 import type { AuthorizationAttributes } from "../registry/types.ts";
 import type { AuthIndex } from "./auth-index.ts";
 import { ADMIN_ROLE, type Principal, VIEWER_ROLE } from "./principal.ts";
+import type { FactsLookup } from "./resource-facts.ts";
 import { alwaysAllowed } from "./scope.ts";
 
 const READ = new Set(["get", "list", "watch"]);
-const OWN_USER_VERBS = new Set(["get", "list", "watch", "update", "patch"]);
 /** Verbs no access rule or ownership grants. */
 const ADMIN_ONLY_VERBS = new Set(["escalate"]);
 /** Ownership is full control of the object, but not the right to hand out rights. */
 const OWNER_VERBS = new Set(["get", "list", "watch", "create", "update", "patch", "delete"]);
 
-function ownRights(principal: Principal, request: AuthorizationAttributes): boolean {
-  const user = principal.kind === "User" ? principal.name : undefined;
-  switch (request.resource) {
-    case "users":
-      if (!user || request.name !== user) return false;
-      if (!request.subresource) return OWN_USER_VERBS.has(request.verb);
-      if (request.subresource === "accesskeys") return request.verb === "get";
-      return request.subresource === "password" && request.verb === "create";
-    case "teams":
-      return (
-        !request.subresource &&
-        READ.has(request.verb) &&
-        request.name !== undefined &&
-        principal.teams.some((team) => team.name === request.name)
-      );
-    case "ownedaccesskeys":
-      // The ownedaccesskeys store shows and changes only the caller's own keys (others' answer 404).
-      return !request.subresource && principal.kind !== "Subject";
-    case "directclusterendpointtokens":
-      return request.verb === "create" && !request.subresource;
-    default:
-      return false;
+function ownRights(principal: Principal, request: AuthorizationAttributes, facts: FactsLookup): boolean {
+  const rights = facts(request)?.ownerRights;
+  if (!rights || !ownerMay(rights, request.verb, request.subresource)) return false;
+  switch (rights.holder) {
+    case "self":
+      return principal.kind === "User" && request.name === principal.name;
+    case "member":
+      return request.name !== undefined && principal.teams.some((team) => team.name === request.name);
+    case "user-or-team":
+      return principal.kind !== "Subject";
+    case "anyone":
+      return true;
   }
 }
 
@@ -66,19 +58,23 @@ function objectRights(principal: Principal, request: AuthorizationAttributes, in
   });
 }
 
-export function hasRight(principal: Principal, request: AuthorizationAttributes, index: AuthIndex): boolean {
+export function hasRight(
+  principal: Principal,
+  request: AuthorizationAttributes,
+  index: AuthIndex,
+  facts: FactsLookup,
+): boolean {
   if (principal.roles.has(ADMIN_ROLE)) return true;
   if (alwaysAllowed(request)) return true;
   const viewer = principal.roles.has(VIEWER_ROLE);
   if (!request.resourceRequest) return viewer && (request.verb === "get" || request.verb === "head");
   if (viewer && READ.has(request.verb)) return true;
   if (request.group !== GROUP) return false;
-  if (ownRights(principal, request) || objectRights(principal, request, index)) return true;
-  // A kubeconfig of an instance the caller may read is within its own rights.
-  if (request.resource === "virtualclusterinstances" && request.subresource === "kubeconfig") {
-    return (
-      request.verb === "create" && objectRights(principal, { ...request, verb: "get", subresource: undefined }, index)
-    );
+  if (ownRights(principal, request, facts) || objectRights(principal, request, index)) return true;
+  // Some subresources belong to whoever may read the object (a kubeconfig of an instance the caller may read).
+  const readerVerbs = request.subresource ? facts(request)?.readerRights?.[request.subresource] : undefined;
+  if (readerVerbs?.includes(request.verb)) {
+    return objectRights(principal, { ...request, verb: "get", subresource: undefined }, index);
   }
   return false;
 }

@@ -2,9 +2,11 @@
 // index following it, an authenticator and an authorizer, and helpers to create objects as the platform.
 
 import { GROUP, VERSION } from "../apis/management/v1/common.ts";
+import { createDirectClusterEndpointTokenDefinition } from "../apis/management/v1/directclusterendpointtoken.ts";
 import { createOwnedAccessKeyDefinition } from "../apis/management/v1/ownedaccesskey.ts";
 import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
+import { VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION } from "../apis/management/v1/virtualclusterinstance.ts";
 import { digestAccessKey, generateAccessKey } from "../auth/access-key-material.ts";
 import { StoreInformer } from "../auth/store-informer.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
@@ -17,6 +19,7 @@ import { ActivityRecorder } from "./activity-recorder.ts";
 import { AuthIndex } from "./auth-index.ts";
 import { keyCaller, keyOwners } from "./key-caller.ts";
 import { PlatformAuthorizer } from "./platform-authorizer.ts";
+import { factsLookup } from "./resource-facts.ts";
 
 export interface AuthFixture {
   env: TestRegistry;
@@ -44,6 +47,20 @@ export interface AuthFixture {
 
 export const platform = () => systemContext("system:test", "auth-test");
 
+/** Virtual cluster instances as the authorizer sees them: namespaced, any spec, the real authorization facts. */
+export const testInstancesDefinition: ResourceDefinition = {
+  group: GROUP,
+  version: VERSION,
+  kind: "VirtualClusterInstance",
+  plural: "virtualclusterinstances",
+  singular: "virtualclusterinstance",
+  namespaced: true,
+  description: "test",
+  schema: { spec: { type: "object", description: "spec", "x-kubernetes-preserve-unknown-fields": true } },
+  strategy: {},
+  authorization: VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION,
+};
+
 export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise<AuthFixture> {
   const index = new AuthIndex();
   const settings = new LiveSettings(defaultSettings());
@@ -55,13 +72,12 @@ export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise
     caller: keyCaller,
     material: { generate: generateAccessKey, digest: digestAccessKey },
     maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
-  }) as unknown as ResourceDefinition;
-  const env = await openTestRegistry([
-    userDefinition as unknown as ResourceDefinition,
-    teamDefinition as unknown as ResourceDefinition,
-    keysDefinition,
-    ...extra,
-  ]);
+  });
+  const tokens = createDirectClusterEndpointTokenDefinition({
+    issue: () => Promise.reject(new Error("this fixture issues no tokens: use openTokenFixture()")),
+    maxTTLSeconds: () => 0,
+  });
+  const env = await openTestRegistry([userDefinition, teamDefinition, keysDefinition, tokens, ...extra]);
   // As the platform wires it: watched records are read through the registry's shared decode.
   index.decodeWith((record) => env.registry.decodeShared(record));
   informer = new StoreInformer(env.registry.storage, index);
@@ -77,10 +93,14 @@ export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise
     activity,
     now: () => clock.now,
   });
-  const authorizer = new PlatformAuthorizer(index, () => settings.current().projectNamespacePrefix);
+  const authorizer = new PlatformAuthorizer({
+    index,
+    projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
+    facts: factsLookup((group, resource) => env.registry.store(group, resource)?.definition),
+  });
   const store = (definition: ResourceDefinition) => env.store(definition);
-  const users = store(userDefinition as unknown as ResourceDefinition);
-  const teams = store(teamDefinition as unknown as ResourceDefinition);
+  const users = store(userDefinition);
+  const teams = store(teamDefinition);
   const keys = store(keysDefinition);
   const object = (kind: string, name: string, spec: Record<string, unknown>) => ({
     apiVersion: `${GROUP}/${VERSION}`,

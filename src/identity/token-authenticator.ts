@@ -10,15 +10,15 @@
 import { hash } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, errors as jose, jwtVerify } from "jose";
 import { errors, isStatusError } from "../apimachinery/errors.ts";
-import { GROUP } from "../apis/management/v1/common.ts";
 import { requestBearerToken } from "../auth/access-key-material.ts";
 import type { SigningKeyRing } from "../auth/signing/key-ring.ts";
 import type { AuthenticationRequest, Authenticator } from "../auth/types.ts";
-import type { AuthorizationAttributes, UserInfo } from "../registry/types.ts";
+import type { UserInfo } from "../registry/types.ts";
 import { ACCESS_KEY_TYPE_EXTRA } from "./access-key-authenticator.ts";
 import type { AuthIndex, KeyEntry } from "./auth-index.ts";
 import { callerOf } from "./caller-of.ts";
 import type { KeyLimits } from "./key-validity.ts";
+import { type FactsLookup, mintedBy } from "./resource-facts.ts";
 import { compileScope, type ScopeMatcher } from "./scope.ts";
 import { looksLikeJwt, privateClaims, TOKEN_ALGORITHMS, TOKEN_AUDIENCE, TOKEN_KEY_TYPE } from "./token-claims.ts";
 
@@ -34,6 +34,8 @@ export interface TokenAuthenticatorOptions {
   index: AuthIndex;
   fresh: () => Promise<void>;
   limits: () => KeyLimits;
+  /** The authorization facts of the served resources (which requests mint a credential). */
+  facts: FactsLookup;
   now?: () => number;
 }
 
@@ -44,26 +46,9 @@ interface Verified {
   directoryVersion: number;
 }
 
-/** Requests that would hand out a new credential: never for a token's caller. */
-function mintsCredential(request: AuthorizationAttributes): boolean {
-  if (!request.resourceRequest || request.group !== GROUP) return false;
-  switch (request.resource) {
-    case "ownedaccesskeys":
-      return ["create", "update", "patch"].includes(request.verb);
-    case "users":
-    case "teams":
-      return request.subresource === "password";
-    case "directclusterendpointtokens":
-      return true;
-    case "virtualclusterinstances":
-      return request.subresource === "kubeconfig";
-    default:
-      return false;
-  }
-}
-
-function tokenScope(compiled: ScopeMatcher | undefined): ScopeMatcher {
-  return (request, prefix) => !mintsCredential(request) && (compiled ? compiled(request, prefix) : true);
+/** A token's caller never mints a credential (the resources declare which requests do). */
+function tokenScope(compiled: ScopeMatcher | undefined, facts: FactsLookup): ScopeMatcher {
+  return (request, prefix) => !mintedBy(facts, request) && (compiled ? compiled(request, prefix) : true);
 }
 
 export class TokenAuthenticator implements Authenticator {
@@ -172,7 +157,7 @@ export class TokenAuthenticator implements Authenticator {
       tokenGeneration: claims.gen,
       deleting: false,
     };
-    const scope = tokenScope(compileScope(claims.scope));
+    const scope = tokenScope(compileScope(claims.scope), this.#options.facts);
     const extra = { [ACCESS_KEY_TYPE_EXTRA]: [TOKEN_KEY_TYPE], [TOKEN_ID_EXTRA]: [claims.jti] };
     if (claims.kind === "User") {
       const user = index.user(claims.name);

@@ -5,6 +5,7 @@ import { createPublicKey, verify } from "node:crypto";
 import { SigningKeyRing } from "../auth/signing/key-ring.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import type { KeyValueStore } from "../storage/types.ts";
+import { factsLookup } from "./resource-facts.ts";
 import { type AuthFixture, openAuthFixture } from "./testing.ts";
 import { TokenAuthenticator } from "./token-authenticator.ts";
 import { TokenIssuer } from "./token-issuer.ts";
@@ -54,7 +55,8 @@ export async function openTokenFixture(): Promise<TokenFixture> {
   const fresh = () => auth.informer.fresh();
   const issuer = new TokenIssuer({ ring, index: auth.index, fresh, issuer: () => TEST_ISSUER, now });
   const limits = () => auth.settings.current().auth;
-  const tokens = new TokenAuthenticator({ ring, index: auth.index, fresh, limits, now });
+  const facts = factsLookup((group, resource) => auth.env.registry.store(group, resource)?.definition);
+  const tokens = new TokenAuthenticator({ ring, index: auth.index, fresh, limits, facts, now });
   return {
     ...auth,
     storage,

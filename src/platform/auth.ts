@@ -37,6 +37,7 @@ import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
 import { passwordService } from "../identity/password-service.ts";
 import { PasswordStore, type UserRef } from "../identity/password-store.ts";
 import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
+import { factsLookup } from "../identity/resource-facts.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -127,7 +128,15 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     limits: () => settings.current().auth,
     activity,
   });
-  const tokens = new TokenAuthenticator({ ring: signingKeys, index, fresh, limits: () => settings.current().auth });
+  // The authorization facts of whatever the registry serves (known once attach() ran).
+  const facts = factsLookup((group, resource) => registry?.store(group, resource)?.definition);
+  const tokens = new TokenAuthenticator({
+    ring: signingKeys,
+    index,
+    fresh,
+    limits: () => settings.current().auth,
+    facts,
+  });
   const tokenIssuer = new TokenIssuer({ ring: signingKeys, index, fresh, issuer });
   const deleteKey = async (name: string, uid: string) => {
     try {
@@ -185,7 +194,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   });
   const keysStore = () => store("ownedaccesskeys");
   const user: ResourceDefinition = {
-    ...(userDefinition as unknown as ResourceDefinition),
+    ...userDefinition,
     subresources: {
       ...userDefinition.subresources,
       accesskeys: accessKeysSubresource("user", keysStore),
@@ -193,7 +202,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     },
   };
   const team: ResourceDefinition = {
-    ...(teamDefinition as unknown as ResourceDefinition),
+    ...teamDefinition,
     subresources: { accesskeys: accessKeysSubresource("team", keysStore) },
   };
   const self = createSelfDefinition(
@@ -232,7 +241,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       user,
       others: [
         team,
-        keysDefinition as unknown as ResourceDefinition,
+        keysDefinition,
         self,
         selfSubjectAccessReviewDefinition,
         createDirectClusterEndpointTokenDefinition({
@@ -262,7 +271,11 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     },
     serverOptions: {
       authenticators: [tokens, authenticator],
-      authorizer: new PlatformAuthorizer(index, () => settings.current().projectNamespacePrefix),
+      authorizer: new PlatformAuthorizer({
+        index,
+        projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
+        facts,
+      }),
       publicPaths: [...DEFAULT_PUBLIC_PATHS, LOGIN_PATH],
       plugins: [
         loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey, deleteKey }),

@@ -12,10 +12,5 @@ export function managementResources(
   auth?: { user: ResourceDefinition; others: ResourceDefinition[] },
   projects: ResourceDefinition[] = [],
 ): ResourceDefinition[] {
-  return [
-    auth?.user ?? (userDefinition as unknown as ResourceDefinition),
-    ...(auth?.others ?? []),
-    ...projects,
-    configDefinition() as unknown as ResourceDefinition,
-  ];
+  return [auth?.user ?? userDefinition, ...(auth?.others ?? []), ...projects, configDefinition()];
 }

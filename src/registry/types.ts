@@ -4,6 +4,7 @@
 
 import type { FieldError } from "../apimachinery/field-errors.ts";
 import type { JsonMap, KubeList, KubeObject, Status } from "../apimachinery/types.ts";
+import type { AuthorizationFacts } from "./authorization-facts.ts";
 import type { EncodedJson } from "./encoded-json.ts";
 
 /** Who is calling. Built by authentication; read by authorization, strategies and audit. */
@@ -151,6 +152,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   strategicMergePatch?: boolean;
   /** Name rule: DNS-1123 subdomain (default), or Kubernetes' path-segment rule (RBAC kinds: `system:...` names). */
   nameValidation?: "dns1123-subdomain" | "path-segment";
+  /** Owner rights, credentials it mints, fields that grant rights: read by the serving server's identity layer. */
+  authorization?: AuthorizationFacts;
 }
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";

@@ -18,7 +18,7 @@ function request(
 ): BodyRequest {
   return {
     info: { subresource: options.subresource ?? "" },
-    store: { definition: options.definition ?? (configMapDefinition as unknown as ResourceDefinition) },
+    store: { definition: options.definition ?? configMapDefinition },
     context: testContext(),
     query: options.query ?? {},
     contentType: "contentType" in options ? options.contentType : PROTOBUF,

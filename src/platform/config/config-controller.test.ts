@@ -13,7 +13,7 @@ describe("ConfigController", () => {
   let controller: ConfigController;
 
   before(async () => {
-    const definition = configDefinition() as unknown as ResourceDefinition;
+    const definition = configDefinition();
     env = await openTestRegistry([definition]);
     store = env.store(definition);
     const seed = defaultSettings("127.0.0.1");

@@ -36,7 +36,7 @@ describe("ConfigFileSource", () => {
       file,
       "projectNamespacePrefix: first-\nauth:\n  oidc: {issuerUrl: 'https://i', clientId: a, clientSecret: file-secret}\n",
     );
-    const definition = configDefinition() as unknown as ResourceDefinition;
+    const definition = configDefinition();
     env = await openTestRegistry([definition]);
     store = env.store(definition);
     settings = new LiveSettings(defaultSettings());

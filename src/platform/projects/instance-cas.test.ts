@@ -23,7 +23,7 @@ describe("InstanceCertificateAuthorities", () => {
       prepare: (instance) => cas.prepare(instance),
       writesServerStatus: (context) => cas.writesServerStatus(context),
     },
-  }) as unknown as ResourceDefinition;
+  });
   const create = (name: string, dryRun = false) =>
     store.create(
       testContext(),

@@ -64,11 +64,11 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
     kubeconfig: instanceKubeconfigSubresource(
       createKubeconfigIssuer({ cas, keys: () => store("ownedaccesskeys"), settings }),
     ),
-  }) as unknown as ResourceDefinition;
+  });
   const project = createProjectDefinition({
     namespacePrefix,
     instances: { count: (namespace) => storage.count(resourcePrefix(instance, namespace)) },
-  }) as unknown as ResourceDefinition;
+  });
 
   const index = new ProjectIndex();
   const informer = new StoreInformer(storage, index, (error) =>

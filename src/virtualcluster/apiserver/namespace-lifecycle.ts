@@ -18,9 +18,7 @@ export async function checkNamespaceOpen(
   name: string,
 ): Promise<void> {
   if (!namespace) return; // the generic metadata rules report the missing namespace
-  const record = await storage.get(
-    objectKey(namespaceDefinition as unknown as ResourceDefinition, undefined, namespace),
-  );
+  const record = await storage.get(objectKey(namespaceDefinition, undefined, namespace));
   if (!record) throw errors.notFound(NAMESPACES, namespace);
   if (isTerminating(JSON.parse(record.value) as Namespace)) {
     throw errors.forbidden(

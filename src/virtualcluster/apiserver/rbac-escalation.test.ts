@@ -21,7 +21,7 @@ describe("withEscalationChecks()", () => {
   let asAlice: RequestContext;
   const index = new RbacIndex();
   const defs = [roleDefinition, clusterRoleDefinition, roleBindingDefinition, clusterRoleBindingDefinition].map((d) =>
-    withEscalationChecks(d as unknown as ResourceDefinition, (kind, name, ns) => index.roleRules(kind, name, ns)),
+    withEscalationChecks(d, (kind, name, ns) => index.roleRules(kind, name, ns)),
   );
   const [ROLES, CLUSTER_ROLES, ROLE_BINDINGS] = defs;
   const write = (

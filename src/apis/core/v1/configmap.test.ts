@@ -6,7 +6,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type ConfigMap, configMapDefinition } from "./configmap.ts";
 import { type KindHarness, kindHarness } from "./testing.ts";
 
-const definition = configMapDefinition as unknown as ResourceDefinition;
+const definition = configMapDefinition;
 const configMap = (name: string, fields: Partial<ConfigMap>): ConfigMap => ({
   apiVersion: "v1",
   kind: "ConfigMap",

@@ -6,6 +6,7 @@ import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError, keyPath } from "../../../apimachinery/field-errors.ts";
 import { boolean, stringMap } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION } from "./common.ts";
 import {
@@ -28,7 +29,7 @@ function checkBase64(configMap: ConfigMap): void {
   if (problem) throw errors.badRequest(`ConfigMap in version "v1" cannot be handled as a ConfigMap: ${problem}`);
 }
 
-export const configMapDefinition: ResourceDefinition<ConfigMap> = {
+export const configMapDefinition: ResourceDefinition = defineResource<ConfigMap>({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "ConfigMap",
@@ -90,4 +91,4 @@ export const configMapDefinition: ResourceDefinition<ConfigMap> = {
       cell: (c) => Object.keys(c.data ?? {}).length + Object.keys(c.binaryData ?? {}).length,
     },
   ],
-};
+});

@@ -5,7 +5,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type Endpoints, endpointsCell, endpointsDefinition } from "./endpoints.ts";
 import { type KindHarness, kindHarness } from "./testing.ts";
 
-const definition = endpointsDefinition as unknown as ResourceDefinition;
+const definition = endpointsDefinition;
 const endpoints = (name: string, subsets: Endpoints["subsets"]): Endpoints => ({
   apiVersion: "v1",
   kind: "Endpoints",

@@ -6,6 +6,7 @@ import { type FieldError, fieldError } from "../../../apimachinery/field-errors.
 import { validateDns1123Label, validateDns1123Subdomain } from "../../../apimachinery/names.ts";
 import { array, integer, object, string } from "../../../apimachinery/schema-builders.ts";
 import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, NONE, objectReferenceSchema } from "./common.ts";
 import { IP_DETAIL, validatePortNumber, validateProtocol } from "./validation.ts";
@@ -154,7 +155,7 @@ export function endpointsCell(endpoints: Endpoints): string {
   return all.length > 3 ? `${all.slice(0, 3).join(",")} + ${all.length - 3} more...` : all.join(",");
 }
 
-export const endpointsDefinition: ResourceDefinition<Endpoints> = {
+export const endpointsDefinition: ResourceDefinition = defineResource<Endpoints>({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Endpoints",
@@ -182,4 +183,4 @@ export const endpointsDefinition: ResourceDefinition<Endpoints> = {
     validate: (endpoints) => validateEndpoints(endpoints),
   },
   columns: [{ name: "Endpoints", type: "string", description: "Endpoints of the service.", cell: endpointsCell }],
-};
+});

@@ -6,7 +6,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type Event, eventDefinition } from "./event.ts";
 import { type KindHarness, kindHarness } from "./testing.ts";
 
-const definition = eventDefinition as unknown as ResourceDefinition;
+const definition = eventDefinition;
 const event = (name: string, fields: Partial<Event>, namespace = "default"): Event => ({
   apiVersion: "v1",
   kind: "Event",

@@ -4,6 +4,7 @@
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { integer, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, objectReferenceSchema } from "./common.ts";
 
@@ -56,7 +57,7 @@ function validateEvent(event: Event): FieldError[] {
 const lastSeen = (e: Event) => e.lastTimestamp || e.firstTimestamp || e.eventTime || e.metadata.creationTimestamp;
 const firstSeen = (e: Event) => e.firstTimestamp || e.eventTime || e.metadata.creationTimestamp;
 
-export const eventDefinition: ResourceDefinition<Event> = {
+export const eventDefinition: ResourceDefinition = defineResource<Event>({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Event",
@@ -141,4 +142,4 @@ export const eventDefinition: ResourceDefinition<Event> = {
     source: (e) => e.source?.component ?? "",
     type: (e) => e.type ?? "",
   },
-};
+});

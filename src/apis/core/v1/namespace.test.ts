@@ -6,7 +6,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type Namespace, namespaceDefinition } from "./namespace.ts";
 import { type KindHarness, kindHarness } from "./testing.ts";
 
-const definition = namespaceDefinition as unknown as ResourceDefinition;
+const definition = namespaceDefinition;
 const namespace = (name: string, spec?: Namespace["spec"]): Namespace => ({
   apiVersion: "v1",
   kind: "Namespace",

@@ -6,6 +6,7 @@ import { type FieldError, fieldError } from "../../../apimachinery/field-errors.
 import { validateDns1123Label, validateQualifiedName } from "../../../apimachinery/names.ts";
 import { array, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, mergedByKey } from "./common.ts";
 
@@ -42,7 +43,7 @@ function validateSpecFinalizers(finalizers: string[] | undefined): FieldError[] 
   return errs;
 }
 
-export const namespaceDefinition: ResourceDefinition<Namespace> = {
+export const namespaceDefinition: ResourceDefinition = defineResource<Namespace>({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Namespace",
@@ -136,4 +137,4 @@ export const namespaceDefinition: ResourceDefinition<Namespace> = {
   selectableFields: {
     "status.phase": (namespace) => namespace.status?.phase ?? "",
   },
-};
+});

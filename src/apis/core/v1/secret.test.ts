@@ -6,7 +6,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type Secret, secretDefinition } from "./secret.ts";
 import { type KindHarness, kindHarness } from "./testing.ts";
 
-const definition = secretDefinition as unknown as ResourceDefinition;
+const definition = secretDefinition;
 const secret = (name: string, fields: Partial<Secret>): Secret => ({
   apiVersion: "v1",
   kind: "Secret",

@@ -7,6 +7,7 @@ import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError, keyPath } from "../../../apimachinery/field-errors.ts";
 import { boolean, string, stringMap } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION } from "./common.ts";
 import {
@@ -79,7 +80,7 @@ function checkBase64(secret: Secret): void {
   if (problem) throw errors.badRequest(`Secret in version "v1" cannot be handled as a Secret: ${problem}`);
 }
 
-export const secretDefinition: ResourceDefinition<Secret> = {
+export const secretDefinition: ResourceDefinition = defineResource<Secret>({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Secret",
@@ -152,4 +153,4 @@ export const secretDefinition: ResourceDefinition<Secret> = {
     },
   ],
   selectableFields: { type: (s) => s.type ?? "" },
-};
+});

@@ -15,7 +15,7 @@ const service = (name: string, spec: Service["spec"]): Service => ({
 });
 
 describeResourceConformance({
-  definition: createServiceDefinition(new ServiceAddresses()) as unknown as ResourceDefinition,
+  definition: createServiceDefinition(new ServiceAddresses()),
   sample: (name) => service(name, { selector: { app: "web" }, ports: [{ port: 80 }] }),
   changeSpec: (object) => {
     (object as Service).spec = { ...(object as Service).spec, selector: { app: "other" } };
@@ -27,7 +27,7 @@ describe("Service", () => {
   let addresses: ServiceAddresses;
   before(async () => {
     addresses = new ServiceAddresses({ serviceCidr: "10.96.0.0/24" });
-    h = await kindHarness(createServiceDefinition(addresses) as unknown as ResourceDefinition);
+    h = await kindHarness(createServiceDefinition(addresses));
   });
   after(() => h.close());
 

@@ -4,6 +4,7 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, NONE } from "./common.ts";
 import { AllocationError, heldBy, type ServiceAddressAllocator } from "./service-addresses.ts";
@@ -184,8 +185,8 @@ function selectorCell(service: Service): string {
   return keys.length ? keys.map((k) => `${k}=${selector[k]}`).join(",") : NONE;
 }
 
-export function createServiceDefinition(allocator: ServiceAddressAllocator): ResourceDefinition<Service> {
-  return {
+export function createServiceDefinition(allocator: ServiceAddressAllocator): ResourceDefinition {
+  return defineResource<Service>({
     group: CORE_GROUP,
     version: CORE_VERSION,
     kind: "Service",
@@ -258,5 +259,5 @@ export function createServiceDefinition(allocator: ServiceAddressAllocator): Res
       "spec.clusterIP": (s) => s.spec?.clusterIP ?? "",
       "spec.type": (s) => s.spec?.type ?? "",
     },
-  };
+  });
 }

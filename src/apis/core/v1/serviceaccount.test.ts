@@ -3,7 +3,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type ServiceAccount, serviceAccountDefinition } from "./serviceaccount.ts";
 
 describeResourceConformance({
-  definition: serviceAccountDefinition as unknown as ResourceDefinition,
+  definition: serviceAccountDefinition,
   sample: (name) => ({
     apiVersion: "v1",
     kind: "ServiceAccount",

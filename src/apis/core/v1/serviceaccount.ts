@@ -2,6 +2,7 @@
 
 import { array, boolean } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, localObjectReferenceSchema, mergedByKey, objectReferenceSchema } from "./common.ts";
 
@@ -11,7 +12,7 @@ export interface ServiceAccount extends KubeObject {
   automountServiceAccountToken?: boolean;
 }
 
-export const serviceAccountDefinition: ResourceDefinition<ServiceAccount> = {
+export const serviceAccountDefinition: ResourceDefinition = defineResource<ServiceAccount>({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "ServiceAccount",
@@ -49,4 +50,4 @@ export const serviceAccountDefinition: ResourceDefinition<ServiceAccount> = {
       cell: (sa) => (sa.secrets ?? []).length,
     },
   ],
-};
+});

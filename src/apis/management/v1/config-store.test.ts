@@ -17,7 +17,7 @@ describe("withConfigUpsert()", () => {
   let store: ResourceStore;
 
   before(async () => {
-    const definition = configDefinition() as unknown as ResourceDefinition;
+    const definition = configDefinition();
     env = await openTestRegistry([definition]);
     [store] = withConfigUpsert([env.store(definition)]);
   });
@@ -37,7 +37,7 @@ describe("withConfigUpsert()", () => {
   });
 
   it("withConfigUpsert() answers a write only once the written config is in force", async () => {
-    const definition = configDefinition() as unknown as ResourceDefinition;
+    const definition = configDefinition();
     const asked: number[] = [];
     let release: () => void = () => {};
     const [waiting] = withConfigUpsert([env.store(definition)], {

@@ -11,7 +11,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CONFIG_NAME, configDefinition } from "./config.ts";
 
 describeResourceConformance({
-  definition: configDefinition({ singleton: false }) as unknown as ResourceDefinition,
+  definition: configDefinition({ singleton: false }),
   sample: (name) => ({
     apiVersion: "management.platform.sh/v1",
     kind: "Config",
@@ -51,8 +51,8 @@ describe("Config strategy", () => {
   const ref = { name: CONFIG_NAME };
 
   before(async () => {
-    env = await openTestRegistry([configDefinition() as unknown as ResourceDefinition]);
-    store = env.store(configDefinition() as unknown as ResourceDefinition);
+    env = await openTestRegistry([configDefinition()]);
+    store = env.store(configDefinition());
   });
   after(() => env.close());
 

@@ -15,6 +15,7 @@ import { restoreSecrets } from "../../../config/restore-secrets.ts";
 import { configSchema } from "../../../config/schema.ts";
 import { isTrustedConfigContext } from "../../../config/trusted-context.ts";
 import type { PlatformConfig } from "../../../config/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 
@@ -59,9 +60,9 @@ export interface ConfigDefinitionOptions {
   singleton?: boolean;
 }
 
-export function configDefinition(options: ConfigDefinitionOptions = {}): ResourceDefinition<Config> {
+export function configDefinition(options: ConfigDefinitionOptions = {}): ResourceDefinition {
   const singleton = options.singleton ?? true;
-  return {
+  return defineResource<Config>({
     group: GROUP,
     version: VERSION,
     kind: "Config",
@@ -126,5 +127,5 @@ export function configDefinition(options: ConfigDefinitionOptions = {}): Resourc
         cell: (c) => (c.status?.disableConfigEndpoint ? "Disabled" : "Enabled"),
       },
     ],
-  };
+  });
 }

@@ -91,6 +91,11 @@ export function createDirectClusterEndpointTokenDefinition(issuer: EndpointToken
     description,
     schema,
     strategy: {},
+    authorization: {
+      // Anyone may ask for a token; it carries (at most) the caller's own scope, which the issuer checks.
+      ownerRights: { holder: "anyone", verbs: ["create"] },
+      credentials: [{ verbs: "*", boundedBy: "scope" }],
+    },
     action: {
       kind: TOKEN_KIND,
       description,

@@ -55,7 +55,7 @@ describe("scope role projects", () => {
       caller: { owner: () => undefined, managesAll: () => true },
       material: { generate: () => "g".repeat(43), digest: (key) => `d-${key}` },
       maxTTLSeconds: () => 0,
-    }) as unknown as ResourceDefinition;
+    });
     const env = await openTestRegistry([definition]);
     try {
       const store = env.store(definition);

@@ -34,7 +34,7 @@ function definition(maxTTL = { value: 0 }): ResourceDefinition {
     caller,
     material,
     maxTTLSeconds: () => maxTTL.value,
-  }) as unknown as ResourceDefinition;
+  });
 }
 
 // The generic rules; reads never show the key here (the create response showing it once is tested below).

@@ -5,6 +5,7 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 import {
@@ -84,7 +85,7 @@ function hasValue(value: unknown): boolean {
   return true;
 }
 
-export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): ResourceDefinition<OwnedAccessKey> {
+export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): ResourceDefinition {
   const { owners, caller, material } = options;
   /** The plain key of a create, by request: only that request's response may show it. */
   const revealed = new WeakMap<RequestContext, Map<string, string>>();
@@ -143,7 +144,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
     );
   };
 
-  return {
+  return defineResource<OwnedAccessKey>({
     group: GROUP,
     version: VERSION,
     kind: "OwnedAccessKey",
@@ -155,6 +156,11 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
       "OwnedAccessKey is an access key of a user or team, used as a bearer token for the platform API and CLI.",
     schema: { spec, status },
     statusSubresource: true,
+    authorization: {
+      // Every user or team caller manages its own keys (the store shows each caller only its own).
+      ownerRights: { holder: "user-or-team", verbs: "*" },
+      credentials: [{ verbs: ["create", "update", "patch"], boundedBy: false }],
+    },
     strategy: {
       canonicalize(key) {
         canonicalizeScope(key.spec?.scope);
@@ -310,5 +316,5 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
       "spec.type": (k) => k.spec?.type,
       "spec.disabled": (k) => String(k.spec?.disabled === true),
     },
-  };
+  });
 }

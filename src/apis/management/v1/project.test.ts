@@ -10,7 +10,7 @@ import { PROJECT_FINALIZER } from "./project-schema.ts";
 const prefix = () => "p-";
 
 describeResourceConformance({
-  definition: createProjectDefinition({ namespacePrefix: prefix }) as unknown as ResourceDefinition,
+  definition: createProjectDefinition({ namespacePrefix: prefix }),
   sample: (name) => ({
     apiVersion: "management.platform.sh/v1",
     kind: "Project",
@@ -30,7 +30,7 @@ describe("Project", () => {
   const definition = createProjectDefinition({
     namespacePrefix: prefix,
     instances: { count: async (namespace) => counts[namespace] ?? 0 },
-  }) as unknown as ResourceDefinition;
+  });
   /** A caller allowed everything except the listed "verb resource/name" questions. */
   const caller = (...denied: string[]): RequestContext =>
     testContext({

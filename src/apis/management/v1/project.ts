@@ -4,6 +4,7 @@
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label, validateDns1123Subdomain } from "../../../apimachinery/names.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { checkOwnerChange, checkPrivilegedFields } from "./access-checks.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
@@ -40,7 +41,7 @@ async function checkProjectChanges(project: Project, old: Project | undefined, c
   await checkOwnerChange(context, target, project.spec?.owner, old?.spec?.owner);
 }
 
-export function createProjectDefinition(options: ProjectDefinitionOptions): ResourceDefinition<Project> {
+export function createProjectDefinition(options: ProjectDefinitionOptions): ResourceDefinition {
   const { instances } = options;
   const holdDeletion = (project: Project) => {
     if (!instances || project.metadata.deletionTimestamp) return;
@@ -48,7 +49,7 @@ export function createProjectDefinition(options: ProjectDefinitionOptions): Reso
     if (!finalizers.includes(PROJECT_FINALIZER)) project.metadata.finalizers = [...finalizers, PROJECT_FINALIZER];
   };
 
-  return {
+  return defineResource<Project>({
     group: GROUP,
     version: VERSION,
     kind: "Project",
@@ -59,6 +60,7 @@ export function createProjectDefinition(options: ProjectDefinitionOptions): Reso
     description:
       "Project groups virtual cluster instances in the namespace <projectNamespacePrefix><name> and grants its members access to them.",
     schema: projectSchema,
+    authorization: { grantingFields: ["spec.owner", "spec.members", "spec.allowedClusters"] },
     statusSubresource: true,
     strategy: {
       canonicalize(project) {
@@ -145,5 +147,5 @@ export function createProjectDefinition(options: ProjectDefinitionOptions): Reso
         cell: (p) => (p.metadata.deletionTimestamp ? "Terminating" : (p.status?.phase ?? "")),
       },
     ],
-  };
+  });
 }

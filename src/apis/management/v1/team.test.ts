@@ -6,7 +6,7 @@ import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from 
 import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { teamDefinition } from "./team.ts";
 
-const definition = teamDefinition as unknown as ResourceDefinition;
+const definition = teamDefinition;
 
 describeResourceConformance({
   definition,

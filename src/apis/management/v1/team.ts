@@ -3,6 +3,7 @@
 
 import { object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import {
   type AccessRule,
@@ -54,7 +55,7 @@ async function checkTeamChanges(team: Team, old: Team | undefined, context: Requ
   await checkOwnerChange(context, target, team.spec?.owner, old?.spec?.owner);
 }
 
-export const teamDefinition: ResourceDefinition<Team> = {
+export const teamDefinition: ResourceDefinition = defineResource<Team>({
   group: GROUP,
   version: VERSION,
   kind: "Team",
@@ -64,6 +65,11 @@ export const teamDefinition: ResourceDefinition<Team> = {
   namespaced: false,
   description: "Team is a group of users that shares cluster roles and access rights.",
   schema: { spec, status: openObject("The observed state of the team.") },
+  authorization: {
+    // Members read their teams.
+    ownerRights: { holder: "member", verbs: ["get", "list", "watch"] },
+    grantingFields: ["spec.users", ...PRIVILEGED_FIELDS.map((field) => `spec.${field}`)],
+  },
   strategy: {
     canonicalize(team) {
       if (team.spec?.users) team.spec.users = [...new Set(team.spec.users)];
@@ -99,4 +105,4 @@ export const teamDefinition: ResourceDefinition<Team> = {
       cell: (t) => (t.spec?.groups ?? []).join(","),
     },
   ],
-};
+});

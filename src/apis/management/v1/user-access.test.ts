@@ -5,7 +5,7 @@ import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from 
 import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { userDefinition } from "./user.ts";
 
-const definition = userDefinition as unknown as ResourceDefinition;
+const definition = userDefinition;
 
 describe("User privileged fields", () => {
   let env: TestRegistry;

@@ -3,7 +3,7 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { userDefinition } from "./user.ts";
 
 describeResourceConformance({
-  definition: userDefinition as unknown as ResourceDefinition,
+  definition: userDefinition,
   sample: (name) => ({
     apiVersion: "management.platform.sh/v1",
     kind: "User",

@@ -12,6 +12,7 @@ import {
   stringMap,
 } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { checkAccessRuleChanges, checkOwnerChange, checkPrivilegedFields } from "./access-checks.ts";
 import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
@@ -96,7 +97,7 @@ async function checkUserChanges(user: User, old: User | undefined, context: Requ
   await checkOwnerChange(context, target, user.spec?.owner, old?.spec?.owner);
 }
 
-export const userDefinition: ResourceDefinition<User> = {
+export const userDefinition: ResourceDefinition = defineResource<User>({
   group: GROUP,
   version: VERSION,
   kind: "User",
@@ -108,6 +109,16 @@ export const userDefinition: ResourceDefinition<User> = {
   description: "User is a person or system that can access the platform.",
   schema: { spec, status: openObject("The observed state of the user.") },
   statusSubresource: false,
+  authorization: {
+    // A user reads and edits its own User (privileged fields need escalate), lists its keys, sets its password.
+    ownerRights: {
+      holder: "self",
+      verbs: ["get", "list", "watch", "update", "patch"],
+      subresources: { accesskeys: ["get"], password: ["create"] },
+    },
+    credentials: [{ subresource: "password", verbs: "*", boundedBy: false }],
+    grantingFields: [...PRIVILEGED_FIELDS.map((field) => `spec.${field}`)],
+  },
   strategy: {
     async prepareForCreate(user, context) {
       user.spec ??= {};
@@ -150,4 +161,4 @@ export const userDefinition: ResourceDefinition<User> = {
     "spec.email": (u) => u.spec?.email,
     "spec.disabled": (u) => String(u.spec?.disabled === true),
   },
-};
+});

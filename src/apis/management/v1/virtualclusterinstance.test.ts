@@ -33,7 +33,7 @@ describeResourceConformance({
     namespacePrefix: () => "",
     project: async (name) => ({ apiVersion: `${G}/v1`, kind: "Project", metadata: { name } }),
     authority: markerAuthority(),
-  }) as unknown as ResourceDefinition,
+  }),
   sample: (name) => ({
     apiVersion: `${G}/v1`,
     kind: "VirtualClusterInstance",
@@ -50,7 +50,7 @@ describe("VirtualClusterInstance", () => {
   let projects: GenericStore;
   let instances: GenericStore;
   const authority = markerAuthority();
-  const projectDefinition = createProjectDefinition({ namespacePrefix: () => "p-" }) as unknown as ResourceDefinition;
+  const projectDefinition = createProjectDefinition({ namespacePrefix: () => "p-" });
   const definition = createVirtualClusterInstanceDefinition({
     namespacePrefix: () => "p-",
     async project(name) {
@@ -62,7 +62,7 @@ describe("VirtualClusterInstance", () => {
       }
     },
     authority,
-  }) as unknown as ResourceDefinition;
+  });
   const instance = (namespace: string, name: string, spec: Record<string, unknown> = {}): KubeObject => ({
     apiVersion: `${G}/v1`,
     kind: "VirtualClusterInstance",

@@ -5,6 +5,8 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import type { AuthorizationFacts } from "../../../registry/authorization-facts.ts";
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ActionHandler, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { checkAccessRuleChanges, checkOwnerChange } from "./access-checks.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
@@ -40,9 +42,14 @@ function invalid(instance: VirtualClusterInstance, errs: FieldError[]): never {
   throw errors.invalid(KIND, instance.metadata.name ?? instance.metadata.generateName ?? "", errs);
 }
 
-export function createVirtualClusterInstanceDefinition(
-  options: VirtualClusterInstanceOptions,
-): ResourceDefinition<VirtualClusterInstance> {
+/** Whoever may read an instance may get a kubeconfig for it; its credentials reach the whole instance. */
+export const VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION: AuthorizationFacts = {
+  readerRights: { kubeconfig: ["create"] },
+  credentials: [{ subresource: "kubeconfig", verbs: "*", boundedBy: "instance" }],
+  grantingFields: ["spec.owner", "spec.access"],
+};
+
+export function createVirtualClusterInstanceDefinition(options: VirtualClusterInstanceOptions): ResourceDefinition {
   const prefix = () => options.namespacePrefix();
 
   /** The instance's project: it must exist and not be deleting (422 naming the project otherwise). */
@@ -101,7 +108,7 @@ export function createVirtualClusterInstanceDefinition(
     await checkAccessRuleChanges(context, target, instance.spec?.access, old?.spec?.access);
   };
 
-  return {
+  return defineResource<VirtualClusterInstance>({
     group: GROUP,
     version: VERSION,
     kind: "VirtualClusterInstance",
@@ -114,6 +121,7 @@ export function createVirtualClusterInstanceDefinition(
       "VirtualClusterInstance is a virtual cluster registered with the platform, in the namespace of its project.",
     schema: virtualClusterInstanceSchema,
     statusSubresource: true,
+    authorization: VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION,
     strategy: {
       async prepareForCreate(instance, context) {
         const project = await projectFor(instance);
@@ -203,5 +211,5 @@ export function createVirtualClusterInstanceDefinition(
       "status.phase": (i) => i.status?.phase,
       "spec.external": (i) => String(i.spec?.external === true),
     },
-  };
+  });
 }

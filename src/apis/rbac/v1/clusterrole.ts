@@ -1,6 +1,7 @@
 // ClusterRole: a cluster-wide set of permissions, granted by ClusterRoleBindings (everywhere) or RoleBindings
 // (in one namespace). May also name non-resource URLs.
 
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import {
   aggregationRuleSchema,
@@ -14,7 +15,7 @@ import { createdAtColumn } from "./role.ts";
 
 export type ClusterRole = RoleObject;
 
-export const clusterRoleDefinition: ResourceDefinition<ClusterRole> = {
+export const clusterRoleDefinition: ResourceDefinition = defineResource<ClusterRole>({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "ClusterRole",
@@ -30,4 +31,4 @@ export const clusterRoleDefinition: ResourceDefinition<ClusterRole> = {
   strategy: { validate: (role) => validatePolicyRules(role.rules, false) },
   noAgeColumn: true,
   columns: [createdAtColumn],
-};
+});

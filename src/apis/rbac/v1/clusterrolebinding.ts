@@ -1,5 +1,6 @@
 // ClusterRoleBinding: grants the permissions of a ClusterRole to subjects in every namespace and at cluster scope.
 
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { bindingColumns } from "./binding-columns.ts";
 import {
@@ -15,7 +16,7 @@ import {
 
 export type ClusterRoleBinding = BindingObject;
 
-export const clusterRoleBindingDefinition: ResourceDefinition<ClusterRoleBinding> = {
+export const clusterRoleBindingDefinition: ResourceDefinition = defineResource<ClusterRoleBinding>({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "ClusterRoleBinding",
@@ -39,5 +40,5 @@ export const clusterRoleBindingDefinition: ResourceDefinition<ClusterRoleBinding
     validateUpdate: validateRoleRefUpdate,
   },
   noAgeColumn: true,
-  columns: bindingColumns as unknown as ResourceDefinition<ClusterRoleBinding>["columns"],
-};
+  columns: bindingColumns,
+});

@@ -1,5 +1,6 @@
 // Role: a namespaced set of permissions (PolicyRules), granted by RoleBindings in the same namespace.
 
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition, TableColumn } from "../../../registry/types.ts";
 import { policyRulesSchema, RBAC_GROUP, RBAC_VERSION, type RoleObject, validatePolicyRules } from "./common.ts";
 
@@ -14,7 +15,7 @@ export const createdAtColumn: TableColumn<RoleObject> = {
   cell: (role) => role.metadata.creationTimestamp ?? "",
 };
 
-export const roleDefinition: ResourceDefinition<Role> = {
+export const roleDefinition: ResourceDefinition = defineResource<Role>({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "Role",
@@ -30,4 +31,4 @@ export const roleDefinition: ResourceDefinition<Role> = {
   strategy: { validate: (role) => validatePolicyRules(role.rules, true) },
   noAgeColumn: true,
   columns: [createdAtColumn],
-};
+});

@@ -1,6 +1,7 @@
 // RoleBinding: grants the permissions of a Role (same namespace) or ClusterRole to subjects, within its namespace.
 // roleRef cannot change; delete and recreate the binding instead.
 
+import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { bindingColumns } from "./binding-columns.ts";
 import {
@@ -16,7 +17,7 @@ import {
 
 export type RoleBinding = BindingObject;
 
-export const roleBindingDefinition: ResourceDefinition<RoleBinding> = {
+export const roleBindingDefinition: ResourceDefinition = defineResource<RoleBinding>({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "RoleBinding",
@@ -41,4 +42,4 @@ export const roleBindingDefinition: ResourceDefinition<RoleBinding> = {
   },
   noAgeColumn: true,
   columns: bindingColumns,
-};
+});

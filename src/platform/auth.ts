@@ -14,10 +14,7 @@ import {
 } from "../apis/management/v1/directclusterendpointtoken.ts";
 import { createOwnedAccessKeyDefinition, type OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
 import { createSelfDefinition } from "../apis/management/v1/self.ts";
-import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
 import { createSigningKeyRotationDefinition } from "../apis/management/v1/signingkeyrotation.ts";
-import { teamDefinition } from "../apis/management/v1/team.ts";
-import { userDefinition } from "../apis/management/v1/user.ts";
 import { passwordSubresource } from "../apis/management/v1/user-password.ts";
 import { digestAccessKey, generateAccessKey } from "../auth/access-key-material.ts";
 import { LoginThrottle, type ThrottleOptions } from "../auth/login-throttle.ts";
@@ -44,7 +41,7 @@ import type { Registry } from "../registry/registry.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import { formatTimestamp } from "../registry/time.ts";
-import type { ResourceDefinition, ResourceStore } from "../registry/types.ts";
+import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { LOGIN_PATH, loginRoutes } from "./login-routes.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
@@ -63,9 +60,18 @@ export interface PlatformAuthOptions {
   signingAlgorithm?: SigningAlgorithm;
 }
 
+/** The auth layer's parts of the resource list (src/platform/management-resources.ts). */
+export interface AuthDefinitions {
+  /** Subresources the auth layer serves on users and teams: accesskeys, password. */
+  subresources: { users: Record<string, ActionHandler>; teams: Record<string, ActionHandler> };
+  ownedAccessKeys: ResourceDefinition;
+  self: ResourceDefinition;
+  directClusterEndpointTokens: ResourceDefinition;
+  signingKeyRotations: ResourceDefinition;
+}
+
 export interface PlatformAuth {
-  /** Users (with the password and accesskeys subresources) and every auth resource, to register. */
-  definitions: { user: ResourceDefinition; others: ResourceDefinition[] };
+  definitions: AuthDefinitions;
   passwords: PasswordStore;
   /** Call once the definitions are registered. */
   attach(registry: Registry): void;
@@ -193,18 +199,6 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
   });
   const keysStore = () => store("ownedaccesskeys");
-  const user: ResourceDefinition = {
-    ...userDefinition,
-    subresources: {
-      ...userDefinition.subresources,
-      accesskeys: accessKeysSubresource("user", keysStore),
-      password: passwordSubresource(passwordService({ passwords, throttle, revokeLoginKeys })),
-    },
-  };
-  const team: ResourceDefinition = {
-    ...teamDefinition,
-    subresources: { accesskeys: accessKeysSubresource("team", keysStore) },
-  };
   const self = createSelfDefinition(
     describeCaller({
       authenticate: (credential) =>
@@ -238,21 +232,23 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
 
   return {
     definitions: {
-      user,
-      others: [
-        team,
-        keysDefinition,
-        self,
-        selfSubjectAccessReviewDefinition,
-        createDirectClusterEndpointTokenDefinition({
-          issue: (request) => tokenIssuer.issue(request),
-          maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
-        }),
-        createSigningKeyRotationDefinition({
-          rotate: (algorithm) => signingKeys.rotate(algorithm),
-          isAdmin: (context) => keyCaller.managesAll(context),
-        }),
-      ],
+      subresources: {
+        users: {
+          accesskeys: accessKeysSubresource("user", keysStore),
+          password: passwordSubresource(passwordService({ passwords, throttle, revokeLoginKeys })),
+        },
+        teams: { accesskeys: accessKeysSubresource("team", keysStore) },
+      },
+      ownedAccessKeys: keysDefinition,
+      self,
+      directClusterEndpointTokens: createDirectClusterEndpointTokenDefinition({
+        issue: (request) => tokenIssuer.issue(request),
+        maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
+      }),
+      signingKeyRotations: createSigningKeyRotationDefinition({
+        rotate: (algorithm) => signingKeys.rotate(algorithm),
+        isAdmin: (context) => keyCaller.managesAll(context),
+      }),
     },
     passwords,
     attach(target) {

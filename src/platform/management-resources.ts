@@ -1,16 +1,34 @@
-// Every resource the management platform serves, in discovery order.
+// Every resource the management platform serves, in discovery order: the platform's one registration list.
+// A plain kind (no dependencies at run time) is one line here; kinds that need the running platform (the auth
+// layer's keys and tokens, projects and instances) are made by their part of the composition and listed here too.
 
 import { configDefinition } from "../apis/management/v1/config.ts";
+import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
+import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
-import type { ResourceDefinition } from "../registry/types.ts";
+import type { ActionHandler, ResourceDefinition } from "../registry/types.ts";
+import type { AuthDefinitions } from "./auth.ts";
+import type { ProjectDefinitions } from "./projects/project-resources.ts";
 
-/**
- * `auth`: the users definition with its auth subresources, and the auth resources (src/platform/auth.ts);
- * `projects`: projects and virtual cluster instances (src/platform/projects/project-resources.ts).
- */
-export function managementResources(
-  auth?: { user: ResourceDefinition; others: ResourceDefinition[] },
-  projects: ResourceDefinition[] = [],
-): ResourceDefinition[] {
-  return [auth?.user ?? userDefinition, ...(auth?.others ?? []), ...projects, configDefinition()];
+export function managementResources(auth: AuthDefinitions, projects: ProjectDefinitions): ResourceDefinition[] {
+  return [
+    withSubresources(userDefinition, auth.subresources.users),
+    withSubresources(teamDefinition, auth.subresources.teams),
+    auth.ownedAccessKeys,
+    auth.self,
+    selfSubjectAccessReviewDefinition,
+    auth.directClusterEndpointTokens,
+    auth.signingKeyRotations,
+    projects.projects,
+    projects.instances,
+    configDefinition(),
+  ];
+}
+
+/** A definition with subresources served by another part of the platform added to its own. */
+function withSubresources(
+  definition: ResourceDefinition,
+  subresources: Record<string, ActionHandler>,
+): ResourceDefinition {
+  return { ...definition, subresources: { ...definition.subresources, ...subresources } };
 }

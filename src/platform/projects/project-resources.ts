@@ -30,8 +30,14 @@ export interface ProjectResourcesOptions {
   logger?: Logger;
 }
 
+/** Projects and instances, for the resource list (src/platform/management-resources.ts). */
+export interface ProjectDefinitions {
+  projects: ResourceDefinition;
+  instances: ResourceDefinition;
+}
+
 export interface ProjectResources {
-  definitions: ResourceDefinition[];
+  definitions: ProjectDefinitions;
   /** Creates the default project (first start), starts the controller and gives `authorizer` the project index. */
   start(registry: Registry, authorizer: Authorizer): Promise<void>;
   close(): void;
@@ -77,7 +83,7 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
   let controller: ProjectController | undefined;
 
   return {
-    definitions: [project, instance],
+    definitions: { projects: project, instances: instance },
     async start(target, authorizer) {
       registry = target;
       await informer.start();

@@ -70,6 +70,33 @@ describe("parseFieldSelector()", () => {
     assert.equal(parseFieldSelector("toString!=").matches({}), false);
   });
 
+  it("parseFieldSelector().compile() asks for each field's reader once, then only reads and compares", () => {
+    const asked: string[] = [];
+    const matches = parseFieldSelector("spec.a=x,spec.b!=y").compile((field: string) => {
+      asked.push(field);
+      return (object: Record<string, string>) => object[field.slice(5)];
+    });
+    assert.equal(matches({ a: "x", b: "z" }), true);
+    assert.equal(matches({ a: "x", b: "y" }), false);
+    assert.equal(matches({}), false, "a missing field reads as empty");
+    assert.deepEqual(asked, ["spec.a", "spec.b"]);
+    assert.throws(() => parseFieldSelector("bad=1").compile(() => assert.fail("refused")), /refused/);
+  });
+
+  it("parseFieldSelector().matches() agrees with reading every term per call", () => {
+    const name = fc.constantFrom("a", "b", "constructor");
+    const term = fc.tuple(name, fc.constantFrom("=", "==", "!="), fc.constantFrom("", "x", "y"));
+    const fields = fc.dictionary(name, fc.option(fc.constantFrom("", "x", "y"), { nil: undefined }));
+    fc.assert(
+      fc.property(fc.array(term, { maxLength: 4 }), fields, (terms, values) => {
+        const selector = parseFieldSelector(terms.map(([f, op, v]) => `${f}${op}${v}`).join(","));
+        const read = (field: string) => (Object.hasOwn(values, field) ? values[field] : undefined) ?? "";
+        const expected = selector.requirements.every((r) => (r.operator === "=") === (read(r.field) === r.value));
+        assert.equal(selector.matches(values), expected);
+      }),
+    );
+  });
+
   it("parseFieldSelector() keeps spaces in field names, as upstream", () => {
     assert.deepEqual(parseFieldSelector("a =b").requirements, [{ field: "a ", operator: "=", value: "b" }]);
   });

@@ -2,6 +2,7 @@
 // terms. Values may escape `\,`, `\=` and `\\`; the field name is taken literally up to the first operator, spaces
 // included, exactly as upstream does. Which fields are supported is the registry's business.
 
+import { allOf } from "../utils/all-of.ts";
 import { errors } from "./errors.ts";
 
 export interface FieldRequirement {
@@ -10,11 +11,40 @@ export interface FieldRequirement {
   value: string;
 }
 
+/** How to read one field from the objects a selector is compiled for; undefined reads as "". */
+export type FieldReader<T> = (object: T) => string | undefined;
+
 export interface FieldSelector {
   readonly requirements: FieldRequirement[];
+  /**
+   * The selector as a predicate over T. `readerOf` is asked once per requirement, at compile time (it may throw to
+   * refuse a field); the predicate then only reads and compares.
+   */
+  compile<T>(readerOf: (field: string) => FieldReader<T>): (object: T) => boolean;
+  /** The selector over a map of field values (compiled on first use). */
   matches(fields: Record<string, string | undefined>): boolean;
   isEmpty(): boolean;
 }
+
+function compileRequirements<T>(
+  requirements: readonly FieldRequirement[],
+  readerOf: (field: string) => FieldReader<T>,
+): (object: T) => boolean {
+  return allOf(
+    requirements.map(({ field, operator, value }) => {
+      const read = readerOf(field);
+      return operator === "="
+        ? (object: T) => (read(object) ?? "") === value
+        : (object: T) => (read(object) ?? "") !== value;
+    }),
+  );
+}
+
+/** Reads a field from a map of values, never from its prototype. */
+const fromMap =
+  (field: string): FieldReader<Record<string, string | undefined>> =>
+  (fields) =>
+    Object.hasOwn(fields, field) ? fields[field] : undefined;
 
 /** `!=` first, and `==` before `=`, so that no operator character is left on the value. */
 const termOperators = ["!=", "==", "="] as const;
@@ -81,11 +111,14 @@ export function parseFieldSelector(text: string): FieldSelector {
     const [field, op, rawValue] = split;
     requirements.push({ field, operator: op === "!=" ? "!=" : "=", value: unescapeValue(rawValue) });
   }
-  const fieldValue = (fields: Record<string, string | undefined>, field: string) =>
-    (Object.hasOwn(fields, field) ? fields[field] : undefined) ?? "";
+  let overMap: ((fields: Record<string, string | undefined>) => boolean) | undefined;
   return {
     requirements,
-    matches: (fields) => requirements.every((r) => (r.operator === "=") === (fieldValue(fields, r.field) === r.value)),
+    compile: (readerOf) => compileRequirements(requirements, readerOf),
+    matches: (fields) => {
+      overMap ??= compileRequirements(requirements, fromMap);
+      return overMap(fields);
+    },
     isEmpty: () => requirements.length === 0,
   };
 }

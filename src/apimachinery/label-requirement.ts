@@ -1,5 +1,5 @@
 // One requirement of a label selector (upstream labels.Requirement): its checks, with upstream's messages, its
-// matching and its canonical string form. Shared by the string parser and the metav1.LabelSelector form.
+// compiled predicate and its canonical string form. Shared by the string parser and the metav1.LabelSelector form.
 
 import { fieldError, formatFieldError } from "./field-errors.ts";
 import { validateLabelValue, validateQualifiedName } from "./names.ts";
@@ -80,28 +80,42 @@ export function newRequirement(key: string, operator: Operator, values: string[]
   return { key, operator, values: [...new Set(values)].sort() };
 }
 
-export function matchesRequirement(r: Requirement, labels: Record<string, string> | undefined): boolean {
-  const has = labels !== undefined && Object.hasOwn(labels, r.key);
-  const value = has ? labels[r.key] : "";
+/** Labels as a selector sees them: absent and `{}` alike. */
+export type LabelsPredicate = (labels: Record<string, string> | undefined) => boolean;
+
+/** The requirement as a predicate; its values and integer bound are read here once, not per object. */
+export function compileRequirement(r: Requirement): LabelsPredicate {
+  const key = r.key;
   switch (r.operator) {
     case "in":
     case "=":
-    case "==":
-      return has && r.values.includes(value);
+    case "==": {
+      if (r.values.length === 1) {
+        const only = r.values[0];
+        return (labels) => labels !== undefined && Object.hasOwn(labels, key) && labels[key] === only;
+      }
+      const values = new Set(r.values);
+      return (labels) => labels !== undefined && Object.hasOwn(labels, key) && values.has(labels[key]);
+    }
     case "notin":
-    case "!=":
-      return !has || !r.values.includes(value);
+    case "!=": {
+      const values = new Set(r.values);
+      return (labels) => labels === undefined || !Object.hasOwn(labels, key) || !values.has(labels[key]);
+    }
     case "exists":
-      return has;
+      return (labels) => labels !== undefined && Object.hasOwn(labels, key);
     case "!":
-      return !has;
+      return (labels) => labels === undefined || !Object.hasOwn(labels, key);
     case "gt":
     case "lt": {
-      if (!has || r.values.length !== 1) return false;
-      const actual = parseInt64(value);
-      const bound = parseInt64(r.values[0]);
-      if (actual === undefined || bound === undefined) return false;
-      return r.operator === "gt" ? actual > bound : actual < bound;
+      const bound = r.values.length === 1 ? parseInt64(r.values[0]) : undefined;
+      if (bound === undefined) return () => false;
+      const above = r.operator === "gt";
+      return (labels) => {
+        if (labels === undefined || !Object.hasOwn(labels, key)) return false;
+        const actual = parseInt64(labels[key]);
+        return actual !== undefined && (above ? actual > bound : actual < bound);
+      };
     }
   }
 }

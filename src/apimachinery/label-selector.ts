@@ -1,9 +1,11 @@
 // Label selectors: the string syntax of the labelSelector query parameter (k8s.io/apimachinery/pkg/labels) and the
 // metav1.LabelSelector object form. Invalid selectors are 400 BadRequest with upstream's messages.
 
+import { allOf } from "../utils/all-of.ts";
 import { errors } from "./errors.ts";
 import {
-  matchesRequirement,
+  compileRequirement,
+  type LabelsPredicate,
   newRequirement,
   type Operator,
   type Requirement,
@@ -12,8 +14,11 @@ import {
 } from "./label-requirement.ts";
 import { parseRequirements } from "./label-selector-parser.ts";
 
+/** A parsed selector: `matches` is compiled once, at parse time. */
 export interface LabelSelector {
-  matches(labels: Record<string, string> | undefined): boolean;
+  /** Sorted by key, as upstream. */
+  readonly requirements: readonly Requirement[];
+  readonly matches: LabelsPredicate;
   isEmpty(): boolean;
   toString(): string;
 }
@@ -22,7 +27,8 @@ function selectorOf(requirements: Requirement[]): LabelSelector {
   // Sorted by key (stable), as upstream does for a deterministic string form.
   const sorted = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return {
-    matches: (labels) => sorted.every((r) => matchesRequirement(r, labels)),
+    requirements: sorted,
+    matches: allOf(sorted.map(compileRequirement)),
     isEmpty: () => sorted.length === 0,
     toString: () => sorted.map(requirementString).join(","),
   };
@@ -43,7 +49,7 @@ interface LabelSelectorObject {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
-const nothing: LabelSelector = { matches: () => false, isEmpty: () => false, toString: () => "" };
+const nothing: LabelSelector = { requirements: [], matches: () => false, isEmpty: () => false, toString: () => "" };
 
 const expressionOperators: Record<string, Operator> = {
   In: "in",

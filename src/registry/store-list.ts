@@ -1,13 +1,14 @@
 // LIST for the generic store: selectors, paging with continue tokens, and resourceVersion semantics
 // (unset / "0": latest; N: not older than N; Exact: as of N; continue: the first page's revision).
 
-import { encodeContinueToken } from "../apimachinery/continue-token.ts";
+import { decodeContinueToken, encodeContinueToken } from "../apimachinery/continue-token.ts";
 import { errors } from "../apimachinery/errors.ts";
 import type { KubeList, ListMeta } from "../apimachinery/types.ts";
 import { StorageError, type StoredRecord } from "../storage/types.ts";
+import { type CompiledSelector, compileSelector } from "./compile-selector.ts";
 import { EncodedJson } from "./encoded-json.ts";
 import { resourcePrefix } from "./keys.ts";
-import { decodeContinueToken, parseResourceVersion, selectionPredicate, singleNameOf } from "./selectors.ts";
+import { parseResourceVersion } from "./resource-version.ts";
 import type { GenericStore } from "./store.ts";
 import type { ListOptions, RequestContext } from "./types.ts";
 
@@ -26,15 +27,16 @@ interface ListPage<T> {
 /** Turns a record into a list item, or undefined when a selector drops it. */
 type ItemBuilder<T> = (record: StoredRecord) => T | undefined;
 
+/** `selector` is the options' selectors compiled, for callers that list several pages with them. */
 export async function listObjects(
   store: GenericStore,
   context: RequestContext,
   options: ListOptions,
+  selector = compileSelector(store.definition, options.labelSelector, options.fieldSelector),
 ): Promise<KubeList> {
-  const predicate = selectionPredicate(store.definition, options.labelSelector, options.fieldSelector);
-  const page = await collect(store, options, predicate !== undefined, (record) => {
+  const page = await collect(store, options, selector, (record) => {
     const object = store.decode(record);
-    if (predicate && !predicate(object)) return undefined;
+    if (!selector.matchesAll && !selector.matches(object)) return undefined;
     return store.present(object, context);
   });
   return {
@@ -51,12 +53,12 @@ export async function listEncoded(
   context: RequestContext,
   options: ListOptions,
 ): Promise<EncodedJson> {
-  const predicate = selectionPredicate(store.definition, options.labelSelector, options.fieldSelector);
+  const selector = compileSelector(store.definition, options.labelSelector, options.fieldSelector);
   const encoder = store.encoder;
-  const page = await collect(store, options, predicate !== undefined, (record) => {
-    if (!predicate) return encoder.encode(record, context);
+  const page = await collect(store, options, selector, (record) => {
+    if (selector.matchesAll) return encoder.encode(record, context);
     const object = store.decode(record);
-    return predicate(object) ? encoder.encode(record, context, object) : undefined;
+    return selector.matches(object) ? encoder.encode(record, context, object) : undefined;
   });
   const head = JSON.stringify({
     apiVersion: store.apiVersion,
@@ -69,10 +71,11 @@ export async function listEncoded(
 async function collect<T>(
   store: GenericStore,
   options: ListOptions,
-  filtered: boolean,
+  selector: CompiledSelector,
   build: ItemBuilder<T>,
 ): Promise<ListPage<T>> {
   const d = store.definition;
+  const filtered = !selector.matchesAll;
   const prefix = resourcePrefix(d, options.namespace);
   const limit = options.limit && options.limit > 0 ? options.limit : 0;
   const { revision, startAfter } = await startingPoint(store, options, prefix);
@@ -80,7 +83,7 @@ async function collect<T>(
   const list: ListPage<T> = { metadata: {}, items: [] };
 
   // kubectl wait/delete list one object by name: read its key directly.
-  const single = singleNameOf(options.fieldSelector);
+  const single = selector.name;
   if (single !== undefined && !options.continue && revision === 0 && (options.namespace || !d.namespaced)) {
     const [record, current] = await Promise.all([
       store.storage.get(store.key({ namespace: options.namespace, name: single })),

@@ -4,8 +4,9 @@
 
 import type { KubeObject, Status } from "../apimachinery/types.ts";
 import type { StoredRecord, WatchCloseReason, WatchEvent } from "../storage/types.ts";
+import { compileSelector } from "./compile-selector.ts";
 import { resourcePrefix } from "./keys.ts";
-import { parseResourceVersion, selectionPredicate } from "./selectors.ts";
+import { parseResourceVersion } from "./resource-version.ts";
 import type { GenericStore } from "./store.ts";
 import type { ApiWatchEvent, RequestContext, WatchHandle, WatchOptions, WatchSink } from "./types.ts";
 
@@ -19,8 +20,8 @@ export async function watchObjects(
   sink: WatchSink,
 ): Promise<WatchHandle> {
   const d = store.definition;
-  const predicate = selectionPredicate(d, options.labelSelector, options.fieldSelector);
-  const matches = predicate ? (object: KubeObject) => predicate(object) : undefined;
+  const selector = compileSelector(d, options.labelSelector, options.fieldSelector);
+  const matches = selector.matchesAll ? undefined : selector.matches;
   const prefix = resourcePrefix(d, options.namespace);
   const requested = options.resourceVersion ? parseResourceVersion(options.resourceVersion) : 0;
   const initial = requested === 0 || options.sendInitialEvents === true;

@@ -16,6 +16,7 @@ import { applyStrategicMergePatch } from "../apimachinery/strategic-merge-patch.
 import type { GroupKind, GroupResource, JsonMap, KubeList, KubeObject, OwnerReference } from "../apimachinery/types.ts";
 import { isPlainObject } from "../apimachinery/types.ts";
 import { type KeyValueStore, StorageError, type StoredRecord } from "../storage/types.ts";
+import { compileSelector } from "./compile-selector.ts";
 import { decodeObject } from "./decode.ts";
 import { EncodedJson } from "./encoded-json.ts";
 import { KeyedQueue } from "./keyed-queue.ts";
@@ -654,9 +655,11 @@ export class GenericStore implements ResourceStore {
 
   async deleteCollection(context: RequestContext, list: ListOptions, options: DeleteOptions): Promise<KubeList> {
     const items: KubeObject[] = [];
+    // Parsed once for every page.
+    const selector = compileSelector(this.definition, list.labelSelector, list.fieldSelector);
     let continueToken: string | undefined;
     do {
-      const page = await this.list(context, { ...list, limit: 500, continue: continueToken });
+      const page = await listObjects(this, context, { ...list, limit: 500, continue: continueToken }, selector);
       for (const item of page.items) {
         try {
           const result = await this.delete(

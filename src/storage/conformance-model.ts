@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
+import { compareUtf8 } from "../utils/utf8-compare.ts";
 import { type OpenStore, WatchRecording } from "./conformance-support.ts";
-import { compareKeys } from "./key-order.ts";
 import { type KeyValueStore, StorageError, type StoredRecord, type WatchEvent } from "./types.ts";
 
 type Command =
@@ -101,7 +101,7 @@ class Model {
     else this.live.set(record.key, record);
     this.states.set(
       this.revision,
-      [...this.live.values()].sort((a, b) => compareKeys(a.key, b.key)),
+      [...this.live.values()].sort((a, b) => compareUtf8(a.key, b.key)),
     );
     this.events.push(event);
     return record;

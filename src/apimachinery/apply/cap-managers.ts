@@ -1,9 +1,9 @@
 // Keeps at most 10 Update entries (upstream capManagersManager): the oldest ones are merged, per API version,
 // into an "ancient-changes" entry, so objects edited by many tools keep a bounded managedFields.
 
+import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { FieldSet } from "./field-set.ts";
 import { type Managed, managerIdentifier } from "./managers.ts";
-import { compareUtf8 } from "./utf8-compare.ts";
 
 const MAX_UPDATE_MANAGERS = 10;
 

@@ -3,12 +3,12 @@
 //   Apply failed with 2 conflicts: conflicts with "a" using v1:\n- .spec.x\nconflicts with "b":\n- .spec.y
 // with one FieldManagerConflict cause per field.
 
+import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { errors, type StatusError } from "../errors.ts";
 import type { StatusCause } from "../types.ts";
 import { formatFieldPath } from "./field-path.ts";
 import type { FieldSet } from "./field-set.ts";
 import { describeManager } from "./managers.ts";
-import { compareUtf8 } from "./utf8-compare.ts";
 
 /** `conflicts` maps manager identifiers to the fields they own that the apply would change. */
 export function applyConflictError(conflicts: ReadonlyMap<string, FieldSet>): StatusError {

@@ -2,8 +2,8 @@
 // U+2028, U+2029 escaped. FieldsV1 keys (`k:{...}`, `v:...`) and the last-applied annotation use this form, so
 // the same value always gives the same text, whoever wrote it.
 
+import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { isPlainObject } from "../types.ts";
-import { compareUtf8 } from "./utf8-compare.ts";
 
 const htmlUnsafe = /[<>&\u2028\u2029]/g;
 

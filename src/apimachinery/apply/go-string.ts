@@ -1,8 +1,8 @@
 // Values printed inside field paths the way structured-merge-diff prints them (value.ToString): strings quoted as
 // Go's %q does, so `.spec.items[name="a"]` and `.metadata.finalizers[="x"]` read exactly as from Kubernetes.
 
+import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { isPlainObject } from "../types.ts";
-import { compareUtf8 } from "./utf8-compare.ts";
 
 const named: Record<string, string> = {
   "\x07": "\\a",

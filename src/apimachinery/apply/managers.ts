@@ -2,12 +2,12 @@
 // manager identifier. An identifier is the JSON of {manager, operation, apiVersion, subresource}, without the
 // apiVersion for appliers (an applier keeps one entry whatever version it applies with).
 
+import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import type { FieldsV1, ManagedFieldsEntry } from "../types.ts";
 import { isPlainObject } from "../types.ts";
 import type { FieldSet } from "./field-set.ts";
 import { fromFieldsV1, toFieldsV1 } from "./fieldsv1.ts";
 import { goQuote } from "./go-string.ts";
-import { compareUtf8 } from "./utf8-compare.ts";
 
 export interface VersionedSet {
   set: FieldSet;

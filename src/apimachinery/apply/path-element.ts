@@ -3,10 +3,10 @@
 // value) and `i:3` (an index, never produced here but accepted). Keys and values use Go's JSON text, so a given
 // item always has the same element, and elements order as structured-merge-diff orders them.
 
+import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { isPlainObject } from "../types.ts";
 import { goJson } from "./go-json.ts";
 import { goValueString } from "./go-string.ts";
-import { compareUtf8 } from "./utf8-compare.ts";
 
 export type ParsedElement =
   | { type: "field"; name: string }

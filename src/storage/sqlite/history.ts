@@ -2,7 +2,7 @@
 // The previous version comes from the row a write superseded: compaction only removes rows superseded at or before
 // the compacted revision, so for every write a watcher may still read, that row is still there.
 
-import { prefixEnd } from "../key-order.ts";
+import { prefixEnd } from "../prefix-end.ts";
 import type { StoredRecord, WatchEvent } from "../types.ts";
 import type { Statements } from "./statements.ts";
 

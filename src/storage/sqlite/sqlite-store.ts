@@ -2,7 +2,8 @@
 // throughput, an in-process watch hub fed by the append path, and compaction. See ../FLOW.md for the whole flow.
 
 import type { DatabaseSync } from "node:sqlite";
-import { compareKeys, prefixEnd } from "../key-order.ts";
+import { compareUtf8 } from "../../utils/utf8-compare.ts";
+import { prefixEnd } from "../prefix-end.ts";
 import {
   type KeyValueStore,
   type ListOptions,
@@ -119,7 +120,7 @@ class SqliteStore implements KeyValueStore {
     const { prefix, startAfter } = options;
     const end = prefixEnd(prefix);
     const limit = options.limit && options.limit > 0 ? options.limit : -1;
-    const resume = startAfter !== undefined && compareKeys(startAfter, prefix) >= 0;
+    const resume = startAfter !== undefined && compareUtf8(startAfter, prefix) >= 0;
     const statement = resume ? this.statements.listAfter : this.statements.listFrom;
     const rows = statement.all(resume ? startAfter : prefix, end, revision, limit) as unknown as RecordRow[];
     const records: StoredRecord[] = new Array(rows.length);

@@ -1,17 +1,15 @@
-// SelfSubjectAccessReview (authorization.k8s.io/v1, POST answers 201): may the caller do a verb on a resource or a
-// non-resource path? Answered by the authorizer that guards the caller's own requests. `kubectl auth can-i` uses it.
+// SelfSubjectAccessReview (POST answers 201): may the caller do a verb on a resource or a non-resource path?
+// Answered by the authorizer that guards the caller's own requests (access-key scope included on the platform).
+// `kubectl auth can-i` uses it. One implementation, served by the cluster API server as authorization.k8s.io/v1
+// (below) and by the platform in its own group (management/v1/selfsubjectaccessreview.ts).
 
-import { errors } from "../../../apimachinery/errors.ts";
-import { fieldError } from "../../../apimachinery/field-errors.ts";
 import { boolean, object, string } from "../../../apimachinery/schema-builders.ts";
 import { isPlainObject, type JsonMap, type KubeObject } from "../../../apimachinery/types.ts";
-import type { AuthorizationAttributes, ResourceDefinition } from "../../../registry/types.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import { reviewAttributes } from "./review-attributes.ts";
 
-const GROUP = "authorization.k8s.io";
-const VERSION = "v1";
 const KIND = "SelfSubjectAccessReview";
-const GROUP_KIND = { group: GROUP, kind: KIND };
-const RESOURCE_FIELDS = ["namespace", "group", "version", "subresource", "name"] as const;
+const DESCRIPTION = "SelfSubjectAccessReview checks whether or the current user can perform an action.";
 
 const schema: JsonMap = {
   spec: object(
@@ -51,66 +49,57 @@ const schema: JsonMap = {
   ),
 };
 
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
-
-function attributesOf(spec: JsonMap, user: AuthorizationAttributes["user"]): AuthorizationAttributes {
-  const resource = isPlainObject(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
-  const nonResource = isPlainObject(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
-  if (Boolean(resource) === Boolean(nonResource)) {
-    throw errors.invalid(GROUP_KIND, "", [
-      fieldError.invalid(
-        "spec.resourceAttributes",
-        null,
-        "exactly one of nonResourceAttributes or resourceAttributes must be specified",
-      ),
-    ]);
-  }
-  if (nonResource) {
-    return { user, resourceRequest: false, verb: text(nonResource.verb), path: text(nonResource.path) };
-  }
-  const attributes: AuthorizationAttributes = {
-    user,
-    resourceRequest: true,
-    verb: text(resource?.verb),
-    resource: text(resource?.resource),
-    group: text(resource?.group),
-  };
-  for (const field of RESOURCE_FIELDS) {
-    const value = text(resource?.[field]);
-    if (value) attributes[field] = value;
-  }
-  return attributes;
+export interface SelfSubjectAccessReviewServing {
+  group: string;
+  version: string;
+  /** The upstream message, where kubectl may send protobuf (the built-in group only). */
+  protobuf?: { message: string };
 }
 
-export const selfSubjectAccessReviewDefinition: ResourceDefinition = {
-  group: GROUP,
-  version: VERSION,
-  kind: KIND,
-  plural: "selfsubjectaccessreviews",
-  singular: "selfsubjectaccessreview",
-  namespaced: false,
-  description: "SelfSubjectAccessReview checks whether or the current user can perform an action.",
-  schema,
-  strategy: {},
-  protobuf: { message: "k8s.io.api.authorization.v1.SelfSubjectAccessReview" },
-  action: {
+/** The review served at `<group>/<version>/selfsubjectaccessreviews`. */
+export function createSelfSubjectAccessReviewDefinition(serving: SelfSubjectAccessReviewServing): ResourceDefinition {
+  const { group, version } = serving;
+  const definition: ResourceDefinition = {
+    group,
+    version,
     kind: KIND,
-    description: "SelfSubjectAccessReview checks whether or the current user can perform an action.",
+    plural: "selfsubjectaccessreviews",
+    singular: "selfsubjectaccessreview",
+    namespaced: false,
+    description: DESCRIPTION,
     schema,
-    verbs: ["create"],
-    async handle({ context, body }) {
-      const spec = isPlainObject(body) && isPlainObject(body.spec) ? body.spec : {};
-      const decision = await context.authorizer.authorize(attributesOf(spec, context.user));
-      const status: JsonMap = { allowed: decision.allowed };
-      if (decision.reason) status.reason = decision.reason;
-      const response: KubeObject = {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: KIND,
-        metadata: { creationTimestamp: null },
-        spec,
-        status,
-      };
-      return response;
+    strategy: {},
+    action: {
+      kind: KIND,
+      description: DESCRIPTION,
+      schema,
+      verbs: ["create"],
+      async handle({ context, body }) {
+        const spec = isPlainObject(body) && isPlainObject(body.spec) ? body.spec : {};
+        const decision = await context.authorizer.authorize(
+          reviewAttributes(spec, context.user, { group, kind: KIND }),
+        );
+        // The authorizer has the last word (no other one is asked after it), so a refusal is a denial.
+        const status: JsonMap = decision.allowed ? { allowed: true } : { allowed: false, denied: true };
+        if (decision.reason) status.reason = decision.reason;
+        const response: KubeObject = {
+          apiVersion: `${group}/${version}`,
+          kind: KIND,
+          metadata: { creationTimestamp: null },
+          spec,
+          status,
+        };
+        return response;
+      },
     },
-  },
-};
+  };
+  if (serving.protobuf) definition.protobuf = serving.protobuf;
+  return definition;
+}
+
+/** authorization.k8s.io/v1, as the cluster API server serves it. */
+export const selfSubjectAccessReviewDefinition: ResourceDefinition = createSelfSubjectAccessReviewDefinition({
+  group: "authorization.k8s.io",
+  version: "v1",
+  protobuf: { message: "k8s.io.api.authorization.v1.SelfSubjectAccessReview" },
+});

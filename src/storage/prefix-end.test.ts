@@ -1,19 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import { compareKeys, prefixEnd } from "./key-order.ts";
+import { prefixEnd } from "./prefix-end.ts";
 
 const utf8 = (s: string) => Buffer.from(s, "utf8");
 const keyArb = fc.string({ unit: "grapheme", maxLength: 8 });
-
-test("compareKeys() orders strings like their UTF-8 bytes", () => {
-  fc.assert(
-    fc.property(keyArb, keyArb, (a, b) => {
-      assert.equal(Math.sign(compareKeys(a, b)), Math.sign(Buffer.compare(utf8(a), utf8(b))));
-    }),
-  );
-  assert.ok(compareKeys("\u{1F600}", "\uFFFD") > 0, "a surrogate pair sorts after the top of the BMP");
-});
 
 test("prefixEnd() bounds exactly the keys that start with the prefix", () => {
   fc.assert(

@@ -2,9 +2,9 @@
 // objects as YAML or JSON. Virtual clusters live in project namespaces; without -n or --project all are listed.
 
 import { type Command, Option } from "commander";
+import { API_GROUP_PATH, type PlatformClient, TABLE_ACCEPT } from "../virtualcluster/lifecycle/platform-client.ts";
 import { formatData, renderTable, type ServerTable, withoutManagedFields } from "./output.ts";
 import { CommandError } from "./patches-io.ts";
-import { API_GROUP_PATH, type PlatformClient, TABLE_ACCEPT } from "./platform-client.ts";
 import { findResource, PLATFORM_RESOURCES, type PlatformResource } from "./platform-resources.ts";
 import { loggedInClient } from "./platform-session.ts";
 import { runAction } from "./run-action.ts";

@@ -8,7 +8,7 @@
 
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { LoadedSettings } from "../config/load.ts";
+import type { LoadedSettings } from "../settings/load.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator, type Translator } from "../translate/translator.ts";
 import { OBJECT_NAME_ANNOTATION, OBJECT_NAMESPACE_ANNOTATION, SYNC_ERROR_REASON } from "./constants.ts";

@@ -11,7 +11,7 @@ import { platformVersion } from "../apimachinery/version.ts";
 import { createTokenVerifier } from "../auth/token-verifier.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
-import { type ConnectionState, PlatformConnection } from "./connect/platform-connection.ts";
+import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";

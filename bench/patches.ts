@@ -12,7 +12,7 @@
 import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
 import { applyPatches } from "../src/virtualcluster/patches/apply.ts";
 import { compilePatches } from "../src/virtualcluster/patches/compile.ts";
-import { checkExpression } from "../src/virtualcluster/patches/expression-check.ts";
+import { checkExpression } from "../src/virtualcluster/patches/sandbox/expression-check.ts";
 import { currentEngine } from "../src/virtualcluster/patches/sandbox/engine.ts";
 import { ExpressionSandbox } from "../src/virtualcluster/patches/sandbox/sandbox.ts";
 import type { ApplyOptions, Patch } from "../src/virtualcluster/patches/types.ts";

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
-import { loadSettings } from "../src/virtualcluster/config/load.ts";
+import { loadSettings } from "../src/virtualcluster/settings/load.ts";
 import { createKubeClient } from "../src/virtualcluster/syncer/kube-client.ts";
 import { startSyncer } from "../src/virtualcluster/syncer/syncer.ts";
 import { cpuTimeMs } from "./lib/proc.ts";
@@ -35,7 +35,7 @@ const argument = (name: string, fallback: number) => {
 
 if (process.argv[2] === "--serve") {
   // Child role: one cluster API server in the given data directory; prints its kubeconfig path when ready.
-  const { startClusterApiServer } = await import("../src/virtualcluster/apiserver/cluster-api-server.ts");
+  const { startClusterApiServer } = await import("../src/cluster-apiserver/cluster-api-server.ts");
   const server = await startClusterApiServer({ dataDir: process.argv[3], host: "127.0.0.1", port: 0, name: "bench" });
   process.stdout.write(`${JSON.stringify({ kubeconfigPath: server.kubeconfigPath })}\n`);
   process.once("SIGTERM", () => void server.close().then(() => process.exit(0)));

@@ -8,13 +8,10 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig, makeInformer, type V1Endpoints } from "@kubernetes/client-node";
 import { parse } from "yaml";
+import { ensureAdminToken } from "../src/cluster-apiserver/admin-token.ts";
+import { type RunningClusterApiServer, startClusterApiServer } from "../src/cluster-apiserver/cluster-api-server.ts";
 import { createCertificateAuthority, issueCertificate } from "../src/pki/certificate-authority.ts";
 import { buildKubeconfig } from "../src/pki/kubeconfig.ts";
-import { ensureAdminToken } from "../src/virtualcluster/apiserver/admin-token.ts";
-import {
-  type RunningClusterApiServer,
-  startClusterApiServer,
-} from "../src/virtualcluster/apiserver/cluster-api-server.ts";
 import { AuthClient } from "./support/auth-client.ts";
 import { eventually, Kubectl, kubectlSkip } from "./support/kubectl.ts";
 

@@ -9,12 +9,9 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { ensureAdminToken } from "../src/cluster-apiserver/admin-token.ts";
+import { type RunningClusterApiServer, startClusterApiServer } from "../src/cluster-apiserver/cluster-api-server.ts";
 import { envelope, WireWriter } from "../src/http/protobuf/testing.ts";
-import { ensureAdminToken } from "../src/virtualcluster/apiserver/admin-token.ts";
-import {
-  type RunningClusterApiServer,
-  startClusterApiServer,
-} from "../src/virtualcluster/apiserver/cluster-api-server.ts";
 import { eventually, Kubectl, kubectlSkip } from "./support/kubectl.ts";
 
 const PROTOBUF = "application/vnd.kubernetes.protobuf";

@@ -41,7 +41,7 @@ export function apiserverCommand(): Command {
       runAction(async (opts: ApiServerOptions) => {
         const [{ pino }, { startClusterApiServer }] = await Promise.all([
           import("pino"),
-          import("../virtualcluster/apiserver/cluster-api-server.ts"),
+          import("../cluster-apiserver/cluster-api-server.ts"),
         ]);
         const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
         const running = await startClusterApiServer({

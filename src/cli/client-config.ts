@@ -2,19 +2,10 @@
 // access key, so the directory is 0700 and the file 0600, rewritten whole through a private temporary file.
 
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import type { PlatformLogin } from "../virtualcluster/lifecycle/platform-login.ts";
+import { virtualclusterHome } from "../virtualcluster/lifecycle/virtualcluster-home.ts";
 import { CommandError } from "./patches-io.ts";
-
-export interface PlatformLogin {
-  /** Normalised base URL without the API prefix, e.g. https://platform.example.com:8443. */
-  host: string;
-  accessKey?: string;
-  /** Skip certificate verification. */
-  insecure?: boolean;
-  /** Base64 of the PEM bundle that signs the platform's certificate (kubeconfig style). */
-  certificateAuthorityData?: string;
-}
 
 /** Other commands may add top-level sections; they are kept across rewrites. */
 export interface ClientConfig {
@@ -22,11 +13,7 @@ export interface ClientConfig {
   [section: string]: unknown;
 }
 
-export function configHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.VIRTUALCLUSTER_HOME || join(homedir(), ".virtualcluster");
-}
-
-export function configPath(home: string = configHome()): string {
+export function configPath(home: string = virtualclusterHome()): string {
   return join(home, "config.json");
 }
 

@@ -3,11 +3,14 @@
 // function through bashcompinit.
 
 import { Argument, Command } from "commander";
-import { PLATFORM_RESOURCES } from "./platform-resources.ts";
+import { COMMON_RESOURCES } from "./resource-aliases.ts";
 
-/** Words for a command's first argument that commander's own choices cannot express (aliases are accepted too). */
+/**
+ * Words for a command's first argument that commander's own choices cannot express. `platform get` accepts every
+ * resource the platform lists; the script is generated without asking it, so it offers the common ones.
+ */
 const ARGUMENT_WORDS: Record<string, readonly string[]> = {
-  "/platform/get": PLATFORM_RESOURCES.map((r) => r.name),
+  "/platform/get": COMMON_RESOURCES,
 };
 
 interface Node {

@@ -49,8 +49,8 @@ host namespace. The virtual cluster runs in the background; its data, log and PI
     )
     .action(
       runAction(async (name: string, flags: CreateFlags) => {
-        const { createVirtualCluster } = await import("./create-action.ts");
-        await createVirtualCluster(name, flags);
+        const { createCommandAction } = await import("./create-action.ts");
+        await createCommandAction(name, flags);
       }),
     );
 }

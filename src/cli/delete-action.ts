@@ -1,89 +1,32 @@
-// `virtualcluster delete`: stop the runtime (it reports its instance offline), remove the platform objects (the
-// instance `create` registered or the runtime registered itself, and the dedicated key) when logged in to that
-// platform, then the host objects (synced objects, API key Secret, ServiceAccount, RBAC, settings Secret last) and
-// the local directory. Only objects labelled as made for this virtual cluster are deleted.
+// `virtualcluster delete` once its options are parsed: runs the lifecycle (src/virtualcluster/lifecycle/) with a
+// spinner per step, then says what was removed and what is left on a platform.
 
-import { existsSync, readFileSync } from "node:fs";
-import { parseSettings } from "../virtualcluster/config/load.ts";
-import { DEFAULT_API_KEY_SECRET } from "../virtualcluster/config/settings-schema.ts";
-import type { VirtualClusterSettings } from "../virtualcluster/config/types.ts";
-import {
-  needsSecretReaderRbac,
-  platformRoleBindingName,
-  platformRoleName,
-  serviceAccountName,
-} from "../virtualcluster/connect/platform-rbac.ts";
-import { MANAGED_BY_LABEL } from "../virtualcluster/translate/constants.ts";
+import { deleteVirtualCluster } from "../virtualcluster/lifecycle/delete-virtual-cluster.ts";
 import { readClientConfig } from "./client-config.ts";
 import type { DeleteFlags } from "./delete.ts";
-import { createdFor, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
-import { checkName, clusterPaths, type LocalCluster, readLocalCluster, removeLocalCluster } from "./local-clusters.ts";
-import { readStatus, stopRuntime } from "./local-runtime.ts";
-import { CommandError } from "./patches-io.ts";
-import { PlatformClient } from "./platform-client.ts";
-import { deleteAccessKey, deleteInstance, getInstance } from "./platform-registration.ts";
-import { registrationFromAnnotations, SETTINGS_KEY, settingsSecretName } from "./stored-settings.ts";
+import { platformClient } from "./platform-session.ts";
 import { colorEnabled, styles, withSpinner } from "./terminal.ts";
 
-interface PlatformLeftover {
-  /** The platform's address (with or without scheme). */
-  platform: string;
-  instance?: { namespace: string; name: string };
-  accessKey?: string;
-}
-
-const withoutScheme = (url: string) => url.replace(/^https?:\/\//, "").replace(/\/+$/, "");
-
-export async function deleteVirtualCluster(name: string, flags: DeleteFlags): Promise<void> {
-  const namespace = flags.namespace;
-  checkName("virtual cluster name", name);
-  checkName("namespace", namespace);
-  const paths = clusterPaths(namespace, name);
-  const state = readLocalCluster(namespace, name);
-  const notFound = (where: string) =>
-    new CommandError(`virtual cluster ${name} not found in namespace ${namespace} ${where}`);
-  // Without local state only an explicit host is searched: the current context may be anything (even a virtual
-  // cluster after `connect`).
-  if (!state && !flags.hostKubeconfig) {
-    throw notFound(
-      "on this machine (see `virtualcluster list`); pass --host-kubeconfig to delete one created on another machine",
-    );
-  }
-  const hostConfig = loadHostKubeconfig(
-    flags.hostKubeconfig ?? (existsSync(paths.hostKubeconfig) ? paths.hostKubeconfig : undefined),
-  );
-  const host = new HostCluster(hostConfig);
-  const stored = await host.readSecret(namespace, settingsSecretName(name));
-  const storedIsOurs = createdFor(stored?.metadata, name);
-  if (!state && !storedIsOurs) throw notFound(`on the host cluster ${host.server}`);
-
-  const status = readStatus(paths);
-  const stopped = await withSpinner(`Stopping virtual cluster ${name}`, () => stopRuntime(paths));
-
-  const leftovers = platformLeftovers(state, stored?.metadata?.annotations, status, namespace, name);
-  const left = await withSpinner("Removing it from the platform", () => cleanPlatform(leftovers, namespace, name));
-
-  const settings = storedSettings(state, storedIsOurs ? stored?.data?.[SETTINGS_KEY] : undefined, namespace);
-  const synced = await withSpinner(`Deleting it from the host cluster ${host.server}`, async () => {
-    const count = await host.deleteSynced(namespace, name);
-    await deleteHostObjects(host, name, namespace, settings);
-    if (storedIsOurs) {
-      await host.remove(`Secret ${namespace}/${settingsSecretName(name)}`, () =>
-        host.core.deleteNamespacedSecret({ namespace, name: settingsSecretName(name) }),
-      );
-    }
-    return count;
+export async function deleteCommandAction(name: string, flags: DeleteFlags): Promise<void> {
+  const login = readClientConfig().platform;
+  const result = await deleteVirtualCluster({
+    name,
+    namespace: flags.namespace,
+    hostKubeconfig: flags.hostKubeconfig,
+    platform: login ? platformClient(login) : undefined,
+    step: withSpinner,
   });
-  removeLocalCluster(namespace, name);
 
   const style = styles(colorEnabled(process.stdout));
-  const details = [stopped ? "stopped it" : "it was not running", `removed ${synced} synced host object(s)`];
-  const removed = leftovers.length - left.length;
-  if (removed > 0) details.push("removed it from the platform");
+  const details = [
+    result.stopped ? "stopped it" : "it was not running",
+    `removed ${result.syncedDeleted} synced host object(s)`,
+  ];
+  if (result.removedFromPlatform) details.push("removed it from the platform");
   process.stdout.write(
-    `${style.green("Deleted")} virtual cluster ${name} in namespace ${namespace} (${details.join(", ")})\n`,
+    `${style.green("Deleted")} virtual cluster ${name} in namespace ${flags.namespace} (${details.join(", ")})\n`,
   );
-  for (const leftover of left) {
+  for (const leftover of result.leftOnPlatform) {
     const what = [
       leftover.instance && `instance ${leftover.instance.namespace}/${leftover.instance.name}`,
       leftover.accessKey && `access key ${leftover.accessKey}`,
@@ -92,136 +35,4 @@ export async function deleteVirtualCluster(name: string, flags: DeleteFlags): Pr
       `${style.yellow("Warning:")} left on the platform ${leftover.platform}: ${what.join(" and ")} (log in to it and delete them)\n`,
     );
   }
-}
-
-/** What may be on a platform for this virtual cluster: create's registration and the runtime's own instance. */
-function platformLeftovers(
-  state: LocalCluster | undefined,
-  annotations: Record<string, string> | undefined,
-  status: ReturnType<typeof readStatus>,
-  namespace: string,
-  name: string,
-): PlatformLeftover[] {
-  const found: PlatformLeftover[] = [];
-  const registration = state?.registration ?? registrationFromAnnotations(annotations);
-  if (registration) {
-    found.push({
-      platform: registration.platform,
-      instance: registration.createdInstance ? registration.instance : undefined,
-      accessKey: registration.accessKey,
-    });
-  }
-  const own = status?.platform;
-  if (own?.platform && own.instance && status?.namespace === namespace && status.name === name) {
-    const same = found.find(
-      (entry) =>
-        withoutScheme(entry.platform) === withoutScheme(own.platform ?? "") &&
-        entry.instance?.namespace === own.instance?.namespace &&
-        entry.instance?.name === own.instance?.name,
-    );
-    if (!same) found.push({ platform: own.platform, instance: own.instance });
-  }
-  return found.filter((entry) => entry.instance || entry.accessKey);
-}
-
-/** Deletes what it can with the stored login; returns what is left. */
-async function cleanPlatform(
-  leftovers: PlatformLeftover[],
-  namespace: string,
-  name: string,
-): Promise<PlatformLeftover[]> {
-  const login = readClientConfig().platform;
-  const left: PlatformLeftover[] = [];
-  for (const leftover of leftovers) {
-    if (!login?.accessKey || withoutScheme(login.host) !== withoutScheme(leftover.platform)) {
-      left.push(leftover);
-      continue;
-    }
-    const client = new PlatformClient(login);
-    const remaining: PlatformLeftover = { platform: leftover.platform };
-    if (leftover.instance) {
-      const { namespace: instanceNamespace, name: instanceName } = leftover.instance;
-      try {
-        const instance = await getInstance(client, instanceNamespace, instanceName);
-        const ref = instance?.spec?.clusterRef;
-        // Only the instance that stands for this virtual cluster.
-        if (instance?.spec?.external && ref?.namespace === namespace && ref.virtualCluster === name) {
-          await deleteInstance(client, instanceNamespace, instanceName);
-        }
-      } catch {
-        remaining.instance = leftover.instance;
-      }
-    }
-    if (leftover.accessKey) {
-      try {
-        await deleteAccessKey(client, leftover.accessKey);
-      } catch {
-        remaining.accessKey = leftover.accessKey;
-      }
-    }
-    if (remaining.instance || remaining.accessKey) left.push(remaining);
-  }
-  return left;
-}
-
-/** The settings the virtual cluster ran with (local copy, else the host's), to find the RBAC it asked for. */
-function storedSettings(
-  state: LocalCluster | undefined,
-  encoded: string | undefined,
-  namespace: string,
-): VirtualClusterSettings | undefined {
-  let text: string | undefined;
-  if (state) {
-    try {
-      text = readFileSync(clusterPaths(state.namespace, state.name).settings, "utf8");
-    } catch {
-      // fall back to the host's copy
-    }
-  }
-  text ??= encoded === undefined ? undefined : Buffer.from(encoded, "base64").toString("utf8");
-  if (text === undefined) return undefined;
-  try {
-    return parseSettings(text, { namespace });
-  } catch {
-    return undefined;
-  }
-}
-
-async function deleteHostObjects(
-  host: HostCluster,
-  name: string,
-  namespace: string,
-  settings: VirtualClusterSettings | undefined,
-): Promise<void> {
-  const { core, rbac } = host;
-  const apiKeySecret = await host.readSecret(namespace, DEFAULT_API_KEY_SECRET);
-  if (createdFor(apiKeySecret?.metadata, name)) {
-    await host.remove(`Secret ${namespace}/${DEFAULT_API_KEY_SECRET}`, () =>
-      core.deleteNamespacedSecret({ namespace, name: DEFAULT_API_KEY_SECRET }),
-    );
-  }
-  const account = serviceAccountName(name);
-  const found = await host.find(`ServiceAccount ${namespace}/${account}`, () =>
-    core.readNamespacedServiceAccount({ namespace, name: account }),
-  );
-  if (createdFor(found?.metadata, name)) {
-    await host.remove(`ServiceAccount ${namespace}/${account}`, () =>
-      core.deleteNamespacedServiceAccount({ namespace, name: account }),
-    );
-  }
-  const apiKey = settings?.external.platform?.apiKey;
-  const secretNamespace = apiKey?.namespace || namespace;
-  if (!apiKey || !needsSecretReaderRbac(apiKey.createRBAC, secretNamespace, namespace)) return;
-  const role = platformRoleName(name, namespace);
-  const binding = platformRoleBindingName(name, namespace);
-  const current = await host.find(`Role ${secretNamespace}/${role}`, () =>
-    rbac.readNamespacedRole({ namespace: secretNamespace, name: role }),
-  );
-  if (current?.metadata?.labels?.[MANAGED_BY_LABEL] !== name) return;
-  await host.remove(`RoleBinding ${secretNamespace}/${binding}`, () =>
-    rbac.deleteNamespacedRoleBinding({ namespace: secretNamespace, name: binding }),
-  );
-  await host.remove(`Role ${secretNamespace}/${role}`, () =>
-    rbac.deleteNamespacedRole({ namespace: secretNamespace, name: role }),
-  );
 }

@@ -28,8 +28,8 @@ platform, the virtual cluster's instance there with its dedicated access key. Th
     )
     .action(
       runAction(async (name: string, flags: DeleteFlags) => {
-        const { deleteVirtualCluster } = await import("./delete-action.ts");
-        await deleteVirtualCluster(name, flags);
+        const { deleteCommandAction } = await import("./delete-action.ts");
+        await deleteCommandAction(name, flags);
       }),
     );
 }

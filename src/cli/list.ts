@@ -4,8 +4,9 @@
 
 import { Command, Option } from "commander";
 import { humanDuration } from "../http/table.ts";
-import { clusterPaths, type LocalCluster, listLocalClusters } from "./local-clusters.ts";
-import { readStatus, runningPid } from "./local-runtime.ts";
+import { clusterPaths, type LocalCluster, listLocalClusters } from "../virtualcluster/lifecycle/local-clusters.ts";
+import { runningPid } from "../virtualcluster/lifecycle/local-runtime.ts";
+import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
 import { formatData, renderTable, type ServerTable } from "./output.ts";
 import { runAction } from "./run-action.ts";
 import { colorEnabled, styles } from "./terminal.ts";
@@ -35,7 +36,7 @@ export interface ListedCluster {
 export function describeCluster(state: LocalCluster): ListedCluster {
   const paths = clusterPaths(state.namespace, state.name);
   const pid = runningPid(paths);
-  const status = readStatus(paths);
+  const status = readRuntimeStatus(paths.dir);
   const listed: ListedCluster = {
     name: state.name,
     namespace: state.namespace,

@@ -4,7 +4,6 @@ import { Command } from "commander";
 import { platformVersion } from "../apimachinery/version.ts";
 import { apiserverCommand } from "./apiserver.ts";
 import { completionCommand } from "./completion.ts";
-import { configCommand } from "./config.ts";
 import { connectCommand } from "./connect.ts";
 import { createCommand } from "./create.ts";
 import { deleteCommand } from "./delete.ts";
@@ -12,6 +11,7 @@ import { listCommand } from "./list.ts";
 import { patchesCommand } from "./patches.ts";
 import { platformCommand } from "./platform.ts";
 import { runCommand } from "./run.ts";
+import { settingsCommand } from "./settings.ts";
 
 const program = new Command("virtualcluster")
   .description("Manage virtual Kubernetes clusters and the platform they connect to")
@@ -23,7 +23,7 @@ const program = new Command("virtualcluster")
   .addCommand(connectCommand())
   .addCommand(platformCommand())
   .addCommand(patchesCommand())
-  .addCommand(configCommand())
+  .addCommand(settingsCommand())
   .addCommand(apiserverCommand())
   .addCommand(runCommand());
 program.addCommand(completionCommand(() => program));

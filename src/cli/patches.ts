@@ -1,10 +1,10 @@
 import { Command, Option } from "commander";
 import { stringify } from "yaml";
-import { loadSettings, readSettingsFile, SettingsError } from "../virtualcluster/config/load.ts";
-import { PATCH_LISTS, type PatchedResource } from "../virtualcluster/config/settings-schema.ts";
 import { applyPatches } from "../virtualcluster/patches/apply.ts";
 import { PatchApplyError } from "../virtualcluster/patches/errors.ts";
 import type { ReferencedObject } from "../virtualcluster/patches/types.ts";
+import { loadSettings, readSettingsFile, SettingsError } from "../virtualcluster/settings/load.ts";
+import { PATCH_LISTS, type PatchedResource } from "../virtualcluster/settings/settings-schema.ts";
 import { OBJECT_NAMESPACE_ANNOTATION } from "../virtualcluster/translate/constants.ts";
 import { createTranslator } from "../virtualcluster/translate/translator.ts";
 import { CommandError, type CommandIO, processIO, readObject } from "./patches-io.ts";

@@ -3,10 +3,10 @@
 // the created object, key included.
 
 import { type Command, Option } from "commander";
+import { API_GROUP_PATH } from "../virtualcluster/lifecycle/platform-client.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import { formatData } from "./output.ts";
 import { CommandError } from "./patches-io.ts";
-import { API_GROUP_PATH } from "./platform-client.ts";
 import { loggedInClient } from "./platform-session.ts";
 import { runAction } from "./run-action.ts";
 

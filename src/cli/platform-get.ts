@@ -2,11 +2,12 @@
 // objects as YAML or JSON. Virtual clusters live in project namespaces; without -n or --project all are listed.
 
 import { type Command, Option } from "commander";
+import { API_GROUP_PATH, type PlatformClient, TABLE_ACCEPT } from "../virtualcluster/lifecycle/platform-client.ts";
 import { formatData, renderTable, type ServerTable, withoutManagedFields } from "./output.ts";
 import { CommandError } from "./patches-io.ts";
-import { API_GROUP_PATH, type PlatformClient, TABLE_ACCEPT } from "./platform-client.ts";
-import { findResource, PLATFORM_RESOURCES, type PlatformResource } from "./platform-resources.ts";
+import { fetchPlatformResources, findResource, type PlatformResource } from "./platform-resources.ts";
 import { loggedInClient } from "./platform-session.ts";
+import { COMMON_RESOURCES } from "./resource-aliases.ts";
 import { runAction } from "./run-action.ts";
 import { colorEnabled, styles } from "./terminal.ts";
 
@@ -62,14 +63,14 @@ async function namespaceOf(client: PlatformClient, resource: PlatformResource, f
 }
 
 async function get(word: string, name: string | undefined, flags: GetFlags): Promise<void> {
-  const resource = findResource(word);
-  if (flags.project !== undefined && !resource.namespaced) {
-    throw new CommandError(`--project applies to virtualclusters, not ${resource.name}`);
-  }
   if (flags.allNamespaces && (flags.namespace || flags.project)) {
     throw new CommandError("--all-namespaces cannot be combined with --namespace or --project");
   }
   const client = loggedInClient();
+  const resource = findResource(await fetchPlatformResources(client), word);
+  if (flags.project !== undefined && !resource.namespaced) {
+    throw new CommandError(`--project applies to virtualclusters, not ${resource.name}`);
+  }
   const namespace = await namespaceOf(client, resource, flags);
   const path = namespace
     ? `${API_GROUP_PATH}/namespaces/${encodeURIComponent(namespace)}/${resource.plural}`
@@ -116,12 +117,12 @@ async function get(word: string, name: string | undefined, flags: GetFlags): Pro
 }
 
 export function addGetCommand(platform: Command): void {
-  const names = PLATFORM_RESOURCES.map((r) => r.name).join(", ");
+  const names = COMMON_RESOURCES.join(", ");
   platform
     .command("get")
     .alias("list")
     .description(`Show ${names}`)
-    .argument("<resource>", `one of ${names}`)
+    .argument("<resource>", `one of ${names}, or another resource the platform lists`)
     .argument("[name]", "one object by name")
     .addOption(new Option("-o, --output <format>", "output format").choices(GET_FORMATS).default("table"))
     .option("-n, --namespace <namespace>", "namespace of namespaced resources (virtualclusters)")

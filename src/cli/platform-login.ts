@@ -3,9 +3,12 @@
 
 import { readFileSync } from "node:fs";
 import { type Command, Option } from "commander";
-import { type PlatformLogin, readClientConfig, writeClientConfig } from "./client-config.ts";
+import { PlatformError } from "../virtualcluster/lifecycle/platform-client.ts";
+import type { PlatformLogin } from "../virtualcluster/lifecycle/platform-login.ts";
+import { readClientConfig, writeClientConfig } from "./client-config.ts";
+import { describeSelf } from "./describe-self.ts";
 import { CommandError } from "./patches-io.ts";
-import { describeSelf, PlatformClient, PlatformError } from "./platform-client.ts";
+import { platformClient } from "./platform-session.ts";
 import { normalizePlatformUrl } from "./platform-url.ts";
 import { runAction } from "./run-action.ts";
 import { colorEnabled, promptHidden, readFirstLine, styles, withSpinner } from "./terminal.ts";
@@ -44,7 +47,7 @@ async function readPassword(username: string, fromStdin: boolean): Promise<strin
 }
 
 async function passwordLogin(base: PlatformLogin, username: string, password: string): Promise<string> {
-  const client = new PlatformClient(base);
+  const client = platformClient(base);
   const reply = await client.request<{ accessKey?: unknown }>("POST", LOGIN_PATH, {
     body: { username, password },
     anonymous: true,
@@ -84,7 +87,7 @@ async function login(url: string, flags: LoginFlags): Promise<void> {
 
   const { host: _, ...trust } = base;
   const stored: PlatformLogin = { host, accessKey, ...trust };
-  const client = new PlatformClient(stored);
+  const client = platformClient(stored);
   try {
     const self = await withSpinner(`Checking the access key with ${host}`, () => client.self()).catch((error) => {
       if (error instanceof PlatformError && error.code === 401) {

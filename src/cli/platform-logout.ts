@@ -2,10 +2,11 @@
 // login), then the key is removed from the client config whatever the platform answered.
 
 import type { Command } from "commander";
+import { PlatformError, type SelfObject } from "../virtualcluster/lifecycle/platform-client.ts";
 import { readClientConfig, writeClientConfig } from "./client-config.ts";
 import { CommandError } from "./patches-io.ts";
-import { PlatformClient, PlatformError, type SelfObject } from "./platform-client.ts";
 import { LOGOUT_PATH } from "./platform-login.ts";
+import { platformClient } from "./platform-session.ts";
 import { errorLine, runAction } from "./run-action.ts";
 
 async function logout(): Promise<void> {
@@ -15,7 +16,7 @@ async function logout(): Promise<void> {
     process.stdout.write("Not logged in.\n");
     return;
   }
-  const client = new PlatformClient(platform);
+  const client = platformClient(platform);
   let self: SelfObject | undefined;
   let failure: unknown;
   let stale = false;

@@ -2,8 +2,8 @@
 // stay valid: its public key stays published until they expire.
 
 import { type Command, Option } from "commander";
+import { API_GROUP_PATH } from "../virtualcluster/lifecycle/platform-client.ts";
 import { formatData, renderTable } from "./output.ts";
-import { API_GROUP_PATH } from "./platform-client.ts";
 import { loggedInClient } from "./platform-session.ts";
 import { runAction } from "./run-action.ts";
 import { colorEnabled, styles, withSpinner } from "./terminal.ts";

@@ -1,10 +1,8 @@
 // The platform address a user types, normalised once at login: https:// when no scheme is given, no trailing slash,
 // no credentials, query or fragment, and the API prefix dropped (a kubeconfig's server URL works too).
 
+import { PLATFORM_API_PREFIX } from "../virtualcluster/connect/platform-api.ts";
 import { CommandError } from "./patches-io.ts";
-
-/** Where the platform serves its API (src/platform/platform.ts API_PREFIX); kept out of the stored host. */
-export const API_PREFIX = "/kubernetes/management";
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
@@ -38,6 +36,7 @@ export function normalizePlatformUrl(input: string, options: NormalizeOptions = 
   }
   if (url.search || url.hash) throw new CommandError(`"${input}": the platform URL takes no query or fragment`);
   let path = url.pathname.replace(/\/+$/, "");
-  while (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length).replace(/\/+$/, "");
+  // The API prefix is kept out of the stored host.
+  while (path.endsWith(PLATFORM_API_PREFIX)) path = path.slice(0, -PLATFORM_API_PREFIX.length).replace(/\/+$/, "");
   return `${url.protocol}//${url.host}${path}`;
 }

@@ -1,13 +1,14 @@
 // Every platform command's action runs through here: a failure becomes ONE line on stderr and exit code 1, never a
 // stack trace (VIRTUALCLUSTER_DEBUG=1 adds it, for bug reports).
 
-import { SettingsError } from "../virtualcluster/config/load.ts";
+import { LifecycleError } from "../virtualcluster/lifecycle/lifecycle-error.ts";
+import { PlatformError } from "../virtualcluster/lifecycle/platform-client.ts";
+import { SettingsError } from "../virtualcluster/settings/load.ts";
 import { CommandError } from "./patches-io.ts";
-import { PlatformError } from "./platform-client.ts";
 import { colorEnabled, styles } from "./terminal.ts";
 
 export function errorLine(error: unknown): string {
-  if (error instanceof CommandError) return error.lines.join("; ");
+  if (error instanceof CommandError || error instanceof LifecycleError) return error.lines.join("; ");
   if (error instanceof PlatformError) return error.message;
   if (error instanceof SettingsError) return `invalid settings: ${error.problems.join("; ")}`;
   return error instanceof Error ? error.message.split("\n")[0] : String(error);

@@ -3,7 +3,7 @@
 // `virtualcluster create` starts this command in the background; people and tests can run it directly.
 
 import { Command, InvalidArgumentError } from "commander";
-import { readSettingsFile } from "../virtualcluster/config/load.ts";
+import { readSettingsFile } from "../virtualcluster/settings/load.ts";
 import { runAction } from "./run-action.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 

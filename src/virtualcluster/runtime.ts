@@ -5,20 +5,17 @@
 // Start order: settings (fail fast on any problem) -> API server -> platform connection (its failure never stops the
 // control plane) -> syncer. Close in reverse.
 
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
+import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import { createTokenVerifier } from "../identity/token-verifier.ts";
-import { startClusterApiServer } from "./apiserver/cluster-api-server.ts";
-import { type LoadedSettings, loadSettings } from "./config/load.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
-import { type ConnectionState, PlatformConnection } from "./connect/platform-connection.ts";
+import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
+import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
+import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
-
-export const STATUS_FILE = "status.json";
 
 export interface RuntimeOptions {
   /** Virtual cluster name and the host namespace it lives in. */
@@ -35,14 +32,6 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   heartbeatIntervalMs?: number;
   logger?: Logger;
-}
-
-export interface RuntimeStatus {
-  name: string;
-  namespace: string;
-  url: string;
-  platform?: ConnectionState;
-  syncer: ReturnType<Syncer["stats"]>;
 }
 
 export interface RunningRuntime {
@@ -148,10 +137,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     syncer: syncer.stats(),
   });
   // The status file is how `virtualcluster list` and people read the connection state without credentials.
-  const writeStatus = () =>
-    writeFile(join(options.dataDir, STATUS_FILE), `${JSON.stringify(status(), null, 2)}\n`, { mode: 0o644 }).catch(
-      () => {},
-    );
+  const writeStatus = () => writeRuntimeStatus(options.dataDir, status()).catch(() => {});
   await writeStatus();
   const statusTimer = setInterval(writeStatus, Math.min(5_000, options.heartbeatIntervalMs ?? 5_000));
   statusTimer.unref();

@@ -2,30 +2,19 @@
 // URL, admin kubeconfig and the status it writes to <data-dir>/status.json.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type RuntimeStatus, readRuntimeStatus, STATUS_FILE } from "../../src/virtualcluster/runtime-status.ts";
 
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
-
-export interface RuntimeStatusFile {
-  url: string;
-  platform?: {
-    connected: boolean;
-    error?: string;
-    keySource?: string;
-    instance?: { namespace: string; name: string };
-    lastHeartbeat?: string;
-  };
-  syncer: { totalWrites: number; errors: number; synced: boolean };
-}
 
 export interface RuntimeProcess {
   url: string;
   dataDir: string;
   kubeconfig: string;
   child: ChildProcess;
-  status(): Promise<RuntimeStatusFile>;
+  status(): Promise<RuntimeStatus>;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -88,7 +77,9 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions): Promi
     kubeconfig: join(dataDir, "admin.kubeconfig"),
     child,
     async status() {
-      return JSON.parse(await readFile(join(dataDir, "status.json"), "utf8")) as RuntimeStatusFile;
+      const status = readRuntimeStatus(dataDir);
+      if (!status) throw new Error(`no readable ${STATUS_FILE} in ${dataDir}`);
+      return status;
     },
     stderr: () => stderr,
     async stop() {

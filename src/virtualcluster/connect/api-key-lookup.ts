@@ -6,8 +6,8 @@
 // Dedicated mode (`external.platform: {}`) skips step 2: the command-line client wrote the default Secret.
 
 import type { CoreV1Api, V1Secret } from "@kubernetes/client-node";
-import { DEFAULT_API_KEY_SECRET } from "../config/settings-schema.ts";
-import type { PlatformSettings } from "../config/types.ts";
+import { DEFAULT_API_KEY_SECRET } from "../settings/settings-schema.ts";
+import type { PlatformSettings } from "../settings/types.ts";
 
 export interface PlatformCredentials {
   accessKey: string;

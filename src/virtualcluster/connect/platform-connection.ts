@@ -9,7 +9,7 @@
 
 import type { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { PlatformSettings } from "../config/types.ts";
+import type { PlatformSettings } from "../settings/types.ts";
 import { ApiKeyNotFoundError, lookupApiKey, type PlatformCredentials } from "./api-key-lookup.ts";
 import {
   createPlatformApi,

@@ -1,7 +1,7 @@
 import { fieldProblem, type PatchProblem, PatchValidationError } from "./errors.ts";
-import { type ContextUse, checkExpression, ExpressionSyntaxError, widerUse } from "./expression-check.ts";
 import { pathsMayOverlap } from "./path-overlap.ts";
 import type { PathSegment } from "./path-parse.ts";
+import { type ContextUse, checkExpression, ExpressionSyntaxError, widerUse } from "./sandbox/expression-check.ts";
 import type { SandboxLimits } from "./sandbox/limits.ts";
 import { ExpressionSandbox } from "./sandbox/sandbox.ts";
 import type { Direction, Patch } from "./types.ts";

@@ -16,7 +16,7 @@ import {
   OBJECT_UID_ANNOTATION,
 } from "./constants.ts";
 import { desiredHostObject, hostObjectForVirtual, type SyncContext } from "./desired-state.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 const translator = createTranslator({ name: "vc", namespace: "vc-host" });
 const sets: CompiledPatchSet[] = [];
@@ -38,7 +38,7 @@ function context(endpoints: Patch[] = [], secrets: Patch[] = [], owner = true): 
   };
 }
 
-const virtualEndpoints = (): KubeObject => ({
+const virtualEndpoints = (): WireObject => ({
   apiVersion: "v1",
   kind: "Endpoints",
   metadata: {
@@ -51,7 +51,16 @@ const virtualEndpoints = (): KubeObject => ({
     generateName: "d",
     finalizers: ["x/y"],
     ownerReferences: [{ apiVersion: "v1", kind: "Service", name: "db", uid: "svc-uid" }],
-    managedFields: [{ manager: "kubectl" }],
+    managedFields: [
+      {
+        manager: "kubectl",
+        operation: "Update",
+        apiVersion: "v1",
+        time: "2024-01-01T00:00:00Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: {},
+      },
+    ],
     labels: { app: "db", release: "r1" },
     annotations: {
       note: "hello",
@@ -166,7 +175,7 @@ test("desiredHostObject() throws a PatchApplyError naming the failing patch", ()
 });
 
 test("desiredHostObject() drops the cluster IP and node ports of a Service and translates its selector", () => {
-  const virtual: KubeObject = {
+  const virtual: WireObject = {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: "web", namespace: "default", uid: "s" },
@@ -191,14 +200,14 @@ test("desiredHostObject() drops the cluster IP and node ports of a Service and t
 });
 
 test("desiredHostObject() keeps a headless Service headless", () => {
-  const virtual: KubeObject = { metadata: { name: "h", namespace: "default" }, spec: { clusterIP: "None" } };
+  const virtual: WireObject = { metadata: { name: "h", namespace: "default" }, spec: { clusterIP: "None" } };
   const { object } = desiredHostObject("services", virtual, undefined, context());
   assert.deepEqual(object.spec, { clusterIP: "None", clusterIPs: ["None"] });
 });
 
 test("desiredHostObject() copies a Secret's data, folds stringData in and applies the secrets patches", () => {
   const ctx = context([], [{ path: "data.user", expression: 'btoa("host-" + atob(value))' }]);
-  const virtual: KubeObject = {
+  const virtual: WireObject = {
     metadata: { name: "creds", namespace: "team-a", uid: "u" },
     type: "kubernetes.io/basic-auth",
     data: { user: btoa("alice") },
@@ -229,7 +238,7 @@ test("host labels of a synced object map back to exactly the virtual labels (rou
       fc.dictionary(labelKey, fc.string({ maxLength: 10 })),
       fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/),
       (labels, ns) => {
-        const virtual: KubeObject = { metadata: { name: "x", namespace: ns, labels } };
+        const virtual: WireObject = { metadata: { name: "x", namespace: ns, labels } };
         const { object } = desiredHostObject("endpoints", virtual, undefined, context());
         const host = object.metadata?.labels ?? {};
         assert.equal(host[MANAGED_BY_LABEL], "vc");

@@ -5,7 +5,7 @@ import { translateEndpoints } from "./host-endpoints.ts";
 import type { HostObjectOptions } from "./host-metadata.ts";
 import { translateSecret } from "./host-secret.ts";
 import { translateService } from "./host-service.ts";
-import type { KubeObject, SyncedResource } from "./types.ts";
+import type { SyncedResource, WireObject } from "./types.ts";
 
 export interface SyncContext extends HostObjectOptions {
   /** `context.vcluster` of patch expressions. */
@@ -15,12 +15,12 @@ export interface SyncContext extends HostObjectOptions {
 }
 
 export interface DesiredHostObject {
-  object: KubeObject;
+  object: WireObject;
   /** Objects the reference patches pointed at: they sync too. */
   references: ReferencedObject[];
 }
 
-const TRANSLATE: Record<SyncedResource, (virtual: KubeObject, options: HostObjectOptions) => KubeObject> = {
+const TRANSLATE: Record<SyncedResource, (virtual: WireObject, options: HostObjectOptions) => WireObject> = {
   services: translateService,
   endpoints: translateEndpoints,
   secrets: translateSecret,
@@ -33,8 +33,8 @@ const TRANSLATE: Record<SyncedResource, (virtual: KubeObject, options: HostObjec
  */
 export function desiredHostObject(
   resource: SyncedResource,
-  virtual: KubeObject,
-  host: KubeObject | undefined,
+  virtual: WireObject,
+  host: WireObject | undefined,
   context: SyncContext,
 ): DesiredHostObject {
   const translated = TRANSLATE[resource](virtual, context);
@@ -46,7 +46,7 @@ export function desiredHostObject(
     translator: context.translator,
     namespace: virtual.metadata?.namespace,
   });
-  return { object: result.object as KubeObject, references: result.references };
+  return { object: result.object as WireObject, references: result.references };
 }
 
 /**
@@ -55,10 +55,10 @@ export function desiredHostObject(
  */
 export function hostObjectForVirtual(
   resource: SyncedResource,
-  host: KubeObject,
-  virtual: KubeObject,
+  host: WireObject,
+  virtual: WireObject,
   context: SyncContext,
-): KubeObject {
+): WireObject {
   const patches = context.patches[resource];
   if (!patches || patches.patches.length === 0) return host;
   const result = applyPatches(patches, host, {
@@ -67,5 +67,5 @@ export function hostObjectForVirtual(
     translator: context.translator,
     namespace: virtual.metadata?.namespace,
   });
-  return result.object as KubeObject;
+  return result.object as WireObject;
 }

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { SYNCER_COMPONENT } from "./constants.ts";
 import { describeError, statusCode } from "./kube-client.ts";
 import type { StatsCounter } from "./stats.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 /** Longest message kept (events are for people; the full error is in the log). */
 const MAX_MESSAGE = 1024;
@@ -37,7 +37,7 @@ export class EventRecorder {
   }
 
   /** Records the event; failures to record are logged, never thrown (the sync error itself is what matters). */
-  async warning(object: KubeObject, kind: string, reason: string, text: string): Promise<void> {
+  async warning(object: WireObject, kind: string, reason: string, text: string): Promise<void> {
     const metadata = object.metadata ?? {};
     const namespace = metadata.namespace ?? "default";
     const message = text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 3)}...` : text;

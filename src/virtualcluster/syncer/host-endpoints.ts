@@ -1,7 +1,7 @@
 import { cloneJson } from "../patches/json-clone.ts";
 import type { Translator } from "../translate/translator.ts";
 import { type HostObjectOptions, hostMetadata } from "./host-metadata.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 type Json = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ function translateTargetRef(address: unknown, virtualNamespace: string, translat
  * The host copy of a virtual Endpoints object before patches: translated metadata, subsets copied with Pod
  * targetRefs translated. Everything else in the subsets is copied unchanged.
  */
-export function translateEndpoints(virtual: KubeObject, options: HostObjectOptions): KubeObject {
+export function translateEndpoints(virtual: WireObject, options: HostObjectOptions): WireObject {
   const virtualNamespace = virtual.metadata?.namespace ?? "";
   const subsets = cloneJson(virtual.subsets ?? []) as unknown[];
   for (const subset of subsets) {
@@ -35,7 +35,7 @@ export function translateEndpoints(virtual: KubeObject, options: HostObjectOptio
       for (const address of addresses) translateTargetRef(address, virtualNamespace, options.translator);
     }
   }
-  const host: KubeObject = {
+  const host: WireObject = {
     apiVersion: "v1",
     kind: "Endpoints",
     metadata: hostMetadata(virtual, "Endpoints", options),

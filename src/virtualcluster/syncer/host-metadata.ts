@@ -1,3 +1,4 @@
+import type { ObjectMeta, OwnerReference } from "../../apimachinery/types.ts";
 import { cloneJson } from "../patches/json-clone.ts";
 import { type LabelMap, putLabel } from "../translate/labels.ts";
 import type { Translator } from "../translate/translator.ts";
@@ -12,7 +13,7 @@ import {
   OBJECT_UID_ANNOTATION,
   SYNCER_ANNOTATIONS,
 } from "./constants.ts";
-import type { KubeMetadata, KubeObject, OwnerReference } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 export interface HostObjectOptions {
   translator: Translator;
@@ -48,7 +49,7 @@ export function isCopiedAnnotation(key: string): boolean {
  * object cannot forge them), then the syncer's annotations naming the virtual object and the copied keys.
  */
 export function hostAnnotations(
-  virtual: KubeObject,
+  virtual: WireObject,
   kind: string,
   host: { name: string; namespace: string },
 ): LabelMap {
@@ -74,12 +75,12 @@ export function hostAnnotations(
  * annotations and labels translated, and the owner reference to the virtual cluster's host Service when known
  * (a controller reference only when the virtual object itself has a controller, as upstream does).
  */
-export function hostMetadata(virtual: KubeObject, kind: string, options: HostObjectOptions): KubeMetadata {
+export function hostMetadata(virtual: WireObject, kind: string, options: HostObjectOptions): ObjectMeta {
   const { translator, owner } = options;
   const source = virtual.metadata ?? {};
   const virtualName = source.name ?? "";
   const virtualNamespace = source.namespace ?? "";
-  const metadata = cloneJson(source) as KubeMetadata;
+  const metadata = cloneJson(source) as ObjectMeta;
   for (const field of RESET_FIELDS) delete metadata[field];
   const name = translator.hostName(virtualName, virtualNamespace);
   const namespace = translator.hostNamespace(virtualNamespace);

@@ -1,6 +1,6 @@
 import { cloneJson } from "../patches/json-clone.ts";
 import { type HostObjectOptions, hostMetadata } from "./host-metadata.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 type Json = Record<string, unknown>;
 
@@ -8,7 +8,7 @@ const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** True when a Service selects Pods itself; its Endpoints then belong to the host's own endpoints controller. */
-export function hasSelector(service: KubeObject | undefined): boolean {
+export function hasSelector(service: WireObject | undefined): boolean {
   const spec = service?.spec;
   return isObject(spec) && isObject(spec.selector) && Object.keys(spec.selector).length > 0;
 }
@@ -21,7 +21,7 @@ const isHeadless = (spec: Json): boolean => spec.clusterIP === "None";
  * those are dropped (a headless Service stays headless); the selector is translated like labels, so it selects
  * only Pods synced from the same virtual namespace; status is the host's.
  */
-export function translateService(virtual: KubeObject, options: HostObjectOptions): KubeObject {
+export function translateService(virtual: WireObject, options: HostObjectOptions): WireObject {
   const spec = isObject(virtual.spec) ? (cloneJson(virtual.spec) as Json) : {};
   if (isHeadless(spec)) {
     spec.clusterIPs = ["None"];

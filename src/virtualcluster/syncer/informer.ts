@@ -2,7 +2,7 @@ import { type KubernetesListObject, type KubernetesObject, ListWatch, Watch } fr
 import type { Logger } from "pino";
 import { cloneJson } from "../patches/json-clone.ts";
 import { describeError, type KubeClient } from "./kube-client.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 export type InformerEvent = "add" | "update" | "delete";
 
@@ -16,7 +16,7 @@ export interface InformerOptions {
   list(): Promise<KubernetesListObject<KubernetesObject>>;
   labelSelector?: string;
   fieldSelector?: string;
-  onEvent(event: InformerEvent, object: KubeObject): void;
+  onEvent(event: InformerEvent, object: WireObject): void;
   logger?: Logger;
   /** Restart delays after a failed list or watch (default 200 ms doubling to 5 s). */
   retryBaseMs?: number;
@@ -33,7 +33,7 @@ const cacheKey = (namespace: string | undefined, name: string | undefined) => `$
 export class Informer {
   readonly #options: InformerOptions;
   readonly #listWatch: ListWatch<KubernetesObject>;
-  readonly #cache = new Map<string, KubeObject>();
+  readonly #cache = new Map<string, WireObject>();
   readonly ready: Promise<void>;
   #resolveReady!: () => void;
   #listed = false;
@@ -75,11 +75,11 @@ export class Informer {
     void this.#run();
   }
 
-  get(namespace: string, name: string): KubeObject | undefined {
+  get(namespace: string, name: string): WireObject | undefined {
     return this.#cache.get(cacheKey(namespace, name));
   }
 
-  values(): IterableIterator<KubeObject> {
+  values(): IterableIterator<WireObject> {
     return this.#cache.values();
   }
 
@@ -123,13 +123,13 @@ export class Informer {
   }
 
   #store(event: InformerEvent, object: KubernetesObject): void {
-    const plain = cloneJson(object) as KubeObject;
+    const plain = cloneJson(object) as WireObject;
     this.#cache.set(cacheKey(plain.metadata?.namespace, plain.metadata?.name), plain);
     this.#options.onEvent(event, plain);
   }
 
   #remove(object: KubernetesObject): void {
-    const plain = cloneJson(object) as KubeObject;
+    const plain = cloneJson(object) as WireObject;
     this.#cache.delete(cacheKey(plain.metadata?.namespace, plain.metadata?.name));
     this.#options.onEvent("delete", plain);
   }

@@ -1,5 +1,5 @@
 import type { MetadataSnapshot } from "./reverse-metadata.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 /** What the syncer remembers about one key between syncs. */
 export interface KeyState {
@@ -9,7 +9,7 @@ export interface KeyState {
    * Our last write to the host, until the host informer has seen it: a create or update (the object the server
    * returned) or a delete (the uid deleted). Read instead of the informer's possibly older copy.
    */
-  written?: { object: KubeObject } | { deletedUid: string };
+  written?: { object: WireObject } | { deletedUid: string };
   /**
    * The desired state last written (stable JSON) and the resourceVersion the host returned for it. While the host
    * object still has that resourceVersion and the desired state is unchanged, nothing is written, even if the host
@@ -27,7 +27,7 @@ const revision = (value: string | undefined): bigint | undefined => {
 export function caughtUp(
   written: NonNullable<KeyState["written"]>,
   event: "add" | "update" | "delete",
-  seen: KubeObject,
+  seen: WireObject,
 ): boolean {
   const metadata = seen.metadata ?? {};
   if ("deletedUid" in written)
@@ -39,7 +39,7 @@ export function caughtUp(
 }
 
 /** The host object as the syncer should see it: our own last write while the informer has not caught up. */
-export function currentHost(cached: KubeObject | undefined, state: KeyState | undefined): KubeObject | undefined {
+export function currentHost(cached: WireObject | undefined, state: KeyState | undefined): WireObject | undefined {
   const written = state?.written;
   if (!written) return cached;
   return "deletedUid" in written ? undefined : written.object;

@@ -13,7 +13,7 @@ import { reverseMetadata, snapshotOf } from "./reverse-metadata.ts";
 import { semanticallyEqual, updateBody } from "./semantic-equal.ts";
 import { stableJson } from "./stable-json.ts";
 import type { StatsCounter } from "./stats.ts";
-import { KIND_OF, type KubeObject, type SyncedResource } from "./types.ts";
+import { KIND_OF, type SyncedResource, type WireObject } from "./types.ts";
 
 /** One side of the sync: informer caches and API calls per resource. */
 export interface Side {
@@ -38,7 +38,7 @@ export interface ReconcilerOptions {
 /** The virtual cluster's own API server Service and Endpoints: written into the virtual cluster, never synced. */
 const isKubernetesService = (namespace: string, name: string) => namespace === "default" && name === "kubernetes";
 
-const isManagedBy = (object: KubeObject | undefined, name: string) =>
+const isManagedBy = (object: WireObject | undefined, name: string) =>
   object?.metadata?.labels?.[MANAGED_BY_LABEL] === name;
 
 /**
@@ -69,7 +69,7 @@ export class Reconciler {
   }
 
   /** The virtual object of a key, if any (for events). */
-  virtualObject(key: SyncKey): KubeObject | undefined {
+  virtualObject(key: SyncKey): WireObject | undefined {
     return this.#options.virtual.informers[key.resource]?.get(key.namespace, key.name);
   }
 
@@ -109,7 +109,7 @@ export class Reconciler {
     const desired = desiredHostObject(resource, source, hostObject, context);
     if (resource === "endpoints") this.#trackReferences(key, desired.references, true);
     const desiredText = stableJson(desired.object);
-    let result: KubeObject | undefined = hostObject;
+    let result: WireObject | undefined = hostObject;
     if (!hostObject) {
       result = await this.#create(key, resource, desired.object, state);
     } else if (!this.#inSync(resource, desired.object, desiredText, hostObject, state)) {
@@ -122,7 +122,7 @@ export class Reconciler {
   }
 
   /** The sync rules: which virtual objects have a host copy. */
-  #wanted(key: SyncKey, virtual: KubeObject): boolean {
+  #wanted(key: SyncKey, virtual: WireObject): boolean {
     const { enabled, virtual: side } = this.#options;
     if (!enabled[key.resource] || virtual.metadata?.deletionTimestamp) return false;
     switch (key.resource) {
@@ -141,9 +141,9 @@ export class Reconciler {
 
   #inSync(
     resource: SyncedResource,
-    desired: KubeObject,
+    desired: WireObject,
     desiredText: string,
-    host: KubeObject,
+    host: WireObject,
     state: KeyState,
   ): boolean {
     const applied = state.applied;
@@ -159,10 +159,10 @@ export class Reconciler {
    */
   async #carryBack(
     resource: SyncedResource,
-    virtual: KubeObject,
-    host: KubeObject,
+    virtual: WireObject,
+    host: WireObject,
     state: KeyState,
-  ): Promise<KubeObject> {
+  ): Promise<WireObject> {
     const { context } = this.#options;
     // Common case first: nothing changed on the host, so no reverse patch needs to run.
     if (isDeepStrictEqual(snapshotOf(host), state.last?.host)) return virtual;
@@ -175,7 +175,7 @@ export class Reconciler {
       { op: "add", path: "/metadata/labels", value: metadata.labels },
       { op: "add", path: "/metadata/annotations", value: metadata.annotations },
     ];
-    let updated: KubeObject;
+    let updated: WireObject;
     try {
       updated = await this.#options.virtual.calls[resource].jsonPatch(namespace, name, operations);
     } catch (error) {
@@ -191,7 +191,7 @@ export class Reconciler {
     return updated;
   }
 
-  async #create(key: string, resource: SyncedResource, desired: KubeObject, state: KeyState): Promise<KubeObject> {
+  async #create(key: string, resource: SyncedResource, desired: WireObject, state: KeyState): Promise<WireObject> {
     const { hostNamespace, host, name } = this.#options;
     const kind = KIND_OF[resource];
     const hostName = desired.metadata?.name ?? "";
@@ -217,10 +217,10 @@ export class Reconciler {
   async #update(
     key: string,
     resource: SyncedResource,
-    desired: KubeObject,
-    current: KubeObject,
+    desired: WireObject,
+    current: WireObject,
     state: KeyState,
-  ): Promise<KubeObject> {
+  ): Promise<WireObject> {
     const { hostNamespace, host } = this.#options;
     const kind = KIND_OF[resource];
     const hostName = current.metadata?.name ?? "";
@@ -247,7 +247,7 @@ export class Reconciler {
     }
   }
 
-  async #delete(key: string, resource: SyncedResource, current: KubeObject, state: KeyState): Promise<void> {
+  async #delete(key: string, resource: SyncedResource, current: WireObject, state: KeyState): Promise<void> {
     const { hostNamespace, host } = this.#options;
     const kind = KIND_OF[resource];
     const hostName = current.metadata?.name ?? "";

@@ -1,6 +1,6 @@
 import type { CoreV1Api, KubernetesListObject, KubernetesObject } from "@kubernetes/client-node";
 import { cloneJson } from "../patches/json-clone.ts";
-import type { KubeObject, SyncedResource } from "./types.ts";
+import type { SyncedResource, WireObject } from "./types.ts";
 
 /** One JSON patch operation (RFC 6902): the default patch type of client-node's patch calls. */
 export interface JsonPatchOperation {
@@ -15,17 +15,17 @@ export interface ResourceCalls {
     namespace: string | undefined,
     selectors: { labelSelector?: string; fieldSelector?: string },
   ): Promise<KubernetesListObject<KubernetesObject>>;
-  read(namespace: string, name: string): Promise<KubeObject>;
-  create(namespace: string, body: KubeObject): Promise<KubeObject>;
-  replace(namespace: string, name: string, body: KubeObject): Promise<KubeObject>;
-  jsonPatch(namespace: string, name: string, operations: JsonPatchOperation[]): Promise<KubeObject>;
+  read(namespace: string, name: string): Promise<WireObject>;
+  create(namespace: string, body: WireObject): Promise<WireObject>;
+  replace(namespace: string, name: string, body: WireObject): Promise<WireObject>;
+  jsonPatch(namespace: string, name: string, operations: JsonPatchOperation[]): Promise<WireObject>;
   /** Deletes with a uid precondition, so an object recreated meanwhile is left alone. */
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
 
 // client-node's typed models are structurally plain objects with Date fields; cloneJson turns them into JSON.
 type Body = never;
-const plain = (object: unknown): KubeObject => cloneJson(object) as KubeObject;
+const plain = (object: unknown): WireObject => cloneJson(object) as WireObject;
 const preconditions = (uid: string | undefined) => (uid ? { preconditions: { uid } } : {});
 const list = (result: unknown) => result as KubernetesListObject<KubernetesObject>;
 

@@ -5,10 +5,10 @@ import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
 import { OBJECT_UID_ANNOTATION } from "./constants.ts";
 import { reverseMetadata, snapshotOf } from "./reverse-metadata.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 const translator = createTranslator({ name: "vc", namespace: "vc-host" });
-const object = (labels: Record<string, string>, annotations: Record<string, string>): KubeObject => ({
+const object = (labels: Record<string, string>, annotations: Record<string, string>): WireObject => ({
   metadata: { name: "x", namespace: "default", labels, annotations },
 });
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { type LabelMap, putLabel } from "../translate/labels.ts";
 import type { Translator } from "../translate/translator.ts";
 import { isCopiedAnnotation } from "./host-metadata.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 /** The labels and annotations of an object at the moment it was last in sync. */
 export interface MetadataSnapshot {
@@ -10,17 +10,17 @@ export interface MetadataSnapshot {
   annotations: LabelMap;
 }
 
-export function snapshotOf(object: KubeObject | undefined): MetadataSnapshot {
+export function snapshotOf(object: WireObject | undefined): MetadataSnapshot {
   return { labels: { ...object?.metadata?.labels }, annotations: { ...object?.metadata?.annotations } };
 }
 
 export interface ReverseInput {
   /** The virtual object now. */
-  virtual: KubeObject;
+  virtual: WireObject;
   /** The host object now. */
-  host: KubeObject;
+  host: WireObject;
   /** The host object with the reverse patches applied (`hostObjectForVirtual`). */
-  reversed: KubeObject;
+  reversed: WireObject;
   /** Both sides when they were last in sync; without it (first sync, restart) the virtual side wins. */
   last: { virtual: MetadataSnapshot; host: MetadataSnapshot } | undefined;
   translator: Translator;

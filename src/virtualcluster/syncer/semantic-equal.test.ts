@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { semanticallyEqual, updateBody } from "./semantic-equal.ts";
-import type { KubeObject } from "./types.ts";
+import type { WireObject } from "./types.ts";
 
 const meta = { name: "x", namespace: "h", labels: { a: "1" }, annotations: { b: "2" } };
 
 test("semanticallyEqual() ignores server-set metadata and empty values", () => {
-  const desired: KubeObject = {
+  const desired: WireObject = {
     metadata: { ...meta },
     subsets: [{ addresses: [{ ip: "1.2.3.4" }], ports: [{ port: 80 }] }],
   };
-  const actual: KubeObject = {
+  const actual: WireObject = {
     metadata: { ...meta, uid: "u", resourceVersion: "7", creationTimestamp: "2024-01-01T00:00:00Z", finalizers: [] },
     subsets: [{ addresses: [{ ip: "1.2.3.4" }], notReadyAddresses: [], ports: [{ port: 80, protocol: "TCP" }] }],
   };
@@ -18,8 +18,8 @@ test("semanticallyEqual() ignores server-set metadata and empty values", () => {
 });
 
 test("semanticallyEqual() sees a changed label, annotation, owner or subset", () => {
-  const base: KubeObject = { metadata: { ...meta }, subsets: [{ addresses: [{ ip: "1.2.3.4" }] }] };
-  const variants: KubeObject[] = [
+  const base: WireObject = { metadata: { ...meta }, subsets: [{ addresses: [{ ip: "1.2.3.4" }] }] };
+  const variants: WireObject[] = [
     { ...base, metadata: { ...meta, labels: { a: "2" } } },
     { ...base, metadata: { ...meta, annotations: {} } },
     { ...base, metadata: { ...meta, ownerReferences: [{ apiVersion: "v1", kind: "Service", name: "o", uid: "u" }] } },
@@ -29,8 +29,8 @@ test("semanticallyEqual() sees a changed label, annotation, owner or subset", ()
 });
 
 test("semanticallyEqual() ignores the cluster IPs and defaults a Service gets on the host", () => {
-  const desired: KubeObject = { metadata: { ...meta }, spec: { ports: [{ port: 80 }], selector: { app: "x" } } };
-  const actual: KubeObject = {
+  const desired: WireObject = { metadata: { ...meta }, spec: { ports: [{ port: 80 }], selector: { app: "x" } } };
+  const actual: WireObject = {
     metadata: { ...meta },
     spec: {
       type: "ClusterIP",
@@ -50,7 +50,7 @@ test("semanticallyEqual() ignores the cluster IPs and defaults a Service gets on
 });
 
 test("semanticallyEqual() compares a Secret's type and data", () => {
-  const desired: KubeObject = { metadata: { ...meta }, data: { k: "dg==" } };
+  const desired: WireObject = { metadata: { ...meta }, data: { k: "dg==" } };
   assert.equal(
     semanticallyEqual("secrets", desired, { metadata: { ...meta }, type: "Opaque", data: { k: "dg==" } }),
     true,
@@ -59,8 +59,8 @@ test("semanticallyEqual() compares a Secret's type and data", () => {
 });
 
 test("updateBody() carries the resourceVersion and the host-allocated Service values", () => {
-  const desired: KubeObject = { metadata: { ...meta }, spec: { type: "NodePort", ports: [{ port: 80 }] } };
-  const actual: KubeObject = {
+  const desired: WireObject = { metadata: { ...meta }, spec: { type: "NodePort", ports: [{ port: 80 }] } };
+  const actual: WireObject = {
     metadata: { ...meta, resourceVersion: "9" },
     spec: { clusterIP: "10.0.0.9", clusterIPs: ["10.0.0.9"], ports: [{ port: 80, protocol: "TCP", nodePort: 30001 }] },
   };
@@ -76,8 +76,8 @@ test("updateBody() carries the resourceVersion and the host-allocated Service va
 });
 
 test("semanticallyEqual() knows the session affinity timeout the host defaults", () => {
-  const desired: KubeObject = { metadata: { ...meta }, spec: { sessionAffinity: "ClientIP", ports: [{ port: 80 }] } };
-  const actual: KubeObject = {
+  const desired: WireObject = { metadata: { ...meta }, spec: { sessionAffinity: "ClientIP", ports: [{ port: 80 }] } };
+  const actual: WireObject = {
     metadata: { ...meta },
     spec: {
       sessionAffinity: "ClientIP",

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
+import type { OwnerReference } from "../../apimachinery/types.ts";
 import { cloneJson } from "../patches/json-clone.ts";
-import type { KubeObject, OwnerReference, SyncedResource } from "./types.ts";
+import type { SyncedResource, WireObject } from "./types.ts";
 
 type Json = Record<string, unknown>;
 
@@ -83,7 +84,7 @@ function normalizedServiceSpec(value: unknown): unknown {
   return spec;
 }
 
-const BODY: Record<SyncedResource, (object: KubeObject) => unknown> = {
+const BODY: Record<SyncedResource, (object: WireObject) => unknown> = {
   endpoints: (object) => normalizedSubsets(object.subsets),
   services: (object) => normalizedServiceSpec(object.spec),
   secrets: (object) => ({ type: object.type || "Opaque", data: object.data, immutable: object.immutable === true }),
@@ -94,7 +95,7 @@ const BODY: Record<SyncedResource, (object: KubeObject) => unknown> = {
  * owner references, and the same content, with fields the server sets or defaults (resourceVersion, timestamps,
  * cluster IPs, node ports, default protocols...) ignored. The syncer writes only when this is false.
  */
-export function semanticallyEqual(resource: SyncedResource, desired: KubeObject, actual: KubeObject): boolean {
+export function semanticallyEqual(resource: SyncedResource, desired: WireObject, actual: WireObject): boolean {
   const d = desired.metadata ?? {};
   const a = actual.metadata ?? {};
   if (!looselyEqual(d.labels, a.labels) || !looselyEqual(d.annotations, a.annotations)) return false;
@@ -106,8 +107,8 @@ export function semanticallyEqual(resource: SyncedResource, desired: KubeObject,
  * The body of an update: the desired object with the actual object's resourceVersion, and the values the host
  * allocated for a Service (cluster IPs, node ports) kept, since they cannot change on update.
  */
-export function updateBody(resource: SyncedResource, desired: KubeObject, actual: KubeObject): KubeObject {
-  const body = cloneJson(desired) as KubeObject;
+export function updateBody(resource: SyncedResource, desired: WireObject, actual: WireObject): WireObject {
+  const body = cloneJson(desired) as WireObject;
   body.metadata = { ...body.metadata, resourceVersion: actual.metadata?.resourceVersion };
   if (resource !== "services" || !isObject(body.spec) || !isObject(actual.spec)) return body;
   const spec = body.spec;

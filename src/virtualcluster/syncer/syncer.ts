@@ -8,7 +8,8 @@
 
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import type { LoadedSettings } from "../config/load.ts";
+import type { OwnerReference } from "../../apimachinery/types.ts";
+import type { LoadedSettings } from "../settings/load.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator, type Translator } from "../translate/translator.ts";
 import { OBJECT_NAME_ANNOTATION, OBJECT_NAMESPACE_ANNOTATION, SYNC_ERROR_REASON } from "./constants.ts";
@@ -23,7 +24,7 @@ import { Reconciler, type Side } from "./reconciler.ts";
 import { ReferenceTracker } from "./reference-tracker.ts";
 import { resourceCalls } from "./resource-calls.ts";
 import { StatsCounter, type SyncerStats } from "./stats.ts";
-import { KIND_OF, type KubeObject, type OwnerReference, type SyncedResource } from "./types.ts";
+import { KIND_OF, type SyncedResource, type WireObject } from "./types.ts";
 import { WorkQueue } from "./work-queue.ts";
 
 export interface SyncerOptions {
@@ -196,7 +197,7 @@ class SyncerRuntime {
     resource: SyncedResource,
     namespace: string | undefined,
     labelSelector: string | undefined,
-    onEvent: (event: InformerEvent, object: KubeObject) => void,
+    onEvent: (event: InformerEvent, object: WireObject) => void,
   ): Informer {
     const calls = side === "virtual" ? this.#virtual.calls : this.#host.calls;
     const path =
@@ -214,7 +215,7 @@ class SyncerRuntime {
     });
   }
 
-  #virtualEvent(resource: SyncedResource, object: KubeObject, _event: InformerEvent): void {
+  #virtualEvent(resource: SyncedResource, object: WireObject, _event: InformerEvent): void {
     const namespace = object.metadata?.namespace ?? "";
     const name = object.metadata?.name ?? "";
     if (this.#virtual.informers[resource] && resource !== "services")
@@ -225,14 +226,14 @@ class SyncerRuntime {
     if (this.#host.informers.endpoints) this.#queue.add(formatKey("endpoints", namespace, name));
   }
 
-  #hostEvent(resource: SyncedResource, event: InformerEvent, object: KubeObject): void {
+  #hostEvent(resource: SyncedResource, event: InformerEvent, object: WireObject): void {
     const key = this.#hostKey(resource, object);
     this.#reconciler.hostEvent(key, (written) => caughtUp(written, event, object));
     this.#queue.add(key);
   }
 
   /** The key of a managed host object: from the syncer's annotations, else by reversing its name. */
-  #hostKey(resource: SyncedResource, object: KubeObject): string {
+  #hostKey(resource: SyncedResource, object: WireObject): string {
     const metadata = object.metadata ?? {};
     const hostName = metadata.name ?? "";
     const name = metadata.annotations?.[OBJECT_NAME_ANNOTATION];
@@ -245,7 +246,7 @@ class SyncerRuntime {
   }
 
   /** The virtual cluster's own host Service owns every synced object; a change re-syncs everything. */
-  #ownerEvent(event: InformerEvent, object: KubeObject): void {
+  #ownerEvent(event: InformerEvent, object: WireObject): void {
     const metadata = object.metadata ?? {};
     const usable = event !== "delete" && metadata.uid && metadata.labels?.[MANAGED_BY_LABEL] === undefined;
     const owner: OwnerReference | undefined = usable

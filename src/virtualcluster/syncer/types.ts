@@ -1,40 +1,10 @@
-import type { LabelMap } from "../translate/labels.ts";
+import type { KubeObject } from "../../apimachinery/types.ts";
 
-/** A Kubernetes object as plain JSON (never a typed client-node model). */
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: KubeMetadata;
-  [field: string]: unknown;
-}
-
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface KubeMetadata {
-  name?: string;
-  namespace?: string;
-  generateName?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: LabelMap;
-  annotations?: LabelMap;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  managedFields?: unknown[];
-  selfLink?: string;
-  [field: string]: unknown;
-}
+/**
+ * A Kubernetes object as the syncer reads it from either cluster: the shared KubeObject, except that list items arrive
+ * without apiVersion and kind, so the envelope's fields are optional.
+ */
+export type WireObject = Partial<KubeObject>;
 
 /** The kinds the syncer moves to the host. `resource` is the REST plural, also the first part of a queue key. */
 export type SyncedResource = "services" | "endpoints" | "secrets";

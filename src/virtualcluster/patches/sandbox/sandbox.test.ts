@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import fc from "fast-check";
-import { checkExpression } from "../expression-check.ts";
 import { currentEngine, discardEngine, engineReady } from "./engine.ts";
+import { checkExpression } from "./expression-check.ts";
 import { EvaluationError, ExpressionSandbox } from "./sandbox.ts";
 
 // Every attack must end in an EvaluationError with a clear message, leave the host untouched, and the very next

@@ -1,5 +1,4 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten";
-import { type ContextUse, ExpressionSyntaxError } from "../expression-check.ts";
 import {
   currentEngine,
   discardEngine,
@@ -8,6 +7,7 @@ import {
   isCurrentGeneration,
   onEngineDiscarded,
 } from "./engine.ts";
+import { type ContextUse, ExpressionSyntaxError } from "./expression-check.ts";
 import { locateInterruptCounter } from "./interrupt-counter.ts";
 import { resolveLimits, type SandboxLimits } from "./limits.ts";
 import { ERROR_MARK, RESULT_SEPARATOR } from "./prelude.ts";

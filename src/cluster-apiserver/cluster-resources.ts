@@ -1,0 +1,43 @@
+// Every resource a cluster API server serves, in discovery order: core/v1, rbac.authorization.k8s.io/v1 and the
+// self access review. Namespaced kinds get the namespace lifecycle check, RBAC kinds the escalation checks.
+
+import { selfSubjectAccessReviewDefinition } from "../apis/authorization/v1/selfsubjectaccessreview.ts";
+import { configMapDefinition } from "../apis/core/v1/configmap.ts";
+import { endpointsDefinition } from "../apis/core/v1/endpoints.ts";
+import { eventDefinition } from "../apis/core/v1/event.ts";
+import { namespaceDefinition } from "../apis/core/v1/namespace.ts";
+import { secretDefinition } from "../apis/core/v1/secret.ts";
+import { createServiceDefinition } from "../apis/core/v1/service.ts";
+import type { ServiceAddressAllocator } from "../apis/core/v1/service-addresses.ts";
+import { serviceAccountDefinition } from "../apis/core/v1/serviceaccount.ts";
+import { clusterRoleDefinition } from "../apis/rbac/v1/clusterrole.ts";
+import { clusterRoleBindingDefinition } from "../apis/rbac/v1/clusterrolebinding.ts";
+import { roleDefinition } from "../apis/rbac/v1/role.ts";
+import { roleBindingDefinition } from "../apis/rbac/v1/rolebinding.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
+import type { KeyValueStore } from "../storage/types.ts";
+import { withNamespaceLifecycle } from "./namespace-lifecycle.ts";
+import { type RoleRules, withEscalationChecks } from "./rbac-escalation.ts";
+
+const any = (definition: unknown) => definition as ResourceDefinition;
+
+export function clusterResources(
+  allocator: ServiceAddressAllocator,
+  storage: KeyValueStore,
+  roleRules: RoleRules,
+): ResourceDefinition[] {
+  return [
+    any(namespaceDefinition),
+    any(createServiceDefinition(allocator)),
+    any(endpointsDefinition),
+    any(secretDefinition),
+    any(configMapDefinition),
+    any(serviceAccountDefinition),
+    any(eventDefinition),
+    any(roleDefinition),
+    any(clusterRoleDefinition),
+    any(roleBindingDefinition),
+    any(clusterRoleBindingDefinition),
+    selfSubjectAccessReviewDefinition,
+  ].map((definition) => withEscalationChecks(withNamespaceLifecycle(definition, storage), roleRules));
+}

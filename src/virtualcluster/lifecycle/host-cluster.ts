@@ -1,0 +1,249 @@
+// The host cluster a virtual cluster syncs into, as `create` and `delete` use it: the kubeconfig (a file, or the
+// current context of the user's kubeconfig), a self-contained copy of its current context for later commands (the
+// user's current context may move, e.g. to the virtual cluster after `connect`), and API calls whose failures are one
+// line naming the host.
+
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, join } from "node:path";
+import {
+  ApiException,
+  CoreV1Api,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+  type V1ObjectMeta,
+  type V1Secret,
+} from "@kubernetes/client-node";
+import { MANAGED_BY_LABEL } from "../translate/constants.ts";
+import { LifecycleError } from "./lifecycle-error.ts";
+
+/** Loads the host kubeconfig: `file`, else KUBECONFIG / ~/.kube/config with its current context. */
+export function loadHostKubeconfig(file?: string): KubeConfig {
+  const config = new KubeConfig();
+  if (file !== undefined) {
+    if (!existsSync(file)) throw new LifecycleError(`--host-kubeconfig ${file}: no such file`);
+    try {
+      config.loadFromFile(file);
+    } catch (error) {
+      throw new LifecycleError(`--host-kubeconfig ${file}: not a kubeconfig (${firstLine(error)})`);
+    }
+  } else {
+    const files = (process.env.KUBECONFIG ?? "").split(delimiter).filter(Boolean);
+    const candidates = files.length > 0 ? files : [join(homedir(), ".kube", "config")];
+    // client-node falls back to http://localhost:8080 without any file: that is never the host meant.
+    if (!candidates.some((candidate) => existsSync(candidate))) {
+      throw new LifecycleError(
+        "no host cluster: pass --host-kubeconfig <file>, or set a current context in your kubeconfig",
+      );
+    }
+    try {
+      config.loadFromDefault();
+    } catch (error) {
+      throw new LifecycleError(`cannot read your kubeconfig: ${firstLine(error)}`);
+    }
+  }
+  if (!config.getCurrentContext() || !config.getCurrentCluster()) {
+    throw new LifecycleError(
+      `${file ?? "your kubeconfig"} has no current context with a cluster: pass --host-kubeconfig <file>`,
+    );
+  }
+  return config;
+}
+
+/** Just the current context, its cluster and user (paths stay absolute), as a kubeconfig document. */
+export function currentContextOnly(config: KubeConfig): string {
+  const context = config.getContextObject(config.getCurrentContext());
+  const cluster = config.getCurrentCluster();
+  const user = config.getCurrentUser();
+  const only = new KubeConfig();
+  only.loadFromOptions({
+    clusters: cluster ? [cluster] : [],
+    users: user ? [user] : [],
+    contexts: context ? [context] : [],
+    currentContext: context?.name,
+  });
+  return `${only.exportConfig()}\n`;
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+}
+
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/;
+
+/** HTTP status of a failed call; undefined for network errors. */
+export function hostStatusCode(error: unknown): number | undefined {
+  return error instanceof ApiException ? error.code : undefined;
+}
+
+/** One line for a failed host API call: the Status message, or what went wrong on the network. */
+export function hostErrorLine(server: string, error: unknown): string {
+  if (error instanceof ApiException) {
+    let body: unknown = error.body;
+    if (typeof body === "string") {
+      try {
+        body = JSON.parse(body);
+      } catch {
+        // not a Status
+      }
+    }
+    const message = (body as { message?: unknown } | undefined)?.message;
+    if (error.code === 401) return `the host cluster at ${server} rejected the kubeconfig's credentials (401)`;
+    if (typeof message === "string" && message !== "") return message.split("\n")[0];
+    return `the host cluster at ${server} answered ${error.code}`;
+  }
+  const cause = (error as { cause?: NodeJS.ErrnoException })?.cause;
+  const code = cause?.code ?? (error as NodeJS.ErrnoException)?.code ?? "";
+  if (code === "ECONNREFUSED") return `cannot connect to the host cluster at ${server}: connection refused`;
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `cannot resolve the host cluster's address ${server}`;
+  if (TLS_CODES.test(code)) {
+    return `cannot verify the certificate of the host cluster at ${server} (${firstLine(cause ?? error)})`;
+  }
+  if (code) return `cannot reach the host cluster at ${server}: ${code}`;
+  return `host cluster at ${server}: ${firstLine(cause ?? error)}`;
+}
+
+/** Labels of the objects `create` makes on the host (not the syncer's managed-by label: the syncer prunes those). */
+export const CREATED_BY_LABEL = "app.kubernetes.io/managed-by";
+export const CREATED_BY_VALUE = "virtualcluster-cli";
+export const CLUSTER_LABEL = "virtualcluster.platform.sh/virtualcluster";
+
+export function createdLabels(name: string): Record<string, string> {
+  return { [CREATED_BY_LABEL]: CREATED_BY_VALUE, [CLUSTER_LABEL]: name };
+}
+
+/** Whether `create` made this object for the virtual cluster `name`. */
+export function createdFor(metadata: V1ObjectMeta | undefined, name: string): boolean {
+  return metadata?.labels?.[CREATED_BY_LABEL] === CREATED_BY_VALUE && metadata.labels[CLUSTER_LABEL] === name;
+}
+
+/** The synced kinds the runtime's syncer creates on the host (labelled managed-by=<name>). */
+const SYNCED_KINDS = ["services", "endpoints", "secrets", "configmaps"] as const;
+
+export class HostCluster {
+  readonly server: string;
+  readonly core: CoreV1Api;
+  readonly rbac: RbacAuthorizationV1Api;
+
+  constructor(config: KubeConfig) {
+    this.server = config.getCurrentCluster()?.server ?? "";
+    this.core = config.makeApiClient(CoreV1Api);
+    this.rbac = config.makeApiClient(RbacAuthorizationV1Api);
+  }
+
+  /** Runs one call; a failure becomes a LifecycleError "cannot <what>: <reason>". */
+  async call<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new LifecycleError(`cannot ${what}: ${hostErrorLine(this.server, error)}`);
+    }
+  }
+
+  /** The object, or undefined on 404. */
+  async find<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await work();
+    } catch (error) {
+      if (hostStatusCode(error) === 404) return undefined;
+      throw new LifecycleError(`cannot read ${what}: ${hostErrorLine(this.server, error)}`);
+    }
+  }
+
+  /** Deletes; a missing object is fine. */
+  async remove(what: string, work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      if (hostStatusCode(error) === 404) return;
+      throw new LifecycleError(`cannot delete ${what}: ${hostErrorLine(this.server, error)}`);
+    }
+  }
+
+  /** Creates the namespace unless it exists; true when it was created. */
+  async ensureNamespace(name: string): Promise<boolean> {
+    const found = await this.find(`namespace ${name}`, () => this.core.readNamespace({ name }));
+    if (found) return false;
+    try {
+      await this.core.createNamespace({ body: { apiVersion: "v1", kind: "Namespace", metadata: { name } } });
+      return true;
+    } catch (error) {
+      if (hostStatusCode(error) === 409) return false;
+      throw new LifecycleError(`cannot create namespace ${name}: ${hostErrorLine(this.server, error)}`);
+    }
+  }
+
+  readSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
+    return this.find(`Secret ${namespace}/${name}`, () => this.core.readNamespacedSecret({ namespace, name }));
+  }
+
+  /** Creates or replaces a Secret. Messages never include its data. */
+  async applySecret(secret: V1Secret): Promise<void> {
+    const namespace = secret.metadata?.namespace ?? "";
+    const name = secret.metadata?.name ?? "";
+    const current = await this.readSecret(namespace, name);
+    await this.call(`write Secret ${namespace}/${name}`, () =>
+      current
+        ? this.core.replaceNamespacedSecret({
+            namespace,
+            name,
+            body: { ...secret, metadata: { ...secret.metadata, resourceVersion: current.metadata?.resourceVersion } },
+          })
+        : this.core.createNamespacedSecret({ namespace, body: secret }),
+    );
+  }
+
+  async ensureServiceAccount(namespace: string, name: string, labels: Record<string, string>): Promise<void> {
+    const found = await this.find(`ServiceAccount ${namespace}/${name}`, () =>
+      this.core.readNamespacedServiceAccount({ namespace, name }),
+    );
+    if (found) return;
+    await this.call(`create ServiceAccount ${namespace}/${name}`, () =>
+      this.core.createNamespacedServiceAccount({
+        namespace,
+        body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } },
+      }),
+    );
+  }
+
+  /** Deletes every object the virtual cluster's syncer made in its namespace. Returns how many. */
+  async deleteSynced(namespace: string, name: string): Promise<number> {
+    const labelSelector = `${MANAGED_BY_LABEL}=${name}`;
+    let deleted = 0;
+    for (const kind of SYNCED_KINDS) {
+      const list = await this.call(`list ${kind} in ${namespace}`, () =>
+        listOf(this.core, kind, namespace, labelSelector),
+      );
+      for (const item of list) {
+        await this.remove(`${kind} ${namespace}/${item}`, () => deleteOf(this.core, kind, namespace, item));
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+}
+
+type Listed = { items: { metadata?: V1ObjectMeta }[] };
+
+async function listOf(core: CoreV1Api, kind: (typeof SYNCED_KINDS)[number], namespace: string, labelSelector: string) {
+  const request = { namespace, labelSelector };
+  const lists: Record<typeof kind, () => Promise<Listed>> = {
+    services: () => core.listNamespacedService(request),
+    endpoints: () => core.listNamespacedEndpoints(request),
+    secrets: () => core.listNamespacedSecret(request),
+    configmaps: () => core.listNamespacedConfigMap(request),
+  };
+  const list = await lists[kind]();
+  return list.items.map((item) => item.metadata?.name ?? "").filter(Boolean);
+}
+
+function deleteOf(core: CoreV1Api, kind: (typeof SYNCED_KINDS)[number], namespace: string, name: string) {
+  const request = { namespace, name };
+  const deletes: Record<typeof kind, () => Promise<unknown>> = {
+    services: () => core.deleteNamespacedService(request),
+    endpoints: () => core.deleteNamespacedEndpoints(request),
+    secrets: () => core.deleteNamespacedSecret(request),
+    configmaps: () => core.deleteNamespacedConfigMap(request),
+  };
+  return deletes[kind]();
+}

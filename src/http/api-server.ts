@@ -1,46 +1,36 @@
-// The HTTPS API server: fastify with one wildcard route and our own dispatcher, running the request pipeline in
-// the fixed order of ARCHITECTURE.md:
-//   TLS -> request info -> body size limit -> authentication -> audit (received) -> authorization -> decode ->
-//   registry -> encode -> audit (complete) -> metrics.
-// Steps up to authorization run in the onRequest hook (so plugin routes pass them too); the body is read after
-// authorization by the catch-all content type parser; decode, registry and encode run in the route handler.
-// Plain resource requests take the same steps in direct-request.ts, ahead of fastify, while no audit hook listens.
+// The HTTPS API server: one node:https server. Resource requests take the request pipeline
+// (resource-pipeline.ts, which states the order of its steps); everything else — discovery, OpenAPI, /version,
+// health, /metrics and plugin routes (login endpoints, JWKS) — goes to fastify, whose onRequest hook runs the
+// pipeline's steps up to authorization (admit), whose catch-all parser reads plugin routes' bodies, and whose one
+// wildcard route answers the non-resource paths. Both report through one RequestReporter (audit hooks, metrics).
 
-import { randomUUID } from "node:crypto";
 import type { Server as HttpServer, IncomingMessage } from "node:http";
 import { createServer, type ServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
-import { performance } from "node:perf_hooks";
 import type { Server as TlsServer } from "node:tls";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { errors, type StatusError } from "../apimachinery/errors.ts";
 import type { Authenticator } from "../auth/types.ts";
-import { decodedValue } from "../registry/encoded-json.ts";
-import type { Authorizer, RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
-import { requireUser } from "./authentication.ts";
-import { authorizeRequest } from "./authorization.ts";
+import type { Authorizer, ResourceStore } from "../registry/types.ts";
 import { handleClientError } from "./client-error.ts";
-import { bodyMediaType, decodeBody } from "./codec.ts";
-import { directRequestHandler } from "./direct-request.ts";
-import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
-import { errorSummary, logInternalError } from "./error-log.ts";
+import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
 import type { HealthCheck } from "./health.ts";
-import { metricLabels } from "./metric-labels.ts";
 import { type ApiMetrics, createApiMetrics } from "./metrics.ts";
 import { createNonResourceHandler } from "./non-resource.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
 import { publicPathMatcher } from "./public-paths.ts";
-import { parsePretty, parseQueryString, type Query } from "./query-options.ts";
+import { parseQueryString, type Query } from "./query-options.ts";
 import { parseRequestInfo } from "./request-info.ts";
-import { type RequestState, requestState, setRequestState } from "./request-state.ts";
-import { handleResourceRequest } from "./resource-handler.ts";
+import { createRequestReporter } from "./request-reporter.ts";
+import { newRequestState, requestState, setRequestState } from "./request-state.ts";
 import { ResourceIndex } from "./resource-index.ts";
-import type { ApiServerHooks, CompletedRequest } from "./types.ts";
+import { ANSWERED_METHODS, createRequestPipeline } from "./resource-pipeline.ts";
+import type { ApiServerHooks } from "./types.ts";
 import { warningHeaderValues } from "./warning-headers.ts";
-import { type ActiveWatch, serveWatch } from "./watch.ts";
+import type { ActiveWatch } from "./watch.ts";
 
 export type { CompletedRequest, ReceivedRequest } from "./types.ts";
 
@@ -93,9 +83,6 @@ export interface RunningApiServer {
 
 export const DEFAULT_PUBLIC_PATHS = ["/healthz", "/livez", "/readyz", "/version", "/.well-known/*"];
 
-const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
-const SUPPORTED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
-
 function hostForUrl(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
@@ -104,14 +91,24 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const index = new ResourceIndex(options.resources);
   const metrics = options.metrics ?? createApiMetrics();
   const logger = options.logger;
-  const hooks = options.hooks ?? {};
-  const hasHooks = Boolean(hooks.onRequestReceived || hooks.onRequestComplete || hooks.onResponseStarted);
-  /** Whether a request arriving now is reported to the hooks (and so gets an audit ID). */
-  const audited = () => hasHooks && (hooks.enabled?.() ?? true);
-  const isPublic = publicPathMatcher(options.publicPaths ?? DEFAULT_PUBLIC_PATHS);
+  const reporter = createRequestReporter(options.hooks ?? {}, metrics, logger);
   const prefixes = (options.pathPrefixes ?? []).map((p) => p.replace(/\/+$/, "")).filter((p) => p !== "");
   const activeWatches = new Set<ActiveWatch>();
   let closing = false;
+
+  const pipeline = createRequestPipeline({
+    index,
+    prefixes,
+    authenticators: options.authenticators,
+    authorizer: options.authorizer,
+    isPublic: publicPathMatcher(options.publicPaths ?? DEFAULT_PUBLIC_PATHS),
+    authenticatePublicPath: options.authenticatePublicPath,
+    reporter,
+    metrics,
+    logger,
+    closing: () => closing,
+    activeWatches,
+  });
 
   const ping: HealthCheck = () => {};
   const extraChecks = Object.entries(options.healthChecks ?? {});
@@ -137,20 +134,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       ? { ca: options.tls.clientCaPem, requestCert: true, rejectUnauthorized: false }
       : {}),
   };
-  const direct = directRequestHandler({
-    index,
-    prefixes,
-    authenticators: options.authenticators,
-    authorizer: options.authorizer,
-    metrics,
-    logger,
-    enabled: () => !closing && !audited(),
-  });
   const app = Fastify({
     // Our own HTTPS server keeps fastify's (simpler) HTTP typings; HTTP/1.1 only, so watches are chunked streams.
     serverFactory: (handler) =>
       createServer(tlsOptions, (request, response) => {
-        if (!direct(request, response)) handler(request, response);
+        if (!pipeline.serve(request, response)) handler(request, response);
       }) as unknown as HttpServer,
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -167,50 +155,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     },
   });
 
-  /** Audit (ResponseComplete), then metrics: the last two pipeline steps. */
-  const complete = (request: FastifyRequest, state: RequestState | undefined, code: number, watch: boolean) => {
-    const latencySeconds = state ? (performance.now() - state.started) / 1000 : 0;
-    if (hooks.onRequestComplete && state?.id && state.info) {
-      const body = request.body;
-      const requestBytes = Buffer.isBuffer(body) ? body.length : undefined;
-      const info: CompletedRequest = {
-        id: state.id,
-        method: request.method,
-        requestUri: request.originalUrl,
-        requestInfo: state.info,
-        user: state.user,
-        userAgent: request.headers["user-agent"],
-        sourceIp: request.socket?.remoteAddress,
-        receivedAt: state.receivedAt,
-        code,
-        latencySeconds,
-        ...state.failure,
-        requestBytes,
-        requestObject: requestBytes
-          ? () =>
-              decodeBody(body as Buffer, bodyMediaType(request.headers["content-type"], state.info?.verb === "patch"))
-          : undefined,
-        // Decoded only if a hook reads it (reads may answer with pre-encoded JSON).
-        get responseObject() {
-          state.responseObject = decodedValue(state.responseObject);
-          return state.responseObject;
-        },
-      };
-      try {
-        hooks.onRequestComplete(info);
-      } catch (error) {
-        logger?.error({ err: errorSummary(error) }, "request completion hook failed");
-      }
-    }
-    const labels = metricLabels({
-      method: request.method,
-      contentType: request.headers["content-type"],
-      info: state?.info,
-      definition: state?.store?.definition,
-    });
-    metrics.request(labels, code, watch ? undefined : latencySeconds);
-  };
-
   // Bodies are already encoded. The identity serializer stops fastify from rewriting JSON Content-Types (quoting
   // parameters, adding charset; clients compare ours to upstream's spelling) and keeps the body a string, which
   // Node sends in one write with the headers (a Buffer body costs a second TLS record).
@@ -219,6 +163,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     if (state) {
       state.failure = { reason: error.status.reason, message: error.status.message };
       state.responseObject = error.status;
+      if (state.closeConnection) reply.header("connection", "close");
     }
     const warnings = state?.context?.warnings;
     if (warnings?.length) reply.header("Warning", warningHeaderValues(warnings));
@@ -232,7 +177,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
 
   app.removeAllContentTypeParsers();
-  // The raw body is decoded later by our codec, after authorization (fastify enforces the 3 MiB limit while reading).
+  // Plugin routes get the raw body (fastify enforces the 3 MiB limit while reading).
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => {
     done(null, body);
   });
@@ -245,160 +190,45 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   app.setNotFoundHandler((request, reply) => sendStatus(request, reply, errors.pathNotFound()));
 
-  // Pipeline up to authorization.
-  app.addHook("onRequest", async (request, reply) => {
-    const state: RequestState = {
-      started: performance.now(),
-      receivedAt: new Date(),
-      id: audited() ? randomUUID() : "",
-    };
+  // The pipeline up to authorization (the URL is already without mount prefix: rewriteUrl).
+  app.addHook("onRequest", async (request) => {
+    const state = newRequestState(request.raw, request.originalUrl, reporter.auditId());
     setRequestState(request, state);
-    // Request info (the URL is already without mount prefix: rewriteUrl).
-    const info = parseRequestInfo(request.method, request.url);
-    state.info = info;
-    if (info.resourceRequest) state.store = index.find(info.group, info.version, info.resource);
-    if (closing) {
-      reply.header("Connection", "close");
-      throw errors.serviceUnavailable("the server is shutting down");
-    }
-    // Body size limit: refuse a declared oversize body before reading or authenticating anything.
-    const length = request.headers["content-length"];
-    if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
-      reply.header("Connection", "close");
-      throw errors.requestEntityTooLarge(MAX_BODY_BYTES);
-    }
-    const publicPath = !info.resourceRequest && isPublic(info.path);
-    const authenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
-    // Authentication.
-    const user = authenticate ? await requireUser(options.authenticators, request.raw) : ANONYMOUS;
-    state.user = user;
-    // Audit: RequestReceived.
-    if (hooks.onRequestReceived && state.id) {
-      try {
-        hooks.onRequestReceived({
-          id: state.id,
-          method: request.method,
-          requestUri: request.originalUrl,
-          requestInfo: info,
-          user,
-          userAgent: request.headers["user-agent"],
-          sourceIp: request.socket?.remoteAddress,
-          receivedAt: state.receivedAt,
-        });
-      } catch (error) {
-        logger?.error({ err: errorSummary(error) }, "request received hook failed");
-      }
-    }
-    // Authorization.
-    if (!publicPath) await authorizeRequest(options.authorizer, info, user, request.query as Query);
-    state.context = {
-      user,
-      authorizer: options.authorizer,
-      warnings: [],
-      userAgent: request.headers["user-agent"],
-      now: state.receivedAt,
-    } satisfies RequestContext;
+    state.info = parseRequestInfo(request.method, request.url);
+    await pipeline.admit(state, request.query as Query);
   });
 
+  // Audit (ResponseComplete), then metrics: the last two pipeline steps.
   app.addHook("onResponse", (request, reply, done) => {
     const state = requestState(request);
-    if (!state?.watching) complete(request, state, reply.statusCode, false);
+    if (state) {
+      if (Buffer.isBuffer(request.body)) state.body = request.body;
+      reporter.completed(state, reply.statusCode);
+    }
     done();
   });
 
   for (const plugin of options.plugins ?? []) await plugin(app);
 
-  // Decode -> registry -> encode.
+  // Non-resource paths (resource requests never reach fastify).
   app.route({
-    method: SUPPORTED_METHODS,
+    method: ANSWERED_METHODS,
     url: "/*",
     handler: async (request, reply) => {
-      const state = requestState(request)!;
-      const info = state.info!;
-      const context = state.context!;
-      const query = request.query as Query;
-      if (!info.resourceRequest) {
-        const response = await nonResource({
-          method: request.method,
-          path: info.path,
-          query,
-          accept: request.headers.accept,
-          ifNoneMatch: request.headers["if-none-match"],
-        });
-        if (response.headers) reply.headers(response.headers);
-        return reply
-          .code(response.code)
-          .header("content-type", response.contentType)
-          .serializer(asIs)
-          .send(response.body);
-      }
-      const store = state.store;
-      if (!store) throw errors.pathNotFound();
-      const outcome = await handleResourceRequest({
-        info,
-        store,
-        context,
-        query,
+      const info = requestState(request)!.info!;
+      const response = await nonResource({
+        method: request.method,
+        path: info.path,
+        query: request.query as Query,
         accept: request.headers.accept,
-        contentType: request.headers["content-type"],
-        body: request.body as Buffer | undefined,
+        ifNoneMatch: request.headers["if-none-match"],
       });
-      const target = { definition: outcome.definition, includeObject: outcome.includeObject, now: context.now };
-      if (outcome.type === "watch") {
-        state.watching = true;
-        reply.hijack();
-        const { group, plural } = outcome.definition;
-        metrics.watchOpened(group, plural);
-        let ended = false;
-        await serveWatch({
-          response: reply.raw,
-          store,
-          context,
-          options: outcome.options,
-          encode: watchEventEncoder(outcome.format, target),
-          headers: () => {
-            const headers: Record<string, string | string[]> = {};
-            if (context.warnings.length) headers.Warning = warningHeaderValues(context.warnings);
-            if (state.id) headers["Audit-Id"] = state.id;
-            return headers;
-          },
-          active: activeWatches,
-          onEnd: (code, status) => {
-            ended = true;
-            metrics.watchClosed(group, plural);
-            if (status) state.failure = { reason: status.reason, message: status.message };
-            complete(request, state, code, true);
-          },
-          onInternalError: (error) =>
-            logger?.error(
-              { err: errorSummary(error), verb: "watch", group, resource: plural },
-              "internal error starting watch",
-            ),
-        });
-        // Audit: ResponseStarted, once the stream is open (a watch that failed to start has already completed).
-        if (!ended && hooks.onResponseStarted && state.id) {
-          try {
-            hooks.onResponseStarted({
-              id: state.id,
-              method: request.method,
-              requestUri: request.originalUrl,
-              requestInfo: info,
-              user: state.user,
-              userAgent: request.headers["user-agent"],
-              sourceIp: request.socket?.remoteAddress,
-              receivedAt: state.receivedAt,
-            });
-          } catch (error) {
-            logger?.error({ err: errorSummary(error) }, "response started hook failed");
-          }
-        }
-        return reply;
-      }
-      state.responseObject = outcome.value;
-      const encoded = encodeResponse(outcome.value, outcome.format, parsePretty(query), target);
-      if (context.warnings.length) reply.header("Warning", warningHeaderValues(context.warnings));
-      if (state.id) reply.header("Audit-Id", state.id);
-      return reply.code(outcome.code).header("content-type", encoded.contentType).serializer(asIs).send(encoded.body);
+      if (response.headers) reply.headers(response.headers);
+      return reply
+        .code(response.code)
+        .header("content-type", response.contentType)
+        .serializer(asIs)
+        .send(response.body);
     },
   });
 

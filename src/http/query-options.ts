@@ -19,7 +19,7 @@ export type Query = Record<string, string | string[] | undefined>;
 
 /**
  * A request's query string (without "?") as Go's url.ParseQuery reads it: "+" is a space, a repeated key collects
- * its values in order. The one parser of both request paths (fastify's routerOptions and the direct read path).
+ * its values in order. The one parser of both ways in (fastify's routerOptions and the resource pipeline).
  */
 export function parseQueryString(text: string): Query {
   return text ? (parse(text, undefined, undefined, { maxKeys: 0 }) as Query) : {};

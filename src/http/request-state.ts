@@ -1,15 +1,22 @@
-// Per-request state the pipeline attaches to a fastify request: request info, caller and RequestContext.
-// Plugin routes (login endpoints) read it with requestState().
+// Per-request state of the pipeline: what each step learned (request info, caller, RequestContext, body, answer).
+// The resource pipeline keeps it in a local; on the fastify path it is attached to the request, where plugin
+// routes (login endpoints) read it with requestState(). Audit records and metrics are built from it alone.
 
+import type { IncomingMessage } from "node:http";
+import { performance } from "node:perf_hooks";
 import type { FastifyRequest } from "fastify";
 import type { RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
 import type { RequestInfo } from "./request-info.ts";
 
 export interface RequestState {
+  /** The request as Node parsed it: method, headers and socket for audit, metrics and authentication. */
+  raw: IncomingMessage;
+  /** Path and query as the client sent them (mount prefix included). */
+  requestUri: string;
   /** performance.now() when the request arrived. */
   started: number;
   receivedAt: Date;
-  /** Audit ID ("" when no hook listens). */
+  /** Audit ID ("" when no hook listens to this request). */
   id: string;
   info?: RequestInfo;
   /** The resource's store when the path names a served resource. */
@@ -17,6 +24,10 @@ export interface RequestState {
   user?: UserInfo;
   /** Set once authorization passed. */
   context?: RequestContext;
+  /** The request body as read (undefined: the request has none). */
+  body?: Buffer;
+  /** The answer ends the connection (a refused oversize body, shutdown). */
+  closeConnection?: boolean;
   /** The failure answered, for the completion hook. */
   failure?: { reason?: string; message?: string };
   /** The object answered (before encoding) or the failure Status, for the completion hook. */
@@ -25,15 +36,33 @@ export interface RequestState {
   watching?: boolean;
 }
 
+export function newRequestState(raw: IncomingMessage, requestUri: string, id: string): RequestState {
+  // Every field from the start: one object shape for all requests.
+  return {
+    raw,
+    requestUri,
+    started: performance.now(),
+    receivedAt: new Date(),
+    id,
+    info: undefined,
+    store: undefined,
+    user: undefined,
+    context: undefined,
+    body: undefined,
+    closeConnection: false,
+    failure: undefined,
+    responseObject: undefined,
+    watching: false,
+  };
+}
+
 const STATE = "kube";
 
 export function setRequestState(request: FastifyRequest, state: RequestState): void {
   (request as unknown as Record<string, RequestState>)[STATE] = state;
 }
 
-/** The pipeline's state of a request, once the request-info step ran. */
+/** The pipeline's state of a request fastify serves, once its onRequest hook ran. */
 export function requestState(request: FastifyRequest): RequestState | undefined {
   return (request as unknown as Record<string, RequestState | undefined>)[STATE] ?? undefined;
 }
-
-export const REQUEST_STATE_PROPERTY = STATE;

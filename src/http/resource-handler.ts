@@ -14,9 +14,9 @@ import type {
   WatchOptions,
 } from "../registry/types.ts";
 import { bodyMediaType, decodeBody, PATCH_MEDIA_TYPES } from "./codec.ts";
+import { decodeRequestBody } from "./decode-request-body.ts";
 import { parseDeleteOptions } from "./delete-options.ts";
 import { negotiateResponse, type ResponseFormat } from "./negotiation.ts";
-import { decodeRequestBody } from "./protobuf/request-body.ts";
 import {
   type IncludeObject,
   parseIncludeObject,

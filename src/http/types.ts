@@ -36,7 +36,7 @@ export interface CompletedRequest extends ReceivedRequest {
 export interface ApiServerHooks {
   /**
    * Asked as each request arrives: whether the hooks want to hear about it. False skips every hook for that request
-   * (and lets plain reads take the direct path). Absent: always.
+   * (and its answer carries no Audit-Id). Absent: always.
    */
   enabled?(): boolean;
   onRequestReceived?(info: ReceivedRequest): void;

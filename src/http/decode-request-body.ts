@@ -2,12 +2,12 @@
 // kinds) decoded into the JSON object shape the registry validates, for resources whose definition names a protobuf
 // message and for DeleteOptions; every other body goes to the JSON/YAML codec as before. Responses stay JSON.
 
-import { errors } from "../../apimachinery/errors.ts";
-import type { RequestContext, ResourceDefinition } from "../../registry/types.ts";
-import { bodyMediaType, decodeBody } from "../codec.ts";
-import { type Query, queryValue } from "../query-options.ts";
-import { decodeEnvelopedObject } from "./envelope.ts";
-import { DELETE_OPTIONS_MESSAGE, protobufMessage } from "./messages.ts";
+import { errors } from "../apimachinery/errors.ts";
+import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
+import { bodyMediaType, decodeBody } from "./codec.ts";
+import { decodeEnvelopedObject } from "./protobuf/envelope.ts";
+import { DELETE_OPTIONS_MESSAGE, protobufMessage } from "./protobuf/messages.ts";
+import { type Query, queryValue } from "./query-options.ts";
 
 export const PROTOBUF_MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
 

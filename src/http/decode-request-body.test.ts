@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { StatusError } from "../../apimachinery/errors.ts";
-import { configMapDefinition } from "../../apis/core/v1/configmap.ts";
-import { testContext } from "../../registry/testing.ts";
-import type { ResourceDefinition } from "../../registry/types.ts";
-import type { Query } from "../query-options.ts";
-import { usersDefinition } from "../testing-definitions.ts";
-import { kubectlFixtures } from "./kubectl-fixtures.ts";
-import { type BodyRequest, decodeRequestBody } from "./request-body.ts";
-import { envelope, WireWriter } from "./testing.ts";
+import { StatusError } from "../apimachinery/errors.ts";
+import { configMapDefinition } from "../apis/core/v1/configmap.ts";
+import { testContext } from "../registry/testing.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
+import { type BodyRequest, decodeRequestBody } from "./decode-request-body.ts";
+import { kubectlFixtures } from "./protobuf/kubectl-fixtures.ts";
+import { envelope, WireWriter } from "./protobuf/testing.ts";
+import type { Query } from "./query-options.ts";
+import { usersDefinition } from "./testing-definitions.ts";
 
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
 

@@ -1,0 +1,251 @@
+// The request pipeline. Every resource request (/api/v1/..., /apis/<group>/<version>/...: every verb, watches,
+// subresources, actions, any body) is served here straight from node:https, audited or not, in the fixed order of
+// ARCHITECTURE.md:
+//
+//   TLS              node:https (api-server.ts); authentication reads client certificates from the TLS socket
+//   request info     verb, group, version, resource, namespace, name, subresource; mount prefix stripped (serve)
+//   body size limit  a declared Content-Length above 3 MiB is 413 before anything is read; 503 while closing (admit)
+//   authentication   the authenticators in order; none recognizes the caller: 401 (admit)
+//   audit            hook onRequestReceived (admit)
+//   authorization    the Authorizer; denied: 403 (admit)
+//   decode           the body read (request-body.ts; streamed ones too, 413 past 3 MiB), decoded per Content-Type
+//   registry         handleResourceRequest -> ResourceStore
+//   encode           JSON, YAML or Table; a watch streams instead (hook onResponseStarted once the stream is open)
+//   audit            hook onRequestComplete (a watch: when its stream ends)
+//   metrics          apiserver_request_total, apiserver_request_duration_seconds
+//
+// fastify serves everything else: discovery, OpenAPI, /version, health, /metrics and plugin routes (password login,
+// JWKS; next SSO callbacks, an OpenID provider, a web console's files), which want a router and body parsers and
+// are not hot; its per-request routing, hooks and reply objects cost as much CPU as a read. Its onRequest hook runs
+// admit() below, so its requests pass the same steps in the same order and are audited alike. A path that does not
+// decode is no resource request: fastify answers it 400, as any such path.
+
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Logger } from "pino";
+import { errors } from "../apimachinery/errors.ts";
+import type { Authenticator } from "../auth/types.ts";
+import type { Authorizer, UserInfo } from "../registry/types.ts";
+import { requireUser } from "./authentication.ts";
+import { authorizeRequest } from "./authorization.ts";
+import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
+import { logInternalError } from "./error-log.ts";
+import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
+import type { ApiMetrics } from "./metrics.ts";
+import { stripPathPrefix } from "./path-prefix.ts";
+import { parsePretty, parseQueryString, type Query } from "./query-options.ts";
+import { hasBody, readBody } from "./request-body.ts";
+import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
+import type { RequestReporter } from "./request-reporter.ts";
+import { newRequestState, type RequestState } from "./request-state.ts";
+import { handleResourceRequest, type ResourceOutcome } from "./resource-handler.ts";
+import type { ResourceIndex } from "./resource-index.ts";
+import { warningHeaderValues } from "./warning-headers.ts";
+import { type ActiveWatch, serveWatch } from "./watch.ts";
+
+export interface PipelineOptions {
+  index: ResourceIndex;
+  /** Mount prefixes, e.g. "/kubernetes/management": every path is also served under each. */
+  prefixes: readonly string[];
+  authenticators: readonly Authenticator[];
+  authorizer: Authorizer;
+  /** Non-resource paths served without authentication and authorization. */
+  isPublic(path: string): boolean;
+  /** Asked per request for a public path: true makes it authenticate (still without authorization). */
+  authenticatePublicPath?(path: string): boolean;
+  reporter: RequestReporter;
+  metrics: ApiMetrics;
+  logger?: Logger;
+  /** True once close() began: requests get 503 and the connection closes. */
+  closing(): boolean;
+  /** Open watches, which close() ends. */
+  activeWatches: Set<ActiveWatch>;
+}
+
+export interface RequestPipeline {
+  /** Serves a resource request and returns true; returns false at once, leaving it to fastify, for any other. */
+  serve(request: IncomingMessage, response: ServerResponse): boolean;
+  /** The steps up to authorization (body size limit, authentication, audit, authorization); fills state.context. */
+  admit(state: RequestState, query: Query): Promise<void>;
+}
+
+const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
+/** The methods the API answers (fastify's route takes the same); any other gets the 404 of an unknown path. */
+export const ANSWERED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const answered = new Set(ANSWERED_METHODS);
+
+export function createRequestPipeline(options: PipelineOptions): RequestPipeline {
+  const { index, prefixes, reporter, metrics, logger } = options;
+
+  function serve(request: IncomingMessage, response: ServerResponse): boolean {
+    const requestUri = request.url ?? "/";
+    const url = prefixes.length ? stripPathPrefix(requestUri, prefixes) : requestUri;
+    // Request info.
+    let info: RequestInfo;
+    try {
+      info = parseRequestInfo(request.method ?? "", url);
+    } catch {
+      return false;
+    }
+    if (!info.resourceRequest) return false;
+    const state = newRequestState(request, requestUri, reporter.auditId());
+    state.info = info;
+    state.store = index.find(info.group, info.version, info.resource);
+    // serveResource answers every failure itself; this only keeps a fault after the answer from going unhandled.
+    serveResource(state, url, response).catch((error) => logInternalError(logger, error, info));
+    return true;
+  }
+
+  async function serveResource(state: RequestState, url: string, response: ServerResponse): Promise<void> {
+    const request = state.raw;
+    let code: number;
+    try {
+      const q = url.indexOf("?");
+      const query = q === -1 ? {} : parseQueryString(url.slice(q + 1));
+      // Body size limit, authentication, audit (RequestReceived), authorization.
+      await admit(state, query);
+      const context = state.context!;
+      // Decode: the body as sent (the resource handler decodes it per Content-Type).
+      if (hasBody(request.method ?? "", request.headers)) {
+        try {
+          state.body = await readBody(request);
+        } catch (error) {
+          // The rest of the body may still be on its way.
+          state.closeConnection = true;
+          throw error;
+        }
+      }
+      // Registry.
+      const store = state.store;
+      if (!store || !answered.has(request.method ?? "")) throw errors.pathNotFound();
+      const outcome = await handleResourceRequest({
+        info: state.info!,
+        store,
+        context,
+        query,
+        accept: request.headers.accept,
+        contentType: request.headers["content-type"],
+        body: state.body,
+      });
+      if (outcome.type === "watch") return await streamWatch(state, outcome, response);
+      // Encode.
+      state.responseObject = outcome.value;
+      const target = { definition: outcome.definition, includeObject: outcome.includeObject, now: context.now };
+      const encoded = encodeResponse(outcome.value, outcome.format, parsePretty(query), target);
+      code = outcome.code;
+      send(response, code, encoded.contentType, encoded.body, state, undefined);
+    } catch (error) {
+      code = sendFailure(response, state, error);
+    }
+    // Audit: ResponseComplete; metrics.
+    reporter.completed(state, code);
+  }
+
+  /** The steps up to authorization; fastify's onRequest hook runs them for the requests it serves. */
+  async function admit(state: RequestState, query: Query): Promise<void> {
+    const info = state.info!;
+    // Shutting down: 503, and the connection closes (close() waits for the requests in flight).
+    if (options.closing()) {
+      state.closeConnection = true;
+      throw errors.serviceUnavailable("the server is shutting down");
+    }
+    // Body size limit: refuse a declared oversize body before reading or authenticating anything.
+    const length = state.raw.headers["content-length"];
+    if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
+      state.closeConnection = true;
+      throw errors.requestEntityTooLarge(MAX_BODY_BYTES);
+    }
+    const publicPath = !info.resourceRequest && options.isPublic(info.path);
+    const authenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
+    // Authentication.
+    const user = authenticate ? await requireUser(options.authenticators, state.raw) : ANONYMOUS;
+    state.user = user;
+    // Audit: RequestReceived.
+    reporter.received(state);
+    // Authorization.
+    if (!publicPath) await authorizeRequest(options.authorizer, info, user, query);
+    state.context = {
+      user,
+      authorizer: options.authorizer,
+      warnings: [],
+      userAgent: state.raw.headers["user-agent"],
+      now: state.receivedAt,
+    };
+  }
+
+  /** Streams a watch; its completion is reported when the stream ends. */
+  async function streamWatch(
+    state: RequestState,
+    outcome: Extract<ResourceOutcome, { type: "watch" }>,
+    response: ServerResponse,
+  ): Promise<void> {
+    const context = state.context!;
+    const { group, plural } = outcome.definition;
+    state.watching = true;
+    metrics.watchOpened(group, plural);
+    let ended = false;
+    await serveWatch({
+      response,
+      store: state.store!,
+      context,
+      options: outcome.options,
+      encode: watchEventEncoder(outcome.format, {
+        definition: outcome.definition,
+        includeObject: outcome.includeObject,
+        now: context.now,
+      }),
+      headers: () => {
+        const headers: OutgoingHttpHeaders = {};
+        if (context.warnings.length) headers.Warning = warningHeaderValues(context.warnings);
+        if (state.id) headers["Audit-Id"] = state.id;
+        return headers;
+      },
+      active: options.activeWatches,
+      onEnd: (code, status) => {
+        ended = true;
+        metrics.watchClosed(group, plural);
+        if (status) state.failure = { reason: status.reason, message: status.message };
+        reporter.completed(state, code);
+      },
+      onInternalError: (error) => logInternalError(logger, error, state.info),
+    });
+    // Audit: ResponseStarted, once the stream is open (a watch that failed to start has already completed).
+    if (!ended) reporter.started(state);
+  }
+
+  /** Answers a failure with its Status; returns the code. */
+  function sendFailure(response: ServerResponse, state: RequestState, error: unknown): number {
+    const { error: status, internal } = toStatusError(error);
+    if (internal) logInternalError(logger, error, state.info);
+    state.failure = { reason: status.status.reason, message: status.status.message };
+    state.responseObject = status.status;
+    if (response.headersSent) response.destroy();
+    else send(response, status.code, "application/json", JSON.stringify(status.status), state, status.headers);
+    return status.code;
+  }
+
+  return { serve, admit };
+}
+
+/**
+ * Writes a whole answer. The body is a string, which Node sends in one write with the headers (a Buffer costs a
+ * second TLS record); header names are lower case, as fastify spelled them.
+ */
+function send(
+  response: ServerResponse,
+  code: number,
+  contentType: string,
+  body: string,
+  state: RequestState,
+  extra: Record<string, string> | undefined,
+): void {
+  const headers: Record<string, string | string[] | number> = {};
+  if (state.closeConnection) headers.connection = "close";
+  const warnings = state.context?.warnings;
+  if (warnings?.length) headers.warning = warningHeaderValues(warnings);
+  if (state.id) headers["audit-id"] = state.id;
+  if (extra) for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name];
+  headers["content-type"] = contentType;
+  headers["content-length"] = Buffer.byteLength(body);
+  response.writeHead(code, headers);
+  response.end(body);
+}

@@ -12,8 +12,8 @@
 import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
 import { applyPatches } from "../src/virtualcluster/patches/apply.ts";
 import { compilePatches } from "../src/virtualcluster/patches/compile.ts";
-import { checkExpression } from "../src/virtualcluster/patches/sandbox/expression-check.ts";
 import { currentEngine } from "../src/virtualcluster/patches/sandbox/engine.ts";
+import { checkExpression } from "../src/virtualcluster/patches/sandbox/expression-check.ts";
 import { ExpressionSandbox } from "../src/virtualcluster/patches/sandbox/sandbox.ts";
 import type { ApplyOptions, Patch } from "../src/virtualcluster/patches/types.ts";
 import { createTranslator } from "../src/virtualcluster/translate/translator.ts";

@@ -2,7 +2,9 @@
 // pipeline and the fastify path (non-resource paths, plugin routes) make them.
 
 import { decodedValue } from "../registry/encoded-json.ts";
+import type { UserInfo } from "../registry/types.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
+import type { RequestInfo } from "./request-info.ts";
 import type { RequestState } from "./request-state.ts";
 import type { CompletedRequest, ReceivedRequest } from "./types.ts";
 
@@ -22,23 +24,52 @@ export function receivedRequest(state: RequestState): ReceivedRequest {
 
 /** ResponseComplete: the answer's code, the failure, and the request and response objects decoded on demand. */
 export function completedRequest(state: RequestState, code: number, latencySeconds: number): CompletedRequest {
-  const body = state.body;
-  const requestBytes = body?.length;
-  const patch = state.info?.verb === "patch";
-  return {
-    ...receivedRequest(state),
-    code,
-    latencySeconds,
-    reason: state.failure?.reason,
-    message: state.failure?.message,
-    requestBytes,
-    requestObject: body?.length
-      ? () => decodeBody(body, bodyMediaType(state.raw.headers["content-type"], patch))
-      : undefined,
-    // Decoded only if a hook reads it (reads may answer with pre-encoded JSON).
-    get responseObject() {
-      state.responseObject = decodedValue(state.responseObject);
-      return state.responseObject;
-    },
-  };
+  return new CompletedRecord(state, code, latencySeconds);
+}
+
+/** A class rather than a literal with a getter: one object shape for every completion. */
+class CompletedRecord implements CompletedRequest {
+  readonly id: string;
+  readonly method: string;
+  readonly requestUri: string;
+  readonly requestInfo: RequestInfo;
+  readonly user: UserInfo | undefined;
+  readonly userAgent: string | undefined;
+  readonly sourceIp: string | undefined;
+  readonly receivedAt: Date;
+  readonly code: number;
+  readonly latencySeconds: number;
+  readonly reason: string | undefined;
+  readonly message: string | undefined;
+  readonly requestBytes: number | undefined;
+  readonly requestObject: (() => unknown) | undefined;
+  readonly #state: RequestState;
+
+  constructor(state: RequestState, code: number, latencySeconds: number) {
+    const raw = state.raw;
+    this.id = state.id;
+    this.method = raw.method ?? "";
+    this.requestUri = state.requestUri;
+    this.requestInfo = state.info!;
+    this.user = state.user;
+    this.userAgent = raw.headers["user-agent"];
+    this.sourceIp = raw.socket?.remoteAddress;
+    this.receivedAt = state.receivedAt;
+    this.code = code;
+    this.latencySeconds = latencySeconds;
+    this.reason = state.failure?.reason;
+    this.message = state.failure?.message;
+    const body = state.body;
+    this.requestBytes = body?.length;
+    this.requestObject = body?.length
+      ? () => decodeBody(body, bodyMediaType(raw.headers["content-type"], state.info?.verb === "patch"))
+      : undefined;
+    this.#state = state;
+  }
+
+  /** Decoded only if a hook reads it (reads may answer with pre-encoded JSON). */
+  get responseObject(): unknown {
+    this.#state.responseObject = decodedValue(this.#state.responseObject);
+    return this.#state.responseObject;
+  }
 }

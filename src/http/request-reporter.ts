@@ -25,28 +25,34 @@ export interface RequestReporter {
 
 export function createRequestReporter(hooks: ApiServerHooks, metrics: ApiMetrics, logger?: Logger): RequestReporter {
   const listening = Boolean(hooks.onRequestReceived || hooks.onRequestComplete || hooks.onResponseStarted);
-  const call = (what: string, hook: () => void) => {
-    try {
-      hook();
-    } catch (error) {
-      logger?.error({ err: errorSummary(error) }, `${what} hook failed`);
-    }
-  };
+  const failed = (what: string, error: unknown) => logger?.error({ err: errorSummary(error) }, `${what} hook failed`);
   return {
     auditId: () => (listening && (hooks.enabled?.() ?? true) ? randomUUID() : ""),
     received(state) {
-      const hook = hooks.onRequestReceived;
-      if (hook && state.id) call("request received", () => hook(receivedRequest(state)));
+      if (!hooks.onRequestReceived || !state.id) return;
+      try {
+        hooks.onRequestReceived(receivedRequest(state));
+      } catch (error) {
+        failed("request received", error);
+      }
     },
     started(state) {
-      const hook = hooks.onResponseStarted;
-      if (hook && state.id) call("response started", () => hook(receivedRequest(state)));
+      if (!hooks.onResponseStarted || !state.id) return;
+      try {
+        hooks.onResponseStarted(receivedRequest(state));
+      } catch (error) {
+        failed("response started", error);
+      }
     },
     completed(state, code) {
       const latencySeconds = (performance.now() - state.started) / 1000;
-      const hook = hooks.onRequestComplete;
-      if (hook && state.id && state.info)
-        call("request completion", () => hook(completedRequest(state, code, latencySeconds)));
+      if (hooks.onRequestComplete && state.id && state.info) {
+        try {
+          hooks.onRequestComplete(completedRequest(state, code, latencySeconds));
+        } catch (error) {
+          failed("request completion", error);
+        }
+      }
       const labels = metricLabels({
         method: state.raw.method ?? "",
         contentType: state.raw.headers["content-type"],

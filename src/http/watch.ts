@@ -1,4 +1,4 @@
-// Watch streams: newline-delimited JSON written raw to the response (reply hijacked). Headers are flushed at once
+// Watch streams: newline-delimited JSON written raw to the Node response. Headers are flushed at once
 // so clients see the stream open before any event exists; the socket's buffer drives backpressure into the store.
 
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";

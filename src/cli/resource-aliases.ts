@@ -1,12 +1,8 @@
-// The words `platform get|list` has always accepted that the platform's discovery does not (yet) list, applied on top
-// of discovery (platform-resources.ts), and the names shown for the resources people use most.
+// The names shown for the resources people use most, and the friendly words typed for them. The platform lists the
+// same words as the resources' shortNames; they stay here too so that `platform get` keeps accepting them from a
+// platform of an earlier version, whose discovery does not list them.
 
-/**
- * Per plural: the name shown in messages, help and completion, and the friendly words typed for it. The words belong
- * in the resources' shortNames (src/apis/management/v1/ownedaccesskey.ts: accesskeys, accesskey;
- * virtualclusterinstance.ts: virtualclusters, virtualcluster, vc); once discovery lists them, drop them here and keep
- * the shown name.
- */
+/** Per plural: the name shown in messages, help and completion, and the friendly words typed for it. */
 export const RESOURCE_ALIASES: Readonly<Record<string, { shown: string; words: readonly string[] }>> = {
   ownedaccesskeys: { shown: "accesskeys", words: ["accesskeys", "accesskey"] },
   virtualclusterinstances: { shown: "virtualclusters", words: ["virtualclusters", "virtualcluster", "vc"] },

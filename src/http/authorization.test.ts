@@ -72,4 +72,18 @@ describe("authorizeRequest()", () => {
     });
     assert.equal(attributes.name, undefined);
   });
+
+  it("authorizationAttributes() reads the selector's name with the list's own parser", () => {
+    const nameOf = (fieldSelector: string) =>
+      authorizationAttributes(parseRequestInfo("GET", "/apis/g.io/v1/users"), bob, { fieldSelector }).name;
+    assert.equal(nameOf("metadata.name==alice,metadata.namespace=x"), "alice");
+    assert.equal(nameOf("metadata.name=alice,metadata.name=alice"), "alice");
+    // Two different names select nothing: no single object to name.
+    assert.equal(nameOf("metadata.name=alice,metadata.name=bob"), undefined);
+    // The parser keeps the spaces around a field name, so " metadata.name" is another field, as for the list.
+    assert.equal(nameOf(" metadata.name=alice"), undefined);
+    // A selector that does not parse names nothing (the list answers it with 400 after authorization).
+    assert.equal(nameOf("metadata.name"), undefined);
+    assert.equal(nameOf("metadata.name=Not_A_Name"), undefined);
+  });
 });

@@ -3,23 +3,29 @@
 // "management.platform.sh" at the cluster scope[: <reason>]`.
 
 import { errors } from "../apimachinery/errors.ts";
+import { type FieldRequirement, parseFieldSelector } from "../apimachinery/field-selector.ts";
 import type { AuthorizationAttributes, Authorizer, UserInfo } from "../registry/types.ts";
 import { type Query, queryValue } from "./query-options.ts";
 import type { RequestInfo } from "./request-info.ts";
 
-/** The object a list/watch narrows to with `fieldSelector=metadata.name=X`, as upstream reports it for authz. */
+/**
+ * The object a list/watch narrows to with `fieldSelector=metadata.name=X`, as upstream reports it for authz. Read with
+ * the same parser the list uses; a selector that does not parse names nothing here (the list answers its 400).
+ */
 function selectorName(query: Query): string {
   const selector = queryValue(query, "fieldSelector");
   if (!selector) return "";
-  let found = "";
-  for (const term of selector.split(",")) {
-    const match = /^\s*metadata\.name\s*(?:==|=)\s*([^\s,]*)\s*$/.exec(term);
-    if (match) {
-      if (found && found !== match[1]) return "";
-      found = match[1];
-    }
+  let requirements: FieldRequirement[];
+  try {
+    requirements = parseFieldSelector(selector).requirements;
+  } catch {
+    return "";
   }
-  return /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(found) ? found : "";
+  const names = new Set(
+    requirements.filter((r) => r.field === "metadata.name" && r.operator === "=").map((r) => r.value),
+  );
+  const [found] = names;
+  return names.size === 1 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(found) ? found : "";
 }
 
 export function authorizationAttributes(info: RequestInfo, user: UserInfo, query: Query): AuthorizationAttributes {

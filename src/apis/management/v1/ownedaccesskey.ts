@@ -150,6 +150,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
     kind: "OwnedAccessKey",
     plural: "ownedaccesskeys",
     singular: "ownedaccesskey",
+    shortNames: ["accesskey", "accesskeys"],
     categories: [CATEGORY],
     namespaced: false,
     description:

@@ -114,7 +114,7 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
     kind: "VirtualClusterInstance",
     plural: "virtualclusterinstances",
     singular: "virtualclusterinstance",
-    shortNames: ["vci"],
+    shortNames: ["vci", "vc", "virtualcluster", "virtualclusters"],
     categories: [CATEGORY],
     namespaced: true,
     description:

@@ -1,4 +1,4 @@
-// Builders particular to the platform config schema, beside the shared ones of src/apis/schema-builders.ts.
+// Builders particular to the platform config schema, beside the shared ones of src/apimachinery/schema-builders.ts.
 
 import { string } from "../apimachinery/schema-builders.ts";
 import type { JsonMap } from "../apimachinery/types.ts";

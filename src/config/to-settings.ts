@@ -5,7 +5,7 @@ import { DEFAULT_AUDIT_MAX_SIZE_MB } from "./defaults.ts";
 import type { AuditSettings, PlatformSettings } from "./settings.ts";
 import type { AuditConfig, PlatformConfig } from "./types.ts";
 
-/** The audit block as the audit logger reads it (src/audit/audit-settings.ts). */
+/** The audit block as the audit logger reads it (src/audit/audit-logger.ts). */
 export function auditSettingsOf(audit: AuditConfig | undefined): AuditSettings {
   return {
     ...structuredClone(audit ?? {}),

@@ -1,5 +1,5 @@
 // Namespace: a scope for names. Cluster-scoped. Created Active with the `kubernetes` finalizer in spec; deleting one
-// marks it Terminating (src/virtualcluster/apiserver/namespace-store.ts) and the namespace controller empties it.
+// marks it Terminating (src/cluster-apiserver/namespace-store.ts) and the namespace controller empties it.
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";

@@ -2,7 +2,7 @@
 // directory, open and protected endpoints, and a clean shutdown that ends watches.
 
 import assert from "node:assert/strict";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -56,6 +56,14 @@ describe("platform lifecycle", () => {
     assert.equal(await mode(join(dataDir, "pki", "ca.key")), 0o600);
     assert.equal(await mode(join(dataDir, "pki", "serving.key")), 0o600);
     assert.equal(await mode(dataDir), 0o700);
+    // Everything else too, the store's own files (database, WAL, shared memory) and the certificates included.
+    for (const folder of [dataDir, join(dataDir, "pki")]) {
+      for (const name of await readdir(folder)) {
+        const path = join(folder, name);
+        assert.equal((await mode(path)) & 0o077, 0, `${path} is open to group or others`);
+      }
+    }
+    assert.ok((await readdir(dataDir)).includes("platform.db-wal"), "the WAL is among the files checked");
   });
 
   it("serves health and version without credentials, and the API only with them", async () => {
@@ -113,5 +121,39 @@ describe("platform lifecycle", () => {
     assert.doesNotMatch(platform.stdout(), /shown only this once/);
     const admin = await get(platform, "/apis/management.platform.sh/v1/users/admin", platform.adminKey);
     assert.equal(admin.status, 200);
+  });
+});
+
+describe("platform data directory permissions", () => {
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "vcp-perms-"));
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("refuses a data directory group or others may read, in one line with the fix, before writing anything", async () => {
+    await chmod(dataDir, 0o755);
+    await assert.rejects(startPlatformProcess({ dataDir }), (error: Error) => {
+      const line = `${dataDir} can be read or written by group or others (mode 0755)`;
+      assert.ok(error.message.includes(line), error.message);
+      assert.ok(error.message.includes(`chmod -R go-rwx ${dataDir}`), error.message);
+      assert.ok(error.message.includes("--allow-insecure-permissions"), error.message);
+      assert.doesNotMatch(error.message, /\n\s+at /, "no stack trace");
+      return true;
+    });
+    assert.deepEqual(await readdir(dataDir), [], "nothing was written");
+  });
+
+  it("starts with --allow-insecure-permissions, and refuses a store file opened up later", async () => {
+    const platform = await startPlatformProcess({ dataDir, extraArgs: ["--allow-insecure-permissions"] });
+    await platform.stop();
+    await chmod(dataDir, 0o700);
+    await chmod(join(dataDir, "platform.db"), 0o644);
+    await assert.rejects(startPlatformProcess({ dataDir }), /platform\.db can be read or written by group or others/);
+    await chmod(join(dataDir, "platform.db"), 0o600);
+    const again = await startPlatformProcess({ dataDir });
+    await again.stop();
   });
 });

@@ -27,6 +27,7 @@ interface StartOptions {
   accessKeyMaxTtlSeconds?: number;
   loginAccessKeyTtlSeconds?: number;
   config?: string;
+  allowInsecurePermissions?: boolean;
 }
 
 export function addStartCommand(platform: Command): void {
@@ -49,6 +50,10 @@ export function addStartCommand(platform: Command): void {
       seconds,
     )
     .option("--config <file>", "platform config file (YAML): loaded at start, watched, and applied on change")
+    .option(
+      "--allow-insecure-permissions",
+      "start even when group or others may read or write the data directory or --tls-key (not recommended)",
+    )
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443",
@@ -75,6 +80,7 @@ export function addStartCommand(platform: Command): void {
       const running = await startPlatform({
         settings: new LiveSettings(initial),
         dataDir: opts.dataDir,
+        allowInsecurePermissions: opts.allowInsecurePermissions === true,
         host: opts.host,
         port: opts.port,
         tlsCertFile: opts.tlsCert,

@@ -53,7 +53,7 @@ export async function ensureServingCertificates(options: {
   const keyPem = issued.keyPem as string;
   // Key first: a crash in between leaves a mismatched pair, which the next start detects and replaces.
   await writeAtomically(files.key, keyPem, 0o600);
-  await writeAtomically(files.cert, issued.certPem, 0o644);
+  await writeAtomically(files.cert, issued.certPem, 0o600);
   return { caPem: ca.certPem, certPem: issued.certPem, keyPem, caKeyPem: ca.keyPem };
 }
 
@@ -106,7 +106,7 @@ async function loadOrCreateCa(certFile: string, keyFile: string): Promise<{ cert
     commonName: `virtualcluster-platform-ca@${Math.floor(Date.now() / 1000)}`,
   });
   await writeAtomically(keyFile, ca.keyPem, 0o600);
-  await writeAtomically(certFile, ca.certPem, 0o644);
+  await writeAtomically(certFile, ca.certPem, 0o600);
   return ca;
 }
 

@@ -19,6 +19,7 @@ import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
+import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
 import { managementResources } from "./management-resources.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 
@@ -38,6 +39,8 @@ export interface PlatformOptions {
   auth?: Pick<PlatformAuthOptions, "scrypt" | "throttle" | "sweepIntervalMs">;
   /** `platform start --config FILE`: the platform config file, loaded at start and watched. */
   configFile?: string;
+  /** Start even when group or others may read or write the data directory or a key file (not recommended). */
+  allowInsecurePermissions?: boolean;
 }
 
 export interface RunningPlatform {
@@ -55,6 +58,10 @@ export interface RunningPlatform {
 
 export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
   const dataDir = resolve(options.dataDir);
+  restrictUmask();
+  if (!options.allowInsecurePermissions) {
+    await checkDataDirPermissions(dataDir, options.tlsKeyFile ? [resolve(options.tlsKeyFile)] : []);
+  }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const metrics = createApiMetrics();
   const storage = instrumentStore(

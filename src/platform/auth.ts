@@ -1,8 +1,9 @@
 // Authentication and authorization of the platform, wired together: the in-memory auth index (informer over storage),
 // the access-key resources (OwnedAccessKey, Team, Self, SelfSubjectAccessReview, the User subresources), the access
 // key authenticator, the authorizer, password login routes, the lastActivity recorder and the Login key sweeper;
-// and signed tokens: the signing key ring, DirectClusterEndpointToken and SigningKeyRotation, the token
-// authenticator (before the access key one) and the public JWKS and OpenID discovery routes.
+// and signed tokens: the signing key ring, DirectClusterEndpointToken and SigningKeyRotation, token review through
+// selves, the refusal of endpoint tokens as bearer tokens (401, before the access key authenticator) and the public
+// JWKS and OpenID discovery routes.
 
 import type { Logger } from "pino";
 import { isStatusError } from "../apimachinery/errors.ts";
@@ -28,6 +29,7 @@ import { AccessKeyAuthenticator } from "../identity/access-key-authenticator.ts"
 import { ActivityRecorder } from "../identity/activity-recorder.ts";
 import { AuthIndex, type KeyEntry } from "../identity/auth-index.ts";
 import { describeCaller } from "../identity/describe-caller.ts";
+import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
 import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
@@ -266,7 +268,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         );
     },
     serverOptions: {
-      authenticators: [tokens, authenticator],
+      // Endpoint tokens are reviewed through selves (describeCaller above), never accepted as the caller here.
+      authenticators: [refuseEndpointTokens(tokens), authenticator],
       authorizer: new PlatformAuthorizer({
         index,
         projectNamespacePrefix: () => settings.current().projectNamespacePrefix,

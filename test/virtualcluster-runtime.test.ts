@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { DEFAULT_CACHE_MS } from "../src/virtualcluster/connect/platform-user-authenticator.ts";
 import { AuthClient } from "./support/auth-client.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
@@ -213,6 +214,21 @@ describe("virtual cluster runtime", { skip: kubectlSkip, timeout: 300_000 }, () 
       assert.match(direct, /namespace\/default/);
       const bogus = await vcctl.run(["--token", "not-a-platform-key", "get", "namespaces"]);
       assert.notEqual(bogus.code, 0);
+    });
+
+    it("stops letting in a platform key disabled on the platform within the stated bound", async () => {
+      const key = await createKey("alice-vc");
+      assert.match(await vcctl.ok(["--token", key, "get", "namespaces", "-o", "name"]), /namespace\/default/);
+      const disabled = await client.send("PATCH", `${API}/ownedaccesskeys/alice-vc`, {
+        token: platform.adminKey,
+        body: { spec: { disabled: true } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(disabled.status, 200, disabled.body);
+      // The virtual cluster trusts a reviewed key for at most DEFAULT_CACHE_MS; past it, the next request asks again.
+      await new Promise((resolve) => setTimeout(resolve, DEFAULT_CACHE_MS + 500));
+      const refused = await vcctl.run(["--token", key, "get", "namespaces"]);
+      assert.notEqual(refused.code, 0, "a disabled key still got in");
     });
 
     it("picks up a rotated key from the Secret without a restart", async () => {

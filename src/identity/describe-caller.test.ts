@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { isStatusError } from "../apimachinery/errors.ts";
 import type { DescribeCaller } from "../apis/management/v1/self.ts";
 import { describeCaller } from "./describe-caller.ts";
+import { platform } from "./testing.ts";
 import { TOKEN_KEY_TYPE } from "./token-claims.ts";
 import { openTokenFixture, type TokenFixture } from "./token-testing.ts";
 
@@ -21,6 +22,7 @@ describe("describeCaller() (selves)", () => {
           ? f.tokens.authenticateToken(credential)
           : f.authenticator.authenticateToken(credential, { touch: false }),
       settings: () => ({ platformHost: "platform.test", projectNamespacePrefix: "p-" }),
+      limits: () => f.settings.current().auth,
     });
     await f.createUser("bob", { email: "bob@example.com", groups: ["devs"] });
     await f.createUser("root", { clusterRoles: [{ name: "admin" }] });
@@ -56,6 +58,24 @@ describe("describeCaller() (selves)", () => {
       assert.equal(status.accessKeyType, TOKEN_KEY_TYPE);
       assert.deepEqual(status.accessKeyScope, { virtualClusters: [{ project: "a", virtualCluster: "vc1" }] });
       assert.equal(JSON.stringify(status).includes(token), false);
+      // A token ends at its exp: what a virtual cluster may cache it for.
+      const { exp } = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
+      assert.equal(status.accessKeyExpirationTimestamp, new Date(exp * 1000).toISOString());
+    }
+  });
+
+  it("describeCaller() gives a key's expiration: its ttl, or the platform's maximum age when that ends first", async () => {
+    const reviewAt = async (key: string) => (await describeAs(await f.contextOf(vc), key)).accessKeyExpirationTimestamp;
+    const forever = await f.createKey("bob-forever", { user: "bob" });
+    assert.equal(await reviewAt(forever), undefined);
+    const hour = await f.createKey("bob-hour", { user: "bob", ttl: 3600 });
+    const created = Date.parse((await f.keys.get(platform(), { name: "bob-hour" })).metadata.creationTimestamp ?? "");
+    assert.equal(await reviewAt(hour), new Date(created + 3_600_000).toISOString());
+    f.settings.update({ ...f.settings.current(), auth: { ...f.settings.current().auth, accessKeyMaxTTLSeconds: 60 } });
+    try {
+      assert.equal(await reviewAt(hour), new Date(created + 60_000).toISOString());
+    } finally {
+      f.settings.update({ ...f.settings.current(), auth: { ...f.settings.current().auth, accessKeyMaxTTLSeconds: 0 } });
     }
   });
 

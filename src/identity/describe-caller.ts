@@ -12,12 +12,15 @@ import { SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import type { DescribeCaller, SelfStatus } from "../apis/management/v1/self.ts";
 import type { UserInfo } from "../registry/types.ts";
 import type { TeamEntry } from "./auth-index.ts";
+import { type KeyLimits, keyExpiresAt } from "./key-validity.ts";
 import { ADMIN_ROLE, isSystem, principalOf } from "./principal.ts";
 
 export interface DescribeCallerOptions {
   /** Authenticates an access key (without recording activity) or a direct cluster endpoint token. */
   authenticate(credential: string): Promise<UserInfo>;
   settings(): { platformHost: string; projectNamespacePrefix: string };
+  /** The key lifetime limits in force (for the credential's expiration). */
+  limits(): KeyLimits;
 }
 
 const team = (entry: TeamEntry) => ({ name: entry.name, username: entry.username, displayName: entry.displayName });
@@ -63,6 +66,8 @@ export function describeCaller(options: DescribeCallerOptions): DescribeCaller {
     if (principal.key.name) status.accessKey = principal.key.name;
     status.accessKeyType = principal.key.type;
     if (principal.key.scope) status.accessKeyScope = principal.key.scope;
+    const expiresAt = keyExpiresAt(principal.key, options.limits());
+    if (expiresAt !== undefined) status.accessKeyExpirationTimestamp = new Date(expiresAt).toISOString();
     if (principal.user) {
       const { name, username, displayName, email, subject } = principal.user;
       status.user = { name, username, displayName, email, teams: principal.teams.map(team) };

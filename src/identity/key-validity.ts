@@ -14,6 +14,24 @@ export const KEY_EXPIRED = "access key expired. Please login again";
 
 const passed = (fromMs: number, seconds: number, nowMs: number) => seconds > 0 && nowMs >= fromMs + seconds * 1000;
 
+/**
+ * When the key stops authenticating by its lifetime alone (ms), or undefined when nothing limits it: its ttl (from
+ * creation, or from its last activity), the platform's maximum key age, the Login key lifetime. The same rules as
+ * keyProblem(); disabling, deleting or revoking ends it sooner.
+ */
+export function keyExpiresAt(key: KeyEntry, limits: KeyLimits, lastSeenMs = 0): number | undefined {
+  const ends: number[] = [];
+  const ttlFrom = key.ttlAfterLastActivity
+    ? Math.max(key.createdMs, key.lastActivityMs ?? 0, lastSeenMs)
+    : key.createdMs;
+  if (key.ttlSeconds > 0) ends.push(ttlFrom + key.ttlSeconds * 1000);
+  if (limits.accessKeyMaxTTLSeconds > 0) ends.push(key.createdMs + limits.accessKeyMaxTTLSeconds * 1000);
+  if (key.type === "Login" && limits.loginAccessKeyTTLSeconds > 0) {
+    ends.push(key.createdMs + limits.loginAccessKeyTTLSeconds * 1000);
+  }
+  return ends.length ? Math.min(...ends) : undefined;
+}
+
 /** `lastSeenMs`: the last use this process saw (more recent than status.lastActivity, written once a minute). */
 export function keyProblem(
   key: KeyEntry,

@@ -214,6 +214,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
           projectNamespacePrefix: current.projectNamespacePrefix,
         };
       },
+      limits: () => settings.current().auth,
     }),
   );
 

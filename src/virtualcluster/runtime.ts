@@ -64,7 +64,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     verifyToken: async (token) => {
       if (!verifier) throw new Error("the platform's signing keys are not known yet");
       const verified = await verifier.verify(token);
-      return { name: verified.name, uid: verified.uid, kind: verified.kind, scope: verified.scope };
+      return { name: verified.name, uid: verified.uid, kind: verified.kind, scope: verified.scope, exp: verified.exp };
     },
   });
 

@@ -16,6 +16,8 @@ export interface SelfStatus {
   accessKey?: string;
   accessKeyScope?: AccessKeyScope;
   accessKeyType?: string;
+  /** When the credential stops authenticating by its lifetime alone (RFC 3339). */
+  accessKeyExpirationTimestamp?: string;
   subject?: string;
   uid?: string;
   groups?: string[];

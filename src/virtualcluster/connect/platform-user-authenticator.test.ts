@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { isStatusError } from "../../apimachinery/errors.ts";
-import { PlatformUserAuthenticator } from "./platform-user-authenticator.ts";
+import { DEFAULT_CACHE_MS, PlatformUserAuthenticator } from "./platform-user-authenticator.ts";
 
 const target = { project: "default", name: "vc1" };
 const request = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
@@ -61,4 +61,51 @@ test("PlatformUserAuthenticator.authenticate() verifies JWTs offline and does no
   assert.equal(calls.length, 0, "tokens never go to the platform");
   const offline = new PlatformUserAuthenticator({ target: () => undefined, review });
   assert.equal(await offline.authenticate(request("good")), undefined);
+});
+
+test("PlatformUserAuthenticator.authenticate() stops trusting a key the platform disabled within DEFAULT_CACHE_MS", async () => {
+  const answers: Record<string, object> = { key: { user: { username: "alice" } } };
+  const { review, calls } = reviewer(answers);
+  const clock = { now: 1_000_000 };
+  const authenticator = new PlatformUserAuthenticator({ target: () => target, review, now: () => clock.now });
+  assert.equal((await authenticator.authenticate(request("key")))?.name, "alice");
+  delete answers.key; // disabled or deleted on the platform: its review now fails with 401
+  clock.now += DEFAULT_CACHE_MS - 1;
+  assert.equal((await authenticator.authenticate(request("key")))?.name, "alice", "still within the bound");
+  clock.now += 1;
+  assert.equal(await authenticator.authenticate(request("key")), undefined, "asked again, and refused");
+  assert.equal(calls.length, 2);
+  assert.ok(DEFAULT_CACHE_MS <= 5_000, "the bound the docs state");
+});
+
+test("PlatformUserAuthenticator.authenticate() never trusts a key past the expiration the platform reports", async () => {
+  const clock = { now: Date.parse("2026-01-01T00:00:00Z") };
+  const expiring = { user: { username: "alice" }, accessKeyExpirationTimestamp: "2026-01-01T00:00:01Z" };
+  const { review, calls } = reviewer({ key: expiring });
+  const authenticator = new PlatformUserAuthenticator({ target: () => target, review, now: () => clock.now });
+  await authenticator.authenticate(request("key"));
+  clock.now += 1_000; // the key's end, well inside the cache bound
+  await authenticator.authenticate(request("key"));
+  assert.equal(calls.length, 2, "reviewed again at the key's expiry, not answered from the cache");
+});
+
+test("PlatformUserAuthenticator.authenticate() never trusts a token a moment past its exp", async () => {
+  const clock = { now: 1_700_000_000_000 };
+  const exp = clock.now / 1000 + 1;
+  const verified: string[] = [];
+  const authenticator = new PlatformUserAuthenticator({
+    target: () => target,
+    review: async () => ({}),
+    verifyToken: async (token) => {
+      verified.push(token);
+      if (clock.now >= exp * 1000) throw new Error("the token has expired");
+      return { name: "bob", exp };
+    },
+    now: () => clock.now,
+  });
+  const token = "aaa.bbb.ccc";
+  assert.equal((await authenticator.authenticate(request(token)))?.name, "bob");
+  clock.now += 1_000;
+  await assert.rejects(authenticator.authenticate(request(token)), /expired/);
+  assert.equal(verified.length, 2, "verified again at exp instead of answered from the cache");
 });

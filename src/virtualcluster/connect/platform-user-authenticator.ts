@@ -5,7 +5,9 @@
 //     asked with our own `virtualcluster` key).
 // The credential's scope must reach this virtual cluster. Users the platform lets reach it are its administrators
 // (group system:masters), as project members are in the commercial product. Answers are cached briefly by digest
-// (never by the credential itself) so a burst of kubectl calls costs one review.
+// (never by the credential itself) so a burst of kubectl calls costs one review: never past the credential's own
+// expiry (a token's exp, a key's lifetime as the platform reports it), and for at most CACHE_MS otherwise, which
+// bounds how long a key disabled or deleted on the platform keeps working here.
 
 import { hash } from "node:crypto";
 import { errors, isStatusError } from "../../apimachinery/errors.ts";
@@ -15,7 +17,8 @@ import type { AccessKeyScope, SelfStatus } from "./platform-api.ts";
 import { scopeReachesVirtualCluster } from "./scope-access.ts";
 
 export const ADMIN_GROUP = "system:masters";
-const DEFAULT_CACHE_MS = 10_000;
+/** The longest a reviewed credential is trusted without asking again: the bound for a revoked key to stop working. */
+export const DEFAULT_CACHE_MS = 4_000;
 const MAX_CACHE_ENTRIES = 10_000;
 
 /** What an offline-verified token says about its holder. */
@@ -24,6 +27,8 @@ export interface VerifiedTokenHolder {
   uid?: string;
   kind?: string;
   scope?: AccessKeyScope;
+  /** The token's exp, seconds since the epoch. */
+  exp?: number;
 }
 
 export interface PlatformUserAuthenticatorOptions {
@@ -91,8 +96,11 @@ export class PlatformUserAuthenticator implements Authenticator {
     target: { project: string; name: string },
     now: number,
   ): Promise<CacheEntry | undefined> {
-    const expires = now + (this.#options.cacheMs ?? DEFAULT_CACHE_MS);
-    const denied = (reason: string): CacheEntry => ({ expires, rejected: reason });
+    const cacheUntil = now + (this.#options.cacheMs ?? DEFAULT_CACHE_MS);
+    /** Trusted until the cache bound or the credential's own end, whichever comes first. */
+    const until = (endMs: number | undefined) =>
+      endMs === undefined || Number.isNaN(endMs) ? cacheUntil : Math.min(cacheUntil, endMs);
+    const denied = (reason: string): CacheEntry => ({ expires: cacheUntil, rejected: reason });
     if (looksLikeJwt(token) && this.#options.verifyToken) {
       let holder: VerifiedTokenHolder;
       try {
@@ -101,7 +109,8 @@ export class PlatformUserAuthenticator implements Authenticator {
         return denied(`invalid direct cluster endpoint token: ${error instanceof Error ? error.message : "rejected"}`);
       }
       if (!scopeReachesVirtualCluster(holder.scope, target)) return denied(outOfScope(target));
-      return { expires, user: userInfo(holder.name, holder.uid, [], "token") };
+      const exp = holder.exp === undefined ? undefined : holder.exp * 1000;
+      return { expires: until(exp), user: userInfo(holder.name, holder.uid, [], "token") };
     }
     let self: SelfStatus;
     try {
@@ -115,7 +124,8 @@ export class PlatformUserAuthenticator implements Authenticator {
     if (!scopeReachesVirtualCluster(self.accessKeyScope, target)) return denied(outOfScope(target));
     const name = self.user?.username || self.user?.name || self.team?.username || self.team?.name || self.subject || "";
     if (!name) return undefined;
-    return { expires, user: userInfo(name, self.uid, self.groups ?? [], "access-key") };
+    const ends = self.accessKeyExpirationTimestamp ? Date.parse(self.accessKeyExpirationTimestamp) : undefined;
+    return { expires: until(ends), user: userInfo(name, self.uid, self.groups ?? [], "access-key") };
   }
 }
 

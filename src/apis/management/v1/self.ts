@@ -22,6 +22,8 @@ export interface SelfStatus {
   accessKey?: string;
   accessKeyScope?: unknown;
   accessKeyType?: string;
+  /** When the credential stops authenticating by its lifetime alone (RFC 3339), if it has one. */
+  accessKeyExpirationTimestamp?: string;
   subject?: string;
   uid?: string;
   groups: string[];
@@ -63,6 +65,9 @@ const schema = {
       accessKey: string("Object name of the access key."),
       accessKeyScope: openObject("Scope of the access key."),
       accessKeyType: string("Type of the access key."),
+      accessKeyExpirationTimestamp: string(
+        "When the credential stops authenticating by its lifetime alone (ttl, the platform's maximum, a token's exp), if it has one. Disabling or deleting it ends it sooner.",
+      ),
       subject: string("Subject of the caller."),
       uid: string("Uid of the user or team."),
       groups: stringList("Effective groups: the user's groups and teams."),

@@ -74,7 +74,7 @@ const auditBlock = (level: number) => {
 };
 await writeFile(configFile, "");
 
-const platform = await startPlatformProcess({ extraArgs: ["--config", configFile] });
+const platform = await startPlatformProcess({ extraArgs: ["--config", configFile, "--audit-dir", dir] });
 const serverPid = platform.child.pid!;
 const pinned = pinToCpu(serverPid, SERVER_CPU) && pinToCpu(process.pid, LOAD_CPU);
 const admin = platform.adminKey;

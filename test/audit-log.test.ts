@@ -99,7 +99,7 @@ describe("audit log", () => {
     auditDir = join(dir, "audit");
     configFile = join(dir, "platform.yaml");
     await writeFile(configFile, auditConfig(join(auditDir, "audit.log")));
-    platform = await startPlatformProcess({ extraArgs: ["--config", configFile] });
+    platform = await startPlatformProcess({ extraArgs: ["--config", configFile, "--audit-dir", dir] });
     logs = capture(platform.child.stderr);
   });
   after(async () => {

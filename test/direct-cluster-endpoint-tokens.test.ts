@@ -52,7 +52,7 @@ describe("direct cluster endpoint tokens over HTTPS", () => {
       configFile,
       `audit:\n  enabled: true\n  path: ${join(workDir, "audit.log")}\n  policy:\n    rules:\n    - level: RequestResponse\n`,
     );
-    platform = await startPlatformProcess({ extraArgs: ["--config", configFile] });
+    platform = await startPlatformProcess({ extraArgs: ["--config", configFile, "--audit-dir", workDir] });
     client = new AuthClient(platform.url, platform.caPem);
     admin = platform.adminKey;
     await client.createUser(admin, "bob", { groups: ["devs"] });

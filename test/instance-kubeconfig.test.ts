@@ -69,7 +69,7 @@ describe("instance kubeconfigs", () => {
       config,
       `audit:\n  enabled: true\n  path: ${join(dir, "audit", "audit.log")}\n  policy:\n    rules:\n    - level: RequestResponse\n`,
     );
-    platform = await startPlatformProcess({ extraArgs: ["--config", config] });
+    platform = await startPlatformProcess({ extraArgs: ["--config", config, "--audit-dir", dir] });
     output = capture(platform.child.stdout);
     const errors = capture(platform.child.stderr);
     const both = output;

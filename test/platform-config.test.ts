@@ -2,7 +2,7 @@
 // with field paths, secrets that no read returns, and live effects of API writes without a restart.
 
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
@@ -226,6 +226,27 @@ describe("platform config over HTTPS", () => {
       return text.includes('"objectRef":{"resource":"users","name":"admin"');
     }, "an audit event for GET users/admin");
     await writeRaw("");
+  });
+
+  it("audit.path stays inside the data directory: a path outside it or a .. escape is 422, nothing is stored", async () => {
+    const before = (await send(platform, "GET", CONFIG, { token: admin })).json().metadata.resourceVersion;
+    for (const path of ["/tmp/elsewhere/audit.log", join(platform.dataDir, "..", "escape.log"), "audit.log"]) {
+      const reply = await send(platform, "PATCH", CONFIG, {
+        token: admin,
+        body: { spec: { raw: `audit: {enabled: true, level: 1, path: ${path}}\n` } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(reply.status, 422, `${path}: ${reply.body}`);
+      const cause = reply.json().details.causes[0];
+      assert.equal(cause.field, "spec.raw.audit.path");
+      assert.ok(cause.message.includes(platform.dataDir), cause.message);
+    }
+    const after = (await send(platform, "GET", CONFIG, { token: admin })).json().metadata.resourceVersion;
+    assert.equal(after, before, "nothing was stored");
+    await access("/tmp/elsewhere/audit.log").then(
+      () => assert.fail("the refused path was written"),
+      () => undefined,
+    );
   });
 
   it("no secret written through the API appears in the platform's log", () => {

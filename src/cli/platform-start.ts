@@ -28,6 +28,7 @@ interface StartOptions {
   loginAccessKeyTtlSeconds?: number;
   config?: string;
   allowInsecurePermissions?: boolean;
+  auditDir?: string[];
 }
 
 export function addStartCommand(platform: Command): void {
@@ -50,6 +51,11 @@ export function addStartCommand(platform: Command): void {
       seconds,
     )
     .option("--config <file>", "platform config file (YAML): loaded at start, watched, and applied on change")
+    .option(
+      "--audit-dir <dir>",
+      "a directory besides the data directory where the config may put the audit log (repeatable)",
+      (dir: string, dirs: string[] = []) => [...dirs, dir],
+    )
     .option(
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or --tls-key (not recommended)",
@@ -81,6 +87,7 @@ export function addStartCommand(platform: Command): void {
         settings: new LiveSettings(initial),
         dataDir: opts.dataDir,
         allowInsecurePermissions: opts.allowInsecurePermissions === true,
+        auditDirs: opts.auditDir,
         host: opts.host,
         port: opts.port,
         tlsCertFile: opts.tlsCert,

@@ -2,7 +2,7 @@
 // A plain kind (no dependencies at run time) is one line here; kinds that need the running platform (the auth
 // layer's keys and tokens, projects and instances) are made by their part of the composition and listed here too.
 
-import { configDefinition } from "../apis/management/v1/config.ts";
+import { type ConfigDefinitionOptions, configDefinition } from "../apis/management/v1/config.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
 import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
@@ -10,7 +10,11 @@ import type { ActionHandler, ResourceDefinition } from "../registry/types.ts";
 import type { AuthDefinitions } from "./auth.ts";
 import type { ProjectDefinitions } from "./projects/project-resources.ts";
 
-export function managementResources(auth: AuthDefinitions, projects: ProjectDefinitions): ResourceDefinition[] {
+export function managementResources(
+  auth: AuthDefinitions,
+  projects: ProjectDefinitions,
+  config: ConfigDefinitionOptions = {},
+): ResourceDefinition[] {
   return [
     withSubresources(userDefinition, auth.subresources.users),
     withSubresources(teamDefinition, auth.subresources.teams),
@@ -21,7 +25,7 @@ export function managementResources(auth: AuthDefinitions, projects: ProjectDefi
     auth.signingKeyRotations,
     projects.projects,
     projects.instances,
-    configDefinition(),
+    configDefinition(config),
   ];
 }
 

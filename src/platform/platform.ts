@@ -39,6 +39,8 @@ export interface PlatformOptions {
   auth?: Pick<PlatformAuthOptions, "scrypt" | "throttle" | "sweepIntervalMs">;
   /** `platform start --config FILE`: the platform config file, loaded at start and watched. */
   configFile?: string;
+  /** Directories besides the data directory where the Config may put the audit log. */
+  auditDirs?: string[];
   /** Start even when group or others may read or write the data directory or a key file (not recommended). */
   allowInsecurePermissions?: boolean;
 }
@@ -72,7 +74,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const auth = await createPlatformAuth({ storage, settings, logger: options.logger, ...options.auth });
   const registry = new Registry(storage);
   const projects = createProjectResources({ storage, settings, logger: options.logger });
-  for (const definition of managementResources(auth.definitions, projects.definitions)) registry.register(definition);
+  // The audit log stays in the data directory or a directory the operator allowed.
+  const auditDirs = [dataDir, ...(options.auditDirs ?? []).map((dir) => resolve(dir))];
+  const configOptions = { auditDirs: () => auditDirs };
+  for (const definition of managementResources(auth.definitions, projects.definitions, configOptions)) {
+    registry.register(definition);
+  }
   auth.attach(registry);
 
   const collector = new GarbageCollector({

@@ -7,6 +7,7 @@ import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { object, string } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { auditPathProblem } from "../../../config/audit-path.ts";
 import { redactLastApplied } from "../../../config/last-applied.ts";
 import { parseConfigText } from "../../../config/parse.ts";
 import { redactConfigValue, redactRawConfig } from "../../../config/redact.ts";
@@ -39,7 +40,12 @@ const gr = { group: GROUP, resource: "configs" };
 const gk = { group: GROUP, kind: "Config" };
 
 /** Parses spec.raw (restoring the secrets a read redacted) and derives status; throws 422 with every problem. */
-function derive(config: Config, stored: Config | undefined, context: RequestContext): void {
+function derive(
+  config: Config,
+  stored: Config | undefined,
+  context: RequestContext,
+  options: ConfigDefinitionOptions,
+): void {
   const written = config.spec?.raw;
   if (written !== undefined && typeof written !== "string") return; // the schema reports spec.raw's type
   const raw = written ?? "";
@@ -47,6 +53,11 @@ function derive(config: Config, stored: Config | undefined, context: RequestCont
   const restored = restoreSecrets(raw, stored?.spec?.raw);
   const parsed = parseConfigText(restored.raw);
   const problems = [...restored.errors, ...parsed.errors];
+  const auditPath = parsed.config.audit?.path;
+  if (options.auditDirs && typeof auditPath === "string" && auditPath !== "") {
+    const problem = auditPathProblem(auditPath, options.auditDirs());
+    if (problem) problems.push(fieldError.invalid("spec.raw.audit.path", auditPath, problem));
+  }
   if (problems.length > 0) throw errors.invalid(gk, name, problems);
   context.warnings.push(...parsed.warnings);
   // No spec.raw stays no spec.raw: the platform's empty default must not own the field (server-side apply).
@@ -58,6 +69,8 @@ function derive(config: Config, stored: Config | undefined, context: RequestCont
 export interface ConfigDefinitionOptions {
   /** Only the name platform-config is accepted (default). Off only for the generic conformance tests. */
   singleton?: boolean;
+  /** Absolute directories audit.path must lie in (the data directory and --audit-dir); unset: any path. */
+  auditDirs?: () => readonly string[];
 }
 
 export function configDefinition(options: ConfigDefinitionOptions = {}): ResourceDefinition {
@@ -76,7 +89,7 @@ export function configDefinition(options: ConfigDefinitionOptions = {}): Resourc
     verbs: ["get", "list", "watch", "create", "update", "patch"],
     strategy: {
       prepareForCreate(config, context) {
-        derive(config, undefined, context);
+        derive(config, undefined, context, options);
       },
       prepareForUpdate(config, old, context) {
         if (old.status?.disableConfigEndpoint === true && !isTrustedConfigContext(context)) {
@@ -86,7 +99,7 @@ export function configDefinition(options: ConfigDefinitionOptions = {}): Resourc
             "the platform config is managed through its config file (disableConfigEndpoint is true): edit the file given to `platform start --config`",
           );
         }
-        derive(config, old, context);
+        derive(config, old, context, options);
       },
       validate(config) {
         const errs: FieldError[] = [];

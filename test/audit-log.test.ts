@@ -175,6 +175,33 @@ describe("audit log", () => {
     assert.equal(event.level, "Metadata", "access key creation is logged at Metadata at most");
   });
 
+  it("a refused config never leaks its secrets: a secret of the wrong type, or one copied by a YAML alias", async () => {
+    const attempts = [
+      `${auditConfig(join(auditDir, "audit.log"))}auth:\n  oidc: {clientId: a, clientSecret: {nested: Wr0ng-typed-s3cret}}\n`,
+      `${auditConfig(join(auditDir, "audit.log"))}auth:\n  oidc:\n    clientSecret: &x Al1ased-s3cret\n    clientId: *x\n`,
+    ];
+    const ids: string[] = [];
+    for (const raw of attempts) {
+      const reply = await send(platform, "PATCH", `${API}/configs/platform-config`, {
+        token: platform.adminKey,
+        body: { spec: { raw } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(reply.status, 422, reply.body);
+      assert.doesNotMatch(reply.body, /Wr0ng-typed-s3cret|Al1ased-s3cret/);
+      ids.push(String(reply.headers["audit-id"]));
+    }
+    const stored = await send(platform, "GET", `${API}/configs/platform-config`, { token: platform.adminKey });
+    assert.doesNotMatch(stored.body, /Wr0ng-typed|Al1ased/, "nothing of the refused writes was stored");
+    await eventually(async () => {
+      const events = await auditEvents(auditDir);
+      return ids.every((id) => events.some((e) => e.auditID === id && e.stage === "ResponseComplete"));
+    }, "the refused writes' events");
+    const text = JSON.stringify(await auditEvents(auditDir));
+    assert.ok(!text.includes("Wr0ng-typed-s3cret"), "a secret of the wrong type is logged");
+    assert.ok(!text.includes("Al1ased-s3cret"), "an aliased secret is logged");
+  });
+
   it("rotation under load loses no line: every request is counted across rotated and compressed files", async () => {
     const before = (await auditEvents(auditDir)).filter(
       (e) => e.objectRef?.resource === "users" && e.verb === "list",

@@ -629,3 +629,19 @@ describe("parseConfigText() on valid configs", () => {
     assert.doesNotMatch(error.detail ?? "", /hunter2/);
   });
 });
+
+describe("parseConfigText() and YAML anchors", () => {
+  it("parseConfigText() refuses anchors and aliases, naming the line: an alias could copy a secret into a readable field", () => {
+    for (const [raw, line] of [
+      ["auth:\n  oidc:\n    clientSecret: &x S3cret\n    clientId: *x\n", 3],
+      ["platformHost: p.example.com\nshared: &s {a: 1}\n", 2],
+    ] as const) {
+      const { errors } = parseConfigText(raw, {});
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0].field, "spec.raw");
+      assert.equal(errors[0].type, "FieldValueForbidden");
+      assert.match(errors[0].detail ?? "", new RegExp(`anchors and aliases are not allowed .*\\(line ${line}\\)`));
+      assert.doesNotMatch(JSON.stringify(errors), /S3cret/);
+    }
+  });
+});

@@ -22,7 +22,7 @@ import {
   validateSecretStore,
   validateTopLevel,
 } from "./validate-other.ts";
-import { lineAt, type PathSegment, parseYamlSource, type YamlSource } from "./yaml-source.ts";
+import { firstAnchorOrAlias, lineAt, type PathSegment, parseYamlSource, type YamlSource } from "./yaml-source.ts";
 
 export const RAW_FIELD = "spec.raw";
 
@@ -87,6 +87,11 @@ export function parseConfigText(raw: string, env: Record<string, string | undefi
   const empty = { config: withDefaults({}, env), explicit: {}, warnings: [] };
   const source = parseYamlSource(raw);
   if (source.document.errors.length > 0) return { ...empty, errors: yamlErrors(source) };
+  const anchorLine = firstAnchorOrAlias(source);
+  if (anchorLine !== undefined) {
+    const detail = `YAML anchors and aliases are not allowed in the platform config (line ${anchorLine}): write each value out`;
+    return { ...empty, errors: [{ type: "FieldValueForbidden", field: RAW_FIELD, detail }] };
+  }
   const value = source.document.toJS({ maxAliasCount: 100 }) ?? {};
   if (!isPlainObject(value)) {
     return {

@@ -68,6 +68,14 @@ describe("redactRawConfig()", () => {
     assert.doesNotMatch(redacted, /top-secret/);
   });
 
+  it("redactRawConfig() redacts a secret field written with the wrong type, every value inside it", () => {
+    const redacted = redactRawConfig(
+      "auth:\n  oidc:\n    clientId: a\n    clientSecret: {nested: Wr0ngType, list: [L1st]}\n",
+    );
+    assert.doesNotMatch(redacted, /Wr0ngType|L1st/);
+    assert.match(redacted, /clientId: a/);
+  });
+
   it("redactRawConfig() leaves empty secrets and configs without secrets unchanged", () => {
     const plain = "platformHost: p.example.com\nauth:\n  oidc: {clientSecret: ''}\n";
     assert.equal(redactRawConfig(plain), plain);
@@ -80,6 +88,12 @@ describe("redactRawConfig()", () => {
 });
 
 describe("redactConfigValue()", () => {
+  it("redactConfigValue() replaces a secret field of the wrong type whole", () => {
+    const redacted = redactConfigValue({ auth: { oidc: { clientId: "a", clientSecret: { nested: "Wr0ngType" } } } });
+    assert.equal(redacted.auth.oidc.clientSecret, REDACTED);
+    assert.equal(redacted.auth.oidc.clientId, "a");
+  });
+
   it("redactConfigValue() replaces the schema's secret fields in a parsed config and copies the rest", () => {
     const config = parse(RAW);
     const redacted = redactConfigValue(config);

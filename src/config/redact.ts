@@ -3,7 +3,7 @@
 
 import { isPlainObject } from "../apimachinery/types.ts";
 import { REDACTED } from "./redaction-marker.ts";
-import { isSecretPath, SECRET_IN_COMMENT } from "./secret-paths.ts";
+import { isSecretPath, isUnderSecretPath, SECRET_IN_COMMENT } from "./secret-paths.ts";
 import { commentRanges, type PathSegment, parseYamlSource, scalarsOf, splice } from "./yaml-source.ts";
 
 function hasValue(value: unknown): boolean {
@@ -25,7 +25,7 @@ export function redactRawConfig(raw: string): string {
   if (source.document.errors.length > 0) return REDACTED;
   const edits = new Map<number, [number, number, string]>();
   for (const { path, valueNode: target } of scalarsOf(source)) {
-    if (!isSecretPath(path)) continue;
+    if (!isUnderSecretPath(path)) continue;
     // For an alias this is the anchored node it points to, wherever that is: the alias itself shows no value.
     const value = (target as { value?: unknown }).value;
     if (!hasValue(value) || !target.range) continue;
@@ -50,6 +50,8 @@ export function redactComment(comment: string): string {
 /** A copy of a parsed config with every secret value replaced by the marker. */
 export function redactConfigValue<T>(value: T): T {
   const walk = (node: unknown, path: PathSegment[]): unknown => {
+    // A secret field of the wrong type (a mapping or list) is redacted whole.
+    if ((Array.isArray(node) || isPlainObject(node)) && path.length > 0 && isSecretPath(path)) return REDACTED;
     if (Array.isArray(node)) return node.map((item, index) => walk(item, [...path, index]));
     if (isPlainObject(node)) {
       const out: Record<string, unknown> = {};

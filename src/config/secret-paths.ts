@@ -14,6 +14,17 @@ export function isSecretPath(path: readonly PathSegment[]): boolean {
   return typeof name === "string" && SECRET_LIKE_NAME.test(name);
 }
 
+/**
+ * Whether the value at `path` is a secret or lies inside one: a secret field written with the wrong type (a mapping
+ * or a list) is redacted whole, before any validation looks at it.
+ */
+export function isUnderSecretPath(path: readonly PathSegment[]): boolean {
+  for (let length = 1; length <= path.length; length++) {
+    if (isSecretPath(path.slice(0, length))) return true;
+  }
+  return false;
+}
+
 /** Comments get the same fail-safe: `# clientSecret: old-value` shows as `# clientSecret: <marker>`. */
 export const SECRET_IN_COMMENT =
   /((?:secret|passw\w*|token|apikey|api_key|private_?key|credential)\w*["']?\s*[:=]\s*)(\S.*)$/i;

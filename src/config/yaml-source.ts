@@ -48,6 +48,32 @@ export function scalarsOf(source: YamlSource): ScalarAt[] {
   return out;
 }
 
+/**
+ * The 1-based line of the first anchor (`&name`) or alias (`*name`) in the document, or undefined. The platform
+ * config refuses them: an alias can copy a secret into a field every reader sees.
+ */
+export function firstAnchorOrAlias(source: YamlSource): number | undefined {
+  let found: number | undefined;
+  const lineOf = (node: Node) => (node.range ? source.lines.linePos(node.range[0]).line : 1);
+  const walk = (node: unknown): void => {
+    if (found !== undefined || !node || typeof node !== "object") return;
+    if (isAlias(node) || (node as { anchor?: string }).anchor) {
+      found = lineOf(node as Node);
+      return;
+    }
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        walk(pair.key);
+        walk(pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(source.document.contents);
+  return found;
+}
+
 /** The node at a config path, or undefined. */
 export function nodeAt(source: YamlSource, path: readonly PathSegment[]): Node | undefined {
   let node: unknown = source.document.contents;

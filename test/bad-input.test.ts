@@ -110,6 +110,42 @@ describe("bad input", () => {
     );
   });
 
+  it("numbers out of range, invalid UTF-8 and a dry-run create of a taken name are refused as Kubernetes does", async () => {
+    const before = await userCount();
+    const keys = "/apis/management.platform.sh/v1/ownedaccesskeys";
+    const huge = await send(
+      "POST",
+      keys,
+      '{"apiVersion":"management.platform.sh/v1","kind":"OwnedAccessKey","metadata":{"name":"forever"},"spec":{"user":"admin","ttl":1e400}}',
+    );
+    assert.equal(huge.status, 422, huge.body);
+    assert.equal(JSON.parse(huge.body).details.causes[0].field, "spec.ttl");
+    assert.equal((await send("GET", `${keys}/forever`)).status, 404, "nothing was stored");
+    const yamlInf = await send(
+      "POST",
+      USERS,
+      "apiVersion: management.platform.sh/v1\nkind: User\nmetadata: {name: inf}\nspec: {tokenGeneration: .inf}\n",
+      "application/yaml",
+    );
+    assert.equal(yamlInf.status, 422, yamlInf.body);
+    assert.match(JSON.parse(yamlInf.body).message, /spec\.tokenGeneration: Invalid value: "Infinity"/);
+    const broken = Buffer.concat([
+      Buffer.from(
+        '{"apiVersion":"management.platform.sh/v1","kind":"User","metadata":{"name":"bad-utf8"},"spec":{"displayName":"',
+      ),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}}'),
+    ]);
+    const utf8 = await send("POST", USERS, broken);
+    assert.equal(utf8.status, 400, utf8.body);
+    assert.match(JSON.parse(utf8.body).message, /not valid UTF-8/);
+    const admin = '{"apiVersion":"management.platform.sh/v1","kind":"User","metadata":{"name":"admin"},"spec":{}}';
+    const dryRun = await send("POST", `${USERS}?dryRun=All`, admin);
+    assert.equal(dryRun.status, 409, dryRun.body);
+    assert.equal(JSON.parse(dryRun.body).reason, "AlreadyExists");
+    assert.equal(await userCount(), before);
+  });
+
   it("malformed bodies, patches and parameters get the right Status codes", async () => {
     const cases: [string, Promise<Reply>, number][] = [
       ["truncated JSON", send("POST", USERS, '{"apiVersion":'), 400],

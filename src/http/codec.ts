@@ -1,10 +1,14 @@
 // Request body decoding (JSON, YAML and the patch media types) and response encoding (JSON or YAML).
 // Errors are Status errors a client can act on: 415 for a media type we do not take, 400 saying where a body broke.
 
+import { isUtf8 } from "node:buffer";
 import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from "yaml";
-import { errors } from "../apimachinery/errors.ts";
+import { errors, type StatusError } from "../apimachinery/errors.ts";
+import { fieldError } from "../apimachinery/field-errors.ts";
+import { isPlainObject } from "../apimachinery/types.ts";
 import { EncodedJson } from "../registry/encoded-json.ts";
 import type { PatchType } from "../registry/types.ts";
+import { findNonFinite } from "./find-non-finite.ts";
 
 export type BodyMediaType = "json" | "yaml" | PatchType;
 
@@ -83,7 +87,29 @@ function decodeYaml(text: string): unknown {
 /** Decodes a request body. Empty bodies decode to undefined. Throws 400 for malformed input. */
 export function decodeBody(raw: Buffer | undefined, type: BodyMediaType): unknown {
   if (raw === undefined || raw.length === 0) return undefined;
+  // Decoding would replace broken sequences with U+FFFD and store text the client never sent.
+  if (!isUtf8(raw)) throw errors.badRequest("the request body is not valid UTF-8");
   const text = raw.toString("utf8");
+  const value = decodeText(text, type);
+  const found = findNonFinite(text, value);
+  if (found) throw nonFiniteError(value, found.path, found.value);
+  return value;
+}
+
+/** A 422 on the field, named for the object the body describes (what the store would have said of it). */
+function nonFiniteError(value: unknown, path: string, number: number): StatusError {
+  const object = (isPlainObject(value) ? value : {}) as { apiVersion?: unknown; kind?: unknown; metadata?: unknown };
+  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  const kind = typeof object.kind === "string" ? object.kind : "Object";
+  const meta = isPlainObject(object.metadata) ? object.metadata : {};
+  const name = typeof meta.name === "string" ? meta.name : "";
+  return errors.invalid({ group, kind }, name, [
+    fieldError.invalid(path, String(number), "must be a finite number within range"),
+  ]);
+}
+
+function decodeText(text: string, type: BodyMediaType): unknown {
   if (text.trim() === "") return undefined;
   if (type === "yaml") return rejectProtoKey(text, decodeYaml(text));
   if (type === "apply") {

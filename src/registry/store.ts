@@ -219,6 +219,10 @@ export class GenericStore implements ResourceStore {
     }
     if (intent.dryRun) {
       if (!meta.name) meta.name = generateName(meta.generateName ?? "");
+      // As a real create would: a name already taken is a 409 (the check stores nothing).
+      else if (await this.storage.get(this.key({ namespace: meta.namespace, name: meta.name }))) {
+        throw errors.alreadyExists(this.groupResource, meta.name);
+      }
       return { object };
     }
     if (meta.name) return this.insert(object, meta.name);

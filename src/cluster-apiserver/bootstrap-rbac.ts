@@ -80,6 +80,7 @@ export function defaultClusterRoles(): KubeObject[] {
     ]),
     clusterRole("system:basic-user", [
       { apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews"], verbs: ["create"] },
+      { apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"], verbs: ["create"] },
     ]),
   ];
 }

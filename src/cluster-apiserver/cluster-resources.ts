@@ -1,6 +1,7 @@
 // Every resource a cluster API server serves, in discovery order: core/v1, rbac.authorization.k8s.io/v1 and the
 // self access review. Namespaced kinds get the namespace lifecycle check, RBAC kinds the escalation checks.
 
+import { selfSubjectReviewDefinition } from "../apis/authentication/v1/selfsubjectreview.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/authorization/v1/selfsubjectaccessreview.ts";
 import { configMapDefinition } from "../apis/core/v1/configmap.ts";
 import { endpointsDefinition } from "../apis/core/v1/endpoints.ts";
@@ -39,5 +40,6 @@ export function clusterResources(
     any(roleBindingDefinition),
     any(clusterRoleBindingDefinition),
     selfSubjectAccessReviewDefinition,
+    selfSubjectReviewDefinition,
   ].map((definition) => withEscalationChecks(withNamespaceLifecycle(definition, storage), roleRules));
 }

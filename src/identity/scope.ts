@@ -30,13 +30,16 @@ export function alwaysAllowed(request: AuthorizationAttributes): boolean {
       path === "/version"
     );
   }
-  return (
-    request.group === GROUP &&
-    request.verb === "create" &&
-    !request.subresource &&
-    (request.resource === "selves" || request.resource === "selfsubjectaccessreviews")
-  );
+  if (request.verb !== "create" || request.subresource) return false;
+  return SELF_REVIEWS.get(request.group ?? "")?.has(request.resource ?? "") === true;
 }
+
+/** Requests that only describe the caller: whatever its role or scope, anyone may ask them. */
+const SELF_REVIEWS = new Map<string, ReadonlySet<string>>([
+  [GROUP, new Set(["selves", "selfsubjectaccessreviews"])],
+  ["authorization.k8s.io", new Set(["selfsubjectaccessreviews"])],
+  ["authentication.k8s.io", new Set(["selfsubjectreviews"])],
+]);
 
 /** The project a request is about, if any ("" when it lists projects). */
 export function projectOf(request: AuthorizationAttributes, prefix: string): string | undefined {

@@ -2,6 +2,8 @@
 // A plain kind (no dependencies at run time) is one line here; kinds that need the running platform (the auth
 // layer's keys and tokens, projects and instances) are made by their part of the composition and listed here too.
 
+import { selfSubjectReviewDefinition } from "../apis/authentication/v1/selfsubjectreview.ts";
+import { selfSubjectAccessReviewDefinition as kubernetesSelfSubjectAccessReviewDefinition } from "../apis/authorization/v1/selfsubjectaccessreview.ts";
 import { type ConfigDefinitionOptions, configDefinition } from "../apis/management/v1/config.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
 import { teamDefinition } from "../apis/management/v1/team.ts";
@@ -21,6 +23,9 @@ export function managementResources(
     auth.ownedAccessKeys,
     auth.self,
     selfSubjectAccessReviewDefinition,
+    // kubectl auth can-i and whoami ask the Kubernetes groups, also of the platform.
+    kubernetesSelfSubjectAccessReviewDefinition,
+    selfSubjectReviewDefinition,
     auth.directClusterEndpointTokens,
     auth.signingKeyRotations,
     projects.projects,

@@ -3,12 +3,19 @@
 
 import type { MessageSpec } from "./message-schema.ts";
 import { compileMessageTables } from "./message-schema.ts";
+import { authenticationV1Messages } from "./messages-authentication.ts";
 import { authorizationV1Messages } from "./messages-authorization.ts";
 import { coreV1Messages } from "./messages-core.ts";
 import { metaV1Messages } from "./messages-meta.ts";
 import { rbacV1Messages } from "./messages-rbac.ts";
 
-const MESSAGES = compileMessageTables([metaV1Messages, coreV1Messages, rbacV1Messages, authorizationV1Messages]);
+const MESSAGES = compileMessageTables([
+  metaV1Messages,
+  coreV1Messages,
+  rbacV1Messages,
+  authorizationV1Messages,
+  authenticationV1Messages,
+]);
 
 export const DELETE_OPTIONS_MESSAGE = "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions";
 

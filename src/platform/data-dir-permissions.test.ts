@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -53,6 +53,13 @@ describe("checkDataDirPermissions()", () => {
     await writeFile(key, "", { mode: 0o644 });
     await chmod(key, 0o644);
     await assert.rejects(checkDataDirPermissions(dir, [key]), new RegExp(`chmod 600 ${key}`));
+  });
+
+  it("checkDataDirPermissions() follows a data directory that is a symbolic link to a private one", async () => {
+    const target = await fresh("linked-target");
+    const link = join(root, "linked");
+    await symlink(target, link);
+    await checkDataDirPermissions(link);
   });
 
   it("checkDataDirPermissions() counts the other open paths", async () => {

@@ -2,7 +2,7 @@
 // read it can act as the admin. Like ssh and etcd, the platform refuses to start on a data directory (or a key
 // file) that group or others may read or write, and creates everything in it for its owner alone.
 
-import { lstat, readdir } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { isMainThread } from "node:worker_threads";
 
@@ -36,7 +36,8 @@ const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, "0");
 export async function checkDataDirPermissions(dataDir: string, keyFiles: readonly string[] = []): Promise<void> {
   const open: { path: string; mode: number }[] = [];
   const inspect = async (path: string): Promise<boolean> => {
-    const stats = await lstat(path).catch(() => undefined);
+    // Followed: a data directory (or key) may be a symbolic link to a volume, whose own mode bits mean nothing.
+    const stats = await stat(path).catch(() => undefined);
     if (!stats) return false;
     if ((stats.mode & OPEN_BITS) !== 0) open.push({ path, mode: stats.mode });
     return stats.isDirectory();

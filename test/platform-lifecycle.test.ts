@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { chmod, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { request } from "node:https";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -155,5 +156,35 @@ describe("platform data directory permissions", () => {
     await chmod(join(dataDir, "platform.db"), 0o600);
     const again = await startPlatformProcess({ dataDir });
     await again.stop();
+  });
+});
+
+describe("platform start on a port already in use", () => {
+  let dataDir: string;
+  let blocker: Server;
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "vcp-port-"));
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+  });
+  after(async () => {
+    await new Promise((resolve) => blocker.close(resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("refuses before writing anything, suggests --port, and the next start still shows the admin key once", async () => {
+    const port = String((blocker.address() as AddressInfo).port);
+    await assert.rejects(startPlatformProcess({ dataDir, extraArgs: ["--port", port] }), (error: Error) => {
+      assert.ok(error.message.includes(`127.0.0.1:${port} is already in use`), error.message);
+      assert.ok(error.message.includes("--port"), error.message);
+      return true;
+    });
+    assert.deepEqual(await readdir(dataDir), [], "no credentials, store or certificates were written");
+    const platform = await startPlatformProcess({ dataDir });
+    try {
+      assert.match(platform.stdout(), /access key is shown only this once/);
+    } finally {
+      await platform.stop();
+    }
   });
 });

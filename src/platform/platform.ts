@@ -21,6 +21,7 @@ import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
 import { managementResources } from "./management-resources.ts";
+import { checkPortFree } from "./port-check.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 
 export const API_PREFIX = "/kubernetes/management";
@@ -61,6 +62,8 @@ export interface RunningPlatform {
 export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
   const dataDir = resolve(options.dataDir);
   restrictUmask();
+  // Preconditions first: nothing (admin credentials, store, certificates) is written when the start cannot succeed.
+  await checkPortFree(options.host, options.port);
   if (!options.allowInsecurePermissions) {
     await checkDataDirPermissions(dataDir, options.tlsKeyFile ? [resolve(options.tlsKeyFile)] : []);
   }

@@ -9,12 +9,12 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { connect as tlsConnect } from "node:tls";
 import { errors } from "../apimachinery/errors.ts";
 import { ensureServingCertificates } from "../pki/tls.ts";
 import { openTestRegistry, type TestRegistry } from "../registry/testing.ts";
 import { type RunningApiServer, startApiServer } from "./api-server.ts";
 import { MAX_BODY_BYTES } from "./error-status.ts";
+import { rawTlsExchange } from "./testing-api-server.ts";
 import { usersDefinition } from "./testing-definitions.ts";
 import type { CompletedRequest, ReceivedRequest } from "./types.ts";
 
@@ -287,20 +287,13 @@ describe("startApiServer() audit hooks", () => {
   });
 
   it("startApiServer() answers a body cut short of its Content-Length with 400 and reports the request", async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      let text = "";
-      const socket = tlsConnect({ host: "127.0.0.1", port: server.port, ca, servername: "127.0.0.1" }, () => {
-        socket.end(
-          `POST ${USERS}?cut=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nContent-Type: application/json\r\n` +
-            `Content-Length: 100\r\n\r\n{"metadata":`,
-        );
-      });
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      socket.on("close", () => resolve(text));
-      socket.on("error", reject);
+    const answer = await rawTlsExchange({
+      port: server.port,
+      ca,
+      servername: "127.0.0.1",
+      payload:
+        `POST ${USERS}?cut=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer good\r\nContent-Type: application/json\r\n` +
+        `Content-Length: 100\r\n\r\n{"metadata":`,
     });
     assert.match(answer, /^HTTP\/1.1 400 Bad Request\r\n/);
     assert.equal(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).kind, "Status");

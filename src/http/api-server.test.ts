@@ -7,7 +7,15 @@ import { after, before, describe, it } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import { successStatus } from "../apimachinery/errors.ts";
 import type { KubeObject } from "../apimachinery/types.ts";
-import { alice, type CallOptions, GROUP, startTestApiServer, type TestApiServer, USERS } from "./testing-api-server.ts";
+import {
+  alice,
+  type CallOptions,
+  GROUP,
+  rawTlsExchange,
+  startTestApiServer,
+  type TestApiServer,
+  USERS,
+} from "./testing-api-server.ts";
 
 const MAX = 3 * 1024 * 1024;
 
@@ -368,20 +376,11 @@ describe("startApiServer()", () => {
   });
 
   it("startApiServer() answers malformed HTTP with a Status", async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = tlsConnect(
-        { host: "127.0.0.1", port: api.server.port, ca: api.ca, servername: "localhost" },
-        () => {
-          socket.write("NOT-HTTP\r\n\r\n");
-        },
-      );
-      let text = "";
-      socket.setEncoding("utf8");
-      socket.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      socket.on("close", () => resolve(text));
-      socket.on("error", reject);
+    const answer = await rawTlsExchange({
+      port: api.server.port,
+      ca: api.ca,
+      servername: "localhost",
+      payload: "NOT-HTTP\r\n\r\n",
     });
     assert.match(answer, /^HTTP\/1.1 400 Bad Request\r\n/);
     assert.equal(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)).kind, "Status");

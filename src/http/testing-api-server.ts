@@ -9,6 +9,7 @@ import type { IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import pino from "pino";
 import { errors } from "../apimachinery/errors.ts";
 import type { KubeList, KubeObject } from "../apimachinery/types.ts";
@@ -462,4 +463,31 @@ function openWatch(api: TestApiServer, path: string, headers: Record<string, str
       req.destroy();
     },
   };
+}
+
+/**
+ * Sends raw bytes over one TLS connection (ending the write side) and resolves with everything the server answered
+ * until it closed: for requests no HTTP client would send.
+ */
+export function rawTlsExchange(options: {
+  port: number;
+  ca: string;
+  servername: string;
+  payload: string;
+}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const socket = tlsConnect(
+      { host: "127.0.0.1", port: options.port, ca: options.ca, servername: options.servername },
+      () => {
+        socket.end(options.payload);
+      },
+    );
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+  });
 }

@@ -3,7 +3,6 @@
 // on stderr with exit code 1, and a failed create must leave nothing behind.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { createServer } from "node:net";
@@ -13,10 +12,10 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
+import { runCli } from "./support/cli-process.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
-const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "vc-cli-create-"));
 let homes = 0;
 
@@ -37,16 +36,7 @@ type User = ReturnType<typeof newUser>;
 function cli(user: User, args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, VIRTUALCLUSTER_HOME: user.home, HOME: user.dir, LOG_LEVEL: "info" };
   for (const name of ["KUBECONFIG", "LICENSE", "NO_COLOR"]) delete env[name];
-  const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return runCli(args, { env });
 }
 
 /** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */

@@ -2,7 +2,6 @@
 // client config in a temporary VIRTUALCLUSTER_HOME. Failures must be one line on stderr with exit code 1.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { request } from "node:https";
@@ -12,10 +11,10 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
+import { runCli } from "./support/cli-process.ts";
 import { send } from "./support/https-json.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
-const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "vc-cli-platform-"));
 let homes = 0;
 const newHome = () => join(root, `home-${homes++}`);
@@ -29,17 +28,7 @@ interface Run {
 function cli(home: string, args: string[], input?: string): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, VIRTUALCLUSTER_HOME: home };
   delete env.NO_COLOR;
-  const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  child.stdin.end(input ?? "");
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  return runCli(args, { env, input });
 }
 
 /** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */

@@ -29,6 +29,7 @@ interface StartOptions {
   config?: string;
   allowInsecurePermissions?: boolean;
   auditDir?: string[];
+  encryptionKeyFile?: string;
 }
 
 export function addStartCommand(platform: Command): void {
@@ -57,8 +58,12 @@ export function addStartCommand(platform: Command): void {
       (dir: string, dirs: string[] = []) => [...dirs, dir],
     )
     .option(
+      "--encryption-key-file <file>",
+      "keys that encrypt the store's secret values (default: <data-dir>/pki/encryption.key, made on first start)",
+    )
+    .option(
       "--allow-insecure-permissions",
-      "start even when group or others may read or write the data directory or --tls-key (not recommended)",
+      "start even when group or others may read or write the data directory or a key file (not recommended)",
     )
     .addHelpText(
       "after",
@@ -92,6 +97,7 @@ export function addStartCommand(platform: Command): void {
         port: opts.port,
         tlsCertFile: opts.tlsCert,
         tlsKeyFile: opts.tlsKey,
+        encryptionKeyFile: opts.encryptionKeyFile,
         configFile: opts.config,
         logger,
       });

@@ -5,6 +5,7 @@ import { addCreateCommand } from "./platform-create.ts";
 import { addGetCommand } from "./platform-get.ts";
 import { addLoginCommand } from "./platform-login.ts";
 import { addLogoutCommand } from "./platform-logout.ts";
+import { addRotateEncryptionKeyCommand } from "./platform-rotate-encryption-key.ts";
 import { addRotateSigningKeyCommand } from "./platform-rotate-signing-key.ts";
 import { addStartCommand } from "./platform-start.ts";
 
@@ -16,6 +17,7 @@ export function platformCommand(): Command {
   addCreateCommand(platform);
   addGetCommand(platform);
   addRotateSigningKeyCommand(platform);
+  addRotateEncryptionKeyCommand(platform);
   platform.addHelpText(
     "after",
     `

@@ -12,11 +12,16 @@ import type { ActionHandler, ResourceDefinition } from "../registry/types.ts";
 import type { AuthDefinitions } from "./auth.ts";
 import type { ProjectDefinitions } from "./projects/project-resources.ts";
 
-export function managementResources(
-  auth: AuthDefinitions,
-  projects: ProjectDefinitions,
-  config: ConfigDefinitionOptions = {},
-): ResourceDefinition[] {
+export interface ManagementResourceParts {
+  auth: AuthDefinitions;
+  projects: ProjectDefinitions;
+  config?: ConfigDefinitionOptions;
+  /** Made by the store encryption (src/platform/store-encryption.ts). */
+  encryptionKeyRotations: ResourceDefinition;
+}
+
+export function managementResources(parts: ManagementResourceParts): ResourceDefinition[] {
+  const { auth, projects } = parts;
   return [
     withSubresources(userDefinition, auth.subresources.users),
     withSubresources(teamDefinition, auth.subresources.teams),
@@ -28,9 +33,10 @@ export function managementResources(
     selfSubjectReviewDefinition,
     auth.directClusterEndpointTokens,
     auth.signingKeyRotations,
+    parts.encryptionKeyRotations,
     projects.projects,
     projects.instances,
-    configDefinition(config),
+    configDefinition(parts.config),
   ];
 }
 

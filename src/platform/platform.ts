@@ -6,10 +6,12 @@ import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
+import { createEncryptionKeyRotationDefinition } from "../apis/management/v1/encryptionkeyrotation.ts";
 import { AuditLogger } from "../audit/audit-logger.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
+import { keyCaller } from "../identity/key-caller.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
@@ -23,6 +25,7 @@ import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.t
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
+import { startStoreEncryption } from "./store-encryption.ts";
 
 export const API_PREFIX = "/kubernetes/management";
 export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
@@ -42,6 +45,8 @@ export interface PlatformOptions {
   configFile?: string;
   /** Directories besides the data directory where the Config may put the audit log. */
   auditDirs?: string[];
+  /** --encryption-key-file: the keys that encrypt secret values in the store (default <data-dir>/pki/encryption.key). */
+  encryptionKeyFile?: string;
   /** Start even when group or others may read or write the data directory or a key file (not recommended). */
   allowInsecurePermissions?: boolean;
 }
@@ -65,13 +70,22 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   // Preconditions first: nothing (admin credentials, store, certificates) is written when the start cannot succeed.
   await checkPortFree(options.host, options.port);
   if (!options.allowInsecurePermissions) {
-    await checkDataDirPermissions(dataDir, options.tlsKeyFile ? [resolve(options.tlsKeyFile)] : []);
+    const keyFiles = [options.tlsKeyFile, options.encryptionKeyFile].filter((file) => file !== undefined);
+    await checkDataDirPermissions(
+      dataDir,
+      keyFiles.map((file) => resolve(file)),
+    );
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const metrics = createApiMetrics();
-  const storage = instrumentStore(
-    await openSqliteStore({ path: join(dataDir, "platform.db") }),
-    (op, resource, ok, s) => metrics.storageOperation(op, resource, ok, s),
+  const encryption = await startStoreEncryption({
+    storage: await openSqliteStore({ path: join(dataDir, "platform.db") }),
+    dataDir,
+    keyFile: options.encryptionKeyFile && resolve(options.encryptionKeyFile),
+    logger: options.logger,
+  });
+  const storage = instrumentStore(encryption.store, (op, resource, ok, s) =>
+    metrics.storageOperation(op, resource, ok, s),
   );
   const settings = options.settings ?? new LiveSettings(defaultSettings());
   const auth = await createPlatformAuth({ storage, settings, logger: options.logger, ...options.auth });
@@ -80,7 +94,17 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   // The audit log stays in the data directory or a directory the operator allowed.
   const auditDirs = [dataDir, ...(options.auditDirs ?? []).map((dir) => resolve(dir))];
   const configOptions = { auditDirs: () => auditDirs };
-  for (const definition of managementResources(auth.definitions, projects.definitions, configOptions)) {
+  const encryptionKeyRotations = createEncryptionKeyRotationDefinition({
+    rotate: () => encryption.rotate(),
+    isAdmin: (context) => keyCaller.managesAll(context),
+  });
+  const parts = {
+    auth: auth.definitions,
+    projects: projects.definitions,
+    config: configOptions,
+    encryptionKeyRotations,
+  };
+  for (const definition of managementResources(parts)) {
     registry.register(definition);
   }
   auth.attach(registry);

@@ -39,6 +39,9 @@ export function openDatabase(path: string, synchronous: SynchronousMode): Databa
     db.exec(`PRAGMA synchronous = ${synchronous}`);
     db.exec("PRAGMA cache_size = -32768"); // 32 MiB of pages: get/list stay in memory
     db.exec("PRAGMA temp_store = MEMORY");
+    // Compaction overwrites what it deletes: a superseded (say, plain-text or old-key) version leaves no trace in
+    // the file. Only compaction deletes rows, so appends never pay for it.
+    db.exec("PRAGMA secure_delete = ON");
     db.exec("PRAGMA journal_size_limit = 67108864"); // truncate the WAL back to 64 MiB after checkpoints
     // Taking the write lock here makes a second opener fail now, not on its first write.
     db.exec(`BEGIN IMMEDIATE; ${SCHEMA} COMMIT`);

@@ -2,22 +2,16 @@
 // direct cluster endpoint tokens. Tokens signed before stay valid: the previous key stays in the JWKS until every
 // token it signed has expired. status: {keyID (the new key), algorithm, publishedKeyIDs (the JWKS after, new first)}.
 
-import { errors } from "../../../apimachinery/errors.ts";
-import { compileObjectSchema } from "../../../apimachinery/schema.ts";
 import { object, string, stringList } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
-import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { GROUP, VERSION } from "./common.ts";
-import { decodeActionSpec } from "./directclusterendpointtoken-decode.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import { type AdminActionOptions, adminActionDefinition } from "./admin-action.ts";
 
 export const ROTATION_KIND = "SigningKeyRotation";
 export const ROTATION_ALGORITHMS = ["ES256", "RS256"] as const;
 export type RotationAlgorithm = (typeof ROTATION_ALGORITHMS)[number];
 
-export interface SigningKeyRotator {
+export interface SigningKeyRotator extends Pick<AdminActionOptions<unknown>, "isAdmin"> {
   rotate(algorithm: RotationAlgorithm): Promise<{ keyID: string; algorithm: string; publishedKeyIDs: string[] }>;
-  /** Only platform admins rotate (the authorizer already asked; this holds for any authorizer). */
-  isAdmin(context: RequestContext): boolean;
 }
 
 const schema = {
@@ -38,45 +32,20 @@ const schema = {
     "The result of the rotation.",
   ),
 };
-const compiled = compileObjectSchema(schema);
 
 export function createSigningKeyRotationDefinition(rotator: SigningKeyRotator): ResourceDefinition {
-  const description =
-    "SigningKeyRotation adds a new signing key for direct cluster endpoint tokens; older public keys stay published until their tokens expire.";
-  return {
-    group: GROUP,
-    version: VERSION,
+  return adminActionDefinition<{ algorithm?: RotationAlgorithm }>({
     kind: ROTATION_KIND,
     plural: "signingkeyrotations",
     singular: "signingkeyrotation",
-    namespaced: false,
-    description,
+    description:
+      "SigningKeyRotation adds a new signing key for direct cluster endpoint tokens; older public keys stay published until their tokens expire.",
     schema,
-    strategy: {},
-    action: {
-      kind: ROTATION_KIND,
-      description,
-      schema,
-      verbs: ["create"],
-      async handle({ context, body }) {
-        if (!rotator.isAdmin(context)) {
-          throw errors.forbidden(
-            { group: GROUP, resource: "signingkeyrotations" },
-            "",
-            `User "${context.user.name}" cannot rotate the platform's signing key: only platform admins may`,
-          );
-        }
-        const spec = decodeActionSpec<{ algorithm?: RotationAlgorithm }>(body, ROTATION_KIND, compiled, context);
-        const status = await rotator.rotate(spec.algorithm ?? "ES256");
-        const response: KubeObject = {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: ROTATION_KIND,
-          metadata: {},
-          spec: { algorithm: status.algorithm },
-          status,
-        };
-        return response;
-      },
+    forbiddenAction: "rotate the platform's signing key",
+    isAdmin: (context) => rotator.isAdmin(context),
+    async run(spec) {
+      const status = await rotator.rotate(spec.algorithm ?? "ES256");
+      return { spec: { algorithm: status.algorithm }, status };
     },
-  };
+  });
 }

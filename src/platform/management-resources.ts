@@ -4,6 +4,7 @@
 
 import { selfSubjectReviewDefinition } from "../apis/authentication/v1/selfsubjectreview.ts";
 import { selfSubjectAccessReviewDefinition as kubernetesSelfSubjectAccessReviewDefinition } from "../apis/authorization/v1/selfsubjectaccessreview.ts";
+import { type SubjectDirectory, withGrantChecks } from "../apis/management/v1/access-checks.ts";
 import { type ConfigDefinitionOptions, configDefinition } from "../apis/management/v1/config.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
 import { teamDefinition } from "../apis/management/v1/team.ts";
@@ -18,11 +19,14 @@ export interface ManagementResourceParts {
   config?: ConfigDefinitionOptions;
   /** Made by the store encryption (src/platform/store-encryption.ts). */
   encryptionKeyRotations: ResourceDefinition;
+  /** Where grant checks look up the users and teams a granting field names. */
+  subjects: SubjectDirectory;
 }
 
+/** Every definition that declares granting fields gets the grant checks: none can slip past. */
 export function managementResources(parts: ManagementResourceParts): ResourceDefinition[] {
   const { auth, projects } = parts;
-  return [
+  const definitions = [
     withSubresources(userDefinition, auth.subresources.users),
     withSubresources(teamDefinition, auth.subresources.teams),
     auth.ownedAccessKeys,
@@ -38,6 +42,7 @@ export function managementResources(parts: ManagementResourceParts): ResourceDef
     projects.instances,
     configDefinition(parts.config),
   ];
+  return definitions.map((definition) => withGrantChecks(definition, parts.subjects));
 }
 
 /** A definition with subresources served by another part of the platform added to its own. */

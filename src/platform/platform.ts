@@ -26,6 +26,7 @@ import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
+import { registrySubjects } from "./subject-directory.ts";
 
 export const API_PREFIX = "/kubernetes/management";
 export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
@@ -103,6 +104,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     projects: projects.definitions,
     config: configOptions,
     encryptionKeyRotations,
+    subjects: registrySubjects(() => registry),
   };
   for (const definition of managementResources(parts)) {
     registry.register(definition);

@@ -43,10 +43,40 @@ export interface AuthorizationFacts {
   /** Requests that mint a credential. */
   credentials?: readonly CredentialFact[];
   /**
-   * Fields (dotted paths) through which an object gives subjects rights: members, owners, access rules, roles.
-   * Changing one needs more than `update`: the strategy checks it (`escalate` or `bind`, see access-checks.ts).
+   * Every field through which an object gives subjects rights: members, owners, access rules, roles. Changing one
+   * needs more than `update` (`bind`, `makeowner` or `escalate`); the server's grant checks read this list, so a
+   * field declared here is checked, and one table test exercises every declared field.
    */
-  grantingFields?: readonly string[];
+  grants?: readonly GrantingField[];
+}
+
+export type SubjectKind = "User" | "Team";
+
+/** One subject a granting field names. */
+export interface GrantedSubject {
+  kind: SubjectKind;
+  /** The subject's object name; "*" for every user (bind on the whole collection). */
+  name: string;
+  /** What it is granted (a role, a rule's verbs): the same subject with a new grant counts as newly granted. */
+  grant: string;
+  /** Field path of the entry, for error messages (`spec.members[2].name`). */
+  path: string;
+}
+
+export interface GrantingField {
+  /** Dotted path from the object's root, e.g. `spec.members`. */
+  path: string;
+  /** Any change of the field on update needs `escalate` on the object itself (only admins hold it). */
+  escalate?: boolean;
+  /** The field names subjects: each newly granted one needs `verb` on it and must exist. */
+  subjects?: {
+    verb: "bind" | "makeowner";
+    kinds: readonly SubjectKind[];
+    /** The subjects a value names. Runs before validation: must accept any value, ignoring what it cannot read. */
+    of(value: unknown, path: string): GrantedSubject[];
+  };
+  /** A value of the field that grants `subject` something: lets one test exercise every granting field. */
+  example(subject: { kind: SubjectKind; name: string }): unknown;
 }
 
 const matches = (verbs: readonly string[] | "*", verb: string) => verbs === "*" || verbs.includes(verb);

@@ -1,12 +1,18 @@
-// Permission checks on what a write changes, shared by every resource with access rules, an owner or privileged
-// fields: adding a user (or team) to access rules needs `bind` on it, making one the owner needs `makeowner` on it,
-// and changing privileged fields (roles, groups, disabling) needs `escalate` on the object itself. The caller's
-// authorizer answers; a denial is a 403 worded like the API server's, naming the missing verb.
+// Permission checks on what a write grants, for every field a kind declares in AuthorizationFacts.grants
+// (granting-fields.ts builds them): naming a user or team in a field that grants rights needs `bind` on it (the
+// owner: `makeowner`), and the subject must exist (422); changing a privileged field needs `escalate` on the object
+// itself. The caller's authorizer answers; a denial is a 403 worded like the API server's, naming the missing verb.
+//
+// withGrantChecks() runs them for a definition on create and update, after canonicalize and before the kind's own
+// prepare hook, so a refused write costs nothing more (an instance's CA is not even made). Only what a write adds is checked: a subject already granted the same thing
+// (or since deleted) does not block an unrelated edit.
 
 import { isDeepStrictEqual } from "node:util";
 import { errors } from "../../../apimachinery/errors.ts";
-import type { GroupResource } from "../../../apimachinery/types.ts";
-import type { RequestContext } from "../../../registry/types.ts";
+import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import type { GroupResource, KubeObject } from "../../../apimachinery/types.ts";
+import type { GrantedSubject, GrantingField, SubjectKind } from "../../../registry/authorization-facts.ts";
+import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { GROUP } from "./common.ts";
 
 export interface AccessRule {
@@ -22,19 +28,21 @@ export interface Owner {
   team?: string;
 }
 
+/** Where grant checks learn whether a named user or team exists. */
+export interface SubjectDirectory {
+  exists(kind: SubjectKind, name: string): Promise<boolean>;
+}
+
 interface Question {
   verb: string;
   resource: string;
   name?: string;
 }
 
+type Target = GroupResource & { name: string };
+
 /** Asks the caller's authorizer; throws a 403 about `target` when denied. */
-async function require(
-  context: RequestContext,
-  target: GroupResource & { name: string },
-  question: Question,
-  why: string,
-): Promise<void> {
+async function require(context: RequestContext, target: Target, question: Question, why: string): Promise<void> {
   const decision = await context.authorizer.authorize({
     user: context.user,
     verb: question.verb,
@@ -52,97 +60,14 @@ async function require(
   );
 }
 
-/** Every (subject, grant) pair of a rule list, so adding a subject to a broader rule counts as new. */
-function grants(rules: AccessRule[] | undefined, field: "users" | "teams"): Set<string> {
-  const out = new Set<string>();
-  for (const rule of rules ?? []) {
-    const grant = JSON.stringify([[...(rule.verbs ?? [])].sort(), [...(rule.subresources ?? [])].sort()]);
-    for (const subject of rule[field] ?? []) out.add(`${subject}\u0000${grant}`);
+/** The value at a dotted path (undefined where the path leads nowhere). */
+function valueAt(object: unknown, path: string): unknown {
+  let value = object;
+  for (const segment of path.split(".")) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[segment];
   }
-  return out;
-}
-
-/** `bind` on each user and team that a rule change grants something new to. */
-export async function checkAccessRuleChanges(
-  context: RequestContext,
-  target: GroupResource & { name: string },
-  next: AccessRule[] | undefined,
-  old: AccessRule[] | undefined,
-): Promise<void> {
-  for (const [field, resource] of [
-    ["users", "users"],
-    ["teams", "teams"],
-  ] as const) {
-    const before = grants(old, field);
-    const checked = new Set<string>();
-    for (const entry of grants(next, field)) {
-      if (before.has(entry)) continue;
-      const subject = entry.slice(0, entry.indexOf("\u0000"));
-      if (checked.has(subject)) continue;
-      checked.add(subject);
-      // "*" grants every user: binding all of them needs bind on the whole collection.
-      const name = subject === "*" ? undefined : subject;
-      const who = name ? `${resource.slice(0, -1)} "${name}"` : `all ${resource}`;
-      await require(context, target, {
-        verb: "bind",
-        resource,
-        name,
-      }, `granting ${who} access in spec.access needs it`);
-    }
-  }
-}
-
-/** `makeowner` on the new owning user or team. */
-export async function checkOwnerChange(
-  context: RequestContext,
-  target: GroupResource & { name: string },
-  next: Owner | undefined,
-  old: Owner | undefined,
-): Promise<void> {
-  if (next?.user && next.user !== old?.user) {
-    const why = `making user "${next.user}" the owner needs it`;
-    await require(context, target, { verb: "makeowner", resource: "users", name: next.user }, why);
-  }
-  if (next?.team && next.team !== old?.team) {
-    const why = `making team "${next.team}" the owner needs it`;
-    await require(context, target, { verb: "makeowner", resource: "teams", name: next.team }, why);
-  }
-}
-
-/** `bind` on each user newly listed (team membership grants the team's rights). */
-export async function checkMemberChanges(
-  context: RequestContext,
-  target: GroupResource & { name: string },
-  next: string[] | undefined,
-  old: string[] | undefined,
-): Promise<void> {
-  const before = new Set(old ?? []);
-  for (const user of new Set(next ?? [])) {
-    if (before.has(user)) continue;
-    const why = `adding user "${user}" to spec.users needs it`;
-    await require(context, target, { verb: "bind", resource: "users", name: user }, why);
-  }
-}
-
-/**
- * `escalate` on the object when any of `fields` of its spec changed. Only the admin role holds `escalate`: access
- * rules and ownership never grant it, so nobody raises their own or anyone's rights without being an admin.
- */
-export async function checkPrivilegedFields(
-  context: RequestContext,
-  target: GroupResource & { name: string },
-  next: object | undefined,
-  old: object | undefined,
-  fields: readonly string[],
-): Promise<void> {
-  const value = (spec: object | undefined, field: string) => normalize((spec as Record<string, unknown>)?.[field]);
-  const changed = fields.filter((field) => !isDeepStrictEqual(value(next, field), value(old, field)));
-  if (changed.length === 0) return;
-  await require(context, target, {
-    verb: "escalate",
-    resource: target.resource,
-    name: target.name,
-  }, `changing ${changed.map((f) => `spec.${f}`).join(", ")} needs it`);
+  return value;
 }
 
 /** Absent, empty and false/0 are the same setting. */
@@ -150,4 +75,99 @@ function normalize(value: unknown): unknown {
   if (value === undefined || value === null || value === false || value === 0 || value === "") return undefined;
   if (Array.isArray(value) && value.length === 0) return undefined;
   return value;
+}
+
+const RESOURCE: Record<SubjectKind, string> = { User: "users", Team: "teams" };
+const subjectKey = (s: GrantedSubject) => `${s.kind}\u0000${s.name}`;
+
+/** Subjects of `field` granted something in `next` that `old` did not grant them, one entry per subject. */
+function newlyGranted(field: GrantingField, next: KubeObject, old: KubeObject | undefined): GrantedSubject[] {
+  const of = field.subjects?.of;
+  if (!of) return [];
+  const grantKey = (s: GrantedSubject) => `${subjectKey(s)}\u0000${s.grant}`;
+  const before = new Set(old ? of(valueAt(old, field.path), field.path).map(grantKey) : []);
+  const seen = new Set<string>();
+  return of(valueAt(next, field.path), field.path).filter((s) => {
+    if (before.has(grantKey(s)) || seen.has(subjectKey(s))) return false;
+    seen.add(subjectKey(s));
+    return true;
+  });
+}
+
+export interface GrantCheck {
+  context: RequestContext;
+  target: Target;
+  kind: { group: string; kind: string };
+  grants: readonly GrantingField[];
+  next: KubeObject;
+  old?: KubeObject;
+  subjects: SubjectDirectory;
+}
+
+/** Runs every check of `grants` on a write: escalate, then bind/makeowner per new subject, then existence (422). */
+export async function checkGrants(check: GrantCheck): Promise<void> {
+  const { context, target, grants, next, old } = check;
+  if (old) {
+    const changed = grants.filter(
+      (field) =>
+        field.escalate && !isDeepStrictEqual(normalize(valueAt(next, field.path)), normalize(valueAt(old, field.path))),
+    );
+    if (changed.length > 0) {
+      const why = `changing ${changed.map((field) => field.path).join(", ")} needs it`;
+      await require(context, target, { verb: "escalate", resource: target.resource, name: target.name }, why);
+    }
+  }
+  const added = grants.flatMap((field) => newlyGranted(field, next, old).map((subject) => ({ field, subject })));
+  for (const { field, subject } of added) {
+    const verb = field.subjects?.verb ?? "bind";
+    // Creating an object owned by oneself gives the creator nothing it did not have by creating it.
+    if (verb === "makeowner" && !old && subject.kind === "User" && subject.name === context.user.name) continue;
+    const resource = RESOURCE[subject.kind];
+    // "*" names every user: binding all of them needs bind on the whole collection.
+    const name = subject.name === "*" ? undefined : subject.name;
+    const who = name ? `${subject.kind.toLowerCase()} "${name}"` : `all ${resource}`;
+    const why =
+      verb === "makeowner"
+        ? `making ${who} the owner needs it`
+        : `granting ${who} rights through ${field.path} needs it`;
+    await require(context, target, { verb, resource, name }, why);
+  }
+  const missing: FieldError[] = [];
+  for (const { subject } of added) {
+    if (subject.name === "*" || (await check.subjects.exists(subject.kind, subject.name))) continue;
+    const detail = `no ${subject.kind.toLowerCase()} of that name exists: create it first`;
+    missing.push({ ...fieldError.notFound(subject.path, subject.name), detail });
+  }
+  if (missing.length > 0) throw errors.invalid(check.kind, target.name, missing);
+}
+
+/** The definition with checkGrants() before its prepare hooks, when it declares granting fields. */
+export function withGrantChecks(definition: ResourceDefinition, subjects: SubjectDirectory): ResourceDefinition {
+  const grants = definition.authorization?.grants;
+  if (!grants?.length) return definition;
+  const strategy = definition.strategy;
+  const run = (object: KubeObject, old: KubeObject | undefined, context: RequestContext) =>
+    checkGrants({
+      context,
+      target: { group: definition.group, resource: definition.plural, name: object.metadata.name ?? "" },
+      kind: { group: definition.group, kind: definition.kind },
+      grants,
+      next: object,
+      old,
+      subjects,
+    });
+  return {
+    ...definition,
+    strategy: {
+      ...strategy,
+      async prepareForCreate(object, context) {
+        await run(object, undefined, context);
+        await strategy.prepareForCreate?.(object, context);
+      },
+      async prepareForUpdate(object, old, context) {
+        await run(object, old, context);
+        await strategy.prepareForUpdate?.(object, old, context);
+      },
+    },
+  };
 }

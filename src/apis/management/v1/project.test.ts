@@ -4,6 +4,7 @@ import { describeResourceConformance } from "../../../registry/conformance.ts";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
 import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import { withGrantChecks } from "./access-checks.ts";
 import { createProjectDefinition, projectOfNamespace } from "./project.ts";
 import { PROJECT_FINALIZER } from "./project-schema.ts";
 
@@ -27,10 +28,13 @@ describe("Project", () => {
   let store: GenericStore;
   const counts: Record<string, number> = {};
   const asked: string[] = [];
-  const definition = createProjectDefinition({
-    namespacePrefix: prefix,
-    instances: { count: async (namespace) => counts[namespace] ?? 0 },
-  });
+  const definition = withGrantChecks(
+    createProjectDefinition({
+      namespacePrefix: prefix,
+      instances: { count: async (namespace) => counts[namespace] ?? 0 },
+    }),
+    { exists: async () => true }, // existence (422) is tested against the platform (test/granting-fields.test.ts)
+  );
   /** A caller allowed everything except the listed "verb resource/name" questions. */
   const caller = (...denied: string[]): RequestContext =>
     testContext({
@@ -112,7 +116,7 @@ describe("Project", () => {
     assert.deepEqual(quiet.warnings, []);
   });
 
-  it("create() and update() need makeowner for a new owner, and escalate to change allowedClusters", async () => {
+  it("create() and update() need makeowner for a new owner, bind for a new member, escalate for allowedClusters", async () => {
     asked.length = 0;
     const denied = await statusErrorOf(
       store.create(caller("makeowner users/zoe"), undefined, project("owned", { owner: { user: "zoe" } }), {}),
@@ -126,14 +130,21 @@ describe("Project", () => {
     );
     assert.equal(error.code, 403);
     assert.match(error.message, /cannot escalate resource "projects".*changing spec\.allowedClusters needs it/);
-    // Members and descriptive fields need no more than the right to update the project.
+    // A member is granted the project's rights: bind on each new user or team, and only on what is new.
     asked.length = 0;
     const members = {
       ...created,
       spec: { ...(created.spec as object), members: [{ name: "amy", clusterRole: "admin" }] },
     };
-    await store.update(caller(), { name: "clusters" }, members, {});
-    assert.deepEqual(asked, []);
+    const unbound = await statusErrorOf(store.update(caller("bind users/amy"), { name: "clusters" }, members, {}));
+    assert.equal(unbound.code, 403);
+    assert.match(unbound.message, /cannot bind resource "users".*granting user "amy" rights through spec\.members/);
+    const updated = await store.update(caller(), { name: "clusters" }, members, {});
+    assert.deepEqual(asked, ["bind users/amy", "bind users/amy"]);
+    asked.length = 0;
+    const described = { ...updated, spec: { ...(updated.spec as object), displayName: "y" } };
+    await store.update(caller(), { name: "clusters" }, described, {});
+    assert.deepEqual(asked, [], "descriptive fields need no more than the right to update");
   });
 
   it("projectOfNamespace() reads the project from its namespace", () => {

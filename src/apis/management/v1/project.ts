@@ -5,9 +5,9 @@
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label, validateDns1123Subdomain } from "../../../apimachinery/names.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
-import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { checkOwnerChange, checkPrivilegedFields } from "./access-checks.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
+import { ownerField, privilegedField, projectMembersField } from "./granting-fields.ts";
 import { DEFAULT_PROJECT_ROLE, PROJECT_FINALIZER, type Project, projectSchema } from "./project-schema.ts";
 
 export interface ProjectDefinitionOptions {
@@ -18,8 +18,15 @@ export interface ProjectDefinitionOptions {
 }
 
 const NAMESPACE_MAX = 63;
-/** Widening where instances may run is a platform decision (`escalate`, the admin role). */
-const PRIVILEGED_FIELDS = ["allowedClusters"] as const;
+/**
+ * The owner (makeowner on it) and members (bind on each) are granted the project's rights; widening where instances
+ * may run is a platform decision (`escalate`, the admin role).
+ */
+const PROJECT_GRANTS = [
+  ownerField(),
+  projectMembersField("spec.members"),
+  privilegedField("spec.allowedClusters", [{ name: "granted-cluster" }]),
+];
 
 export function projectNamespace(prefix: string, project: string): string {
   return `${prefix}${project}`;
@@ -33,12 +40,6 @@ export function projectOfNamespace(prefix: string, namespace: string | undefined
 
 function memberKey(member: { kind?: string; name: string }): string {
   return `${member.kind ?? "User"}/${member.name}`;
-}
-
-async function checkProjectChanges(project: Project, old: Project | undefined, context: RequestContext) {
-  const target = { group: GROUP, resource: "projects", name: project.metadata.name ?? "" };
-  if (old) await checkPrivilegedFields(context, target, project.spec, old.spec, PRIVILEGED_FIELDS);
-  await checkOwnerChange(context, target, project.spec?.owner, old?.spec?.owner);
 }
 
 export function createProjectDefinition(options: ProjectDefinitionOptions): ResourceDefinition {
@@ -60,7 +61,7 @@ export function createProjectDefinition(options: ProjectDefinitionOptions): Reso
     description:
       "Project groups virtual cluster instances in the namespace <projectNamespacePrefix><name> and grants its members access to them.",
     schema: projectSchema,
-    authorization: { grantingFields: ["spec.owner", "spec.members", "spec.allowedClusters"] },
+    authorization: { grants: PROJECT_GRANTS },
     statusSubresource: true,
     strategy: {
       canonicalize(project) {
@@ -69,14 +70,12 @@ export function createProjectDefinition(options: ProjectDefinitionOptions): Reso
           member.clusterRole ||= DEFAULT_PROJECT_ROLE;
         }
       },
-      async prepareForCreate(project, context) {
+      prepareForCreate(project) {
         holdDeletion(project);
         project.status = { phase: "Active" };
-        await checkProjectChanges(project, undefined, context);
       },
-      async prepareForUpdate(project, old, context) {
+      prepareForUpdate(project) {
         holdDeletion(project);
-        await checkProjectChanges(project, old, context);
       },
       validate(project) {
         const errs: FieldError[] = [];

@@ -4,9 +4,12 @@ import { describeResourceConformance } from "../../../registry/conformance.ts";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
 import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import { withGrantChecks } from "./access-checks.ts";
 import { teamDefinition } from "./team.ts";
 
-const definition = teamDefinition;
+/** Every subject exists here: existence (422) is tested against the platform (test/granting-fields.test.ts). */
+const anySubject = { exists: async () => true };
+const definition = withGrantChecks(teamDefinition, anySubject);
 
 describeResourceConformance({
   definition,
@@ -65,7 +68,7 @@ describe("Team", () => {
     assert.equal(error.code, 403);
     assert.equal(
       error.message,
-      'teams.management.platform.sh "t2" is forbidden: User "lead" cannot bind resource "users" in API group "management.platform.sh" at the cluster scope: adding user "b" to spec.users needs it',
+      'teams.management.platform.sh "t2" is forbidden: User "lead" cannot bind resource "users" in API group "management.platform.sh" at the cluster scope: granting user "b" rights through spec.users needs it',
     );
   });
 

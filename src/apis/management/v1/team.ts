@@ -4,15 +4,10 @@
 import { object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
-import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import {
-  type AccessRule,
-  checkAccessRuleChanges,
-  checkMemberChanges,
-  checkOwnerChange,
-  checkPrivilegedFields,
-} from "./access-checks.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
+import type { AccessRule } from "./access-checks.ts";
 import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, VERSION } from "./common.ts";
+import { accessRulesField, ownerField, privilegedField, userListField } from "./granting-fields.ts";
 
 export interface TeamSpec {
   displayName?: string;
@@ -44,16 +39,18 @@ const spec = object(
   "The desired state of the team.",
 );
 
-/** Changing these widens who holds the team's rights or what they are: `escalate` (the admin role) only. */
-const PRIVILEGED_FIELDS = ["groups", "clusterRoles", "access", "owner", "username"] as const;
-
-async function checkTeamChanges(team: Team, old: Team | undefined, context: RequestContext): Promise<void> {
-  const target = { group: GROUP, resource: "teams", name: team.metadata.name ?? "" };
-  if (old) await checkPrivilegedFields(context, target, team.spec, old.spec, PRIVILEGED_FIELDS);
-  await checkMemberChanges(context, target, team.spec?.users, old?.spec?.users);
-  await checkAccessRuleChanges(context, target, team.spec?.access, old?.spec?.access);
-  await checkOwnerChange(context, target, team.spec?.owner, old?.spec?.owner);
-}
+/**
+ * Listing a user makes it a member (bind on it); changing who else holds the team's rights, or what they are, needs
+ * `escalate` (the admin role): groups, cluster roles, access rules, the owner and the username.
+ */
+const TEAM_GRANTS = [
+  userListField("spec.users"),
+  privilegedField("spec.groups", ["granted"]),
+  privilegedField("spec.clusterRoles", [{ name: "admin" }]),
+  accessRulesField("spec.access", { escalate: true }),
+  ownerField({ escalate: true }),
+  privilegedField("spec.username", "granted-name"),
+];
 
 export const teamDefinition: ResourceDefinition = defineResource<Team>({
   group: GROUP,
@@ -68,20 +65,16 @@ export const teamDefinition: ResourceDefinition = defineResource<Team>({
   authorization: {
     // Members read their teams.
     ownerRights: { holder: "member", verbs: ["get", "list", "watch"] },
-    grantingFields: ["spec.users", ...PRIVILEGED_FIELDS.map((field) => `spec.${field}`)],
+    grants: TEAM_GRANTS,
   },
   strategy: {
     canonicalize(team) {
       if (team.spec?.users) team.spec.users = [...new Set(team.spec.users)];
       if (team.spec?.groups) team.spec.groups = [...new Set(team.spec.groups)];
     },
-    async prepareForCreate(team, context) {
+    prepareForCreate(team) {
       team.spec ??= {};
       team.spec.username ||= team.metadata.name ?? undefined;
-      await checkTeamChanges(team, undefined, context);
-    },
-    async prepareForUpdate(team, old, context) {
-      await checkTeamChanges(team, old, context);
     },
   },
   columns: [

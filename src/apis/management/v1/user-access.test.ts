@@ -3,9 +3,12 @@ import { after, before, describe, it } from "node:test";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
 import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import { withGrantChecks } from "./access-checks.ts";
 import { userDefinition } from "./user.ts";
 
-const definition = userDefinition;
+/** Every subject exists here: existence (422) is tested against the platform (test/granting-fields.test.ts). */
+const anySubject = { exists: async () => true };
+const definition = withGrantChecks(userDefinition, anySubject);
 
 describe("User privileged fields", () => {
   let env: TestRegistry;

@@ -12,10 +12,11 @@ import {
   stringMap,
 } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import type { GrantingField } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
-import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { checkAccessRuleChanges, checkOwnerChange, checkPrivilegedFields } from "./access-checks.ts";
+import type { ResourceDefinition } from "../../../registry/types.ts";
 import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
+import { accessRulesField, ownerField, privilegedField } from "./granting-fields.ts";
 
 export interface UserSpec {
   displayName?: string;
@@ -88,14 +89,32 @@ const PRIVILEGED_FIELDS = Object.keys((spec as { properties: object }).propertie
   (field) => !(USER_PROFILE_FIELDS as readonly string[]).includes(field),
 );
 
-/** Who may grant what: bind for access rules, makeowner for the owner, escalate for privileged fields. */
-async function checkUserChanges(user: User, old: User | undefined, context: RequestContext): Promise<void> {
-  const target = { group: GROUP, resource: "users", name: user.metadata.name ?? "" };
-  // A new user's privileged fields are set by whoever may create users at all (admins).
-  if (old) await checkPrivilegedFields(context, target, user.spec, old.spec, PRIVILEGED_FIELDS);
-  await checkAccessRuleChanges(context, target, user.spec?.access, old?.spec?.access);
-  await checkOwnerChange(context, target, user.spec?.owner, old?.spec?.owner);
-}
+/** A value granting something through each privileged field that names no subject (for the grant table test). */
+const SECRET_REF = { secretName: "granted", secretNamespace: "default", key: "value" };
+const PRIVILEGED_EXAMPLES: Record<string, unknown> = {
+  username: "granted-name",
+  subject: "granted-subject",
+  groups: ["granted"],
+  ssoGroups: ["granted"],
+  passwordRef: SECRET_REF,
+  codesRef: SECRET_REF,
+  imagePullSecrets: [{ secretName: "granted" }],
+  tokenGeneration: 7,
+  disabled: true,
+  clusterRoles: [{ name: "admin" }],
+  extraClaims: { granted: "yes" },
+};
+
+/**
+ * Every spec field but the profile needs escalate to change; access rules and the owner also name subjects. A new
+ * spec field is privileged by default, and must say what granting through it looks like (or the module fails).
+ */
+const USER_GRANTS: GrantingField[] = PRIVILEGED_FIELDS.map((field) => {
+  if (field === "owner") return ownerField({ escalate: true });
+  if (field === "access") return accessRulesField("spec.access", { escalate: true });
+  if (!(field in PRIVILEGED_EXAMPLES)) throw new Error(`users: privileged field spec.${field} needs an example`);
+  return privilegedField(`spec.${field}`, PRIVILEGED_EXAMPLES[field]);
+});
 
 export const userDefinition: ResourceDefinition = defineResource<User>({
   group: GROUP,
@@ -117,17 +136,14 @@ export const userDefinition: ResourceDefinition = defineResource<User>({
       subresources: { accesskeys: ["get"], password: ["create"] },
     },
     credentials: [{ subresource: "password", verbs: "*", boundedBy: false }],
-    grantingFields: [...PRIVILEGED_FIELDS.map((field) => `spec.${field}`)],
+    // A new user's privileged fields are set by whoever may create users at all (admins).
+    grants: USER_GRANTS,
   },
   strategy: {
-    async prepareForCreate(user, context) {
+    prepareForCreate(user) {
       user.spec ??= {};
       user.spec.username ||= user.metadata.name ?? undefined;
       user.spec.subject ||= user.spec.username;
-      await checkUserChanges(user, undefined, context);
-    },
-    async prepareForUpdate(user, old, context) {
-      await checkUserChanges(user, old, context);
     },
     validate(user) {
       const errs: FieldError[] = [];

@@ -6,6 +6,7 @@ import { describeResourceConformance } from "../../../registry/conformance.ts";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
 import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import { withGrantChecks } from "./access-checks.ts";
 import { createProjectDefinition } from "./project.ts";
 import type { Project } from "./project-schema.ts";
 import {
@@ -51,18 +52,21 @@ describe("VirtualClusterInstance", () => {
   let instances: GenericStore;
   const authority = markerAuthority();
   const projectDefinition = createProjectDefinition({ namespacePrefix: () => "p-" });
-  const definition = createVirtualClusterInstanceDefinition({
-    namespacePrefix: () => "p-",
-    async project(name) {
-      try {
-        return (await projects.get(testContext(), { name })) as Project;
-      } catch (error) {
-        if (isStatusError(error) && error.reason === "NotFound") return undefined;
-        throw error;
-      }
-    },
-    authority,
-  });
+  const definition = withGrantChecks(
+    createVirtualClusterInstanceDefinition({
+      namespacePrefix: () => "p-",
+      async project(name) {
+        try {
+          return (await projects.get(testContext(), { name })) as Project;
+        } catch (error) {
+          if (isStatusError(error) && error.reason === "NotFound") return undefined;
+          throw error;
+        }
+      },
+      authority,
+    }),
+    { exists: async () => true },
+  ); // existence (422) is tested against the platform (test/granting-fields.test.ts)
   const instance = (namespace: string, name: string, spec: Record<string, unknown> = {}): KubeObject => ({
     apiVersion: `${G}/v1`,
     kind: "VirtualClusterInstance",

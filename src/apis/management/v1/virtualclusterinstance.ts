@@ -8,8 +8,8 @@ import { type FieldError, fieldError } from "../../../apimachinery/field-errors.
 import type { AuthorizationFacts } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ActionHandler, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
-import { checkAccessRuleChanges, checkOwnerChange } from "./access-checks.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
+import { accessRulesField, ownerField } from "./granting-fields.ts";
 import { projectNamespace, projectOfNamespace } from "./project.ts";
 import type { Project } from "./project-schema.ts";
 import { type VirtualClusterInstance, virtualClusterInstanceSchema } from "./virtualclusterinstance-schema.ts";
@@ -46,7 +46,7 @@ function invalid(instance: VirtualClusterInstance, errs: FieldError[]): never {
 export const VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION: AuthorizationFacts = {
   readerRights: { kubeconfig: ["create"] },
   credentials: [{ subresource: "kubeconfig", verbs: "*", boundedBy: "instance" }],
-  grantingFields: ["spec.owner", "spec.access"],
+  grants: [ownerField(), accessRulesField("spec.access")],
 };
 
 export function createVirtualClusterInstanceDefinition(options: VirtualClusterInstanceOptions): ResourceDefinition {
@@ -93,21 +93,6 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
     invalid(instance, [fieldError.notSupported("spec.clusterRef.cluster", cluster, allowed)]);
   };
 
-  const checkChanges = async (
-    instance: VirtualClusterInstance,
-    old: VirtualClusterInstance | undefined,
-    context: RequestContext,
-  ) => {
-    const target = { group: GROUP, resource: "virtualclusterinstances", name: instance.metadata.name ?? "" };
-    const owner = instance.spec?.owner;
-    // Creating an instance owned by oneself gives nothing new; any other owner (or a later change) needs makeowner.
-    const ownOnCreate = !old && owner?.user && !owner.team && owner.user === context.user.name;
-    if (!ownOnCreate) {
-      await checkOwnerChange(context, target, owner, old?.spec?.owner);
-    }
-    await checkAccessRuleChanges(context, target, instance.spec?.access, old?.spec?.access);
-  };
-
   return defineResource<VirtualClusterInstance>({
     group: GROUP,
     version: VERSION,
@@ -123,10 +108,9 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
     statusSubresource: true,
     authorization: VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION,
     strategy: {
-      async prepareForCreate(instance, context) {
+      async prepareForCreate(instance) {
         const project = await projectFor(instance);
         checkCluster(instance, project);
-        await checkChanges(instance, undefined, context);
         instance.status = { phase: "Pending", online: false };
         if (options.authority) {
           const { namespace = "", name = "", uid = "" } = instance.metadata;
@@ -139,7 +123,6 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
           const project = await options.project(projectOfNamespace(prefix(), old.metadata.namespace) ?? "");
           if (project) checkCluster(instance, project);
         }
-        await checkChanges(instance, old, context);
         if (options.authority?.writesServerStatus(context)) return;
         // Server-owned: only the platform sets the client CA.
         const ca = old.status?.clientCertificateAuthority;

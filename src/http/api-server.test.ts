@@ -350,7 +350,7 @@ describe("startApiServer()", () => {
     assert.equal(v2Protobuf.headers.vary, "Accept");
     const v2Refused = await call("GET", "/openapi/v2", { headers: { accept: "application/vnd.kubernetes.protobuf" } });
     assert.equal(v2Refused.status, 406);
-    assert.match(v2Refused.json().message, /application\/com\.github\.proto-openapi\.spec\.v2@v1\.0\+protobuf/);
+    assert.match(String(v2Refused.json().message), /application\/com\.github\.proto-openapi\.spec\.v2@v1\.0\+protobuf/);
 
     const version = await call("GET", "/version", { token: null });
     assert.deepEqual(version.json(), { major: "1", minor: "32", gitVersion: "v1.32.0-platform" });

@@ -5,8 +5,9 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { array, boolean, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
-import { isPlainObject, type JsonMap, type KubeObject } from "../../../apimachinery/types.ts";
+import type { JsonMap } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition, SubjectRules } from "../../../registry/types.ts";
+import { reviewAction } from "./review-action.ts";
 
 const KIND = "SelfSubjectRulesReview";
 const DESCRIPTION =
@@ -60,13 +61,12 @@ export const selfSubjectRulesReviewDefinition: ResourceDefinition = {
   schema,
   strategy: {},
   protobuf: { message: "k8s.io.api.authorization.v1.SelfSubjectRulesReview" },
-  action: {
+  action: reviewAction({
+    apiVersion: "authorization.k8s.io/v1",
     kind: KIND,
     description: DESCRIPTION,
     schema,
-    verbs: ["create"],
-    async handle({ context, body }) {
-      const spec = isPlainObject(body) && isPlainObject(body.spec) ? body.spec : {};
+    async status(context, spec) {
       const namespace = typeof spec.namespace === "string" ? spec.namespace : "";
       // As upstream: the namespace is required (kubectl sends its current one, "default" when none is set).
       if (!namespace) throw errors.badRequest("no namespace on request: set spec.namespace (kubectl: -n NAMESPACE)");
@@ -79,14 +79,7 @@ export const selfSubjectRulesReviewDefinition: ResourceDefinition = {
         incomplete: rules.incomplete,
       };
       if (rules.evaluationError) status.evaluationError = rules.evaluationError;
-      const response: KubeObject = {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: KIND,
-        metadata: { creationTimestamp: null },
-        spec,
-        status,
-      };
-      return response;
+      return status;
     },
-  },
+  }),
 };

@@ -38,12 +38,13 @@ const KUBECONFIG_BEYOND_SCOPE: AuthorizationDecision = {
 /** What the access key of a token-form kubeconfig may do on its instance: the caller's scope must allow all of it. */
 const KUBECONFIG_KEY_VERBS = ["get", "update", "patch", "delete"];
 
-const EVERYTHING: SubjectRules = {
+// Fresh objects per answer: the review hands them to the response.
+const everything = (): SubjectRules => ({
   resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
   nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
   incomplete: false,
-};
-const NOTHING: SubjectRules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+});
+const nothing = (): SubjectRules => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
 
 /** An admin whose key has no scope: every request is allowed. */
 const unrestricted = (principal: Principal) => !principal.scope && principal.roles.has(ADMIN_ROLE);
@@ -104,8 +105,8 @@ export class PlatformAuthorizer implements Authorizer {
 
   async rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules> {
     const principal = principalOf(user);
-    if (!principal) return isSystem(user) ? EVERYTHING : NOTHING;
-    if (unrestricted(principal)) return EVERYTHING;
+    if (!principal) return isSystem(user) ? everything() : nothing();
+    if (unrestricted(principal)) return everything();
     await this.projects?.fresh();
     return platformRules({
       definitions: this.definitions(),

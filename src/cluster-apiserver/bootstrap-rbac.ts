@@ -79,7 +79,11 @@ export function defaultClusterRoles(): KubeObject[] {
       },
     ]),
     clusterRole("system:basic-user", [
-      { apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews"], verbs: ["create"] },
+      {
+        apiGroups: ["authorization.k8s.io"],
+        resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+        verbs: ["create"],
+      },
       { apiGroups: ["authentication.k8s.io"], resources: ["selfsubjectreviews"], verbs: ["create"] },
     ]),
   ];

@@ -3,6 +3,7 @@
 
 import { selfSubjectReviewDefinition } from "../apis/authentication/v1/selfsubjectreview.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/authorization/v1/selfsubjectaccessreview.ts";
+import { selfSubjectRulesReviewDefinition } from "../apis/authorization/v1/selfsubjectrulesreview.ts";
 import { configMapDefinition } from "../apis/core/v1/configmap.ts";
 import { endpointsDefinition } from "../apis/core/v1/endpoints.ts";
 import { eventDefinition } from "../apis/core/v1/event.ts";
@@ -40,6 +41,7 @@ export function clusterResources(
     any(roleBindingDefinition),
     any(clusterRoleBindingDefinition),
     selfSubjectAccessReviewDefinition,
+    selfSubjectRulesReviewDefinition,
     selfSubjectReviewDefinition,
   ].map((definition) => withEscalationChecks(withNamespaceLifecycle(definition, storage), roleRules));
 }

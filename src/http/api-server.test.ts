@@ -338,15 +338,19 @@ describe("startApiServer()", () => {
     assert.equal(doc.headers["cache-control"], "public, immutable");
     const etag = String(doc.headers.etag);
     assert.equal((await call("GET", url, { headers: { "if-none-match": etag } })).status, 304);
-    assert.equal((await call("GET", "/openapi/v2")).status, 200);
-    assert.equal(
-      (
-        await call("GET", "/openapi/v2", {
-          headers: { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" },
-        })
-      ).status,
-      406,
-    );
+    const v2 = await call("GET", "/openapi/v2");
+    assert.equal(v2.status, 200);
+    const v2Protobuf = await call("GET", "/openapi/v2", {
+      headers: { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" },
+    });
+    assert.equal(v2Protobuf.status, 200);
+    assert.equal(v2Protobuf.headers["content-type"], "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+    assert.ok(v2Protobuf.text.startsWith("\n\u00032.0"), "field 1 (swagger) comes first");
+    assert.equal(v2Protobuf.headers.etag, v2.headers.etag, "one ETag, told apart by Vary: Accept");
+    assert.equal(v2Protobuf.headers.vary, "Accept");
+    const v2Refused = await call("GET", "/openapi/v2", { headers: { accept: "application/vnd.kubernetes.protobuf" } });
+    assert.equal(v2Refused.status, 406);
+    assert.match(String(v2Refused.json().message), /application\/com\.github\.proto-openapi\.spec\.v2@v1\.0\+protobuf/);
 
     const version = await call("GET", "/version", { token: null });
     assert.deepEqual(version.json(), { major: "1", minor: "32", gitVersion: "v1.32.0-platform" });

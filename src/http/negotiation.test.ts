@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { isStatusError } from "../apimachinery/errors.ts";
-import { negotiateResponse, parseAccept } from "./negotiation.ts";
+import { negotiateOpenApiV2, negotiateResponse, parseAccept } from "./negotiation.ts";
 
 const KUBECTL_GET =
   "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
@@ -71,5 +71,30 @@ describe("parseAccept()", () => {
     assert.deepEqual(parseAccept('Application/JSON; as=Table ; v="v1"'), [
       { type: "application/json", params: { as: "Table", v: "v1" }, q: 1 },
     ]);
+  });
+});
+
+describe("negotiateOpenApiV2()", () => {
+  const PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+
+  it("negotiateOpenApiV2() answers protobuf to kubectl 1.27 and 1.28, JSON to everyone else", () => {
+    assert.equal(negotiateOpenApiV2(PROTOBUF), "protobuf");
+    assert.equal(negotiateOpenApiV2("application/com.github.proto-openapi.spec.v2.v1.0+protobuf"), "protobuf");
+    assert.equal(negotiateOpenApiV2(`application/json;q=0.5, ${PROTOBUF}`), "protobuf", "by preference");
+    for (const accept of [undefined, "", "*/*", "application/json", `*/*, ${PROTOBUF}`, `${PROTOBUF};q=0, */*`]) {
+      assert.equal(negotiateOpenApiV2(accept), "json", String(accept));
+    }
+  });
+
+  it("negotiateOpenApiV2() refuses what it cannot serve with a 406 naming both forms", () => {
+    let caught: unknown;
+    try {
+      negotiateOpenApiV2("application/vnd.kubernetes.protobuf");
+    } catch (error) {
+      caught = error;
+    }
+    assert.ok(isStatusError(caught));
+    assert.equal(caught.code, 406);
+    assert.match(caught.message, /application\/json, application\/yaml, application\/com\.github\.proto-openapi/);
   });
 });

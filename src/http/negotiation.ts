@@ -2,6 +2,7 @@
 // ranges are tried by q-value, the first one we can serve wins, nothing servable -> 406.
 
 import { errors } from "../apimachinery/errors.ts";
+import { OPENAPI_V2_PROTOBUF_TYPES } from "./openapi-v2-protobuf.ts";
 
 export type ResponseFormat = { kind: "json" } | { kind: "yaml" } | { kind: "table"; version: "v1" | "v1beta1" };
 
@@ -87,4 +88,18 @@ export function negotiateResponse(accept: string | undefined, options: Negotiati
     if (format) return format;
   }
   throw errors.notAcceptable(SERVED_MEDIA_TYPES);
+}
+
+/**
+ * The form of /openapi/v2 to answer, as kube-openapi picks it: ranges in order of preference, JSON before protobuf
+ * for a wildcard. kubectl 1.27 and 1.28 ask for protobuf only. Throws 406 when nothing fits.
+ */
+export function negotiateOpenApiV2(accept: string | undefined): "json" | "protobuf" {
+  if (accept === undefined || accept === "") return "json";
+  for (const range of parseAccept(accept)) {
+    if (range.q <= 0) continue;
+    if ((OPENAPI_V2_PROTOBUF_TYPES as readonly string[]).includes(range.type)) return "protobuf";
+    if (formatFor(range, {})) return "json";
+  }
+  throw errors.notAcceptable([...SERVED_MEDIA_TYPES, ...OPENAPI_V2_PROTOBUF_TYPES]);
 }

@@ -14,14 +14,15 @@ import {
 } from "./discovery.ts";
 import { type HealthCheck, runHealthChecks } from "./health.ts";
 import type { ApiMetrics } from "./metrics.ts";
-import { negotiateResponse } from "./negotiation.ts";
+import { negotiateOpenApiV2, negotiateResponse } from "./negotiation.ts";
 import { buildOpenApiV2, buildOpenApiV3Document, buildOpenApiV3Index } from "./openapi.ts";
+import { encodeOpenApiV2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE } from "./openapi-v2-protobuf.ts";
 import { parsePretty, type Query, queryValue } from "./query-options.ts";
 import type { ResourceIndex } from "./resource-index.ts";
 
 export interface NonResourceResponse {
   code: number;
-  body: string;
+  body: string | Buffer;
   contentType: string;
   headers?: Record<string, string>;
 }
@@ -49,6 +50,8 @@ export interface NonResourceOptions {
 interface CachedDocument {
   value: unknown;
   json: string;
+  /** The document as another encoding of the same value (OpenAPI v2 protobuf), served as is. */
+  bytes?: Buffer;
   contentType: string;
   etag: string;
 }
@@ -90,6 +93,7 @@ export function createNonResourceHandler(
     if (request.ifNoneMatch !== undefined && request.ifNoneMatch === entry.etag) {
       return { code: 304, body: "", contentType: entry.contentType, headers: allHeaders };
     }
+    if (entry.bytes) return { code: 200, body: entry.bytes, contentType: entry.contentType, headers: allHeaders };
     const body = parsePretty(request.query) ? `${JSON.stringify(entry.value, null, 2)}\n` : entry.json;
     return { code: 200, body, contentType: entry.contentType, headers: allHeaders };
   };
@@ -146,12 +150,21 @@ export function createNonResourceHandler(
   };
 
   const openApiV2 = (request: NonResourceRequest): NonResourceResponse => {
-    // Only JSON: a protobuf-only Accept gets 406 (kubectl uses v3 whenever the v3 documents suffice).
-    negotiateResponse(request.accept);
-    return answer(
-      request,
-      cached("openapi/v2", JSON_TYPE, () => buildOpenApiV2(definitions)),
-    );
+    const json = cached("openapi/v2", JSON_TYPE, () => buildOpenApiV2(definitions));
+    // Both forms vary by Accept and share the JSON's ETag, as kube-openapi serves them.
+    const headers = { Vary: "Accept" };
+    if (negotiateOpenApiV2(request.accept) === "json" || !json) return answer(request, json, headers);
+    let protobuf = cache.get("openapi/v2 protobuf");
+    if (!protobuf) {
+      const bytes = encodeOpenApiV2Protobuf(json.value as object);
+      protobuf = {
+        ...json,
+        contentType: OPENAPI_V2_PROTOBUF_CONTENT_TYPE,
+        bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+      };
+      cache.set("openapi/v2 protobuf", protobuf);
+    }
+    return answer(request, protobuf, headers);
   };
 
   const health = async (request: NonResourceRequest, endpoint: string, check: string): Promise<NonResourceResponse> => {

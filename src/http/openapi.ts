@@ -3,10 +3,9 @@
 //   GET /openapi/v3               -> buildOpenApiV3Index(...)
 //   GET /openapi/v3/apis/<g>/<v>  -> buildOpenApiV3Document(...).document with ETag `"<hash>"`; when the URL carries
 //   GET /openapi/v3/api/v1           ?hash=<hash>, also `Cache-Control: public, immutable` (kubectl caches by it)
-//   GET /openapi/v2               -> buildOpenApiV2(...) for a JSON Accept. kubectl asks for protobuf: answer 200 with
-//                                    an EMPTY body as application/octet-stream (a valid, empty OpenAPI v2 message).
-//                                    Then `kubectl create -f` of kinds without a PATCH operation (selves, reviews)
-//                                    skips client-side validation instead of failing "failed to download openapi".
+//   GET /openapi/v2               -> buildOpenApiV2(...) as JSON, or for kubectl 1.27 and 1.28, which ask for
+//                                    application/com.github.proto-openapi.spec.v2@v1.0+protobuf, the same document
+//                                    as the openapi.v2.Document message (openapi-v2-protobuf.ts).
 // Documents are cached per definitions array (built once), so treat them as read-only.
 
 import { objectSchemaOf } from "../apimachinery/schema.ts";

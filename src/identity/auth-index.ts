@@ -223,6 +223,11 @@ export class AuthIndex implements InformerHandler {
     return this.access.get(key);
   }
 
+  /** Storage keys of the objects with an owner or access rules (what a rules review asks about by name). */
+  accessKeys(): IterableIterator<string> {
+    return this.access.keys();
+  }
+
   /** Called after each applied change (password cleanup, tests). */
   onChange(listener: (event: WatchEvent) => void): () => void {
     this.listeners.add(listener);

@@ -2,15 +2,25 @@
 // members and owners, project-rights.ts) and its access key's scope lets it through. Scoped keys never create or
 // change access keys or passwords: a scope cannot be widened through the key itself; for the same reason a scoped key
 // gets a kubeconfig (whose credentials reach the whole virtual cluster) only when its scope covers that instance.
-// Denials carry a reason only where the verb alone does not say why.
+// Denials carry a reason only where the verb alone does not say why. `rulesFor` (kubectl auth can-i --list) lists
+// what `decide` allows (platform-rules.ts), so the list and real authorization cannot disagree.
 
-import type { AuthorizationAttributes, AuthorizationDecision, Authorizer } from "../registry/types.ts";
+import type {
+  AuthorizationAttributes,
+  AuthorizationDecision,
+  Authorizer,
+  ResourceDefinition,
+  SubjectRules,
+  UserInfo,
+} from "../registry/types.ts";
 import type { AuthIndex } from "./auth-index.ts";
-import { isSystem, type Principal, principalOf } from "./principal.ts";
+import { platformRules } from "./platform-rules.ts";
+import { ADMIN_ROLE, isSystem, type Principal, principalOf } from "./principal.ts";
 import type { ProjectIndex } from "./project-index.ts";
 import { projectDecision } from "./project-rights.ts";
 import { type FactsLookup, mintedBy } from "./resource-facts.ts";
 import { hasRight } from "./rights.ts";
+import { DISCOVERY_URLS, LOGOUT_URL } from "./scope.ts";
 
 const ALLOWED: AuthorizationDecision = { allowed: true };
 const DENIED: AuthorizationDecision = { allowed: false };
@@ -28,23 +38,38 @@ const KUBECONFIG_BEYOND_SCOPE: AuthorizationDecision = {
 /** What the access key of a token-form kubeconfig may do on its instance: the caller's scope must allow all of it. */
 const KUBECONFIG_KEY_VERBS = ["get", "update", "patch", "delete"];
 
+// Fresh objects per answer: the review hands them to the response.
+const everything = (): SubjectRules => ({
+  resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
+  nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
+  incomplete: false,
+});
+const nothing = (): SubjectRules => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+
+/** An admin whose key has no scope: every request is allowed. */
+const unrestricted = (principal: Principal) => !principal.scope && principal.roles.has(ADMIN_ROLE);
+
 export interface PlatformAuthorizerOptions {
   index: AuthIndex;
   projectNamespacePrefix: () => string;
   /** The authorization facts of the served resources. */
   facts: FactsLookup;
+  /** The served resources, which a rules review asks about. */
+  definitions?: () => readonly ResourceDefinition[];
 }
 
 export class PlatformAuthorizer implements Authorizer {
   private readonly index: AuthIndex;
   private readonly projectNamespacePrefix: () => string;
   private readonly facts: FactsLookup;
+  private readonly definitions: () => readonly ResourceDefinition[];
   private projects?: { index: ProjectIndex; fresh: () => Promise<void> };
 
   constructor(options: PlatformAuthorizerOptions) {
     this.index = options.index;
     this.projectNamespacePrefix = options.projectNamespacePrefix;
     this.facts = options.facts;
+    this.definitions = options.definitions ?? (() => []);
   }
 
   /** Projects grant rights to their owners and members (attached once the project index runs). */
@@ -63,6 +88,7 @@ export class PlatformAuthorizer implements Authorizer {
   decide(request: AuthorizationAttributes): AuthorizationDecision {
     const principal = principalOf(request.user);
     if (!principal) return isSystem(request.user) ? ALLOWED : DENIED;
+    if (unrestricted(principal)) return ALLOWED;
     const prefix = this.projectNamespacePrefix();
     if (principal.scope) {
       if (!principal.scope(request, prefix)) return OUT_OF_SCOPE;
@@ -77,6 +103,38 @@ export class PlatformAuthorizer implements Authorizer {
     return projectDecision(principal, request, this.projects.index, prefix) ?? DENIED;
   }
 
+  async rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules> {
+    const principal = principalOf(user);
+    if (!principal) return isSystem(user) ? everything() : nothing();
+    if (unrestricted(principal)) return everything();
+    await this.projects?.fresh();
+    return platformRules({
+      definitions: this.definitions(),
+      namespace,
+      names: (group, resource, ns) => this.candidateNames(principal, group, resource, ns),
+      urls: [...DISCOVERY_URLS, LOGOUT_URL, ...scopeStrings(principal).urls],
+      allowed: (request) => this.decide({ ...request, user }).allowed,
+    });
+  }
+
+  /**
+   * Names a caller may hold rights on beyond any object of the kind: its own user and teams, objects whose owner or
+   * access rules may name it, projects, and the names its key's scope lists.
+   */
+  private *candidateNames(
+    principal: Principal,
+    group: string,
+    resource: string,
+    namespace: string | undefined,
+  ): Generator<string> {
+    yield principal.name;
+    for (const team of principal.teams) yield team.name;
+    const prefix = `/${group}/${resource}/${namespace ?? ""}/`;
+    for (const key of this.index.accessKeys()) if (key.startsWith(prefix)) yield key.slice(prefix.length);
+    if (resource === "projects" && this.projects) yield* this.projects.index.names();
+    yield* scopeStrings(principal).names;
+  }
+
   private aboutProjects(request: AuthorizationAttributes): boolean {
     return (
       principalOf(request.user) !== undefined &&
@@ -89,4 +147,22 @@ export class PlatformAuthorizer implements Authorizer {
     if (!scope) return true;
     return KUBECONFIG_KEY_VERBS.every((verb) => scope({ ...request, verb, subresource: undefined }, prefix));
   }
+}
+
+/** The object names and URL patterns an access key's scope lists. */
+function scopeStrings(principal: Principal): { names: string[]; urls: string[] } {
+  const scope = principal.key.scope;
+  const names = [
+    ...(scope?.projects ?? []).map((p) => p.project),
+    ...(scope?.spaces ?? []).map((s) => s.space),
+    ...(scope?.virtualClusters ?? []).map((v) => v.virtualCluster),
+    ...(scope?.clusters ?? []).map((c) => c.cluster),
+    ...(scope?.roles ?? []).flatMap((r) => [...(r.projects ?? []), ...(r.virtualClusters ?? [])]),
+    ...(scope?.rules ?? []).flatMap((r) => (r.resources ?? []).flatMap((entry) => entry.resourceNames ?? [])),
+  ];
+  const urls = (scope?.rules ?? []).flatMap((r) => r.nonResourceURLs ?? []);
+  return {
+    names: names.filter((name): name is string => typeof name === "string" && name !== "" && name !== "*"),
+    urls,
+  };
 }

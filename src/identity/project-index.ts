@@ -52,6 +52,10 @@ export class ProjectIndex implements InformerHandler {
     return this.projects.get(name);
   }
 
+  names(): IterableIterator<string> {
+    return this.projects.keys();
+  }
+
   reset(records: StoredRecord[]): void {
     this.projects.clear();
     for (const record of records) this.put(record.value);

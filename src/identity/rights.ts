@@ -1,6 +1,6 @@
 // What a principal may do, before its key's scope narrows it:
 //  - role admin: everything; role viewer: every read (get, list, watch), key material is never readable anyway;
-//  - everyone: discovery, /version, selves, selfsubjectaccessreviews, logout;
+//  - everyone: discovery, /version, selves, self reviews (access, rules, subject), logout;
 //  - on its own things, as each resource declares them (`authorization.ownerRights`): its User (privileged fields
 //    need escalate, see access-checks.ts), its password and key list, its access keys (the store shows only its
 //    own), its teams (read), direct cluster endpoint tokens; and the subresources a resource gives its readers

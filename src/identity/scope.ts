@@ -15,20 +15,21 @@ const READ = new Set(["get", "list", "watch"]);
 const VC_VERBS = new Set(["get", "list", "watch", "create", "update", "patch"]);
 const INSTANCES = "virtualclusterinstances";
 
-/** What every scoped key may do: discovery, `selves`, access reviews and logging out. */
+/** Non-resource URLs every caller may read (get, head): discovery, OpenAPI, /version. A final "*": all below. */
+export const DISCOVERY_URLS: readonly string[] = ["/api", "/api/*", "/apis", "/apis/*", "/openapi/*", "/version"];
+/** The one non-resource URL every caller may post to. */
+export const LOGOUT_URL = "/auth/logout";
+
+const urlMatches = (pattern: string, path: string) =>
+  pattern.endsWith("/*") ? path.startsWith(pattern.slice(0, -1)) : path === pattern;
+
+/** What every scoped key may do: discovery, `selves`, self reviews and logging out. */
 export function alwaysAllowed(request: AuthorizationAttributes): boolean {
   if (!request.resourceRequest) {
     const path = request.path ?? "";
-    if (request.verb === "post") return path === "/auth/logout";
+    if (request.verb === "post") return path === LOGOUT_URL;
     if (request.verb !== "get" && request.verb !== "head") return false;
-    return (
-      path === "/api" ||
-      path === "/apis" ||
-      path.startsWith("/api/") ||
-      path.startsWith("/apis/") ||
-      path.startsWith("/openapi/") ||
-      path === "/version"
-    );
+    return DISCOVERY_URLS.some((pattern) => urlMatches(pattern, path));
   }
   if (request.verb !== "create" || request.subresource) return false;
   return SELF_REVIEWS.get(request.group ?? "")?.has(request.resource ?? "") === true;
@@ -37,7 +38,7 @@ export function alwaysAllowed(request: AuthorizationAttributes): boolean {
 /** Requests that only describe the caller: whatever its role or scope, anyone may ask them. */
 const SELF_REVIEWS = new Map<string, ReadonlySet<string>>([
   [GROUP, new Set(["selves", "selfsubjectaccessreviews"])],
-  ["authorization.k8s.io", new Set(["selfsubjectaccessreviews"])],
+  ["authorization.k8s.io", new Set(["selfsubjectaccessreviews", "selfsubjectrulesreviews"])],
   ["authentication.k8s.io", new Set(["selfsubjectreviews"])],
 ]);
 

@@ -97,6 +97,7 @@ export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise
     index,
     projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
     facts: factsLookup((group, resource) => env.registry.store(group, resource)?.definition),
+    definitions: () => env.registry.stores().map((store) => store.definition),
   });
   const store = (definition: ResourceDefinition) => env.store(definition);
   const users = store(userDefinition);

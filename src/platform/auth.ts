@@ -275,6 +275,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         index,
         projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
         facts,
+        definitions: () => registry?.stores().map((store) => store.definition) ?? [],
       }),
       publicPaths: [...DEFAULT_PUBLIC_PATHS, LOGIN_PATH],
       plugins: [

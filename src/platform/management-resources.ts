@@ -4,6 +4,7 @@
 
 import { selfSubjectReviewDefinition } from "../apis/authentication/v1/selfsubjectreview.ts";
 import { selfSubjectAccessReviewDefinition as kubernetesSelfSubjectAccessReviewDefinition } from "../apis/authorization/v1/selfsubjectaccessreview.ts";
+import { selfSubjectRulesReviewDefinition } from "../apis/authorization/v1/selfsubjectrulesreview.ts";
 import { type SubjectDirectory, withGrantChecks } from "../apis/management/v1/access-checks.ts";
 import { type ConfigDefinitionOptions, configDefinition } from "../apis/management/v1/config.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsubjectaccessreview.ts";
@@ -32,8 +33,9 @@ export function managementResources(parts: ManagementResourceParts): ResourceDef
     auth.ownedAccessKeys,
     auth.self,
     selfSubjectAccessReviewDefinition,
-    // kubectl auth can-i and whoami ask the Kubernetes groups, also of the platform.
+    // kubectl auth can-i (--list) and whoami ask the Kubernetes groups, also of the platform.
     kubernetesSelfSubjectAccessReviewDefinition,
+    selfSubjectRulesReviewDefinition,
     selfSubjectReviewDefinition,
     auth.directClusterEndpointTokens,
     auth.signingKeyRotations,

@@ -37,8 +37,36 @@ export interface AuthorizationDecision {
   reason?: string;
 }
 
+/** Verbs on resources, as SelfSubjectRulesReview lists them ("*" means all; no resourceNames: every name). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+}
+
+/** Verbs on non-resource URLs ("/apis/*": everything below). */
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
+
+/** What a user may do in a namespace, as far as the authorizer can list it. Every rule listed is allowed. */
+export interface SubjectRules {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** True when rights exist that the lists leave out. */
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
 export interface Authorizer {
   authorize(attributes: AuthorizationAttributes): Promise<AuthorizationDecision>;
+  /**
+   * The rules `user` holds in `namespace` (cluster-scoped resources included), for SelfSubjectRulesReview
+   * (`kubectl auth can-i --list`). Without it the review answers an empty, incomplete list.
+   */
+  rulesFor?(user: UserInfo, namespace: string): Promise<SubjectRules>;
 }
 
 /** Per-request context handed to the registry and to strategy hooks. */

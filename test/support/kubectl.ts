@@ -17,12 +17,23 @@ export interface KubectlResult {
   stderr: string;
 }
 
+export interface KubectlOptions {
+  /** The kubectl to run (default: the one on PATH). */
+  binary?: string;
+  /** Extra environment, e.g. EDITOR for `kubectl edit`. */
+  env?: Record<string, string>;
+}
+
 export class Kubectl {
   readonly kubeconfig: string;
   readonly cacheDir = mkdtempSync(join(tmpdir(), "kubectl-cache-"));
+  private readonly binary: string;
+  private readonly env: NodeJS.ProcessEnv | undefined;
 
-  constructor(kubeconfig: string) {
+  constructor(kubeconfig: string, options: KubectlOptions = {}) {
     this.kubeconfig = kubeconfig;
+    this.binary = options.binary ?? "kubectl";
+    this.env = options.env ? { ...process.env, ...options.env } : undefined;
   }
 
   private args(args: string[]): string[] {
@@ -32,7 +43,8 @@ export class Kubectl {
   /** Runs kubectl and resolves with its exit code and output (never rejects on a non-zero exit). */
   run(args: string[], input?: string): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const child = execFile("kubectl", this.args(args), { timeout: 60_000 }, (error, stdout, stderr) => {
+      const options = { timeout: 60_000, env: this.env };
+      const child = execFile(this.binary, this.args(args), options, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
       });
@@ -49,7 +61,7 @@ export class Kubectl {
 
   /** Starts a long-running kubectl (get -w, wait) and collects its output. */
   start(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number> } {
-    const child = spawn("kubectl", this.args(args), { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(this.binary, this.args(args), { stdio: ["ignore", "pipe", "pipe"], env: this.env });
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;

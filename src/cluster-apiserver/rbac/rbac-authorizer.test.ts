@@ -134,6 +134,54 @@ describe("RbacAuthorizer", () => {
     assert.equal(await allowed(path(anonymous, "get", "/healthz")), false);
   });
 
+  it("rulesFor() lists the rules bound to the user in a namespace, each one allowed by authorize()", async () => {
+    const dana = { name: "dana", groups: ["auditors"] };
+    await role("dana-cluster", [
+      { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list"] },
+      { nonResourceURLs: ["/logs/*"], verbs: ["get"] },
+    ]);
+    await bind("dana-cluster", "ClusterRole", "dana-cluster", [{ kind: "Group", name: "auditors" }]);
+    await role("dana-ns", [{ apiGroups: [""], resources: ["secrets"], resourceNames: ["tls"], verbs: ["get"] }], "ops");
+    await role("dana-urls", [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }]);
+    await bind("dana-ns", "Role", "dana-ns", [{ kind: "User", name: "dana" }], "ops");
+    // A RoleBinding never grants non-resource URLs, so rulesFor() leaves them out too.
+    await bind("dana-urls", "ClusterRole", "dana-urls", [{ kind: "User", name: "dana" }], "ops");
+    const inOps = await authorizer.rulesFor(dana, "ops");
+    assert.deepEqual(
+      inOps.resourceRules
+        .filter((r) => ["namespaces", "secrets"].includes(r.resources[0]))
+        .sort((a, b) => a.resources[0].localeCompare(b.resources[0])),
+      [
+        { verbs: ["get", "list"], apiGroups: [""], resources: ["namespaces"] },
+        { verbs: ["get"], apiGroups: [""], resources: ["secrets"], resourceNames: ["tls"] },
+      ],
+    );
+    const urls = inOps.nonResourceRules.flatMap((r) => r.nonResourceURLs);
+    assert.ok(urls.includes("/logs/*"), JSON.stringify(urls));
+    assert.ok(urls.includes("/healthz"), "system:authenticated's rules count too");
+    assert.equal(urls.includes("/metrics"), false);
+    assert.equal(inOps.incomplete, false);
+    assert.equal(await allowed(path(dana, "get", "/metrics")), false);
+    assert.equal(await allowed(path(dana, "get", "/logs/x")), true);
+    assert.equal(await allowed(resource(dana, "get", "secrets", { namespace: "ops", name: "tls" })), true);
+    const elsewhere = await authorizer.rulesFor(dana, "default");
+    assert.equal(
+      elsewhere.resourceRules.some((r) => r.resources.includes("secrets")),
+      false,
+      "a RoleBinding counts in its namespace only",
+    );
+    assert.equal(await allowed(resource(dana, "get", "secrets", { namespace: "default", name: "tls" })), false);
+  });
+
+  it("rulesFor() gives system:masters every resource and URL", async () => {
+    const root = { name: "root", groups: ["system:masters"] };
+    assert.deepEqual(await authorizer.rulesFor(root, "default"), {
+      resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
+      nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
+      incomplete: false,
+    });
+  });
+
   it("deleting a binding revokes what it granted", async () => {
     await role("ns-reader", [{ apiGroups: [""], resources: ["namespaces"], verbs: ["get"] }]);
     await bind("carol-ns", "ClusterRole", "ns-reader", [{ kind: "User", name: "carol" }]);

@@ -1,8 +1,17 @@
 // The RBAC authorizer of the cluster API server: `system:masters` may do anything; everyone else is allowed what
 // the (Cluster)Roles bound to them allow — ClusterRoleBindings everywhere, RoleBindings in their namespace.
 // Authenticated callers are also members of `system:authenticated`, as upstream's authenticators make them.
+// `rulesFor` (SelfSubjectRulesReview) lists the very rules `authorize` reads: the two walk one list of grants.
 
-import type { AuthorizationAttributes, AuthorizationDecision, Authorizer, UserInfo } from "../../registry/types.ts";
+import type { PolicyRule } from "../../apis/rbac/v1/common.ts";
+import type {
+  AuthorizationAttributes,
+  AuthorizationDecision,
+  Authorizer,
+  ResourceRule,
+  SubjectRules,
+  UserInfo,
+} from "../../registry/types.ts";
 import type { RbacIndex } from "./rbac-index.ts";
 import { ruleAllows } from "./rbac-rules.ts";
 
@@ -39,11 +48,48 @@ export class RbacAuthorizer implements Authorizer {
     if (request.user.groups.includes(MASTERS_GROUP)) return ALLOWED;
     await this.fresh();
     const namespace = request.resourceRequest ? request.namespace || undefined : undefined;
-    for (const binding of this.index.bindingsFor(subjectsOf(request.user), namespace)) {
+    for (const { rule, clusterWide } of this.grants(request.user, namespace)) {
       // Non-resource URLs are granted only cluster-wide.
-      if (!request.resourceRequest && binding.namespace) continue;
-      for (const rule of this.index.rulesOf(binding)) if (ruleAllows(rule, request)) return ALLOWED;
+      if (!request.resourceRequest && !clusterWide) continue;
+      if (ruleAllows(rule, request)) return ALLOWED;
     }
     return DENIED;
+  }
+
+  async rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules> {
+    if (user.groups.includes(MASTERS_GROUP)) {
+      return {
+        resourceRules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }],
+        nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
+        incomplete: false,
+      };
+    }
+    await this.fresh();
+    const rules: SubjectRules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+    for (const { rule, clusterWide } of this.grants(user, namespace || undefined)) {
+      if (rule.resources?.length) {
+        const listed: ResourceRule = {
+          verbs: [...rule.verbs],
+          apiGroups: [...(rule.apiGroups ?? [])],
+          resources: [...rule.resources],
+        };
+        if (rule.resourceNames?.length) listed.resourceNames = [...rule.resourceNames];
+        rules.resourceRules.push(listed);
+      }
+      if (rule.nonResourceURLs?.length && clusterWide) {
+        rules.nonResourceRules.push({ verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceURLs] });
+      }
+    }
+    return rules;
+  }
+
+  /** The rules bound to `user`: cluster-wide ones, and those of RoleBindings in `namespace`. */
+  private *grants(
+    user: UserInfo,
+    namespace: string | undefined,
+  ): Generator<{ rule: PolicyRule; clusterWide: boolean }> {
+    for (const binding of this.index.bindingsFor(subjectsOf(user), namespace)) {
+      for (const rule of this.index.rulesOf(binding)) yield { rule, clusterWide: !binding.namespace };
+    }
   }
 }

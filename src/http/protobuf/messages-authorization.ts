@@ -1,5 +1,6 @@
-// authorization/v1 SelfSubjectAccessReview (k8s.io/api authorization/v1/generated.proto), which `kubectl auth
-// can-i` sends: field numbers from upstream, `!` marks from the Go json tags. Notation: message-schema.ts.
+// authorization/v1 SelfSubjectAccessReview and SelfSubjectRulesReview (k8s.io/api authorization/v1/generated.proto),
+// which `kubectl auth can-i` and `can-i --list` send: field numbers from upstream, `!` marks from the Go json tags.
+// Notation: message-schema.ts.
 
 import type { MessageTable } from "./message-schema.ts";
 
@@ -17,5 +18,12 @@ export const authorizationV1Messages: MessageTable = {
     SubjectAccessReviewStatus: "1 allowed! bool, 4 denied bool, 2 reason, 3 evaluationError",
     FieldSelectorAttributes: "1 rawSelector, 2 requirements []meta.FieldSelectorRequirement",
     LabelSelectorAttributes: "1 rawSelector, 2 requirements []meta.LabelSelectorRequirement",
+    SelfSubjectRulesReview:
+      "1 metadata meta.ObjectMeta, 2 spec SelfSubjectRulesReviewSpec, 3 status SubjectRulesReviewStatus",
+    SelfSubjectRulesReviewSpec: "1 namespace",
+    SubjectRulesReviewStatus:
+      "1 resourceRules []ResourceRule, 2 nonResourceRules []NonResourceRule, 3 incomplete! bool, 4 evaluationError",
+    ResourceRule: "1 verbs []string, 2 apiGroups []string, 3 resources []string, 4 resourceNames []string",
+    NonResourceRule: "1 verbs []string, 2 nonResourceURLs []string",
   },
 };

@@ -1,51 +1,11 @@
-// Test support: a tiny protobuf writer for hand-built fixtures, a table-driven encoder (JSON object -> message
+// Test support: the protobuf writer for hand-built fixtures, a table-driven encoder (JSON object -> message
 // bytes, the decoder's inverse for round trips) and the `k8s\0` envelope.
 
 import type { JsonMap } from "../../apimachinery/types.ts";
 import type { FieldSpec, MessageSpec } from "./message-schema.ts";
-import { WIRE_BYTES, WIRE_VARINT } from "./wire-reader.ts";
+import { WireWriter } from "./wire-writer.ts";
 
-export class WireWriter {
-  private readonly parts: number[] = [];
-
-  /** A raw varint (numbers: negative ones sign-extended to 64 bits, as Go writes int32 and int64). */
-  varint(value: number | bigint): this {
-    let v = BigInt.asUintN(64, BigInt(value));
-    do {
-      const low = Number(v & 0x7fn);
-      v >>= 7n;
-      this.parts.push(v > 0n ? low | 0x80 : low);
-    } while (v > 0n);
-    return this;
-  }
-
-  tag(field: number, wire: number): this {
-    return this.varint(field * 8 + wire);
-  }
-
-  raw(bytes: Uint8Array | number[]): this {
-    this.parts.push(...bytes);
-    return this;
-  }
-
-  /** Field `field` as a varint. */
-  uint(field: number, value: number | bigint | boolean): this {
-    return this.tag(field, WIRE_VARINT).varint(typeof value === "boolean" ? Number(value) : value);
-  }
-
-  /** Field `field` as length-delimited bytes. */
-  bytes(field: number, value: Uint8Array | number[]): this {
-    return this.tag(field, WIRE_BYTES).varint(value.length).raw(value);
-  }
-
-  string(field: number, value: string): this {
-    return this.bytes(field, Buffer.from(value, "utf8"));
-  }
-
-  finish(): Uint8Array {
-    return Uint8Array.from(this.parts);
-  }
-}
+export { WireWriter };
 
 /** The request body kubectl would send: `k8s\0` + runtime.Unknown{typeMeta, raw}. */
 export function envelope(apiVersion: string, kind: string, raw: Uint8Array): Buffer {

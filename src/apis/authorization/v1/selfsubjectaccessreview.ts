@@ -4,8 +4,9 @@
 // (below) and by the platform in its own group (management/v1/selfsubjectaccessreview.ts).
 
 import { boolean, object, string } from "../../../apimachinery/schema-builders.ts";
-import { isPlainObject, type JsonMap, type KubeObject } from "../../../apimachinery/types.ts";
+import type { JsonMap } from "../../../apimachinery/types.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
+import { reviewAction } from "./review-action.ts";
 import { reviewAttributes } from "./review-attributes.ts";
 
 const KIND = "SelfSubjectAccessReview";
@@ -69,29 +70,21 @@ export function createSelfSubjectAccessReviewDefinition(serving: SelfSubjectAcce
     description: DESCRIPTION,
     schema,
     strategy: {},
-    action: {
+    action: reviewAction({
+      apiVersion: `${group}/${version}`,
       kind: KIND,
       description: DESCRIPTION,
       schema,
-      verbs: ["create"],
-      async handle({ context, body }) {
-        const spec = isPlainObject(body) && isPlainObject(body.spec) ? body.spec : {};
+      async status(context, spec) {
         const decision = await context.authorizer.authorize(
           reviewAttributes(spec, context.user, { group, kind: KIND }),
         );
         // The authorizer has the last word (no other one is asked after it), so a refusal is a denial.
         const status: JsonMap = decision.allowed ? { allowed: true } : { allowed: false, denied: true };
         if (decision.reason) status.reason = decision.reason;
-        const response: KubeObject = {
-          apiVersion: `${group}/${version}`,
-          kind: KIND,
-          metadata: { creationTimestamp: null },
-          spec,
-          status,
-        };
-        return response;
+        return status;
       },
-    },
+    }),
   };
   if (serving.protobuf) definition.protobuf = serving.protobuf;
   return definition;

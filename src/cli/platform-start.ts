@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 
 function port(value: string): number {
@@ -18,7 +19,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions {
+interface StartOptions extends InflightFlags {
   dataDir: string;
   host: string;
   port: number;
@@ -32,7 +33,7 @@ interface StartOptions {
 }
 
 export function addStartCommand(platform: Command): void {
-  platform
+  const start = platform
     .command("start")
     .description("Run the management platform (HTTPS, storage in --data-dir)")
     .option("--data-dir <dir>", "data directory (storage, certificates, admin credentials)", "./data")
@@ -59,7 +60,8 @@ export function addStartCommand(platform: Command): void {
     .option(
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or --tls-key (not recommended)",
-    )
+    );
+  addInflightOptions(start)
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443",
@@ -93,6 +95,7 @@ export function addStartCommand(platform: Command): void {
         tlsCertFile: opts.tlsCert,
         tlsKeyFile: opts.tlsKey,
         configFile: opts.config,
+        limits: inflightLimits(opts),
         logger,
       });
       const out = process.stdout;

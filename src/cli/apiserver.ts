@@ -3,6 +3,7 @@
 // until SIGINT/SIGTERM. The server modules load only when the command runs, so other commands start quickly.
 
 import { Command, InvalidArgumentError } from "commander";
+import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { runAction } from "./run-action.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 
@@ -14,7 +15,7 @@ function port(value: string): number {
   return n;
 }
 
-interface ApiServerOptions {
+interface ApiServerOptions extends InflightFlags {
   dataDir: string;
   host: string;
   port: number;
@@ -22,7 +23,7 @@ interface ApiServerOptions {
 }
 
 export function apiserverCommand(): Command {
-  return new Command("apiserver")
+  const command = new Command("apiserver")
     .description("Run a stand-alone Kubernetes API server (core/v1 and rbac) with storage in --data-dir")
     .option(
       "--data-dir <dir>",
@@ -31,7 +32,8 @@ export function apiserverCommand(): Command {
     )
     .option("--host <host>", "address to listen on and to put in certificates and the kubeconfig", "127.0.0.1")
     .option("--port <port>", "port to listen on (0: any free port)", port, 6443)
-    .option("--name <name>", "cluster and context name in admin.kubeconfig", "virtualcluster-apiserver")
+    .option("--name <name>", "cluster and context name in admin.kubeconfig", "virtualcluster-apiserver");
+  return addInflightOptions(command)
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster apiserver\n  virtualcluster apiserver --data-dir /var/lib/host-cluster --port 7443\n" +
@@ -49,6 +51,7 @@ export function apiserverCommand(): Command {
           host: opts.host,
           port: opts.port,
           name: opts.name,
+          limits: inflightLimits(opts),
           logger,
         });
         process.stdout.write(

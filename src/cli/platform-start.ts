@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 
 function port(value: string): number {
@@ -18,7 +19,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions {
+interface StartOptions extends InflightFlags {
   dataDir: string;
   host: string;
   port: number;
@@ -33,7 +34,7 @@ interface StartOptions {
 }
 
 export function addStartCommand(platform: Command): void {
-  platform
+  const start = platform
     .command("start")
     .description("Run the management platform (HTTPS, storage in --data-dir)")
     .option("--data-dir <dir>", "data directory (storage, certificates, admin credentials)", "./data")
@@ -64,7 +65,8 @@ export function addStartCommand(platform: Command): void {
     .option(
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
-    )
+    );
+  addInflightOptions(start)
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443",
@@ -99,6 +101,7 @@ export function addStartCommand(platform: Command): void {
         tlsKeyFile: opts.tlsKey,
         encryptionKeyFile: opts.encryptionKeyFile,
         configFile: opts.config,
+        limits: inflightLimits(opts),
         logger,
       });
       const out = process.stdout;

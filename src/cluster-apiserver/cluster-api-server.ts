@@ -17,6 +17,7 @@ import { StoreInformer } from "../auth/store-informer.ts";
 import type { Authenticator } from "../auth/types.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
+import type { ServerLimits } from "../http/server-limits.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
@@ -57,6 +58,8 @@ export interface ClusterApiServerOptions {
   clientCertificateAuthorities?: string[];
   /** Groups added to every client-certificate user (e.g. system:masters when only a trusted issuer signs). */
   clientCertificateGroups?: string[];
+  /** Connection timeouts and in-flight limits of its API server (unset ones: DEFAULT_SERVER_LIMITS). */
+  limits?: Partial<ServerLimits>;
   logger?: Logger;
 }
 
@@ -147,6 +150,7 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
       version: platformVersion(),
       logger,
       metrics,
+      limits: options.limits,
     });
     stops.push(() => server.close());
 

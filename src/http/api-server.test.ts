@@ -404,12 +404,12 @@ describe("startApiServer()", () => {
     const get = (name: string) =>
       `GET ${USERS}/${name} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer admin-token\r\n\r\n`;
     socket.write(get("slow"));
-    while (!api.releaseSlow) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (api.slow.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const closed = api.server.close();
     await watch.ended();
     socket.write(get("alice"));
     await new Promise((resolve) => setTimeout(resolve, 50));
-    api.releaseSlow();
+    api.slow.shift()?.();
     await closed;
     await socketClosed;
     const [first, second] = answers.split(/(?=HTTP\/1\.1 )/);

@@ -3,6 +3,8 @@
 // health, /metrics and plugin routes (login endpoints, JWKS) — goes to fastify, whose onRequest hook runs the
 // pipeline's steps up to authorization (admit), whose catch-all parser reads plugin routes' bodies, and whose one
 // wildcard route answers the non-resource paths. Both report through one RequestReporter (audit hooks, metrics).
+// The connection and request limits (server-limits.ts) are the node:https server's timeouts and the in-flight limit
+// that admit applies to both ways.
 
 import type { Server as HttpServer, IncomingMessage } from "node:http";
 import { createServer, type ServerOptions } from "node:https";
@@ -14,10 +16,11 @@ import type { Registry } from "prom-client";
 import { errors, type StatusError } from "../apimachinery/errors.ts";
 import type { Authenticator } from "../auth/types.ts";
 import type { Authorizer, ResourceStore } from "../registry/types.ts";
-import { handleClientError } from "./client-error.ts";
+import { clientErrorHandler } from "./client-error.ts";
 import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
 import type { HealthCheck } from "./health.ts";
+import { createInflightLimit } from "./inflight-limit.ts";
 import { type ApiMetrics, createApiMetrics } from "./metrics.ts";
 import { createNonResourceHandler } from "./non-resource.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
@@ -28,6 +31,7 @@ import { createRequestReporter } from "./request-reporter.ts";
 import { newRequestState, requestState, setRequestState } from "./request-state.ts";
 import { ResourceIndex } from "./resource-index.ts";
 import { ANSWERED_METHODS, createRequestPipeline } from "./resource-pipeline.ts";
+import { nodeTimeoutOptions, type ServerLimits, serverLimits } from "./server-limits.ts";
 import type { ApiServerHooks } from "./types.ts";
 import { warningHeaderValues } from "./warning-headers.ts";
 import type { ActiveWatch } from "./watch.ts";
@@ -69,6 +73,8 @@ export interface ApiServerOptions {
   metrics?: ApiMetrics;
   /** How long close() waits for in-flight requests before cutting connections. Default 10 s. */
   shutdownTimeoutMs?: number;
+  /** Connection timeouts and in-flight limits; unset ones take DEFAULT_SERVER_LIMITS. */
+  limits?: Partial<ServerLimits>;
 }
 
 export interface RunningApiServer {
@@ -89,7 +95,13 @@ function hostForUrl(host: string): string {
 
 export async function startApiServer(options: ApiServerOptions): Promise<RunningApiServer> {
   const index = new ResourceIndex(options.resources);
+  const limits = serverLimits(options.limits);
   const metrics = options.metrics ?? createApiMetrics();
+  const inflight = createInflightLimit({
+    maxReadOnly: limits.maxRequestsInflight,
+    maxMutating: limits.maxMutatingRequestsInflight,
+    metrics,
+  });
   const logger = options.logger;
   const reporter = createRequestReporter(options.hooks ?? {}, metrics, logger);
   const prefixes = (options.pathPrefixes ?? []).map((p) => p.replace(/\/+$/, "")).filter((p) => p !== "");
@@ -105,6 +117,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     authenticatePublicPath: options.authenticatePublicPath,
     reporter,
     metrics,
+    inflight,
     logger,
     closing: () => closing,
     activeWatches,
@@ -127,6 +140,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
 
   const tlsOptions: ServerOptions = {
+    ...nodeTimeoutOptions(limits),
     key: options.tls.keyPem,
     cert: options.tls.certPem,
     // Request but do not require client certificates: bearer tokens stay possible; `socket.authorized` says verified.
@@ -144,7 +158,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     bodyLimit: MAX_BODY_BYTES,
     // Requests arriving while closing get a 503 Status from our onRequest hook instead of fastify's own body.
     return503OnClosing: false,
-    clientErrorHandler: handleClientError,
+    clientErrorHandler: clientErrorHandler(metrics),
     forceCloseConnections: "idle",
     routerOptions: { maxParamLength: 8192, querystringParser: parseQueryString },
     // Mount prefixes are stripped before routing, so plugin routes are served under them too.
@@ -190,11 +204,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   app.setNotFoundHandler((request, reply) => sendStatus(request, reply, errors.pathNotFound()));
 
-  // The pipeline up to authorization (the URL is already without mount prefix: rewriteUrl).
-  app.addHook("onRequest", async (request) => {
+  // The pipeline up to authorization (the URL is already without mount prefix: rewriteUrl). The in-flight slot
+  // admit may take is given back when the response closes, which it does even when the client leaves early.
+  app.addHook("onRequest", async (request, reply) => {
     const state = newRequestState(request.raw, request.originalUrl, reporter.auditId());
     setRequestState(request, state);
     state.info = parseRequestInfo(request.method, request.url);
+    reply.raw.once("close", () => inflight.release(state));
     await pipeline.admit(state, request.query as Query);
   });
 

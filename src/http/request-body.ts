@@ -1,10 +1,12 @@
 // The raw body of a resource request, by the rules clients met when fastify read every body (plugin routes still
 // have fastify read theirs): GET, HEAD and TRACE carry none; without a Content-Type, only a length other than 0 or
 // a chunked body is read; a Content-Type that is no media type is 415 before reading; above 3 MiB, declared or
-// streamed, 413. The resource handler decodes the bytes per Content-Type.
+// streamed, 413; not all there within the body timeout (server-limits.ts), 408. The resource handler decodes the
+// bytes per Content-Type.
 
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { errors, type StatusError } from "../apimachinery/errors.ts";
+import { requestReadTimeout, requestTimedOut } from "./client-error.ts";
 import { PATCH_MEDIA_TYPES } from "./codec.ts";
 import { MAX_BODY_BYTES } from "./error-status.ts";
 
@@ -31,7 +33,8 @@ export function hasBody(method: string, headers: IncomingHttpHeaders): boolean {
 
 /**
  * Reads the whole body (a copy: nothing keeps a view over the socket's buffer alive). Rejects with 413 past
- * MAX_BODY_BYTES and 400 when the client goes away before the end.
+ * MAX_BODY_BYTES, 408 when the server closed the connection at the body timeout, and 400 when the client goes away
+ * before the end.
  */
 export function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -52,7 +55,12 @@ export function readBody(request: IncomingMessage): Promise<Buffer> {
       request.off("error", onError);
       resolve(Buffer.concat(chunks, received));
     };
-    const onError = () => stop(errors.badRequest("the request body was not received in full"));
+    const onError = () =>
+      stop(
+        requestTimedOut(request.socket)
+          ? requestReadTimeout()
+          : errors.badRequest("the request body was not received in full"),
+      );
     request.on("data", onData);
     request.once("end", onEnd);
     request.once("error", onError);

@@ -6,6 +6,7 @@ import type { IncomingMessage } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { FastifyRequest } from "fastify";
 import type { RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
+import type { RequestKind } from "./metrics.ts";
 import type { RequestInfo } from "./request-info.ts";
 
 export interface RequestState {
@@ -34,6 +35,8 @@ export interface RequestState {
   responseObject?: unknown;
   /** Set while a watch stream owns the response (completion is reported when it ends). */
   watching?: boolean;
+  /** The in-flight slot the request holds until its answer is complete (inflight-limit.ts). */
+  inflight?: RequestKind;
 }
 
 export function newRequestState(raw: IncomingMessage, requestUri: string, id: string): RequestState {
@@ -53,6 +56,7 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     failure: undefined,
     responseObject: undefined,
     watching: false,
+    inflight: undefined,
   };
 }
 

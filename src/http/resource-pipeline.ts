@@ -7,6 +7,8 @@
 //   body size limit  a declared Content-Length above 3 MiB is 413 before anything is read; 503 while closing (admit)
 //   authentication   the authenticators in order; none recognizes the caller: 401 (admit)
 //   audit            hook onRequestReceived (admit)
+//   in-flight limit  a slot of the read-only or mutating limit, or 429; watches exempt (admit; given back once the
+//                    answer is complete)
 //   authorization    the Authorizer; denied: 403 (admit)
 //   decode           the body read (request-body.ts; streamed ones too, 413 past 3 MiB), decoded per Content-Type
 //   registry         handleResourceRequest -> ResourceStore
@@ -30,6 +32,7 @@ import { authorizeRequest } from "./authorization.ts";
 import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
 import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
+import type { InflightLimit } from "./inflight-limit.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
 import { parsePretty, parseQueryString, type Query } from "./query-options.ts";
@@ -54,6 +57,8 @@ export interface PipelineOptions {
   authenticatePublicPath?(path: string): boolean;
   reporter: RequestReporter;
   metrics: ApiMetrics;
+  /** The in-flight limits; admit() takes a slot, whoever answers gives it back. */
+  inflight: InflightLimit;
   logger?: Logger;
   /** True once close() began: requests get 503 and the connection closes. */
   closing(): boolean;
@@ -64,7 +69,10 @@ export interface PipelineOptions {
 export interface RequestPipeline {
   /** Serves a resource request and returns true; returns false at once, leaving it to fastify, for any other. */
   serve(request: IncomingMessage, response: ServerResponse): boolean;
-  /** The steps up to authorization (body size limit, authentication, audit, authorization); fills state.context. */
+  /**
+   * The steps up to authorization (body size limit, authentication, audit, in-flight limit, authorization); fills
+   * state.context. The caller gives back the in-flight slot (options.inflight.release) once the answer is complete.
+   */
   admit(state: RequestState, query: Query): Promise<void>;
 }
 
@@ -126,7 +134,11 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
         contentType: request.headers["content-type"],
         body: state.body,
       });
-      if (outcome.type === "watch") return await streamWatch(state, outcome, response);
+      if (outcome.type === "watch") {
+        // Watches are exempt from the in-flight limit (this releases nothing); their completion comes at the end.
+        options.inflight.release(state);
+        return await streamWatch(state, outcome, response);
+      }
       // Encode.
       state.responseObject = outcome.value;
       const target = { definition: outcome.definition, includeObject: outcome.includeObject, now: context.now };
@@ -136,6 +148,8 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     } catch (error) {
       code = sendFailure(response, state, error);
     }
+    // The answer is complete: its in-flight slot is free (a watch holds none).
+    options.inflight.release(state);
     // Audit: ResponseComplete; metrics.
     reporter.completed(state, code);
   }
@@ -161,6 +175,8 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     state.user = user;
     // Audit: RequestReceived.
     reporter.received(state);
+    // In-flight limit (429 past it).
+    options.inflight.acquire(state);
     // Authorization.
     if (!publicPath) await authorizeRequest(options.authorizer, info, user, query);
     state.context = {

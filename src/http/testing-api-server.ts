@@ -30,6 +30,7 @@ import type {
 } from "../registry/types.ts";
 import { type RunningApiServer, startApiServer } from "./api-server.ts";
 import { requestState } from "./request-state.ts";
+import type { ServerLimits } from "./server-limits.ts";
 import type { CompletedRequest } from "./types.ts";
 
 export const GROUP = "test.platform.sh";
@@ -301,8 +302,8 @@ export interface TestApiServer {
   hooksListen: boolean;
   /** Requests that reached fastify (counted by a plugin's onRequest hook): non-resource paths and plugin routes. */
   fastifyRequests: number;
-  /** Set while a GET of "slow" waits in the store; calling it lets the read go on. */
-  releaseSlow: (() => void) | undefined;
+  /** One entry per GET of "slow" waiting in the store, in arrival order; calling one lets that read go on. */
+  slow: (() => void)[];
   call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
   /** Opens a watch (as the admin) and collects its parsed lines. */
   openWatch(path: string, headers?: Record<string, string>): TestWatch;
@@ -331,7 +332,7 @@ function call(api: TestApiServer, method: string, path: string, options: CallOpt
   });
 }
 
-export async function startTestApiServer(): Promise<TestApiServer> {
+export async function startTestApiServer(options: { limits?: Partial<ServerLimits> } = {}): Promise<TestApiServer> {
   const tmp = mkdtempSync(join(tmpdir(), "api-server-test-"));
   const file = (name: string) => join(tmp, name);
   const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "ignore" });
@@ -364,7 +365,7 @@ export async function startTestApiServer(): Promise<TestApiServer> {
     logLines: "",
     hooksListen: true,
     fastifyRequests: 0,
-    releaseSlow: undefined,
+    slow: [],
     call: (method, path, options = {}) => call(api, method, path, options),
     openWatch: (path, headers = {}) => openWatch(api, path, headers),
     async stop() {
@@ -373,7 +374,7 @@ export async function startTestApiServer(): Promise<TestApiServer> {
     },
   };
   const hold = (release: () => void) => {
-    api.releaseSlow = release;
+    api.slow.push(release);
   };
   const logger = pino({ level: "info" }, { write: (line: string) => (api.logLines += line) });
   api.server = await startApiServer({
@@ -409,6 +410,7 @@ export async function startTestApiServer(): Promise<TestApiServer> {
     healthChecks: { storage: () => {} },
     hooks: { enabled: () => api.hooksListen, onRequestComplete: (info) => api.completed.push(info) },
     logger,
+    limits: options.limits,
   });
   return api;
 }

@@ -11,6 +11,7 @@ import { AuditLogger } from "../audit/audit-logger.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
+import type { ServerLimits } from "../http/server-limits.ts";
 import { keyCaller } from "../identity/key-caller.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
@@ -50,6 +51,8 @@ export interface PlatformOptions {
   encryptionKeyFile?: string;
   /** Start even when group or others may read or write the data directory or a key file (not recommended). */
   allowInsecurePermissions?: boolean;
+  /** Connection timeouts and in-flight limits of the API server (unset ones: DEFAULT_SERVER_LIMITS). */
+  limits?: Partial<ServerLimits>;
 }
 
 export interface RunningPlatform {
@@ -144,6 +147,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     version: platformVersion(),
     logger: options.logger,
     metrics,
+    limits: options.limits,
   });
 
   const url = serverUrl(options.host, server.port);

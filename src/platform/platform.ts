@@ -16,13 +16,17 @@ import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import { StorageError } from "../storage/types.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
+import { startControlSocket } from "./control-socket.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
+import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
+import { restoreAdvice, STORE_FILE } from "./store-files.ts";
 
 export const API_PREFIX = "/kubernetes/management";
 export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
@@ -44,6 +48,8 @@ export interface PlatformOptions {
   auditDirs?: string[];
   /** Start even when group or others may read or write the data directory or a key file (not recommended). */
   allowInsecurePermissions?: boolean;
+  /** For tests of a full disk: SqliteStoreOptions.pageLimit of the store. */
+  storePageLimit?: () => number;
 }
 
 export interface RunningPlatform {
@@ -69,9 +75,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const metrics = createApiMetrics();
-  const storage = instrumentStore(
-    await openSqliteStore({ path: join(dataDir, "platform.db") }),
-    (op, resource, ok, s) => metrics.storageOperation(op, resource, ok, s),
+  const storage = instrumentStore(await openPlatformStore(dataDir, options), (op, resource, ok, s) =>
+    metrics.storageOperation(op, resource, ok, s),
   );
   const settings = options.settings ?? new LiveSettings(defaultSettings());
   const auth = await createPlatformAuth({ storage, settings, logger: options.logger, ...options.auth });
@@ -118,7 +123,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     version: platformVersion(),
     logger: options.logger,
     metrics,
+    // Failing while writes fail for lack of space, so a load balancer sends clients to a replica that can write.
+    healthChecks: { "store-space": () => storage.checkSpace?.() },
   });
+  const control = await startControlSocket({ dataDir, storage, logger: options.logger });
 
   const url = serverUrl(options.host, server.port);
   auth.setServerHost(new URL(url).host);
@@ -133,6 +141,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     registry,
     settings,
     async close() {
+      await control?.close();
       await server.close();
       await audit.close();
       config.close();
@@ -142,6 +151,40 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await storage.close();
     },
   };
+}
+
+/**
+ * Opens the store and reads every value once: a damaged database file or a value that does not decode stops the
+ * start with one line naming the file or key, before anything reads (or writes) the store.
+ */
+async function openPlatformStore(dataDir: string, options: PlatformOptions) {
+  const path = join(dataDir, STORE_FILE);
+  const logger = options.logger;
+  const corrupt = (error: unknown) =>
+    error instanceof StorageError && error.storageCode === "Corrupt"
+      ? new Error(`the platform's ${error.message}; ${restoreAdvice(dataDir)}`, { cause: error })
+      : error;
+  const store = await openSqliteStore({
+    path,
+    pageLimit: options.storePageLimit,
+    onSpaceChange: (outOfSpace, message) => {
+      if (outOfSpace) logger?.error({ path }, `${message}: writes fail until space is freed`);
+      else logger?.info({ path }, "the store can be written again");
+    },
+  }).catch((error: unknown) => {
+    throw corrupt(error);
+  });
+  try {
+    const bad = await findUndecodableValue(store);
+    if (bad) {
+      const reason = `key ${bad.key} (revision ${bad.revision}) does not hold a JSON object`;
+      throw new StorageError("Corrupt", `storage ${path} is corrupt: ${reason}`);
+    }
+  } catch (error) {
+    await store.close();
+    throw corrupt(error);
+  }
+  return store;
 }
 
 /** Rewritten on every start so the kubeconfig follows the current address and certificate. */

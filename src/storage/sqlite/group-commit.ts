@@ -115,7 +115,8 @@ export class GroupCommit {
     this.options.onCommit(events);
     for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i];
-      if ("error" in outcome) batch[i].reject(this.options.mapError ? this.options.mapError(outcome.error) : outcome.error);
+      if ("error" in outcome)
+        batch[i].reject(this.options.mapError ? this.options.mapError(outcome.error) : outcome.error);
       else batch[i].resolve(outcome);
     }
   }

@@ -42,8 +42,7 @@ test("installSnapshot() refuses a store that holds keys unless forced, and then 
   assert.throws(
     () => installSnapshot({ file, path, force: false }),
     (error: unknown) =>
-      error instanceof StoreNotEmptyError &&
-      error.message === `${path} already holds a store (50 keys at revision 50)`,
+      error instanceof StoreNotEmptyError && error.message === `${path} already holds a store (50 keys at revision 50)`,
   );
   assert.ok(existsSync(file), "a refused install changes nothing");
 

@@ -1,7 +1,8 @@
 // Puts a checked snapshot in place of a store's database file, atomically, holding the store's lock meanwhile.
 
-import { closeSync, fsyncSync, openSync, renameSync } from "node:fs";
+import { renameSync } from "node:fs";
 import { dirname } from "node:path";
+import { syncPath } from "../sync-path.ts";
 import { openDatabase } from "./schema.ts";
 
 export interface InstallSnapshotOptions {
@@ -53,14 +54,5 @@ export function installSnapshot(options: InstallSnapshotOptions): ReplacedStore 
     return replaced;
   } finally {
     db.close();
-  }
-}
-
-function syncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -3,8 +3,8 @@
 // the snapshot too, so the file is the store as of one committed revision), and checked before anyone trusts one.
 
 import { existsSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { backup, DatabaseSync } from "node:sqlite";
+import { setTimeout as sleep } from "node:timers/promises";
 import { StorageError } from "../types.ts";
 import { openDatabase } from "./schema.ts";
 import { toStorageError } from "./sqlite-errors.ts";
@@ -89,7 +89,10 @@ export function inspectSnapshot(file: string): SnapshotInfo {
       .map((row) => String(row.name));
     const meta = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
     if (columns.join(",") !== KV_COLUMNS.join(",") || !meta) {
-      throw new StorageError("Corrupt", `${file} is a SQLite database but not a store snapshot (no kv and meta tables)`);
+      throw new StorageError(
+        "Corrupt",
+        `${file} is a SQLite database but not a store snapshot (no kv and meta tables)`,
+      );
     }
     const sequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'kv'").get();
     const compacted = db.prepare("SELECT value FROM meta WHERE name = 'compacted_revision'").get();

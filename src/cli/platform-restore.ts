@@ -15,9 +15,11 @@ async function restore(flags: RestoreFlags): Promise<void> {
   const result = await restoreDataDir({ from: flags.from, dataDir: flags.dataDir, force: flags.force === true });
   const label = styles(colorEnabled(process.stderr)).yellow("warning:");
   for (const warning of result.warnings) process.stderr.write(`${label} ${warning}\n`);
-  const replaced =
-    result.replaced.keys > 0
-      ? ` It replaced a store of ${result.replaced.keys} keys at revision ${result.replaced.revision}.`
+  const { keys, revision, damaged } = result.replaced;
+  const replaced = damaged
+    ? " It replaced a damaged store."
+    : keys > 0
+      ? ` It replaced a store of ${keys} keys at revision ${revision}.`
       : "";
   process.stdout.write(
     `Restored revision ${result.revision} (${result.keys} keys) into ${result.file}.${replaced}\n` +

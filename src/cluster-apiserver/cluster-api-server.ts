@@ -147,6 +147,8 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
       version: platformVersion(),
       logger,
       metrics,
+      // Failing while writes fail for lack of space (they answer 507 meanwhile).
+      healthChecks: { "store-space": () => storage.checkSpace?.() },
     });
     stops.push(() => server.close());
 

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { chmod, open, readdir, rm, stat } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { type KeyValueStore, StorageError } from "../storage/types.ts";
@@ -72,6 +73,18 @@ export async function startControlSocket(options: ControlSocketOptions): Promise
       await rm(path, { force: true });
     },
   };
+}
+
+/** True when a platform listens on the data directory's control socket (a socket file alone may be stale). */
+export function controlSocketAnswers(dataDir: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(join(dataDir, CONTROL_SOCKET_FILE));
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
 
 async function serveSnapshot(options: ControlSocketOptions, response: ServerResponse): Promise<void> {

@@ -9,7 +9,9 @@ import { join, resolve } from "node:path";
 import { installSnapshot, type ReplacedStore, StoreNotEmptyError } from "../storage/sqlite/install-snapshot.ts";
 import { inspectSnapshot, type SnapshotInfo } from "../storage/sqlite/snapshot.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import { StorageError } from "../storage/types.ts";
 import { ADMIN_KEY_FILE } from "./bootstrap.ts";
+import { controlSocketAnswers } from "./control-socket.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { ENCRYPTION_KEY_FILE, STORE_FILE } from "./store-files.ts";
 
@@ -40,6 +42,8 @@ export async function restoreDataDir(options: RestoreOptions): Promise<RestoreRe
     );
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const running = () => new Error(`a platform is running on ${dataDir}: stop it before restoring`);
+  if (await controlSocketAnswers(dataDir)) throw running();
   const target = join(dataDir, STORE_FILE);
   const temp = join(dataDir, `.restore-${randomUUID()}.db`);
   try {
@@ -56,8 +60,9 @@ export async function restoreDataDir(options: RestoreOptions): Promise<RestoreRe
           `${error.message}: pass --force to replace it (back it up first: virtualcluster platform backup --data-dir ${dataDir} --to FILE)`,
         );
       }
-      if (error instanceof Error && /locked by another process/.test(error.message)) {
-        throw new Error(`a platform is running on ${dataDir}: stop it before restoring`, { cause: error });
+      if (error instanceof Error && /locked by another process/.test(error.message)) throw running();
+      if (error instanceof StorageError && error.storageCode === "Corrupt") {
+        throw new Error(`${error.message}: pass --force to replace the damaged store`);
       }
       throw error;
     }

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { StorageError } from "../types.ts";
 import { installSnapshot, StoreNotEmptyError } from "./install-snapshot.ts";
 import { openSqliteStore } from "./sqlite-store.ts";
 
@@ -68,4 +69,20 @@ test("installSnapshot() refuses a store a running process holds", async () => {
     await running.close();
   }
   assert.equal(statSync(path).isFile(), true);
+});
+
+test("installSnapshot() replaces a damaged store only when forced, with its companion files", async () => {
+  const path = fresh("damaged");
+  writeFileSync(path, "garbage where a database was ".repeat(100));
+  writeFileSync(`${path}-wal`, "a write-ahead log of the damaged file");
+  const file = await snapshotOf(["/k/a"]);
+  assert.throws(
+    () => installSnapshot({ file, path, force: false }),
+    (error: unknown) => error instanceof StorageError && error.storageCode === "Corrupt",
+  );
+  assert.deepEqual(installSnapshot({ file, path, force: true }), { revision: 0, keys: 0, damaged: true });
+  assert.equal(existsSync(`${path}-wal`), false);
+  const store = await openSqliteStore({ path });
+  assert.equal((await store.get("/k/a"))?.value, "value of /k/a");
+  await store.close();
 });

@@ -157,7 +157,8 @@ describe("a full store", () => {
 
 /** Why the tmpfs test cannot run here, or undefined when it can. */
 function tmpfsUnavailable(): string | undefined {
-  if (process.getuid?.() !== 0) return "needs root to mount a small tmpfs (CI runs as root); the page-cap test covers the rest";
+  if (process.getuid?.() !== 0)
+    return "needs root to mount a small tmpfs (CI runs as root); the page-cap test covers the rest";
   const probe = mkdtempSync(join(tmpdir(), "vcp-tmpfs-probe-"));
   try {
     const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe], { encoding: "utf8" });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, describe, it } from "node:test";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { type CliRun, runCli } from "./support/cli-run.ts";
+import { assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vcp-backup-"));
@@ -25,13 +25,6 @@ interface Ack {
 
 function assertOk(run: CliRun): void {
   assert.equal(run.code, 0, `${run.stdout}${run.stderr}`);
-}
-
-function assertFailure(run: CliRun, pattern: RegExp): void {
-  assert.equal(run.code, 1, `expected exit 1: ${run.stdout}${run.stderr}`);
-  const lines = run.stderr.trimEnd().split("\n");
-  assert.equal(lines.length, 1, `one line expected:\n${run.stderr}`);
-  assert.match(lines[0], pattern);
 }
 
 /** Creates users and updates them until stopped, recording every acknowledged write. */

@@ -2,7 +2,6 @@
 // client config in a temporary VIRTUALCLUSTER_HOME. Failures must be one line on stderr with exit code 1.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { request } from "node:https";
@@ -12,44 +11,20 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
+import { assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
 import { send } from "./support/https-json.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
-const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), "vc-cli-platform-"));
 let homes = 0;
 const newHome = () => join(root, `home-${homes++}`);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function cli(home: string, args: string[], input?: string): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, VIRTUALCLUSTER_HOME: home };
   delete env.NO_COLOR;
-  const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  child.stdin.end(input ?? "");
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
-
-/** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */
-function assertFailure(run: Run, pattern: RegExp): void {
-  assert.equal(run.code, 1, `expected exit 1: ${run.stdout}${run.stderr}`);
-  assert.equal(run.stdout, "");
-  const lines = run.stderr.trimEnd().split("\n");
-  assert.equal(lines.length, 1, `one line expected:\n${run.stderr}`);
-  assert.match(lines[0], /^error: /);
-  assert.match(lines[0], pattern);
+  return runCli(args, { env, input });
 }
 
 function assertOk(run: Run): void {

@@ -17,7 +17,9 @@ const ALICE = "/management.platform.sh/users//alice";
 
 /** `platform start` on a data directory that must not start: exit 1, one line, nothing served. */
 async function failedStart(dataDir: string): Promise<string> {
-  const run: CliRun = await runCli(["platform", "start", "--data-dir", dataDir, "--port", "0"], { LOG_LEVEL: "warn" });
+  const run: CliRun = await runCli(["platform", "start", "--data-dir", dataDir, "--port", "0"], {
+    env: { ...process.env, LOG_LEVEL: "warn" },
+  });
   assert.equal(run.code, 1, `${run.stdout}${run.stderr}`);
   assert.doesNotMatch(run.stdout, /Platform listening/);
   const lines = run.stderr.trimEnd().split("\n");

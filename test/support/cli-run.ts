@@ -1,5 +1,6 @@
 // Runs the real `virtualcluster` CLI as a child process and collects what it printed.
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
@@ -10,10 +11,17 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+export interface CliOptions {
+  /** The whole environment of the process (default: this one's). */
+  env?: NodeJS.ProcessEnv;
+  /** Written to its stdin, which is then closed. */
+  input?: string;
+}
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: options.env ?? process.env,
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
   let stderr = "";
@@ -23,5 +31,16 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
+  child.stdin.end(options.input ?? "");
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */
+export function assertCliFailure(run: CliRun, pattern: RegExp): void {
+  assert.equal(run.code, 1, `expected exit 1: ${run.stdout}${run.stderr}`);
+  assert.equal(run.stdout, "");
+  const lines = run.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, `one line expected:\n${run.stderr}`);
+  assert.match(lines[0], /^error: /);
+  assert.match(lines[0], pattern);
 }

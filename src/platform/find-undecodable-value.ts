@@ -9,7 +9,7 @@ export interface UndecodableValue {
   revision: number;
 }
 
-const PAGE = 1000;
+const PAGE = 5000;
 
 /** The first live key whose value is not a JSON object, reading the whole store at one revision. */
 export async function findUndecodableValue(store: KeyValueStore): Promise<UndecodableValue | undefined> {

@@ -42,7 +42,15 @@ export async function writeSnapshot(db: DatabaseSync, file: string): Promise<voi
         await sleep(attempt);
         continue;
       }
-      throw toStorageError(error, path);
+      const mapped = toStorageError(error, path);
+      if (!(mapped instanceof StorageError)) throw error;
+      const reason = (error as { errstr?: string }).errstr ?? mapped.message;
+      throw new StorageError(
+        mapped.storageCode,
+        `snapshot of ${path} into ${file} failed: ${reason}`,
+        {},
+        { cause: error },
+      );
     }
   }
   const copy = new DatabaseSync(file, { timeout: 0 });

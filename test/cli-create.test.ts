@@ -12,18 +12,14 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { runCli } from "./support/cli-process.ts";
+import { assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vc-cli-create-"));
 let homes = 0;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 /** A user: VIRTUALCLUSTER_HOME and HOME of its own, no KUBECONFIG. */
 function newUser() {
@@ -37,16 +33,6 @@ function cli(user: User, args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, VIRTUALCLUSTER_HOME: user.home, HOME: user.dir, LOG_LEVEL: "info" };
   for (const name of ["KUBECONFIG", "LICENSE", "NO_COLOR"]) delete env[name];
   return runCli(args, { env });
-}
-
-/** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */
-function assertFailure(run: Run, pattern: RegExp): void {
-  assert.equal(run.code, 1, `expected exit 1: ${run.stdout}${run.stderr}`);
-  assert.equal(run.stdout, "");
-  const lines = run.stderr.trimEnd().split("\n");
-  assert.equal(lines.length, 1, `one line expected:\n${run.stderr}`);
-  assert.match(lines[0], /^error: /);
-  assert.match(lines[0], pattern);
 }
 
 function assertOk(run: Run): void {

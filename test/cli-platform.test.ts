@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { runCli } from "./support/cli-process.ts";
+import { assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
 import { send } from "./support/https-json.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
@@ -19,26 +19,12 @@ const root = mkdtempSync(join(tmpdir(), "vc-cli-platform-"));
 let homes = 0;
 const newHome = () => join(root, `home-${homes++}`);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function cli(home: string, args: string[], input?: string): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, VIRTUALCLUSTER_HOME: home };
   delete env.NO_COLOR;
   return runCli(args, { env, input });
-}
-
-/** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */
-function assertFailure(run: Run, pattern: RegExp): void {
-  assert.equal(run.code, 1, `expected exit 1: ${run.stdout}${run.stderr}`);
-  assert.equal(run.stdout, "");
-  const lines = run.stderr.trimEnd().split("\n");
-  assert.equal(lines.length, 1, `one line expected:\n${run.stderr}`);
-  assert.match(lines[0], /^error: /);
-  assert.match(lines[0], pattern);
 }
 
 function assertOk(run: Run): void {

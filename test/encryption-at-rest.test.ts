@@ -19,7 +19,7 @@ import {
 } from "../src/storage/encryption/value-cipher.ts";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { runCli } from "./support/cli-process.ts";
+import { runCli } from "./support/cli-run.ts";
 import { eventually } from "./support/kubectl.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
@@ -236,6 +236,31 @@ describe("encryption at rest", () => {
     await stop();
     await writeFile(keyFile, saved, { mode: 0o600 });
     await start();
+  });
+});
+
+describe("encryption at rest: a damaged sealed value", () => {
+  it("stops the start naming the key and saying the store is corrupt, never quoting the value", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "vcp-tampered-"));
+    try {
+      await (await startPlatformProcess({ dataDir })).stop();
+      const store = await openSqliteStore({ path: join(dataDir, "platform.db") });
+      const [victim] = (await store.list({ prefix: "/internal/passwords/" })).records;
+      const tail = victim.value.length - 5;
+      const flipped = `${victim.value.slice(0, tail)}${victim.value[tail] === "A" ? "B" : "A"}${victim.value.slice(tail + 1)}`;
+      await store.update(victim.key, flipped, victim.revision);
+      await store.close();
+      const message = await failedStart(dataDir);
+      assert.match(
+        message,
+        new RegExp(
+          `error: the platform's storage is corrupt: the encrypted value at ${victim.key} failed authentication.*virtualcluster platform restore`,
+        ),
+      );
+      assert.ok(!message.includes(flipped.slice(-20)), "the stored value is not quoted");
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

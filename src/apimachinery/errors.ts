@@ -21,6 +21,7 @@ export type StatusReason =
   | "TooManyRequests"
   | "InternalError"
   | "ServiceUnavailable"
+  | "InsufficientStorage"
   | "Timeout";
 
 export class StatusError extends Error {
@@ -193,6 +194,18 @@ export const errors = {
   serviceUnavailable: (message: string): StatusError => new StatusError(503, "ServiceUnavailable", message),
 
   timeout: (message: string): StatusError => new StatusError(504, "Timeout", message),
+
+  /**
+   * 507: the store is out of space. Kubernetes has no Status for it; 507 (RFC 4918) says exactly that the server
+   * cannot store what the request needs, and unlike 503 no client retries it on its own. The file's path stays in
+   * the server log.
+   */
+  insufficientStorage: (): StatusError =>
+    new StatusError(
+      507,
+      "InsufficientStorage",
+      "the server's store is out of disk space: writes fail until space is freed on the volume of its data directory (reads keep working)",
+    ),
 };
 
 /** The 200 Status answered after an immediate delete. */

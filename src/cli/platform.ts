@@ -1,10 +1,12 @@
 // `virtualcluster platform ...`: run the management platform, log in to one and use it. One file per command.
 
 import { Command } from "commander";
+import { addBackupCommand } from "./platform-backup.ts";
 import { addCreateCommand } from "./platform-create.ts";
 import { addGetCommand } from "./platform-get.ts";
 import { addLoginCommand } from "./platform-login.ts";
 import { addLogoutCommand } from "./platform-logout.ts";
+import { addRestoreCommand } from "./platform-restore.ts";
 import { addRotateEncryptionKeyCommand } from "./platform-rotate-encryption-key.ts";
 import { addRotateSigningKeyCommand } from "./platform-rotate-signing-key.ts";
 import { addStartCommand } from "./platform-start.ts";
@@ -18,6 +20,8 @@ export function platformCommand(): Command {
   addGetCommand(platform);
   addRotateSigningKeyCommand(platform);
   addRotateEncryptionKeyCommand(platform);
+  addBackupCommand(platform);
+  addRestoreCommand(platform);
   platform.addHelpText(
     "after",
     `

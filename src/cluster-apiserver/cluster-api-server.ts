@@ -151,6 +151,8 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
       logger,
       metrics,
       limits: options.limits,
+      // Failing while writes fail for lack of space (they answer 507 meanwhile).
+      healthChecks: { "store-space": () => storage.checkSpace?.() },
     });
     stops.push(() => server.close());
 

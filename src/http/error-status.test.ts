@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { errors } from "../apimachinery/errors.ts";
+import { StorageError } from "../storage/types.ts";
 import { toStatusError } from "./error-status.ts";
 
 function fastifyError(code: string, statusCode: number): Error {
@@ -30,6 +31,23 @@ describe("toStatusError()", () => {
     assert.equal(toStatusError(fastifyError("FST_ERR_CTP_INVALID_CONTENT_LENGTH", 400)).error.code, 400);
     assert.equal(toStatusError(fastifyError("FST_SOMETHING_NEW", 404)).error.reason, "NotFound");
     assert.equal(toStatusError(fastifyError("FST_SOMETHING_NEW", 418)).error.code, 400);
+  });
+
+  it("toStatusError() answers a store out of space with 507 InsufficientStorage, without the file's path", () => {
+    const { error, internal } = toStatusError(
+      new StorageError("NoSpace", "storage /var/lib/vcp/platform.db is out of space"),
+    );
+    assert.equal(internal, false);
+    assert.equal(error.code, 507);
+    assert.equal(error.reason, "InsufficientStorage");
+    assert.match(error.message, /out of disk space/);
+    assert.doesNotMatch(error.message, /\/var\/lib/);
+  });
+
+  it("toStatusError() keeps other storage failures internal (500, logged)", () => {
+    const { error, internal } = toStatusError(new StorageError("Corrupt", "storage /x/platform.db is corrupt"));
+    assert.equal(internal, true);
+    assert.equal(error.code, 500);
   });
 
   it("toStatusError() turns unknown exceptions into an InternalError that hides the message", () => {

@@ -3,6 +3,7 @@
 // everything else is an internal error the caller must log.
 
 import { errors, isStatusError, type StatusError, StatusError as StatusErrorClass } from "../apimachinery/errors.ts";
+import { StorageError } from "../storage/types.ts";
 import { PATCH_MEDIA_TYPES } from "./codec.ts";
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -50,6 +51,10 @@ function fastifyError(error: { code?: unknown; statusCode?: unknown; message?: u
 /** Turns any thrown value into a StatusError. */
 export function toStatusError(error: unknown): MappedError {
   if (isStatusError(error)) return { error, internal: false };
+  // Writes outside the registry (login, key use, passwords) reach the store directly.
+  if (error instanceof StorageError && error.storageCode === "NoSpace") {
+    return { error: errors.insufficientStorage(), internal: false };
+  }
   if (typeof error === "object" && error !== null) {
     const mapped = fastifyError(error as Record<string, unknown>);
     if (mapped) return { error: mapped, internal: false };

@@ -11,8 +11,6 @@ import { link, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ENCRYPTION_KEY_BYTES } from "../storage/encryption/value-cipher.ts";
 
-export const ENCRYPTION_KEY_FILE = join("pki", "encryption.key");
-
 const HEADER = [
   "# virtualcluster-platform: keys that encrypt secret values in the store (AES-256-GCM), one base64 key per line.",
   "# The first key encrypts; every key listed decrypts. Back this file up apart from platform.db and keep it 0600:",

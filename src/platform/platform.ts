@@ -19,14 +19,18 @@ import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import { StorageError } from "../storage/types.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
+import { startControlSocket } from "./control-socket.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
+import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
+import { restoreAdvice, STORE_FILE } from "./store-files.ts";
 import { registrySubjects } from "./subject-directory.ts";
 
 export const API_PREFIX = "/kubernetes/management";
@@ -53,6 +57,8 @@ export interface PlatformOptions {
   allowInsecurePermissions?: boolean;
   /** Connection timeouts and in-flight limits of the API server (unset ones: DEFAULT_SERVER_LIMITS). */
   limits?: Partial<ServerLimits>;
+  /** For tests of a full disk: SqliteStoreOptions.pageLimit of the store. */
+  storePageLimit?: () => number;
 }
 
 export interface RunningPlatform {
@@ -82,12 +88,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const metrics = createApiMetrics();
-  const encryption = await startStoreEncryption({
-    storage: await openSqliteStore({ path: join(dataDir, "platform.db") }),
-    dataDir,
-    keyFile: options.encryptionKeyFile && resolve(options.encryptionKeyFile),
-    logger: options.logger,
-  });
+  const encryption = await openPlatformStore(dataDir, options);
   const storage = instrumentStore(encryption.store, (op, resource, ok, s) =>
     metrics.storageOperation(op, resource, ok, s),
   );
@@ -148,7 +149,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     logger: options.logger,
     metrics,
     limits: options.limits,
+    // Failing while writes fail for lack of space, so a load balancer sends clients to a replica that can write.
+    healthChecks: { "store-space": () => storage.checkSpace?.() },
   });
+  const control = await startControlSocket({ dataDir, storage, logger: options.logger });
 
   const url = serverUrl(options.host, server.port);
   auth.setServerHost(new URL(url).host);
@@ -163,6 +167,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     registry,
     settings,
     async close() {
+      await control?.close();
       await server.close();
       await audit.close();
       config.close();
@@ -172,6 +177,47 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await storage.close();
     },
   };
+}
+
+/**
+ * Opens the store, its encryption (which seals plain secret values and opens every sealed one), and reads every
+ * value once: a damaged database file, a secret value that does not open or a value that does not decode stops the
+ * start with one line naming the file or key, before anything else reads (or writes) the store.
+ */
+async function openPlatformStore(dataDir: string, options: PlatformOptions) {
+  const path = join(dataDir, STORE_FILE);
+  const logger = options.logger;
+  const corrupt = (error: unknown) =>
+    error instanceof StorageError && error.storageCode === "Corrupt"
+      ? new Error(`the platform's ${error.message}; ${restoreAdvice(dataDir)}`, { cause: error })
+      : error;
+  const store = await openSqliteStore({
+    path,
+    pageLimit: options.storePageLimit,
+    onSpaceChange: (outOfSpace, message) => {
+      if (outOfSpace) logger?.error({ path }, `${message}: writes fail until space is freed`);
+      else logger?.info({ path }, "the store can be written again");
+    },
+  }).catch((error: unknown) => {
+    throw corrupt(error);
+  });
+  try {
+    const encryption = await startStoreEncryption({
+      storage: store,
+      dataDir,
+      keyFile: options.encryptionKeyFile && resolve(options.encryptionKeyFile),
+      logger,
+    });
+    const bad = await findUndecodableValue(encryption.store);
+    if (bad) {
+      const reason = `key ${bad.key} (revision ${bad.revision}) does not hold a JSON object`;
+      throw new StorageError("Corrupt", `storage ${path} is corrupt: ${reason}`);
+    }
+    return encryption;
+  } catch (error) {
+    await store.close();
+    throw corrupt(error);
+  }
 }
 
 /** Rewritten on every start so the kubeconfig follows the current address and certificate. */

@@ -18,15 +18,15 @@ import { PASSWORDS_PREFIX } from "../identity/password-store.ts";
 import { type EncryptedStore, encryptSecretValues } from "../storage/encryption/encrypted-store.ts";
 import { resealSecretValues } from "../storage/encryption/reseal.ts";
 import { isEncryptedValue, ValueCipher, ValueDecryptionError } from "../storage/encryption/value-cipher.ts";
-import type { KeyValueStore } from "../storage/types.ts";
+import { type KeyValueStore, StorageError } from "../storage/types.ts";
 import {
-  ENCRYPTION_KEY_FILE,
   EncryptionKeyFileError,
   generateEncryptionKey,
   readEncryptionKeys,
   writeEncryptionKeys,
 } from "./encryption-key-file.ts";
 import { INSTANCE_CA_PREFIX } from "./projects/instance-cas.ts";
+import { ENCRYPTION_KEY_FILE } from "./store-files.ts";
 
 /** Every key whose value is secret material. A new kind of secret adds its prefix here. */
 export const SECRET_PREFIXES: readonly string[] = [
@@ -124,12 +124,18 @@ async function createKeyFile(storage: KeyValueStore, keyFile: string, supplied: 
   return keys;
 }
 
-/** resealSecretValues, with the one failure an operator can fix explained: a key file that is not the store's. */
+/**
+ * resealSecretValues, with its failures explained: a value of a key the file does not hold means the wrong key file;
+ * a value of a key it holds that does not open was damaged or forged, so the store is corrupt.
+ */
 async function reseal(storage: KeyValueStore, cipher: ValueCipher, keyFile: string) {
   try {
     return await resealSecretValues(storage, { secretPrefixes: SECRET_PREFIXES, cipher });
   } catch (error) {
     if (!(error instanceof ValueDecryptionError)) throw error;
+    if (error.keyId !== undefined && cipher.keyIds.includes(error.keyId)) {
+      throw new StorageError("Corrupt", `storage is corrupt: ${error.message}`);
+    }
     throw new EncryptionKeyFileError(
       `${error.message}: ${keyFile} is not the key file this store was encrypted with; restore the right one from your backup`,
     );

@@ -857,6 +857,10 @@ export class GenericStore implements ResourceStore {
         return errors.expired(
           "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
         );
+      case "NoSpace":
+        return errors.insufficientStorage();
+      case "Corrupt":
+        return error; // a server fault: a 500 to the client, the file and key in the server log
       default:
         return errors.serviceUnavailable(`storage is unavailable: ${error.message}`);
     }

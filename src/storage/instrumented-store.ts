@@ -57,6 +57,8 @@ export function instrumentStore(store: KeyValueStore, observe: StorageObserver):
       observe("watch", resourceOfKey(options.prefix), true, 0);
       return store.watch(options);
     },
+    ...(store.checkSpace ? { checkSpace: () => store.checkSpace!() } : {}),
+    ...(store.snapshot ? { snapshot: (file: string) => timed("snapshot", "/", () => store.snapshot!(file)) } : {}),
     compact: (keep) => timed("compact", "/", () => store.compact(keep)),
     close: () => store.close(),
   };

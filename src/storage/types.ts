@@ -68,9 +68,18 @@ export interface Watcher {
   close(): void;
 }
 
-export type StorageErrorCode = "KeyExists" | "NotFound" | "Conflict" | "Compacted" | "Closed";
+/**
+ * - KeyExists, NotFound, Conflict: a write's precondition failed (nothing written).
+ * - Compacted: a list or watch asked for a revision older than the compacted history.
+ * - Closed: the store is closed.
+ * - NoSpace: the backend is out of space (its disk is full, or it reached a size limit). Nothing of the failed write
+ *   was stored and no revision was taken; reads keep working and writes succeed again once space is freed.
+ * - Corrupt: the backend's files are damaged (not a database, a broken page). The message names the file; the way
+ *   out is restoring a backup.
+ */
+export type StorageErrorCode = "KeyExists" | "NotFound" | "Conflict" | "Compacted" | "Closed" | "NoSpace" | "Corrupt";
 
-/** Raised by backends; the registry maps it to a Status (409, 404, 410...). */
+/** Raised by backends; the registry maps it to a Status (409, 404, 410, 507...). */
 export class StorageError extends Error {
   readonly storageCode: StorageErrorCode;
   /** For Conflict and KeyExists: the current record, when known. */
@@ -82,8 +91,9 @@ export class StorageError extends Error {
     code: StorageErrorCode,
     message: string,
     extra: { current?: StoredRecord; compactedRevision?: number } = {},
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "StorageError";
     this.storageCode = code;
     this.current = extra.current;
@@ -118,6 +128,16 @@ export interface KeyValueStore {
   /** Removes the key. With `expectedRevision`, compare-and-swap as in update. Resolves to the deleted version (revision = delete revision). */
   delete(key: string, expectedRevision?: number): Promise<StoredRecord>;
   watch(options: WatchOptions): Watcher;
+  /**
+   * Optional: resolves while writes can succeed as far as space goes; rejects with StorageError "NoSpace" after a
+   * write failed for space until a later write succeeds or a probe finds room again. Backs /readyz.
+   */
+  checkSpace?(): Promise<void>;
+  /**
+   * Optional: writes a consistent snapshot of the whole store (every key and its history since the compacted
+   * revision) to `file` while the store keeps serving, like `etcdctl snapshot save`. `file` must not be in use.
+   */
+  snapshot?(file: string): Promise<void>;
   /** Drops history so that only the newest `keepRevisions` revisions stay readable; returns the new compacted revision. */
   compact(keepRevisions: number): Promise<number>;
   /** Ends all watches (reason "closed") and releases the backend. Further calls fail with StorageError "Closed". */

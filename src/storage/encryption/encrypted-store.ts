@@ -117,6 +117,9 @@ export function encryptSecretValues(store: KeyValueStore, options: EncryptedStor
       return watcher;
     },
     compact: (keep) => store.compact(keep),
+    // Space and snapshots concern the backend's files, which hold only sealed secret values.
+    ...(store.checkSpace ? { checkSpace: () => store.checkSpace!() } : {}),
+    ...(store.snapshot ? { snapshot: (file: string) => store.snapshot!(file) } : {}),
     close: () => store.close(),
   };
 }

@@ -1,5 +1,6 @@
 // Bringing every secret value under the primary key: plain values an older version stored, and values sealed by a
-// key being rotated out. Works on the backend itself (below the EncryptedStore decorator), one compare-and-swap per
+// key being rotated out. Every sealed value is opened on the way, so a damaged or forged one is found here (at start)
+// rather than when something first reads it. Works on the backend itself (below the EncryptedStore decorator), one compare-and-swap per
 // value, so writers may keep writing: a write that raced ahead was already sealed with the primary key.
 //
 // The superseded versions stay in the log until compaction; callers that must not leave them (start-up migration,
@@ -43,9 +44,10 @@ async function reseal(
   result: ResealResult,
 ): Promise<void> {
   let record: StoredRecord | undefined = first;
-  while (record && sealingKeyId(record.value) !== cipher.primaryKeyId) {
+  while (record) {
     const plain = !isEncryptedValue(record.value);
     const value = plain ? record.value : cipher.open(record.key, record.value);
+    if (sealingKeyId(record.value) === cipher.primaryKeyId) return;
     try {
       await store.update(record.key, cipher.seal(record.key, value), record.revision);
       if (plain) result.plain++;

@@ -21,6 +21,8 @@ export interface GroupCommitOptions {
   onCommit(events: WatchEvent[]): void;
   /** Writes per transaction; more wait for the next turn so one commit never blocks the loop for long. */
   maxBatch?: number;
+  /** Turns a failed write's error (SQLite's own) into what its caller sees; runs after onCommit of the same batch. */
+  mapError?(error: unknown): unknown;
 }
 
 export class GroupCommit {
@@ -105,14 +107,16 @@ export class GroupCommit {
         }
       }
       log.revision = this.committedRevision;
-      for (const write of batch) write.reject(error);
+      const failure = this.options.mapError ? this.options.mapError(error) : error;
+      for (const write of batch) write.reject(failure);
       return;
     }
     this.committedRevision = log.revision;
     this.options.onCommit(events);
     for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i];
-      if ("error" in outcome) batch[i].reject(outcome.error);
+      if ("error" in outcome)
+        batch[i].reject(this.options.mapError ? this.options.mapError(outcome.error) : outcome.error);
       else batch[i].resolve(outcome);
     }
   }

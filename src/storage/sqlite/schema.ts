@@ -1,6 +1,7 @@
 // Opens the SQLite file and creates the schema: one append-only log table (the kine design) and a small meta table.
 
 import { DatabaseSync } from "node:sqlite";
+import { toStorageError } from "./sqlite-errors.ts";
 
 export type SynchronousMode = "FULL" | "NORMAL";
 
@@ -49,7 +50,7 @@ export function openDatabase(path: string, synchronous: SynchronousMode): Databa
   } catch (error) {
     db.close();
     if (isBusy(error)) throw new Error(`storage ${path} is locked by another process`, { cause: error });
-    throw error;
+    throw toStorageError(error, path);
   }
 }
 

@@ -1,6 +1,8 @@
 // The embedded KeyValueStore on node:sqlite: a kine-style append-only log in one table, group commit for
 // throughput, an in-process watch hub fed by the append path, and compaction. See ../FLOW.md for the whole flow.
 
+import { statfsSync } from "node:fs";
+import { dirname } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { prefixEnd } from "../prefix-end.ts";
@@ -22,6 +24,8 @@ import { GroupCommit } from "./group-commit.ts";
 import { readHistory } from "./history.ts";
 import { LatestCache } from "./latest-cache.ts";
 import { openDatabase, type SynchronousMode } from "./schema.ts";
+import { writeSnapshot } from "./snapshot.ts";
+import { toStorageError } from "./sqlite-errors.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
 
 export interface SqliteStoreOptions {
@@ -37,7 +41,18 @@ export interface SqliteStoreOptions {
   readCacheBytes?: number;
   /** WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms) and row cap (2,000). */
   checkpoint?: { intervalMs?: number; maxRows?: number };
+  /** Called when writes start failing for lack of space (true) and when they can succeed again (false). */
+  onSpaceChange?(outOfSpace: boolean, message: string): void;
+  /**
+   * For tests of the out-of-space path: caps the database at this many pages, asked before every write and space
+   * probe. SQLite then fails writes with SQLITE_FULL exactly as on a full disk; raising the cap is space returning.
+   */
+  pageLimit?: () => number;
 }
+
+/** Room a space probe wants before it says writes can succeed again: pages under the page cap, bytes on disk. */
+const ROOM_PAGES = 256;
+const ROOM_BYTES = 4 * 1024 * 1024;
 
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<KeyValueStore> {
   return new SqliteStore(options);
@@ -54,16 +69,28 @@ class SqliteStore implements KeyValueStore {
   private readonly latest: LatestCache;
   private readonly checkpointer?: Checkpointer;
   private readonly timer?: NodeJS.Timeout;
+  private readonly options: SqliteStoreOptions;
+  private readonly snapshots = new Set<Promise<void>>();
+  /** The message of the write that last failed for space, until a write succeeds or a probe finds room. */
+  private outOfSpace?: string;
   private closed = false;
 
   constructor(options: SqliteStoreOptions) {
+    this.options = options;
     const db = openDatabase(options.path, options.synchronous ?? "FULL");
-    const statements = prepareStatements(db);
-    const last = statements.lastRevision.get() as [number] | undefined;
+    let statements: Statements;
+    let last: [number] | undefined;
+    try {
+      statements = prepareStatements(db);
+      last = statements.lastRevision.get() as [number] | undefined;
+      this.compactor = new Compactor(db, statements);
+    } catch (error) {
+      db.close();
+      throw toStorageError(error, options.path);
+    }
     const log = new AppendLog(statements, last ? last[0] : 0);
     this.db = db;
     this.statements = statements;
-    this.compactor = new Compactor(db, statements);
     this.latest = new LatestCache(options.readCacheBytes ?? 16 * 1024 * 1024);
     if (options.path !== ":memory:") {
       this.checkpointer = new Checkpointer({
@@ -80,7 +107,13 @@ class SqliteStore implements KeyValueStore {
         history: (prefix, after, limit) => readHistory(statements, prefix, after, limit),
       },
     });
-    this.writes = new GroupCommit({ db, statements, log, onCommit: (events) => this.committed(events) });
+    this.writes = new GroupCommit({
+      db,
+      statements,
+      log,
+      onCommit: (events) => this.committed(events),
+      mapError: (error) => this.failed(error),
+    });
     const auto = options.autoCompact;
     if (auto) {
       // Errors are dropped: the next interval retries, and compaction never affects correctness, only space.
@@ -107,7 +140,12 @@ class SqliteStore implements KeyValueStore {
     this.ensureOpen();
     const cached = this.latest.get(key);
     if (cached) return cached;
-    const row = this.statements.latest.get(key) as [number, number, number, string] | undefined;
+    let row: [number, number, number, string] | undefined;
+    try {
+      row = this.statements.latest.get(key) as typeof row;
+    } catch (error) {
+      throw toStorageError(error, this.options.path);
+    }
     if (!row || row[1] === 1) return undefined;
     const record = { key, value: row[3], revision: row[0], createRevision: row[2] };
     this.latest.remember(record);
@@ -122,7 +160,12 @@ class SqliteStore implements KeyValueStore {
     const limit = options.limit && options.limit > 0 ? options.limit : -1;
     const resume = startAfter !== undefined && compareUtf8(startAfter, prefix) >= 0;
     const statement = resume ? this.statements.listAfter : this.statements.listFrom;
-    const rows = statement.all(resume ? startAfter : prefix, end, revision, limit) as unknown as RecordRow[];
+    let rows: RecordRow[];
+    try {
+      rows = statement.all(resume ? startAfter : prefix, end, revision, limit) as unknown as RecordRow[];
+    } catch (error) {
+      throw toStorageError(error, this.options.path);
+    }
     const records: StoredRecord[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
@@ -138,10 +181,12 @@ class SqliteStore implements KeyValueStore {
 
   async count(prefix: string): Promise<number> {
     this.ensureOpen();
-    const row = this.statements.countFrom.get(prefix, prefixEnd(prefix), this.writes.committedRevision) as unknown as [
-      number,
-    ];
-    return row[0];
+    try {
+      const row = this.statements.countFrom.get(prefix, prefixEnd(prefix), this.writes.committedRevision);
+      return (row as unknown as [number])[0];
+    } catch (error) {
+      throw toStorageError(error, this.options.path);
+    }
   }
 
   create(key: string, value: string): Promise<StoredRecord> {
@@ -155,6 +200,7 @@ class SqliteStore implements KeyValueStore {
   updateChain(key: string, values: string[], expectedRevision: number): Promise<StoredRecord[]> {
     if (this.closed) return Promise.reject(closedError());
     if (values.length === 0) return Promise.resolve([]);
+    this.applyPageLimit();
     return this.writes.submitChain({ type: "chain", key, values, expectedRevision });
   }
 
@@ -165,6 +211,24 @@ class SqliteStore implements KeyValueStore {
   /** On a closed store the watch ends with "closed" (asynchronously) instead of throwing. */
   watch(options: WatchOptions): Watcher {
     return this.hub.watch(options);
+  }
+
+  async checkSpace(): Promise<void> {
+    this.ensureOpen();
+    if (this.outOfSpace === undefined) return;
+    if (this.hasRoom()) this.spaceReturned();
+    else throw new StorageError("NoSpace", this.outOfSpace);
+  }
+
+  async snapshot(file: string): Promise<void> {
+    this.ensureOpen();
+    const run = writeSnapshot(this.db, file);
+    this.snapshots.add(run);
+    try {
+      await run;
+    } finally {
+      this.snapshots.delete(run);
+    }
   }
 
   async compact(keepRevisions: number): Promise<number> {
@@ -183,11 +247,14 @@ class SqliteStore implements KeyValueStore {
     this.writes.flushAll();
     this.latest.clear();
     this.hub.close();
+    // A snapshot in progress reads the connection from the thread pool: let it finish first.
+    await Promise.allSettled(this.snapshots);
     this.db.close();
   }
 
   /** Right after COMMIT, in the same synchronous step: the read cache, then the watchers. */
   private committed(events: WatchEvent[]): void {
+    if (this.outOfSpace !== undefined) this.spaceReturned();
     this.checkpointer?.committed(events.length);
     for (const event of events) {
       if (event.type === "delete") this.latest.forget(event.record.key);
@@ -198,7 +265,39 @@ class SqliteStore implements KeyValueStore {
 
   private write(request: WriteRequest): Promise<StoredRecord> {
     if (this.closed) return Promise.reject(closedError());
+    this.applyPageLimit();
     return this.writes.submit(request);
+  }
+
+  /** A failed write's error as callers see it; a failure for space marks the store out of space. */
+  private failed(error: unknown): unknown {
+    const mapped = toStorageError(error, this.options.path);
+    if (mapped instanceof StorageError && mapped.storageCode === "NoSpace") {
+      const first = this.outOfSpace === undefined;
+      this.outOfSpace = mapped.message;
+      if (first) this.options.onSpaceChange?.(true, mapped.message);
+    }
+    return mapped;
+  }
+
+  private spaceReturned(): void {
+    this.outOfSpace = undefined;
+    this.options.onSpaceChange?.(false, `storage ${this.options.path} can be written again`);
+  }
+
+  /** Enough room under SQLite's page cap and on the file system for a write batch and its checkpoint. */
+  private hasRoom(): boolean {
+    this.applyPageLimit();
+    const pragma = (name: string) => Number(Object.values(this.db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
+    const headroom = pragma("max_page_count") - pragma("page_count") + pragma("freelist_count");
+    if (headroom < ROOM_PAGES) return false;
+    if (this.options.path === ":memory:") return true;
+    const fs = statfsSync(dirname(this.options.path));
+    return fs.bavail * fs.bsize >= ROOM_BYTES;
+  }
+
+  private applyPageLimit(): void {
+    if (this.options.pageLimit) this.db.exec(`PRAGMA max_page_count = ${Math.floor(this.options.pageLimit())}`);
   }
 
   /** The revision a list reads at: latest for 0, clamped to the latest, Compacted below the compacted revision. */

@@ -1,5 +1,6 @@
-// Runs the real `virtualcluster` CLI as a child process, the way a user's shell does, and collects its output.
+// Runs the real `virtualcluster` CLI as a child process and collects what it printed.
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
@@ -11,9 +12,9 @@ export interface CliRun {
 }
 
 export interface CliOptions {
-  /** Environment of the run (default: this process's). */
+  /** The whole environment of the process (default: this one's). */
   env?: NodeJS.ProcessEnv;
-  /** Written to stdin, which is then closed (default: nothing). */
+  /** Written to its stdin, which is then closed. */
   input?: string;
 }
 
@@ -32,4 +33,14 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
   });
   child.stdin.end(options.input ?? "");
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */
+export function assertCliFailure(run: CliRun, pattern: RegExp): void {
+  assert.equal(run.code, 1, `expected exit 1: ${run.stdout}${run.stderr}`);
+  assert.equal(run.stdout, "");
+  const lines = run.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, `one line expected:\n${run.stderr}`);
+  assert.match(lines[0], /^error: /);
+  assert.match(lines[0], pattern);
 }

@@ -105,6 +105,15 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     const configured = connectors.settingsOf(id)?.config.redirectURI;
     return typeof configured === "string" && configured ? configured : `${options.baseUrl()}/auth/${id}/callback`;
   };
+  /** The connector as configured now; a block it cannot be built from (a missing file) is a 503 naming it. */
+  const connectorOf = (id: string) => {
+    try {
+      return connectors.get(id);
+    } catch (error) {
+      options.logger?.warn({ connector: id, err: String(error) }, "a login connector cannot be built from the Config");
+      throw errors.serviceUnavailable(`login through ${id} is misconfigured: ${(error as Error).message}`);
+    }
+  };
   const sendPage = (reply: FastifyReply, code: number, page: HtmlPage) =>
     reply.code(code).headers(page.headers).send(page.html);
 
@@ -117,7 +126,12 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
   const start = async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
     headers(reply);
     const { id } = request.params;
-    const connector = connectors.get(id);
+    let connector: ReturnType<typeof connectors.get>;
+    try {
+      connector = connectorOf(id);
+    } catch (error) {
+      return refuse(request, reply, error as StatusError, "Login unavailable");
+    }
     if (!connector) return refuse(request, reply, errors.pathNotFound(), "Unknown login method");
     const params = parameters(request);
     const returnPath = safeReturnPath(params.return);
@@ -180,7 +194,12 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
         "Login refused",
       );
     }
-    const connector = connectors.get(id);
+    let connector: ReturnType<typeof connectors.get>;
+    try {
+      connector = connectorOf(id);
+    } catch (error) {
+      return refuse(request, reply, error as StatusError, "Login unavailable");
+    }
     const connectorSettings = connectors.settingsOf(id);
     if (!connector || !connectorSettings) {
       return refuse(request, reply, errors.pathNotFound(), "Unknown login method");

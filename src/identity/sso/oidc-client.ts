@@ -44,6 +44,7 @@ export class OidcClient {
   private readonly options: OidcClientOptions;
   private discovery: { value: Discovery; at: number } | undefined;
   private jwks: { value: ReturnType<typeof createLocalJWKSet>; at: number } | undefined;
+  private lastRefresh = 0;
 
   constructor(options: OidcClientOptions) {
     this.options = options;
@@ -170,7 +171,12 @@ export class OidcClient {
 
   private async keys(refresh: boolean): Promise<ReturnType<typeof createLocalJWKSet>> {
     const cached = this.jwks;
-    if (cached && (!refresh || Date.now() - cached.at < JWKS_REFETCH_MS)) return cached.value;
+    if (cached && !refresh) return cached.value;
+    // An unknown key id refetches, at most once per 30 s (a flood of bad tokens cannot hammer the provider).
+    if (cached && refresh) {
+      if (Date.now() - this.lastRefresh < JWKS_REFETCH_MS) return cached.value;
+      this.lastRefresh = Date.now();
+    }
     const meta = await this.metadata();
     const set = await this.options.http.json<JSONWebKeySet>(meta.jwks_uri);
     if (!Array.isArray(set.keys)) throw new SsoFailure("the provider's JWKS has no keys");

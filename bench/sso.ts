@@ -10,7 +10,7 @@
 
 import { parseArgs } from "node:util";
 import { formsOf, TestBrowser } from "../test/support/browser.ts";
-import { startOidcTestProvider } from "../test/support/oidc-test-provider.ts";
+import { oidcBlockYaml, startOidcTestProvider } from "../test/support/oidc-test-provider.ts";
 import { setPlatformConfig, tempFile } from "../test/support/sso-platform.ts";
 import { GROUP_VERSION } from "./lib/api.ts";
 import { type LoadResult, warmThenLoad } from "./lib/load.ts";
@@ -37,15 +37,12 @@ const provider = await startOidcTestProvider({ redirectUris: [`${platform.url}/a
 provider.accounts.set("bench", { email: "bench@example.com", preferred_username: "bench", groups: ["dev", "ops"] });
 await setPlatformConfig(
   platform.process,
-  `auth:
-  oidc:
-    issuerUrl: ${provider.issuer}
-    clientId: ${provider.clientId}
-    clientSecret: ${provider.clientSecret}
-    redirectURI: ${platform.url}/auth/oidc/callback
-    caFile: ${await tempFile("provider-ca.pem", provider.tls.caPem)}
-    scopes: [openid, email, profile, groups]
-`,
+  `auth:\n  oidc:\n${oidcBlockYaml(provider, {
+    callbackUrl: `${platform.url}/auth/oidc/callback`,
+    caFile: await tempFile("provider-ca.pem", provider.tls.caPem),
+    indent: "    ",
+    extra: ["scopes: [openid, email, profile, groups]"],
+  })}`,
 );
 
 const browser = new TestBrowser([platform.ca, provider.tls.caPem]);
@@ -87,7 +84,10 @@ async function timedKeyCreate(): Promise<number> {
 }
 
 const http = (path: string) =>
-  warmThenLoad({ url: platform.url, token: platform.token, path, connections: 32, duration, serverPid: platform.pid }, 1);
+  warmThenLoad(
+    { url: platform.url, token: platform.token, path, connections: 32, duration, serverPid: platform.pid },
+    1,
+  );
 const best = (results: LoadResult[]) => results.reduce((a, b) => (b.rate > a.rate ? b : a));
 
 try {
@@ -117,13 +117,17 @@ try {
   const key = { ...summarize(keySorted), p90: percentile(keySorted, 90) };
   console.log("\n| over HTTPS, 32 connections | req/s | vs GET /version | p50 / p99 ms |");
   console.log("|---|---:|---:|---|");
-  console.log(`| GET /version (baseline) | ${formatInt(v.rate)} | 1.00× | ${formatMs(v.latency.p50)} / ${formatMs(v.latency.p99)} |`);
+  console.log(
+    `| GET /version (baseline) | ${formatInt(v.rate)} | 1.00× | ${formatMs(v.latency.p50)} / ${formatMs(v.latency.p99)} |`,
+  );
   console.log(
     `| GET /auth/info | ${formatInt(a.rate)} | ${formatRatio(a.rate / v.rate)} | ${formatMs(a.latency.p50)} / ${formatMs(a.latency.p99)} |`,
   );
   console.log(`\n| one at a time (${logins} per round) | p50 ms | p90 ms | p99 ms | vs key create (p50) |`);
   console.log("|---|---:|---:|---:|---:|");
-  console.log(`| POST ownedaccesskeys (baseline) | ${formatMs(key.p50)} | ${formatMs(key.p90)} | ${formatMs(key.p99)} | 1.00× |`);
+  console.log(
+    `| POST ownedaccesskeys (baseline) | ${formatMs(key.p50)} | ${formatMs(key.p90)} | ${formatMs(key.p99)} | 1.00× |`,
+  );
   console.log(
     `| OIDC callback to Login key issued | ${formatMs(login.p50)} | ${formatMs(login.p90)} | ${formatMs(login.p99)} | ${formatRatio(login.p50 / key.p50)} |`,
   );

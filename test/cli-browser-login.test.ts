@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { formsOf, TestBrowser } from "./support/browser.ts";
 import { assertCliFailure, runCli } from "./support/cli-run.ts";
-import { type OidcTestProvider, startOidcTestProvider } from "./support/oidc-test-provider.ts";
+import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "./support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { keyWorks, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
 
@@ -34,12 +34,7 @@ describe("CLI browser login", () => {
       platform,
       `auth:
   oidc:
-    issuerUrl: ${provider.issuer}
-    clientId: ${provider.clientId}
-    clientSecret: ${provider.clientSecret}
-    redirectURI: ${platform.url}/auth/oidc/callback
-    caFile: ${providerCa}
-  saml:
+${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, caFile: providerCa, indent: "    " })}  saml:
     ssoURL: https://127.0.0.1:1/sso
     redirectURI: ${platform.url}/auth/saml/callback
     insecureSkipSignatureValidation: true

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { formsOf, type Page, TestBrowser } from "./support/browser.ts";
 import { send } from "./support/https-json.ts";
-import { type OidcTestProvider, startOidcTestProvider } from "./support/oidc-test-provider.ts";
+import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "./support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { adminGet, cookieValue, keyWorks, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
 
@@ -19,16 +19,17 @@ describe("OIDC login", () => {
 
   const oidcConfig = (extra = "", auth = "") => `auth:
   oidc:
-    issuerUrl: ${provider.issuer}
-    clientId: ${provider.clientId}
-    clientSecret: ${provider.clientSecret}
-    redirectURI: ${platform.url}/auth/oidc/callback
-    postLogoutRedirectURI: ${platform.url}/auth/info
-    caFile: ${caFile}
-    scopes: [openid, email, profile, groups, department]
-    getUserInfo: true
-    allowedExtraClaims: [department]
-${extra}${auth}`;
+${oidcBlockYaml(provider, {
+  callbackUrl: `${platform.url}/auth/oidc/callback`,
+  caFile,
+  indent: "    ",
+  extra: [
+    `postLogoutRedirectURI: ${platform.url}/auth/info`,
+    "scopes: [openid, email, profile, groups, department]",
+    "getUserInfo: true",
+    "allowedExtraClaims: [department]",
+  ],
+})}${extra}${auth}`;
 
   const browser = () => new TestBrowser([platform.caPem, provider.tls.caPem]);
 
@@ -254,13 +255,12 @@ ${extra}${auth}`;
   - id: corp
     displayName: Corporate login
     oidc:
-      issuerUrl: ${provider.issuer}
-      clientId: ${provider.clientId}
-      clientSecret: ${provider.clientSecret}
-      redirectURI: ${platform.url}/auth/corp/callback
-      caFile: ${caFile}
-      scopes: [openid, email, profile, groups]
-`,
+${oidcBlockYaml(provider, {
+  callbackUrl: `${platform.url}/auth/corp/callback`,
+  caFile,
+  indent: "      ",
+  extra: ["scopes: [openid, email, profile, groups]"],
+})}`,
     );
     const info = (await send(platform, "GET", "/auth/info")).json();
     assert.deepEqual(info.connectors, [

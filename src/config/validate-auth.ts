@@ -60,7 +60,11 @@ function validateProvider(kind: string, block: Record<string, unknown>, path: Pa
   if (kind === "saml") {
     const format = read.string(block, "nameIDPolicyFormat");
     if (format && !format.startsWith("urn:") && !NAME_ID_SHORT_FORMS.includes(format.toLowerCase())) {
-      p.invalid([...path, "nameIDPolicyFormat"], format, "must be a URN or one of its short forms, such as emailAddress");
+      p.invalid(
+        [...path, "nameIDPolicyFormat"],
+        format,
+        "must be a URN or one of its short forms, such as emailAddress",
+      );
     }
     const caData = read.string(block, "caData");
     if (!caData && !read.string(block, "ca") && !read.bool(block, "insecureSkipSignatureValidation")) {

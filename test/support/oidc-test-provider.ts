@@ -88,3 +88,20 @@ export async function startOidcTestProvider(options: {
       }),
   };
 }
+
+/** The fields of an oidc block pointing at this provider, as YAML lines indented by `indent`. */
+export function oidcBlockYaml(
+  provider: OidcTestProvider,
+  options: { callbackUrl: string; caFile: string; indent: string; extra?: string[] },
+): string {
+  return [
+    `issuerUrl: ${provider.issuer}`,
+    `clientId: ${provider.clientId}`,
+    `clientSecret: ${provider.clientSecret}`,
+    `redirectURI: ${options.callbackUrl}`,
+    `caFile: ${options.caFile}`,
+    ...(options.extra ?? []),
+  ]
+    .map((line) => `${options.indent}${line}\n`)
+    .join("");
+}

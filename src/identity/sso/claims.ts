@@ -1,4 +1,8 @@
-// Reading claims the way the connectors need them: a string, or a string-or-list of strings.
+// What every connector reads the same way: claims (a string, or a string-or-list of strings), config fields, files
+// the config names, and the refusal of a user outside the configured groups.
+
+import { readFileSync } from "node:fs";
+import { SsoRefusal } from "./types.ts";
 
 /** A claim as a string (numbers are accepted as ids); undefined otherwise. */
 export function claimString(claims: Record<string, unknown>, name: string): string | undefined {
@@ -26,4 +30,21 @@ export function configStrings(config: Record<string, unknown>, name: string): st
 export function configString(config: Record<string, unknown>, name: string): string | undefined {
   const value = config[name];
   return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** A file the config names (a CA, a service account); a missing one is an error naming the field and the path. */
+export function readConfiguredFile(field: string, path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(`${field} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+}
+
+/** The refusal of a user in none of the configured groups, naming the block's rule. */
+export function notInGroups(rule: string, groups: readonly string[]): SsoRefusal {
+  return new SsoRefusal(
+    rule.split(" ").pop() ?? rule,
+    `you are not a member of any group allowed to log in (${rule}: ${groups.join(", ")})`,
+  );
 }

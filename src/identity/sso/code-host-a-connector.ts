@@ -4,19 +4,12 @@
 // `hostName` points everything at an enterprise host (API under /api/v3); `rootCA` (a PEM, or a path to one) is
 // trusted for it.
 
-import { readFileSync } from "node:fs";
-import { configString } from "./claims.ts";
+import { configString, readConfiguredFile } from "./claims.ts";
+import { ConfiguredConnector } from "./configured-connector.ts";
 import { authorizationUrl, callbackCode, exchangeCode } from "./oauth2.ts";
 import { ProviderHttp, providerUrl } from "./provider-http.ts";
-import {
-  type CallbackInput,
-  type Connector,
-  type LoginStart,
-  SsoFailure,
-  type SsoIdentity,
-  SsoRefusal,
-  type StartInput,
-} from "./types.ts";
+import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
+import { SsoFailure, SsoRefusal } from "./types.ts";
 
 interface OrgRule {
   name: string;
@@ -28,31 +21,21 @@ const MAX_PAGES = 10;
 function pemOrFile(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (value.includes("-----BEGIN")) return value;
-  try {
-    return readFileSync(value, "utf8");
-  } catch (error) {
-    throw new Error(`rootCA ${value} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
-  }
+  return readConfiguredFile("rootCA", value);
 }
 
-export class CodeHostAConnector implements Connector {
-  readonly id: string;
+export class CodeHostAConnector extends ConfiguredConnector {
   readonly kind = "codeHostA";
-  private readonly config: Record<string, unknown>;
-  private readonly http: ProviderHttp;
   private readonly web: string;
   private readonly api: string;
   private readonly orgs: OrgRule[];
 
   constructor(id: string, config: Record<string, unknown>) {
-    this.id = id;
-    this.config = config;
     const hostName = configString(config, "hostName");
+    const caPem = hostName ? pemOrFile(configString(config, "rootCA")) : undefined;
+    super(id, config, new ProviderHttp("code host", { caPem }));
     this.web = hostName ? `https://${hostName}` : providerUrl("https://github.com");
     this.api = hostName ? `https://${hostName}/api/v3` : providerUrl("https://api.github.com");
-    this.http = new ProviderHttp("code host", {
-      caPem: hostName ? pemOrFile(configString(config, "rootCA")) : undefined,
-    });
     this.orgs = (Array.isArray(config.orgs) ? config.orgs : [])
       .filter((org): org is { name: string; teams?: unknown } => typeof org?.name === "string" && org.name !== "")
       .map((org) => ({

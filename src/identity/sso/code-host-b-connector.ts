@@ -2,29 +2,19 @@
 // groups from /oauth/userinfo (scope openid). `groups` is an allow-list: only listed groups are kept, and a user
 // in none of them is refused.
 
-import { configString, configStrings } from "./claims.ts";
+import { configString, configStrings, notInGroups } from "./claims.ts";
+import { ConfiguredConnector } from "./configured-connector.ts";
 import { authorizationUrl, callbackCode, exchangeCode } from "./oauth2.ts";
 import { ProviderHttp, providerUrl } from "./provider-http.ts";
-import {
-  type CallbackInput,
-  type Connector,
-  type LoginStart,
-  SsoFailure,
-  type SsoIdentity,
-  SsoRefusal,
-  type StartInput,
-} from "./types.ts";
+import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
+import { SsoFailure } from "./types.ts";
 
-export class CodeHostBConnector implements Connector {
-  readonly id: string;
+export class CodeHostBConnector extends ConfiguredConnector {
   readonly kind = "codeHostB";
-  private readonly config: Record<string, unknown>;
-  private readonly http = new ProviderHttp("code host");
   private readonly base: string;
 
   constructor(id: string, config: Record<string, unknown>) {
-    this.id = id;
-    this.config = config;
+    super(id, config, new ProviderHttp("code host"));
     this.base = (configString(config, "baseURL") ?? providerUrl("https://gitlab.com")).replace(/\/+$/, "");
   }
 
@@ -60,10 +50,7 @@ export class CodeHostBConnector implements Connector {
     if (allowed.length > 0) {
       groups = groups.filter((group) => allowed.includes(group));
       if (groups.length === 0) {
-        throw new SsoRefusal(
-          "groups",
-          `you are not a member of any allowed group (codeHostB groups: ${allowed.join(", ")})`,
-        );
+        throw notInGroups("codeHostB groups", allowed);
       }
     }
     return {

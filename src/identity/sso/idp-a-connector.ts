@@ -4,21 +4,14 @@
 // admin.directory.group.readonly, subject adminEmail, exchanged at the file's token_uri); the user must be in one
 // of the configured groups, and only those are kept.
 
-import { readFileSync } from "node:fs";
 import { importPKCS8, SignJWT } from "jose";
-import { claimString, configString, configStrings } from "./claims.ts";
+import { claimString, configString, configStrings, notInGroups, readConfiguredFile } from "./claims.ts";
+import { ConfiguredConnector } from "./configured-connector.ts";
 import { OidcClient } from "./oidc-client.ts";
 import { oidcScopes } from "./oidc-connector.ts";
 import { ProviderHttp, providerUrl } from "./provider-http.ts";
-import {
-  type CallbackInput,
-  type Connector,
-  type LoginStart,
-  SsoFailure,
-  type SsoIdentity,
-  SsoRefusal,
-  type StartInput,
-} from "./types.ts";
+import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
+import { SsoFailure, SsoRefusal } from "./types.ts";
 
 export const IDP_A_ISSUER = "https://accounts.google.com";
 const DIRECTORY = "https://admin.googleapis.com/admin/directory/v1";
@@ -32,12 +25,12 @@ interface ServiceAccount {
 }
 
 function readServiceAccount(path: string): ServiceAccount {
+  const text = readConfiguredFile("serviceAccountFilePath", path);
   let parsed: Partial<ServiceAccount>;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<ServiceAccount>;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(`serviceAccountFilePath ${path} ${code ? `cannot be read (${code})` : "is not JSON"}`);
+    parsed = JSON.parse(text) as Partial<ServiceAccount>;
+  } catch {
+    throw new Error(`serviceAccountFilePath ${path} is not JSON`);
   }
   for (const field of ["client_email", "private_key", "token_uri"] as const) {
     if (typeof parsed[field] !== "string" || !parsed[field]) {
@@ -47,18 +40,14 @@ function readServiceAccount(path: string): ServiceAccount {
   return parsed as ServiceAccount;
 }
 
-export class IdpAConnector implements Connector {
-  readonly id: string;
+export class IdpAConnector extends ConfiguredConnector {
   readonly kind = "idpA";
-  private readonly config: Record<string, unknown>;
-  private readonly http = new ProviderHttp("identity provider");
   private readonly client: OidcClient;
   private readonly domains: string[];
   private readonly serviceAccount?: ServiceAccount;
 
   constructor(id: string, config: Record<string, unknown>) {
-    this.id = id;
-    this.config = config;
+    super(id, config, new ProviderHttp("identity provider"));
     this.domains = configStrings(config, "hostedDomains");
     const file = configString(config, "serviceAccountFilePath");
     this.serviceAccount = file ? readServiceAccount(file) : undefined;
@@ -99,10 +88,7 @@ export class IdpAConnector implements Connector {
       if (!email) throw new SsoFailure("the ID token has no email to look the groups up with");
       groups = (await this.directoryGroups(email)).filter((group) => required.includes(group));
       if (groups.length === 0) {
-        throw new SsoRefusal(
-          "groups",
-          `you are not a member of any allowed group (idpA groups: ${required.join(", ")})`,
-        );
+        throw notInGroups("idpA groups", required);
       }
     }
     return {

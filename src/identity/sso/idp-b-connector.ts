@@ -4,34 +4,24 @@
 // (securityEnabledOnly = onlySecurityGroups), the names from /directoryObjects/getByIds. `groups` is required
 // membership; `useGroupsAsWhitelist` keeps only the configured groups.
 
-import { configString, configStrings } from "./claims.ts";
+import { configString, configStrings, notInGroups } from "./claims.ts";
+import { ConfiguredConnector } from "./configured-connector.ts";
 import { authorizationUrl, callbackCode, exchangeCode } from "./oauth2.ts";
 import { ProviderHttp, providerUrl } from "./provider-http.ts";
-import {
-  type CallbackInput,
-  type Connector,
-  type LoginStart,
-  SsoFailure,
-  type SsoIdentity,
-  SsoRefusal,
-  type StartInput,
-} from "./types.ts";
+import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
+import { SsoFailure } from "./types.ts";
 
 const LOGIN = "https://login.microsoftonline.com";
 const GRAPH = "https://graph.microsoft.com/v1.0";
 const SHARED_TENANTS = new Set(["common", "consumers", "organizations"]);
 const BATCH = 1000;
 
-export class IdpBConnector implements Connector {
-  readonly id: string;
+export class IdpBConnector extends ConfiguredConnector {
   readonly kind = "idpB";
-  private readonly config: Record<string, unknown>;
-  private readonly http = new ProviderHttp("identity provider");
   private readonly tenant: string;
 
   constructor(id: string, config: Record<string, unknown>) {
-    this.id = id;
-    this.config = config;
+    super(id, config, new ProviderHttp("identity provider"));
     this.tenant = configString(config, "tenant") ?? "common";
     if (configStrings(config, "groups").length > 0 && SHARED_TENANTS.has(this.tenant)) {
       throw new Error(`idpB groups need an organisation tenant, not "${this.tenant}"`);
@@ -84,10 +74,7 @@ export class IdpBConnector implements Connector {
     const configured = configStrings(this.config, "groups");
     if (configured.length > 0) {
       if (!groups.some((group) => configured.includes(group))) {
-        throw new SsoRefusal(
-          "groups",
-          `you are not a member of any required group (idpB groups: ${configured.join(", ")})`,
-        );
+        throw notInGroups("idpB groups", configured);
       }
       if (this.config.useGroupsAsWhitelist === true) groups = groups.filter((group) => configured.includes(group));
     }

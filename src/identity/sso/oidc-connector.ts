@@ -3,18 +3,12 @@
 // username, emailClaim, groupsClaim + groupsPrefix, allowedExtraClaims), getUserInfo merges the userinfo claims,
 // `groups` requires membership, `resource` goes on the token request, caFile / insecureCa set the trust.
 
-import { readFileSync } from "node:fs";
-import { claimString, claimStrings, configString, configStrings } from "./claims.ts";
+import { claimString, claimStrings, configString, configStrings, notInGroups, readConfiguredFile } from "./claims.ts";
+import { ConfiguredConnector } from "./configured-connector.ts";
 import { OidcClient } from "./oidc-client.ts";
 import { ProviderHttp } from "./provider-http.ts";
-import {
-  type CallbackInput,
-  type Connector,
-  type LoginStart,
-  type SsoIdentity,
-  SsoRefusal,
-  type StartInput,
-} from "./types.ts";
+import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
+import { SsoRefusal } from "./types.ts";
 
 /** openid is always needed; email and profile are the spec's default. */
 export function oidcScopes(configured: string[], defaults: string[]): string[] {
@@ -22,36 +16,21 @@ export function oidcScopes(configured: string[], defaults: string[]): string[] {
   return scopes.includes("openid") ? scopes : ["openid", ...scopes];
 }
 
-/** The PEM of a caFile; a missing file is a login failure that names it (the config check cannot read files). */
-export function readCaFile(path: string | undefined): string | undefined {
-  if (!path) return undefined;
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    throw new Error(`caFile ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
-  }
-}
-
-export class OidcConnector implements Connector {
-  readonly id: string;
+export class OidcConnector extends ConfiguredConnector {
   readonly kind = "oidc";
-  private readonly config: Record<string, unknown>;
   private readonly client: OidcClient;
 
   constructor(id: string, config: Record<string, unknown>) {
-    this.id = id;
-    this.config = config;
-    const http = new ProviderHttp("OIDC provider", {
-      caPem: readCaFile(configString(config, "caFile")),
-      insecure: config.insecureCa === true,
-    });
+    const caFile = configString(config, "caFile");
+    const caPem = caFile ? readConfiguredFile("caFile", caFile) : undefined;
+    super(id, config, new ProviderHttp("OIDC provider", { caPem, insecure: config.insecureCa === true }));
     const resource = configString(config, "resource");
     this.client = new OidcClient({
       issuer: configString(config, "issuerUrl") ?? "",
       clientId: configString(config, "clientId") ?? "",
       clientSecret: configString(config, "clientSecret"),
       scopes: oidcScopes(configStrings(config, "scopes"), ["email", "profile"]),
-      http,
+      http: this.http,
       tokenParams: resource ? { resource } : undefined,
     });
   }
@@ -97,10 +76,7 @@ export function mapOidcClaims(config: Record<string, unknown>, claims: Record<st
   }
   const required = configStrings(config, "groups");
   if (required.length > 0 && !rawGroups.some((group) => required.includes(group))) {
-    throw new SsoRefusal(
-      "groups",
-      `you are not a member of any group allowed to log in (oidc groups: ${required.join(", ")})`,
-    );
+    throw notInGroups("oidc groups", required);
   }
   const prefix = configString(config, "groupsPrefix") ?? "";
   const extraClaims: Record<string, string[]> = {};

@@ -9,20 +9,14 @@
 // that the CA signed (and that is valid now) is trusted too.
 
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { x509 } from "../../pki/x509.ts";
-import { configString, configStrings } from "./claims.ts";
+import { configString, configStrings, notInGroups, readConfiguredFile } from "./claims.ts";
+import { ConfiguredConnector } from "./configured-connector.ts";
+import { ProviderHttp } from "./provider-http.ts";
 import type { SeenIds } from "./seen-ids.ts";
-import {
-  type CallbackInput,
-  type Connector,
-  type LoginStart,
-  SsoFailure,
-  type SsoIdentity,
-  SsoRefusal,
-  type StartInput,
-} from "./types.ts";
+import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
+import { SsoFailure } from "./types.ts";
 
 // Loaded untyped: their type declarations pull the browser DOM library into the whole program.
 const require = createRequire(import.meta.url);
@@ -127,14 +121,7 @@ function certificatesOf(config: Record<string, unknown>): string[] {
   const caData = configString(config, "caData");
   if (caData) return pemCertificates(Buffer.from(caData, "base64").toString("utf8"));
   const ca = configString(config, "ca");
-  if (ca) {
-    try {
-      return pemCertificates(readFileSync(ca, "utf8"));
-    } catch (error) {
-      throw new Error(`ca ${ca} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
-    }
-  }
-  return [];
+  return ca ? pemCertificates(readConfiguredFile("ca", ca)) : [];
 }
 
 /** A Map-backed cache of the request ids node-saml checks InResponseTo against (one use each). */
@@ -159,18 +146,15 @@ class RequestIds {
   }
 }
 
-export class SamlConnector implements Connector {
-  readonly id: string;
+export class SamlConnector extends ConfiguredConnector {
   readonly kind = "saml";
-  private readonly config: Record<string, unknown>;
   private readonly seen: SeenIds;
   private readonly certificates: string[];
   private readonly requestIds = new RequestIds();
   private readonly skipSignature: boolean;
 
   constructor(id: string, config: Record<string, unknown>, seen: SeenIds) {
-    this.id = id;
-    this.config = config;
+    super(id, config, new ProviderHttp("SAML identity provider"));
     this.seen = seen;
     this.certificates = certificatesOf(config);
     this.skipSignature = config.insecureSkipSignatureValidation === true;
@@ -363,10 +347,7 @@ export class SamlConnector implements Connector {
     const allowed = configStrings(this.config, "allowedGroups");
     if (allowed.length > 0) {
       if (!groups.some((group) => allowed.includes(group))) {
-        throw new SsoRefusal(
-          "allowedGroups",
-          `you are not a member of any group allowed to log in (saml allowedGroups: ${allowed.join(", ")})`,
-        );
+        throw notInGroups("saml allowedGroups", allowed);
       }
       if (this.config.filterGroups === true) groups = groups.filter((group) => allowed.includes(group));
     }

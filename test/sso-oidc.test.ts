@@ -5,9 +5,10 @@
 // taking effect without a restart.
 
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { formsOf, type Page, TestBrowser } from "./support/browser.ts";
-import { send } from "./support/https-json.ts";
+import { capture, send } from "./support/https-json.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "./support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { adminGet, cookieValue, keyWorks, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
@@ -16,8 +17,12 @@ describe("OIDC login", () => {
   let platform: PlatformProcess;
   let provider: OidcTestProvider;
   let caFile: string;
+  let logs: () => string;
+  /** Every Login key the tests saw, and the provider's client secret: none may appear in a log. */
+  const secrets: string[] = [];
 
-  const oidcConfig = (extra = "", auth = "") => `auth:
+  const oidcConfig = (extra = "", auth = "") => `audit: {enabled: true, level: 3, path: ${platform.dataDir}/audit.log}
+auth:
   oidc:
 ${oidcBlockYaml(provider, {
   callbackUrl: `${platform.url}/auth/oidc/callback`,
@@ -45,6 +50,7 @@ ${oidcBlockYaml(provider, {
 
   before(async () => {
     platform = await startPlatformProcess();
+    logs = capture(platform.child.stderr);
     provider = await startOidcTestProvider({
       redirectUris: [`${platform.url}/auth/oidc/callback`, `${platform.url}/auth/corp/callback`],
       postLogoutRedirectUris: [`${platform.url}/auth/info`],
@@ -109,6 +115,7 @@ ${oidcBlockYaml(provider, {
 
     const key = await cookieValue(b.jar, `${platform.url}/`, "vcp_session");
     assert.ok(key);
+    secrets.push(key);
     assert.equal(await keyWorks(platform, key, "alice"), 200);
     const keys = await adminGet(platform, "ownedaccesskeys");
     const loginKey = keys.json.items.find(
@@ -282,6 +289,17 @@ ${oidcBlockYaml(provider, {
     for (const path of ["/auth/info", "/auth/oidc/login", "/auth/oidc/callback?state=x", "/auth/logout"]) {
       const reply = await send(platform, "GET", path);
       assert.equal(reply.headers["x-frame-options"], "DENY", path);
+    }
+  });
+
+  it("no key, client secret, authorization code or state reaches the log or the audit log", async () => {
+    secrets.push(provider.clientSecret);
+    const audit = await readFile(`${platform.dataDir}/audit.log`, "utf8");
+    assert.match(audit, /"requestURI":"\/auth\/oidc\/callback\?code=%3Credacted%3E&state=%3Credacted%3E/);
+    for (const text of [logs(), audit]) {
+      for (const secret of secrets) assert.ok(!text.includes(secret), "a secret was logged");
+      assert.doesNotMatch(text, /[?&](code|state)=(?!%3Credacted%3E)[^&"]+/);
+      assert.doesNotMatch(text, /eyJ[\w-]+\.eyJ/, "no JWT");
     }
   });
 });

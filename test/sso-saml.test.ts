@@ -8,7 +8,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { type Page, TestBrowser } from "./support/browser.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { type SamlTestIdp, startSamlTestIdp } from "./support/saml-test-idp.ts";
-import { adminGet, cookieValue, keyWorks, setPlatformConfig } from "./support/sso-platform.ts";
+import { adminGet, cookieValue, keyWorks, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
 
 describe("SAML login", () => {
   let platform: PlatformProcess;
@@ -150,5 +150,36 @@ ${extra}`;
     idp.user.attributes.memberOf = ["dev,sales"];
     assert.equal((await login()).status, 200);
     assert.deepEqual((await adminGet(platform, "users/frank")).json.spec.ssoGroups, ["dev"]);
+  });
+
+  it("entityIssuer is the Issuer of the request and the audience required", async () => {
+    await setPlatformConfig(platform, samlConfig("    entityIssuer: https://platform.example.com/saml\n"));
+    assert.equal((await login()).status, 200);
+    assert.match(idp.lastRequest ?? "", /<saml:Issuer[^>]*>https:\/\/platform.example.com\/saml<\/saml:Issuer>/);
+    idp.behaviour = { sign: "assertion", audience: `${platform.url}/auth/saml/callback` };
+    const page = await login();
+    assert.equal(page.status, 401);
+    assert.match(page.body, /audience.*https:\/\/platform.example.com\/saml/i);
+  });
+
+  it("ca may name a CA file: a signing certificate it issued (sent in KeyInfo) is trusted, others are not", async () => {
+    const caFile = await tempFile("saml-ca.pem", idp.caCertPem);
+    await setPlatformConfig(platform, samlConfig().replace(/caData: .*/, `ca: ${caFile}`));
+    idp.behaviour = { sign: "assertion", chained: true };
+    assert.equal((await login()).status, 200);
+    idp.behaviour = { sign: "assertion" };
+    const page = await login();
+    assert.equal(page.status, 401);
+    assert.match(page.body, /signature/i);
+  });
+
+  it("insecureSkipSignatureValidation accepts an unsigned response but keeps every other check", async () => {
+    await setPlatformConfig(platform, samlConfig().replace(/caData: .*/, "insecureSkipSignatureValidation: true"));
+    idp.behaviour = { sign: "none" };
+    assert.equal((await login()).status, 200);
+    idp.behaviour = { sign: "none", audience: "https://someone-else.example.com" };
+    assert.equal((await login()).status, 401);
+    idp.behaviour = { sign: "none", validForMs: -5 * 60_000 };
+    assert.equal((await login()).status, 401);
   });
 });

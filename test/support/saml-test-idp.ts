@@ -19,6 +19,8 @@ export interface SamlBehaviour {
   sign: "response" | "assertion" | "both" | "none";
   /** Sign with a key the platform does not trust. */
   wrongKey?: boolean;
+  /** Sign with a key whose certificate `caCertPem` issued (sent in KeyInfo). */
+  chained?: boolean;
   audience?: string;
   destination?: string;
   recipient?: string;
@@ -37,6 +39,8 @@ export interface SamlTestIdp {
   tls: TestTls;
   /** PEM of the signing certificate (what the platform's caData holds, base64-encoded). */
   signingCertPem: string;
+  /** PEM of a CA that issued the certificate of `behaviour.chained` signatures. */
+  caCertPem: string;
   user: SamlUser;
   behaviour: SamlBehaviour;
   /** The last AuthnRequest received, decoded. */
@@ -46,7 +50,14 @@ export interface SamlTestIdp {
   close(): Promise<void>;
 }
 
-async function rsaSigner(commonName: string): Promise<{ certPem: string; keyPem: string }> {
+interface Signer {
+  certPem: string;
+  keyPem: string;
+  privateKey: webcrypto.CryptoKey;
+}
+
+/** An RSA key and its certificate: self-signed, or issued by `issuer` (a CA). */
+async function rsaSigner(commonName: string, issuer?: Signer, ca = false): Promise<Signer> {
   const algorithm = {
     name: "RSASSA-PKCS1-v1_5",
     hash: "SHA-256",
@@ -55,25 +66,37 @@ async function rsaSigner(commonName: string): Promise<{ certPem: string; keyPem:
   };
   const keys = (await webcrypto.subtle.generateKey(algorithm, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
   const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+  const common = {
     serialNumber: randomBytes(8)
       .toString("hex")
       .replace(/^[89a-f]/, "1"),
-    name: `CN=${commonName}`,
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + 86_400_000),
     signingAlgorithm: algorithm,
-    keys: keys as never,
-  });
+    extensions: ca ? [new x509.BasicConstraintsExtension(true, undefined, true)] : [],
+  };
+  const cert = issuer
+    ? await x509.X509CertificateGenerator.create({
+        ...common,
+        subject: `CN=${commonName}`,
+        issuer: new x509.X509Certificate(issuer.certPem).subject,
+        publicKey: keys.publicKey as never,
+        signingKey: issuer.privateKey as never,
+      })
+    : await x509.X509CertificateGenerator.createSelfSigned({
+        ...common,
+        name: `CN=${commonName}`,
+        keys: keys as never,
+      });
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey("pkcs8", keys.privateKey)).toString("base64");
   const keyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.match(/.{1,64}/g)!.join("\n")}\n-----END PRIVATE KEY-----\n`;
-  return { certPem: cert.toString("pem"), keyPem };
+  return { certPem: cert.toString("pem"), keyPem, privateKey: keys.privateKey };
 }
 
 const xmlEscape = (text: string) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 
-function sign(xml: string, element: "Response" | "Assertion", signer: { certPem: string; keyPem: string }): string {
+function sign(xml: string, element: "Response" | "Assertion", signer: Signer): string {
   const signature = new SignedXml({
     privateKey: signer.keyPem,
     publicCert: signer.certPem,
@@ -96,6 +119,8 @@ export async function startSamlTestIdp(): Promise<SamlTestIdp> {
   const tls = await testTls("saml idp");
   const signer = await rsaSigner("saml test idp");
   const stranger = await rsaSigner("someone else");
+  const ca = await rsaSigner("saml test ca", undefined, true);
+  const chained = await rsaSigner("saml test idp (issued by the ca)", ca);
   const server: Server = createServer({ cert: tls.certPem, key: tls.keyPem });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -104,6 +129,7 @@ export async function startSamlTestIdp(): Promise<SamlTestIdp> {
     issuer: `${origin}/metadata`,
     tls,
     signingCertPem: signer.certPem,
+    caCertPem: ca.certPem,
     user: { nameId: "saml-user", attributes: {} },
     behaviour: { sign: "assertion" },
     close: () =>
@@ -129,7 +155,7 @@ export async function startSamlTestIdp(): Promise<SamlTestIdp> {
       )
       .join("");
     const assertion = `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${iso(now)}"><saml:Issuer>${xmlEscape(issuer)}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">${xmlEscape(idp.user.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${requestId}" NotOnOrAfter="${until}" Recipient="${xmlEscape(b.recipient ?? acs)}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${iso(now - 60_000)}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${xmlEscape(b.audience ?? audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${iso(now)}" SessionIndex="_s${randomBytes(8).toString("hex")}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:Password</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement>${attributes}</saml:AttributeStatement></saml:Assertion>`;
-    const key = b.wrongKey ? stranger : signer;
+    const key = b.wrongKey ? stranger : b.chained ? chained : signer;
     const signedAssertion = b.sign === "assertion" || b.sign === "both" ? sign(assertion, "Assertion", key) : assertion;
     let response = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(16).toString("hex")}" Version="2.0" IssueInstant="${iso(now)}" Destination="${xmlEscape(b.destination ?? acs)}" InResponseTo="${requestId}"><saml:Issuer>${xmlEscape(issuer)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`;
     if (b.sign === "response" || b.sign === "both") response = sign(response, "Response", key);

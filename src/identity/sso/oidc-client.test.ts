@@ -15,6 +15,7 @@ describe("OidcClient.verifyIdToken()", () => {
   let client: OidcClient;
   let published: JWK[] = [];
   let jwksFetches = 0;
+  let tokenForm: URLSearchParams | undefined;
   const key = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const rotated = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const stranger = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -49,6 +50,15 @@ describe("OidcClient.verifyIdToken()", () => {
             jwks_uri: `${issuer}/jwks`,
           }),
         );
+      } else if (request.url === "/token") {
+        let body = "";
+        request.on("data", (chunk) => {
+          body += chunk;
+        });
+        request.on("end", async () => {
+          tokenForm = new URLSearchParams(body);
+          response.end(JSON.stringify({ access_token: "at", id_token: await token(key, "k1") }));
+        });
       } else if (request.url === "/jwks") {
         jwksFetches++;
         response.end(JSON.stringify({ keys: published }));
@@ -113,5 +123,35 @@ describe("OidcClient.verifyIdToken()", () => {
 
   it("refuses a key id the provider does not publish", async () => {
     await refused(token(stranger, "k9"), "n-1", /no key of the provider's JWKS/);
+  });
+
+  it("finish() sends the code with the PKCE verifier and the configured resource, and verifies the ID token", async () => {
+    const withResource = new OidcClient({
+      issuer,
+      clientId: "client-1",
+      clientSecret: "s3cret",
+      scopes: ["openid"],
+      http: new ProviderHttp("OIDC provider", { insecure: true }),
+      tokenParams: { resource: "https://api.example.com" },
+    });
+    const start = await withResource.authorizationUrl("state-1", "https://platform/cb");
+    const url = new URL(start.url);
+    assert.equal(url.searchParams.get("code_challenge_method"), "S256");
+    const { claims } = await withResource.finish(
+      { code: "c-1" },
+      { ...start.state, nonce: "n-1" },
+      "https://platform/cb",
+    );
+    assert.equal(claims.sub, "user-1");
+    assert.equal(tokenForm?.get("resource"), "https://api.example.com");
+    assert.equal(tokenForm?.get("code_verifier"), start.state.verifier);
+    assert.equal(tokenForm?.get("client_secret"), "s3cret");
+  });
+
+  it("finish() reports the provider's error on the callback", async () => {
+    await assert.rejects(
+      client.finish({ error: "access_denied", error_description: "no" }, {}, "https://p/cb"),
+      /refused the login: access_denied \(no\)/,
+    );
   });
 });

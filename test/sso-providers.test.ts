@@ -20,8 +20,9 @@ import {
   startIdpA,
   startIdpB,
 } from "./support/fake-providers.ts";
+import { send } from "./support/https-json.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
-import { adminGet, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
+import { adminGet, cookieValue, MGMT, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
 import { type TestTls, testTls } from "./support/test-ca.ts";
 
 describe("code host and identity provider connectors", () => {
@@ -35,8 +36,25 @@ describe("code host and identity provider connectors", () => {
 
   const client = (id: string) =>
     `    clientId: ${CLIENT_ID}\n    clientSecret: ${CLIENT_SECRET}\n    redirectURI: ${platform.url}/auth/${id}/callback\n`;
-  const login = (id: string) =>
-    new TestBrowser([platform.caPem, tls.caPem]).navigate(`${platform.url}/auth/${id}/login`);
+  /** A login in a fresh browser; a successful one must leave a Login key that works until logout. */
+  const login = async (id: string) => {
+    const browser = new TestBrowser([platform.caPem, tls.caPem]);
+    const page = await browser.navigate(`${platform.url}/auth/${id}/login`);
+    const key = await cookieValue(browser.jar, `${platform.url}/`, "vcp_session");
+    if (page.status === 200) {
+      assert.ok(key, "a Login key cookie");
+      const self = await send(platform, "POST", `${MGMT}/selves`, {
+        token: key,
+        body: { apiVersion: "management.platform.sh/v1", kind: "Self" },
+      });
+      assert.equal(self.status, 201, self.body);
+      assert.equal((await browser.fetch(`${platform.url}/auth/logout`)).status, 200);
+      assert.equal((await send(platform, "POST", `${MGMT}/selves`, { token: key, body: {} })).status, 401);
+    } else {
+      assert.equal(key, undefined, "no key after a refusal");
+    }
+    return page;
+  };
 
   before(async () => {
     tls = await testTls("fake providers");

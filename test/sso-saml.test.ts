@@ -75,6 +75,10 @@ ${extra}`;
     const key = await cookieValue(b.jar, `${platform.url}/`, "vcp_session");
     assert.ok(key);
     assert.equal(await keyWorks(platform, key, "erin"), 200);
+    const out = await b.fetch(`${platform.url}/auth/logout`);
+    assert.equal(out.status, 200);
+    assert.equal(await cookieValue(b.jar, `${platform.url}/`, "vcp_session"), undefined);
+    assert.equal(await keyWorks(platform, key, "erin"), 401);
   });
 
   it("a signed response (assertion unsigned) logs in", async () => {

@@ -22,14 +22,23 @@ function stringEnd(text: string, from: number): number {
   }
 }
 
+function openingBracketsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ["{", "["]) {
+    for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) if (++count > limit) return false;
+  }
+  return true;
+}
+
 /**
  * The index of the first `[` or `{` in JSON `text` that opens more than `limit` nested levels, or -1 when the
  * text stays within `limit` (`1` is 0 levels, `{}` one, `[{}]` two). Exact for valid JSON; malformed text is
  * scanned the same way and left for JSON.parse to refuse.
  */
 export function jsonNestingBeyond(text: string, limit: number): number {
-  // Every level needs its own opening bracket.
-  if (text.length <= limit) return -1;
+  // Every level needs its own opening bracket: a text with no more of them than the limit (strings included) is
+  // settled by counting, which indexOf does several times faster than the scan below.
+  if (openingBracketsAtMost(text, limit)) return -1;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

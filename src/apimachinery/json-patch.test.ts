@@ -313,6 +313,14 @@ describe("applyJsonPatch()", () => {
     );
     assert.equal(copied.code, 400);
     assert.match(copied.message, /^the object after JSON patch operation 0 \(copy "(\/a){59}\/c" from "\/a"\)/);
+    // Copies that keep within the depth but double the size each time stop at 3 MiB copied (the memory ran out).
+    const doubling = Array.from({ length: 40 }, (_, i) => ({ op: "copy", from: "/a", path: `/a/c${i}` }));
+    const grown = statusOf(() => applyJsonPatch({ a: { text: "x".repeat(1000) } }, doubling));
+    assert.equal(grown.code, 422);
+    assert.match(
+      grown.message,
+      /^JSON patch operation 1\d \(copy "\/a\/c1\d" from "\/a"\) does not apply: the copies of this patch add more than 3145728 bytes/,
+    );
     const moved = statusOf(() =>
       applyJsonPatch({ a: nested(60), b: nested(60) }, [{ op: "move", from: "/a", path: `/b${"/a".repeat(58)}/c` }]),
     );

@@ -1,7 +1,7 @@
 // RFC 6902 JSON Patch (application/json-patch+json) as the API server applies it: a malformed patch document is
 // 400 BadRequest, more than 10,000 operations 413, and an operation that cannot be applied 422 naming the
-// operation's index and path; one that would nest the object past MAX_NESTING_DEPTH is 400. The document is copied
-// first, so the caller's object is never touched.
+// operation's index and path (copies adding more than 3 MiB in all among them); one that would nest the object past
+// MAX_NESTING_DEPTH is 400. The document is copied first, so the caller's object is never touched.
 
 import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 import { valueNestingBeyond } from "../utils/value-nesting-beyond.ts";
@@ -10,6 +10,11 @@ import { cloneJson, getOwn, jsonEqual, setOwn } from "./json-values.ts";
 import { isPlainObject, type JsonMap } from "./types.ts";
 
 const MAX_OPERATIONS = 10000;
+/**
+ * What the copies of one patch may add to the object, in bytes of JSON (Kubernetes' AccumulatedCopySizeLimit, at
+ * the body size limit): each copy of a branch into itself doubles it, so a few dozen would exhaust the memory.
+ */
+const MAX_COPIED_BYTES = 3 * 1024 * 1024;
 const OPS = ["add", "remove", "replace", "move", "copy", "test"] as const;
 type OpName = (typeof OPS)[number];
 
@@ -152,7 +157,7 @@ function placeable<T>(value: T, operation: Operation): T {
   return value;
 }
 
-function applyOperation(document: unknown, operation: Operation): unknown {
+function applyOperation(document: unknown, operation: Operation, copied: { bytes: number }): unknown {
   const { op, path, tokens } = operation;
   switch (op) {
     case "add":
@@ -169,7 +174,11 @@ function applyOperation(document: unknown, operation: Operation): unknown {
       return document;
     case "copy": {
       const value = getValue(document, operation.fromTokens!, operation.from!, "from path");
-      return addValue(document, tokens, path, cloneJson(placeable(value, operation)));
+      copied.bytes += JSON.stringify(placeable(value, operation))?.length ?? 0;
+      if (copied.bytes > MAX_COPIED_BYTES) {
+        throw new NotApplicable(`the copies of this patch add more than ${MAX_COPIED_BYTES} bytes to the object`);
+      }
+      return addValue(document, tokens, path, cloneJson(value));
     }
     case "move": {
       const from = operation.fromTokens!;
@@ -202,9 +211,10 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
   }
   const operations = patch.map(decodeOperation);
   let result = cloneJson(document);
+  const copied = { bytes: 0 };
   operations.forEach((operation, index) => {
     try {
-      result = applyOperation(result, operation);
+      result = applyOperation(result, operation, copied);
     } catch (error) {
       if (!(error instanceof NotApplicable)) throw error;
       const from = operation.from === undefined ? "" : ` from ${JSON.stringify(operation.from)}`;

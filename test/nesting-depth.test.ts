@@ -153,7 +153,7 @@ describe("nesting depth over HTTPS", () => {
     assert.equal(after.resourceVersion, before.resourceVersion, "nothing was stored");
   });
 
-  it("a JSON patch that copies a branch into itself past the bound gets 400 and stores nothing", async () => {
+  it("a JSON patch that copies a branch into itself past the bound gets 400, one copying past 3 MiB 422; nothing stored", async () => {
     const before = await bobVersion();
     const reply = await client.send("PATCH", `${API}/users/bob`, {
       token: bob,
@@ -162,6 +162,16 @@ describe("nesting depth over HTTPS", () => {
     });
     await assertRefused(reply, "a doubling copy");
     assert.match(reply.json().message, /^the object after JSON patch operation 0 \(copy/);
+    // Within the bound, copies into a sibling double the object each time: they stop at 3 MiB copied.
+    const doubling: object[] = [{ op: "replace", path: "/status", value: { x: "x".repeat(1000) } }];
+    for (let i = 0; i < 40; i++) doubling.push({ op: "copy", from: "/status", path: `/status/c${i}` });
+    const grown = await client.send("PATCH", `${API}/users/bob`, {
+      token: bob,
+      body: doubling,
+      contentType: "application/json-patch+json",
+    });
+    assert.equal(grown.status, 422, grown.body);
+    assert.match(grown.json().message, /the copies of this patch add more than 3145728 bytes/);
     assert.equal((await bobVersion()).resourceVersion, before.resourceVersion);
   });
 

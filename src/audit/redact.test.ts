@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { LAST_APPLIED } from "../config/last-applied.ts";
+import { REDACTED } from "../config/redaction-marker.ts";
 import { auditJson, auditRequestUri } from "./redact.ts";
 
 const SECRET = /hunter2|k3y-material|oidc-s3cret|tok3n|apiVersion: v1\\nclusters/;
@@ -51,6 +52,17 @@ describe("auditJson()", () => {
     );
     assert.equal(parsed.spec.tokenGeneration, 3);
     assert.equal(parsed.spec.accessKeyType, "User");
+  });
+
+  it("auditJson() redacts a last-applied annotation nested past the bound whole, without parsing it", () => {
+    const deep = `${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`;
+    const json = auditJson({ metadata: { annotations: { [LAST_APPLIED]: deep } } });
+    assert.equal(JSON.parse(json).metadata.annotations[LAST_APPLIED], REDACTED);
+    const fits = `${'{"a":'.repeat(100)}1${"}".repeat(100)}`;
+    assert.equal(
+      JSON.parse(auditJson({ metadata: { annotations: { [LAST_APPLIED]: fits } } })).metadata.annotations[LAST_APPLIED],
+      JSON.stringify(JSON.parse(fits)),
+    );
   });
 });
 

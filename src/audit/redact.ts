@@ -6,6 +6,8 @@
 import { LAST_APPLIED } from "../config/last-applied.ts";
 import { redactRawConfig } from "../config/redact.ts";
 import { REDACTED } from "../config/redaction-marker.ts";
+import { jsonNestingBeyond } from "../utils/json-nesting-beyond.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 
 const SECRET_KEY =
   /^(key|accesskey|apikey|secret|token|password|passwd|kubeconfig|connectordata|privatekey|client-key-data)$|(secret|token|password|privatekey)$/i;
@@ -20,6 +22,8 @@ function redactString(key: string, value: string): string {
   if (key === "raw") return redactRawConfig(value);
   if (isSecretKey(key)) return REDACTED;
   if (key === LAST_APPLIED) {
+    // A string inside the body, so the body's nesting bound did not measure it; this recursion does walk it.
+    if (jsonNestingBeyond(value, MAX_NESTING_DEPTH) !== -1) return REDACTED;
     try {
       return auditJson(JSON.parse(value));
     } catch {

@@ -4,6 +4,8 @@
 
 import { errors } from "../apimachinery/errors.ts";
 import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
+import { valueNestingBeyond } from "../utils/value-nesting-beyond.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
 import { decodeEnvelopedObject } from "./protobuf/envelope.ts";
 import { DELETE_OPTIONS_MESSAGE, protobufMessage } from "./protobuf/messages.ts";
@@ -62,6 +64,8 @@ export function decodeRequestBody(request: BodyRequest, purpose: "object" | "del
   if (!spec) throw errors.unsupportedMediaType(["application/json", "application/yaml"]);
   const unknown: string[] = [];
   const object = decodeEnvelopedObject(body, spec, unknown);
+  // Messages and the JSON inside them are bounded one by one; together they may nest deeper.
+  if (valueNestingBeyond(object, MAX_NESTING_DEPTH)) throw errors.nestedTooDeeply("the request body");
   if (purpose === "delete") {
     // Every group version carries meta/v1's DeleteOptions (typed clients send e.g. rbac.authorization.k8s.io/v1).
     if (typeof object.apiVersion === "string" && /^([^/]+\/)?v1$/.test(object.apiVersion)) {

@@ -4,8 +4,8 @@
 // here with messages that never quote it, since it holds a password.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { parse as parseYaml } from "yaml";
 import { errors } from "../apimachinery/errors.ts";
+import { parseYamlDocument } from "../apimachinery/parse-yaml-document.ts";
 import type { LoginThrottle } from "../auth/login-throttle.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { AuthIndex, UserEntry } from "../identity/auth-index.ts";
@@ -25,12 +25,19 @@ export interface LoginRoutesOptions {
   issueLoginKey(user: UserEntry): Promise<string>;
 }
 
+/** A YAML body, within the nesting bound (JSON.parse needs none: nothing walks the value). */
+function yamlBody(raw: string): unknown {
+  const { document } = parseYamlDocument(raw, { schema: "core" });
+  if (!document || document.errors.length > 0) throw new Error("not a YAML document");
+  return document.toJS({ maxAliasCount: 10 });
+}
+
 function credentials(request: FastifyRequest): { username: string; password: string } {
   const raw = Buffer.isBuffer(request.body) ? request.body.toString("utf8") : "";
   let body: unknown;
   try {
     const yaml = /yaml/i.test(String(request.headers["content-type"] ?? ""));
-    body = yaml ? parseYaml(raw, { schema: "core", maxAliasCount: 10 }) : JSON.parse(raw);
+    body = yaml ? yamlBody(raw) : JSON.parse(raw);
   } catch {
     throw errors.badRequest("the request body must be a JSON object with username and password");
   }

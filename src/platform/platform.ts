@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
 import { createEncryptionKeyRotationDefinition } from "../apis/management/v1/encryptionkeyrotation.ts";
-import { AuditLogger } from "../audit/audit-logger.ts";
+import { AuditLogger, type AuditLoggerOptions } from "../audit/audit-logger.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
@@ -59,6 +59,8 @@ export interface PlatformOptions {
   limits?: Partial<ServerLimits>;
   /** For tests of a full disk: SqliteStoreOptions.pageLimit of the store. */
   storePageLimit?: () => number;
+  /** TEST-ONLY FAULT SEAM of the audit log (AuditLoggerOptions.testOnlyRequestObjectFault); never set outside tests. */
+  testOnlyAuditFault?: AuditLoggerOptions["testOnlyRequestObjectFault"];
 }
 
 export interface RunningPlatform {
@@ -129,7 +131,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     logger: options.logger,
   });
   await projects.start(registry, auth.serverOptions.authorizer);
-  const audit = new AuditLogger({ settings, logger: options.logger, metrics: metrics.registry });
+  const audit = new AuditLogger({
+    settings,
+    logger: options.logger,
+    metrics: metrics.registry,
+    testOnlyRequestObjectFault: options.testOnlyAuditFault,
+  });
 
   const tls =
     options.tlsCertFile && options.tlsKeyFile

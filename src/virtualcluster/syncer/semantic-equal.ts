@@ -8,7 +8,10 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Drops null, empty lists and empty maps, recursively: the API treats them as absent. */
+/**
+ * Drops null, empty lists and empty maps, recursively: the API treats them as absent. The objects are Services,
+ * Endpoints and Secrets from API servers: ours hold bodies to MAX_NESTING_DEPTH, and their schemas are shallow.
+ */
 function pruned(value: unknown): unknown {
   if (Array.isArray(value)) {
     const items = value.map(pruned);

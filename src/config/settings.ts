@@ -25,6 +25,9 @@ export interface PlatformSettings {
   projectNamespacePrefix: string;
   authenticateVersionEndpoint: boolean;
   audit: AuditSettings;
+  /** status.uiSettings as written (the web console reads it on every page load). */
+  ui: Record<string, unknown>;
+  disableConfigEndpoint: boolean;
 }
 
 /** The provider kinds, named as their config blocks. */
@@ -62,6 +65,8 @@ export function defaultSettings(platformHost = ""): PlatformSettings {
     projectNamespacePrefix: "p-",
     authenticateVersionEndpoint: false,
     audit: { enabled: false },
+    ui: {},
+    disableConfigEndpoint: false,
   };
 }
 

@@ -72,5 +72,7 @@ export function toPlatformSettings(explicit: PlatformConfig, seed: PlatformSetti
     projectNamespacePrefix: explicit.projectNamespacePrefix || seed.projectNamespacePrefix,
     authenticateVersionEndpoint: explicit.authenticateVersionEndpoint ?? seed.authenticateVersionEndpoint,
     audit: explicit.audit ? auditSettingsOf(explicit.audit) : seed.audit,
+    ui: structuredClone(explicit.uiSettings ?? {}),
+    disableConfigEndpoint: explicit.disableConfigEndpoint === true,
   };
 }

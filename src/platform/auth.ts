@@ -38,6 +38,7 @@ import { PasswordStore, type UserRef } from "../identity/password-store.ts";
 import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
 import { principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
+import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -272,7 +273,14 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     },
     serverOptions: {
       // Endpoint tokens are reviewed through selves (describeCaller above), never accepted as the caller here.
-      authenticators: [refuseEndpointTokens(tokens), authenticator],
+      authenticators: [
+        refuseEndpointTokens(tokens),
+        authenticator,
+        // The console's session cookie, taken only with the console header (src/identity/session-cookie.ts).
+        new SessionCookieAuthenticator({
+          authenticateKey: (key, connection) => authenticator.authenticateToken(key, { connection }),
+        }),
+      ],
       authorizer: new PlatformAuthorizer({
         index,
         projectNamespacePrefix: () => settings.current().projectNamespacePrefix,

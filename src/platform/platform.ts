@@ -23,6 +23,8 @@ import { StorageError } from "../storage/types.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
+import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
+import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
 import { startControlSocket } from "./control-socket.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
@@ -143,9 +145,17 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ? { ...(await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)), caPem: undefined }
       : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
+  const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({
     resources: withConfigUpsert(auth.stores(registry), config.controller),
     ...auth.serverOptions,
+    // The web console (src/platform/console/): its pages for browser navigations, its bundle and branding.
+    publicPaths: [...(auth.serverOptions.publicPaths ?? []), ...CONSOLE_PUBLIC_PATHS],
+    isPublicRequest: isConsolePageRequest,
+    plugins: [
+      ...(auth.serverOptions.plugins ?? []),
+      consoleRoutes({ settings, files: consoleFiles, version: platformVersion().gitVersion }),
+    ],
     hooks: audit.hooks,
     authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem },

@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors, isStatusError, StatusError, successStatus } from "../apimachinery/errors.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { KeyEntry } from "../identity/auth-index.ts";
+import { SESSION_COOKIE, sessionCookie } from "../identity/session-cookie.ts";
 import type { ConnectorSet } from "../identity/sso/connector-set.ts";
 import { autoPostPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
 import type { PendingLogins } from "../identity/sso/pending-logins.ts";
@@ -21,7 +22,8 @@ import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
 
 export const INFO_PATH = "/auth/info";
 export const LOGOUT_PATH = "/auth/logout";
-export const SESSION_COOKIE = "vcp_session";
+export { SESSION_COOKIE };
+
 const BINDING_COOKIE_PREFIX = "vcp_sso_";
 const MAX_PARAM_LENGTH = 64 * 1024;
 const CLI_STATE = /^[A-Za-z0-9_-]{16,128}$/;
@@ -238,10 +240,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
       );
     }
     const ttl = settings.current().auth.loginAccessKeyTTLSeconds;
-    reply.header(
-      "set-cookie",
-      `${SESSION_COOKIE}=${result.accessKey}; Path=/; HttpOnly; Secure; SameSite=Lax${ttl > 0 ? `; Max-Age=${ttl}` : ""}`,
-    );
+    reply.header("set-cookie", sessionCookie(result.accessKey, ttl));
     if (login.returnPath) return reply.code(303).header("cache-control", "no-store").redirect(login.returnPath);
     return sendPage(
       reply,

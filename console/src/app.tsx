@@ -124,8 +124,24 @@ function UserMenu({ session }: { session: Session }) {
   );
 }
 
+/** PatternFly hides a collapsed sidebar with aria-hidden only; inert also takes its links out of the tab order. */
+function useInertCollapsedSidebar() {
+  useEffect(() => {
+    const sidebar = document.getElementById("page-sidebar");
+    if (!sidebar) return;
+    const sync = () => {
+      sidebar.inert = sidebar.getAttribute("aria-hidden") === "true";
+    };
+    sync();
+    const observer = new MutationObserver(sync);
+    observer.observe(sidebar, { attributes: true, attributeFilter: ["aria-hidden"] });
+    return () => observer.disconnect();
+  }, []);
+}
+
 function Layout({ session, settings, children }: { session: Session; settings: ConsoleSettings; children: ReactNode }) {
   const path = usePath();
+  useInertCollapsedSidebar();
   const at = (position: NavBarButton["position"]) => settings.navBarButtons.filter((b) => b.position === position);
   const masthead = (
     <Masthead>

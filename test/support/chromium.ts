@@ -41,9 +41,9 @@ export interface AxeViolation {
 /** axe-core's serious and critical violations on the page as it is now (WCAG 2 A and AA rules, best practices). */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+  if (!(await page.evaluate(() => "axe" in globalThis))) await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run();
     return result.violations.map((v) => ({
       id: v.id,

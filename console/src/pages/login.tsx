@@ -14,13 +14,13 @@ import {
   StackItem,
   TextInput,
 } from "@patternfly/react-core";
-import DOMPurify from "dompurify";
 import { type FormEvent, useEffect, useState } from "react";
 import { API, ApiError, apiRequest, CONSOLE_HEADERS, errorMessage } from "../lib/api.ts";
 import type { ConsoleSettings } from "../lib/branding.ts";
 import type { Self } from "../lib/kube.ts";
 import { safeReturnPath } from "../lib/return-path.ts";
 import { useQuery } from "../lib/router.tsx";
+import { sanitizeHtml } from "../lib/sanitize-html.ts";
 
 interface AuthInfo {
   password: { enabled: boolean };
@@ -77,7 +77,7 @@ export function LoginPage({ settings }: { settings: ConsoleSettings }) {
     }
   };
 
-  const legal = settings.legalTemplate ? DOMPurify.sanitize(settings.legalTemplate) : "";
+  const legal = settings.legalTemplate ? sanitizeHtml(settings.legalTemplate) : "";
   const connectors = info?.connectors ?? [];
   return (
     <PfLoginPage
@@ -162,7 +162,7 @@ export function LoginPage({ settings }: { settings: ConsoleSettings }) {
         )}
         {legal && (
           <StackItem>
-            {/* biome-ignore lint/security/noDangerouslySetInnerHtml: legalTemplate is HTML by design, sanitised by DOMPurify (and the CSP blocks inline scripts) */}
+            {/* biome-ignore lint/security/noDangerouslySetInnerHtml: legalTemplate is HTML by design, sanitised by sanitizeHtml (and the CSP blocks inline scripts) */}
             <div className="vcp-legal" data-testid="legal" dangerouslySetInnerHTML={{ __html: legal }} />
           </StackItem>
         )}

@@ -4,29 +4,19 @@
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { request } from "node:https";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
+import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-function call(platform: PlatformProcess, method: string, path: string, headers: Record<string, string>, body?: string) {
-  return new Promise<Reply>((resolve, reject) => {
-    const req = request(`${platform.url}${path}`, { method, ca: platform.caPem, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const call = (
+  platform: PlatformProcess,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+) => httpsCall(platform, method, path, headers, body);
 
 describe("console serving", () => {
   let platform: PlatformProcess;

@@ -7,59 +7,24 @@
 
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
-import { request } from "node:https";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { chromiumSkip, launchChromium, seriousViolations } from "../support/chromium.ts";
+import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
 const V1 = "management.platform.sh/v1";
 const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? new URL("../../test-results/console/", import.meta.url).pathname;
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** A plain HTTPS request trusting the platform's CA: what curl would send. */
-function call(
+const call = (
   platform: PlatformProcess,
   method: string,
   path: string,
-  headers: Record<string, string> = {},
+  headers?: Record<string, string>,
   body?: unknown,
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      `${platform.url}${path}`,
-      {
-        method,
-        ca: platform.caPem,
-        headers: {
-          accept: "application/json",
-          ...(payload
-            ? { "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" }
-            : {}),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
-}
+) => httpsCall(platform, method, path, headers, body);
 
 /** uiSettings with every branding field; `legal` is the legalTemplate. */
 function brandedConfig(logo: string, legal: string): string {
@@ -102,11 +67,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     assert.deepEqual(violations, [], `${name}: ${JSON.stringify(violations, null, 1)}`);
   };
   const sessionCookie = async () => (await context.cookies()).find((c) => c.name === "vcp_session");
-  const login = async (target: Page, username: string, password: string) => {
-    await target.getByRole("textbox", { name: "Username" }).fill(username);
-    await target.getByRole("textbox", { name: "Password" }).fill(password);
-    await target.getByRole("button", { name: "Log in" }).click();
-  };
+  const login = loginThroughConsole;
 
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
@@ -137,7 +98,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     const anonymous = await call(platform, "GET", "/");
     assert.equal(anonymous.status, 401, "the root path list still needs credentials");
     const paths = await admin("GET", "/");
-    assert.ok(JSON.parse(paths.body).paths.includes("/apis/management.platform.sh/v1"));
+    assert.ok(paths.json().paths.includes("/apis/management.platform.sh/v1"));
     const json = await admin("GET", "/users");
     assert.equal(json.status, 404, "an API client asking for /users gets a Status, not the page");
   });
@@ -180,7 +141,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await check("users-add");
     await dialog.getByRole("button", { name: "Create" }).click();
     await page.locator("td", { hasText: "Alice Liddell" }).waitFor();
-    const stored = JSON.parse((await admin("GET", `${API}/users/alice`)).body);
+    const stored = (await admin("GET", `${API}/users/alice`)).json();
     assert.equal(stored.spec.email, "alice@example.com");
 
     // A 4xx shows the API's message in the form.
@@ -196,13 +157,13 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
       metadata: { name: "bob" },
       spec: { username: "bob", displayName: "Bob from kubectl" },
     });
-    assert.equal(created.status, 201, created.body);
+    assert.equal(created.status, 201, created.text());
     await page.locator("td", { hasText: "Bob from kubectl" }).waitFor();
 
     await page.getByRole("button", { name: "Actions for alice" }).click();
     await page.getByRole("menuitem", { name: "Lock" }).click();
     await page.getByRole("row", { name: /alice/ }).getByText("Locked").waitFor();
-    assert.equal(JSON.parse((await admin("GET", `${API}/users/alice`)).body).spec.disabled, true);
+    assert.equal((await admin("GET", `${API}/users/alice`)).json().spec.disabled, true);
     await page.getByRole("button", { name: "Actions for alice" }).click();
     await page.getByRole("menuitem", { name: "Unlock" }).click();
     await page.getByRole("row", { name: /alice/ }).getByText("Active").waitFor();
@@ -223,7 +184,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await dialog.getByRole("button", { name: "Create" }).click();
     await page.locator("td", { hasText: "platform-team" }).waitFor();
     await check("teams");
-    const team = JSON.parse((await admin("GET", `${API}/teams/platform-team`)).body);
+    const team = (await admin("GET", `${API}/teams/platform-team`)).json();
     assert.deepEqual(team.spec.users, ["alice"]);
   });
 
@@ -252,9 +213,9 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     assert.equal((await call(platform, "GET", `${API}/projects/default`, bearer)).status, 200);
     const outside = await call(platform, "GET", `${API}/users`, bearer);
     assert.equal(outside.status, 403, "the scope keeps the key to the project");
-    const listed = JSON.parse((await admin("GET", `${API}/ownedaccesskeys`)).body).items.find(
-      (k: { spec: { displayName: string } }) => k.spec.displayName === "ci-default-project",
-    );
+    const listed = (await admin("GET", `${API}/ownedaccesskeys`))
+      .json()
+      .items.find((k: { spec: { displayName: string } }) => k.spec.displayName === "ci-default-project");
     assert.equal(listed.spec.ttl, 7 * 86400);
     assert.deepEqual(listed.spec.scope.projects, [{ project: "default" }]);
 
@@ -295,7 +256,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     // as a CSP violation even where nothing runs, which would blur the check below that the console's own code
     // never trips the CSP.
     let saved = await admin("PATCH", `${API}/configs/platform-config`, { spec: { raw: brandedConfig(logo, hostile) } });
-    assert.equal(saved.status, 200, saved.body);
+    assert.equal(saved.status, 200, saved.text());
     const fresh = await browser.newContext({ ignoreHTTPSErrors: true });
     const anonymous = await fresh.newPage();
     await anonymous.goto(`${platform.url}/login`);
@@ -312,7 +273,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await page.getByRole("button", { name: "Save" }).click();
     await page.getByText("Config saved").waitFor();
     saved = await admin("GET", `${API}/configs/platform-config`);
-    assert.match(JSON.parse(saved.body).spec.raw, /Handbook/);
+    assert.match(JSON.parse(saved.text()).spec.raw, /Handbook/);
 
     await page.goto(`${platform.url}/users`);
     const logoImage = page.getByRole("img", { name: "Virtual Cluster Platform" }).first();
@@ -393,7 +354,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
       { authorization: `Bearer ${current}` },
       { apiVersion: V1, kind: "Self", spec: {} },
     );
-    const keyName = JSON.parse(self.body).status.accessKey;
+    const keyName = self.json().status.accessKey;
     assert.equal((await admin("DELETE", `${API}/ownedaccesskeys/${keyName}`)).status, 200);
     await page.getByRole("link", { name: "Teams" }).click();
     await page.waitForURL(/\/login\?return=%2Fteams$/);

@@ -54,3 +54,10 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   });
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
+
+/** Fills and sends the console's password form. */
+export async function loginThroughConsole(page: Page, username: string, password: string): Promise<void> {
+  await page.getByRole("textbox", { name: "Username" }).fill(username);
+  await page.getByRole("textbox", { name: "Password" }).fill(password);
+  await page.getByRole("button", { name: "Log in" }).click();
+}

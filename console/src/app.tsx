@@ -25,37 +25,56 @@ import {
   ToolbarGroup,
   ToolbarItem,
 } from "@patternfly/react-core";
-import { lazy, type ReactNode, Suspense, useEffect, useState } from "react";
+import { type ComponentType, type ReactNode, useEffect, useState } from "react";
 import { ErrorAlert, Loading } from "./components/common.tsx";
+import { mgmt } from "./lib/api.ts";
 import type { ConsoleSettings, NavBarButton } from "./lib/branding.ts";
 import { Link, navigate, usePath } from "./lib/router.tsx";
-import { loadSession, logout, type Session, SessionContext } from "./lib/session.ts";
+import { logout, type Session, SessionContext, sessionOnce } from "./lib/session.ts";
+import { primeList } from "./lib/use-watch-list.ts";
 import { LoginPage } from "./pages/login.tsx";
 
-const UsersPage = lazy(() => import("./pages/users.tsx"));
-const TeamsPage = lazy(() => import("./pages/teams.tsx"));
-const AccessKeysPage = lazy(() => import("./pages/access-keys.tsx"));
-const ProjectsPage = lazy(() => import("./pages/projects.tsx"));
-const ConfigPage = lazy(() => import("./pages/config.tsx"));
-const AuditPage = lazy(() => import("./pages/audit.tsx"));
-const ProfilePage = lazy(() => import("./pages/profile.tsx"));
+// Each page is its own chunk, loaded when first shown; main.tsx starts the first one's download with the session.
+// Pages are rendered directly once loaded (no React.lazy: its Suspense reveal is throttled, which cost the first
+// page a few hundred milliseconds).
+// biome-ignore lint/suspicious/noExplicitAny: pages take different props
+type PageModule = { default: ComponentType<any> };
+const loadedPages = new Map<() => Promise<PageModule>, ComponentType<{ rest: string[] }>>();
+function loadPage(loader: () => Promise<PageModule>): Promise<void> {
+  return loader().then((module) => {
+    loadedPages.set(loader, module.default);
+  });
+}
 
 interface Section {
   path: string;
   title: string;
   show: (session: Session) => boolean;
-  render: (rest: string[]) => ReactNode;
+  load: () => Promise<PageModule>;
 }
 
 const SECTIONS: Section[] = [
-  { path: "/users", title: "Users", show: (s) => s.canListUsers, render: (rest) => <UsersPage rest={rest} /> },
-  { path: "/teams", title: "Teams", show: (s) => s.canListUsers, render: () => <TeamsPage /> },
-  { path: "/projects", title: "Projects", show: () => true, render: (rest) => <ProjectsPage rest={rest} /> },
-  { path: "/access-keys", title: "Access Keys", show: () => true, render: () => <AccessKeysPage /> },
-  { path: "/config", title: "Config", show: (s) => s.canReadConfig, render: () => <ConfigPage /> },
-  { path: "/audit", title: "Audit", show: (s) => s.canListUsers, render: () => <AuditPage /> },
-  { path: "/profile", title: "Profile", show: () => false, render: () => <ProfilePage /> },
+  { path: "/users", title: "Users", show: (s) => s.canListUsers, load: () => import("./pages/users.tsx") },
+  { path: "/teams", title: "Teams", show: (s) => s.canListUsers, load: () => import("./pages/teams.tsx") },
+  { path: "/projects", title: "Projects", show: () => true, load: () => import("./pages/projects.tsx") },
+  { path: "/access-keys", title: "Access Keys", show: () => true, load: () => import("./pages/access-keys.tsx") },
+  { path: "/config", title: "Config", show: (s) => s.canReadConfig, load: () => import("./pages/config.tsx") },
+  { path: "/audit", title: "Audit", show: (s) => s.canListUsers, load: () => import("./pages/audit.tsx") },
+  { path: "/profile", title: "Profile", show: () => false, load: () => import("./pages/profile.tsx") },
 ];
+
+const sectionAt = (path: string) => SECTIONS.find((s) => path === s.path || path.startsWith(`${s.path}/`));
+
+/** Starts loading the chunk of the page at `path` (before the session is known). */
+export function prefetchPage(path: string): void {
+  // The lists a page shows first, asked together with the session (see primeList).
+  if (path === "/users") {
+    primeList(mgmt("users"));
+    primeList(mgmt("teams"));
+  }
+  const section = sectionAt(path);
+  if (section) loadPage(section.load).catch(() => undefined);
+}
 
 function NavButtons({ buttons, className }: { buttons: NavBarButton[]; className?: string }) {
   if (buttons.length === 0) return null;
@@ -221,16 +240,25 @@ function SignedIn({ settings }: { settings: ConsoleSettings }) {
   const path = usePath();
   const [session, setSession] = useState<Session>();
   const [error, setError] = useState<unknown>();
+  const [, pageLoaded] = useState(0);
   useEffect(() => {
-    loadSession().then(setSession, setError);
+    // The first page's chunk is on its way already (prefetchPage): render once both are here.
+    const first = sectionAt(window.location.pathname);
+    Promise.all([sessionOnce(), first ? loadPage(first.load).catch(() => undefined) : undefined]).then(
+      ([loaded]) => setSession(loaded),
+      setError,
+    );
   }, []);
+  const section = session && SECTIONS.find((s) => (s.show(session) || s.path === "/profile") && s === sectionAt(path));
+  const Page = section && loadedPages.get(section.load);
+  useEffect(() => {
+    if (section && !Page) loadPage(section.load).then(() => pageLoaded((n) => n + 1), setError);
+  }, [section, Page]);
   if (error) return <ErrorAlert error={error} title="The console cannot load your session" />;
   if (!session) return <Loading what="your session" />;
-  const visible = SECTIONS.filter((section) => section.show(session) || section.path === "/profile");
-  const section = visible.find((s) => path === s.path || path.startsWith(`${s.path}/`));
   if (!section) {
     // "/" and unknown paths: the first page this caller may use.
-    const first = visible[0]?.path ?? "/profile";
+    const first = SECTIONS.find((s) => s.show(session))?.path ?? "/profile";
     if (path !== first) queueMicrotask(() => navigate(first));
     return <Loading what="the console" />;
   }
@@ -239,7 +267,7 @@ function SignedIn({ settings }: { settings: ConsoleSettings }) {
   return (
     <SessionContext.Provider value={session}>
       <Layout session={session} settings={settings}>
-        <Suspense fallback={<Loading what={section.title} />}>{section.render(rest)}</Suspense>
+        {Page ? <Page rest={rest} /> : <Loading what={section.title} />}
       </Layout>
     </SessionContext.Provider>
   );

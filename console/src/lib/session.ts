@@ -32,14 +32,17 @@ export async function may(verb: string, resource: string): Promise<boolean> {
   return review.status?.allowed === true;
 }
 
-export async function loadSession(options: { allowUnauthorized?: boolean } = {}): Promise<Session> {
-  const self = await apiRequest<Self>(`${API}/selves`, {
-    method: "POST",
-    body: { apiVersion: "management.platform.sh/v1", kind: "Self", spec: {} },
-    allowUnauthorized: options.allowUnauthorized,
-  });
+/** Who is signed in: the three questions go out together (the first page waits for all of them). */
+export async function loadSession(): Promise<Session> {
+  const [self, canListUsers, canReadConfig] = await Promise.all([
+    apiRequest<Self>(`${API}/selves`, {
+      method: "POST",
+      body: { apiVersion: "management.platform.sh/v1", kind: "Self", spec: {} },
+    }),
+    may("list", "users"),
+    may("get", "configs"),
+  ]);
   const user = self.status?.user;
-  const [canListUsers, canReadConfig] = await Promise.all([may("list", "users"), may("get", "configs")]);
   return {
     user: user?.name ?? self.status?.team?.name ?? "",
     username: user?.username ?? user?.name ?? "",
@@ -48,6 +51,14 @@ export async function loadSession(options: { allowUnauthorized?: boolean } = {})
     canReadConfig,
     projectNamespacePrefix: self.status?.projectNamespacePrefix ?? "p-",
   };
+}
+
+let pending: Promise<Session> | undefined;
+
+/** The session, asked once per page load (started before the first render, see main.tsx). */
+export function sessionOnce(): Promise<Session> {
+  pending ??= loadSession();
+  return pending;
 }
 
 export async function logout(): Promise<void> {

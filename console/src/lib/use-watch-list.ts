@@ -41,9 +41,38 @@ async function watchStream(
   }
 }
 
+interface Primed {
+  list?: KubeList<KubeObject>;
+  promise: Promise<KubeList<KubeObject>>;
+}
+const primed = new Map<string, Primed>();
+const listUrl = (path: string, query: string) => `${path}${query ? `${path.includes("?") ? "&" : "?"}${query}` : ""}`;
+const byName = <T extends KubeObject>(items: T[]) =>
+  [...items].sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? ""));
+
+/**
+ * Starts the first LIST of a page before the page renders (with the session, see main.tsx): a list that is back by
+ * then is in the first render, without a loading state and a second paint.
+ */
+export function primeList(path: string, query = ""): void {
+  const url = listUrl(path, query);
+  if (primed.has(url)) return;
+  const entry: Primed = { promise: apiRequest<KubeList<KubeObject>>(url) };
+  entry.promise.then(
+    (list) => {
+      entry.list = list;
+    },
+    () => primed.delete(url),
+  );
+  primed.set(url, entry);
+}
+
 /** `path` is the collection URL; `query` extra parameters (fieldSelector, labelSelector). undefined: nothing. */
 export function useWatchList<T extends KubeObject>(path: string | undefined, query = ""): WatchedList<T> {
-  const [state, setState] = useState<WatchedList<T>>({ items: [], loading: true });
+  const [state, setState] = useState<WatchedList<T>>(() => {
+    const ready = path ? primed.get(listUrl(path, query))?.list : undefined;
+    return ready ? { items: byName(ready.items as T[]), loading: false } : { items: [], loading: true };
+  });
   useEffect(() => {
     if (!path) {
       setState({ items: [], loading: false });
@@ -51,20 +80,18 @@ export function useWatchList<T extends KubeObject>(path: string | undefined, que
     }
     const controller = new AbortController();
     const items = new Map<string, T>();
-    const publish = (error?: unknown) =>
-      setState({
-        items: [...items.values()].sort((a, b) => (a.metadata.name ?? "").localeCompare(b.metadata.name ?? "")),
-        loading: false,
-        error,
-      });
+    const publish = (error?: unknown) => setState({ items: byName([...items.values()]), loading: false, error });
+    // A primed first LIST is used once; every later LIST (after a watch ends) asks the server again.
+    let first = primed.get(listUrl(path, query))?.promise;
+    primed.delete(listUrl(path, query));
     const separator = path.includes("?") ? "&" : "?";
     (async () => {
       let failures = 0;
       while (!controller.signal.aborted) {
         try {
-          const list = await apiRequest<KubeList<T>>(`${path}${query ? `${separator}${query}` : ""}`, {
-            signal: controller.signal,
-          });
+          const reused = first && ((await first.catch(() => undefined)) as KubeList<T> | undefined);
+          first = undefined;
+          const list = reused || (await apiRequest<KubeList<T>>(listUrl(path, query), { signal: controller.signal }));
           items.clear();
           for (const item of list.items) items.set(keyOf(item), item);
           publish();

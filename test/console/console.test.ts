@@ -159,6 +159,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     });
     assert.equal(created.status, 201, created.text());
     await page.locator("td", { hasText: "Bob from kubectl" }).waitFor();
+    await check("users-list");
 
     await page.getByRole("button", { name: "Actions for alice" }).click();
     await page.getByRole("menuitem", { name: "Lock" }).click();

@@ -174,6 +174,46 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await page.getByRole("textbox", { name: "Search users" }).fill("");
   });
 
+  it("sets a new password, edits a user, shows a user's access keys to the admin, and deletes with confirmation", async () => {
+    await page.getByRole("button", { name: "Actions for alice" }).click();
+    await page.getByRole("menuitem", { name: "Set Password" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("New password").fill("alice-password-2");
+    await dialog.getByRole("button", { name: "Set password" }).click();
+    await dialog.waitFor({ state: "detached" });
+    const relogin = await call(
+      platform,
+      "POST",
+      "/auth/password/login",
+      {},
+      { username: "alice", password: "alice-password-2" },
+    );
+    assert.equal(relogin.status, 200, "the new password works");
+
+    await page.getByRole("button", { name: "Actions for alice" }).click();
+    await page.getByRole("menuitem", { name: "Edit" }).click();
+    await dialog.getByRole("textbox", { name: "Display Name" }).fill("Alice L.");
+    await dialog.getByRole("checkbox", { name: "viewer" }).check();
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.locator("td", { hasText: "Alice L." }).waitFor();
+    assert.deepEqual((await admin("GET", `${API}/users/alice`)).json().spec.clusterRoles, [{ name: "viewer" }]);
+
+    await page.getByRole("button", { name: "Actions for alice" }).click();
+    await page.getByRole("menuitem", { name: "Access Keys" }).click();
+    await page.getByRole("heading", { name: "Access Keys of alice" }).waitFor();
+    await page.locator("td", { hasText: "Password login" }).first().waitFor();
+    await check("user-access-keys");
+    await page.getByRole("link", { name: "Users" }).first().click();
+
+    await page.getByRole("button", { name: "Actions for bob" }).click();
+    await page.getByRole("menuitem", { name: "Delete" }).click();
+    await dialog.getByRole("heading", { name: /Delete user bob\?/ }).waitFor();
+    await check("users-delete");
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.locator("td", { hasText: "Bob from kubectl" }).waitFor({ state: "detached" });
+    assert.equal((await admin("GET", `${API}/users/bob`)).status, 404);
+  });
+
   it("creates a team with a member", async () => {
     await page.getByRole("link", { name: "Teams" }).click();
     await page.getByText("No teams yet").waitFor();
@@ -237,6 +277,22 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await page.getByRole("link", { name: "default", exact: true }).click();
     await page.getByText("No virtual clusters in this project").waitFor();
     await check("project-instances-empty");
+
+    await page.getByRole("link", { name: "Projects" }).first().click();
+    await page.getByRole("button", { name: "Actions for default" }).click();
+    await page.getByRole("menuitem", { name: "Edit members" }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Add member" }).click();
+    const added = (await dialog.getByRole("textbox", { name: /Name of member/ }).count()) + 0;
+    await dialog.getByRole("textbox", { name: `Name of member ${added}` }).fill("alice");
+    await dialog.getByRole("combobox", { name: `Role of member ${added}` }).selectOption("edit");
+    await check("project-members");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.locator("td", { hasText: "alice (edit)" }).waitFor();
+    const members = (await admin("GET", `${API}/projects/default`)).json().spec.members;
+    assert.ok(
+      members.some((m: { name: string; clusterRole: string }) => m.name === "alice" && m.clusterRole === "edit"),
+    );
   });
 
   it("shows the Config's validation errors at their lines", async () => {
@@ -296,7 +352,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     assert.match(csp, /connect-src 'self' https:\/\/cdn\.example\.com(;|$)/);
     assert.match(csp, /img-src 'self' data: https:\/\/cdn\.example\.com(;|$)/);
     assert.doesNotMatch(csp, /connect-src[^;]* https:(;| |$)/, "with block, no address outside the allow list");
-    await page.locator("td", { hasText: "Alice Liddell" }).waitFor();
+    await page.locator("td", { hasText: "Alice L." }).waitFor();
     await check("users-branded");
   });
 
@@ -377,6 +433,36 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await page.goto(`${platform.url}/login?return=${encodeURIComponent("/oidc/auth?client_id=x")}`);
     await login(page, "admin", adminPassword);
     await page.waitForURL((url) => url.pathname === "/oidc/auth" && url.search === "?client_id=x");
+  });
+
+  it("shows secrets as <redacted> and keeps them on save; read-only with a notice under disableConfigEndpoint", async () => {
+    await context.clearCookies();
+    await page.goto(`${platform.url}/login?return=%2Fconfig`);
+    await login(page, "admin", adminPassword);
+    await page.waitForURL((url) => url.pathname === "/config");
+    const secretConfig =
+      "auth:\n  oidc:\n    issuerUrl: https://idp.example.com\n    clientId: platform\n    clientSecret: s3cret-value\n";
+    assert.equal((await admin("PATCH", `${API}/configs/platform-config`, { spec: { raw: secretConfig } })).status, 200);
+    await page.reload();
+    const editor = page.getByRole("textbox", { name: "Platform config (YAML)" });
+    await editor.waitFor();
+    const shown = await editor.inputValue();
+    assert.match(shown, /clientSecret: "?<redacted>"?/);
+    assert.doesNotMatch(shown, /s3cret-value/);
+    await editor.fill(`${shown}disableConfigEndpoint: true\n`);
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Config saved").waitFor();
+    await page.reload();
+    await page.getByText("The Config is read-only here").waitFor();
+    assert.equal(await editor.getAttribute("readonly"), "");
+    assert.equal(await page.getByRole("button", { name: "Save" }).count(), 0);
+    await check("config-read-only");
+    // The secret was kept (the platform still has it: the oidc connector is listed and configured).
+    const info = (await call(platform, "GET", "/auth/info")).json();
+    assert.deepEqual(
+      info.connectors.map((c: { id: string }) => c.id),
+      ["oidc"],
+    );
   });
 
   it("raised no page error and no CSP violation of its own", () => {

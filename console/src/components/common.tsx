@@ -1,18 +1,13 @@
 // Small pieces every page uses: relative dates with the exact time on hover, API errors as alerts, empty and loading
-// states, the delete confirmation that names the object, and a list toolbar with search and paging.
+// states, and a list toolbar with search and paging.
 
 import {
   Alert,
   Bullseye,
-  Button,
   EmptyState,
   EmptyStateActions,
   EmptyStateBody,
   EmptyStateFooter,
-  Modal,
-  ModalBody,
-  ModalFooter,
-  ModalHeader,
   Pagination,
   SearchInput,
   Spinner,
@@ -68,52 +63,6 @@ export function Empty({ title, body, action }: { title: string; body: ReactNode;
         </EmptyStateFooter>
       )}
     </EmptyState>
-  );
-}
-
-/** "Delete user alice?" with the API's refusal shown in place. */
-export function ConfirmDelete({
-  what,
-  name,
-  onConfirm,
-  onClose,
-  detail,
-}: {
-  what: string;
-  name: string;
-  onConfirm: () => Promise<void>;
-  onClose: () => void;
-  detail?: ReactNode;
-}) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const confirm = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await onConfirm();
-      onClose();
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
-  };
-  return (
-    <Modal isOpen onClose={onClose} variant="small" aria-labelledby="confirm-delete-title">
-      <ModalHeader title={`Delete ${what} ${name}?`} labelId="confirm-delete-title" titleIconVariant="warning" />
-      <ModalBody>
-        {detail ?? `The ${what} ${name} will be deleted. This cannot be undone.`}
-        <ErrorAlert error={error} title={`The ${what} was not deleted`} />
-      </ModalBody>
-      <ModalFooter>
-        <Button variant="danger" onClick={confirm} isLoading={busy} isDisabled={busy}>
-          Delete
-        </Button>
-        <Button variant="link" onClick={onClose}>
-          Cancel
-        </Button>
-      </ModalFooter>
-    </Modal>
   );
 }
 
@@ -174,4 +123,18 @@ export function ListToolbar({
       </ToolbarContent>
     </Toolbar>
   );
+}
+
+/** Row actions (Lock, Disable, ...): runs one, keeping the API's refusal to show above the list. */
+export function useRowAction() {
+  const [error, setError] = useState<unknown>();
+  const run = async (work: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await work();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return { error, run };
 }

@@ -2,7 +2,7 @@
 // rule the server applies to SSO return paths (src/platform/sso-routes.ts), so /login?return= is no open redirect.
 
 export function safeReturnPath(value: string | null | undefined): string | undefined {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return undefined;
+  if (!value?.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return undefined;
   if (/[\r\n\t\\]/.test(value) || value.length > 2048) return undefined;
   const parsed = new URL(value, "https://platform.invalid");
   if (parsed.origin !== "https://platform.invalid") return undefined;

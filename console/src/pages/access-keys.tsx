@@ -9,7 +9,6 @@ import {
   Button,
   Checkbox,
   ClipboardCopy,
-  Form,
   FormGroup,
   FormHelperText,
   FormSelect,
@@ -17,17 +16,13 @@ import {
   HelperText,
   HelperTextItem,
   Label,
-  Modal,
-  ModalBody,
-  ModalFooter,
-  ModalHeader,
   PageSection,
   TextInput,
   Title,
 } from "@patternfly/react-core";
-import { ActionsColumn, Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
-import { type FormEvent, useState } from "react";
-import { ConfirmDelete, Empty, ErrorAlert, ListToolbar, Loading, TimeAgo, usePaged } from "../components/common.tsx";
+import { useState } from "react";
+import { ErrorAlert, ListToolbar, TimeAgo, usePaged, useRowAction } from "../components/common.tsx";
+import { ConfirmDelete, FormModal, ResourceList, ResultModal } from "../components/resource-list.tsx";
 import { api, mgmt } from "../lib/api.ts";
 import type { AccessKey, AccessKeyScope } from "../lib/kube.ts";
 import { Link } from "../lib/router.tsx";
@@ -62,6 +57,8 @@ export function scopeSummary(scope: AccessKeyScope | undefined): string {
   return parts.length ? parts.join("; ") : "Full access";
 }
 
+const keyLabel = (key: AccessKey) => key.spec?.displayName || (key.metadata.name ?? "");
+
 function expiresAt(key: AccessKey): string | undefined {
   const ttl = key.spec?.ttl ?? 0;
   const created = key.metadata.creationTimestamp;
@@ -78,151 +75,123 @@ function CreateKey({ user, onClose }: { user: string; onClose: () => void }) {
   const [roleVirtualCluster, setRoleVirtualCluster] = useState(false);
   const [rolePlatformCli, setRolePlatformCli] = useState(false);
   const [expiry, setExpiry] = useState("0");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
   const [created, setCreated] = useState<string>();
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      let scope: AccessKeyScope | undefined;
-      if (limit) {
-        scope = {};
-        const p = list(projects);
-        if (p.length) scope.projects = p.map((project) => ({ project }));
-        const v = list(virtualClusters);
-        if (v.length) {
-          scope.virtualClusters = v.map((item) => {
-            const [project, virtualCluster] = item.includes("/") ? item.split("/", 2) : ["*", item];
-            return { project, virtualCluster };
-          });
-        }
-        const c = list(clusters);
-        if (c.length) scope.clusters = c.map((cluster) => ({ cluster }));
-        const roles = [
-          ...(roleVirtualCluster ? [{ role: "virtualcluster", projects: p.length ? p : ["*"] }] : []),
-          ...(rolePlatformCli ? [{ role: "platformCLI" }] : []),
-        ];
-        if (roles.length) scope.roles = roles;
+  const submit = async () => {
+    let scope: AccessKeyScope | undefined;
+    if (limit) {
+      scope = {};
+      const p = list(projects);
+      if (p.length) scope.projects = p.map((project) => ({ project }));
+      const v = list(virtualClusters);
+      if (v.length) {
+        scope.virtualClusters = v.map((item) => {
+          const [project, virtualCluster] = item.includes("/") ? item.split("/", 2) : ["*", item];
+          return { project, virtualCluster };
+        });
       }
-      const key = await api.create<AccessKey>(mgmt("ownedaccesskeys"), {
-        apiVersion: "management.platform.sh/v1",
-        kind: "OwnedAccessKey",
-        metadata: { generateName: "key-" },
-        spec: { displayName, type: "User", user, ttl: Number(expiry), ...(scope ? { scope } : {}) },
-      });
-      setCreated(key.spec?.key);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
+      const c = list(clusters);
+      if (c.length) scope.clusters = c.map((cluster) => ({ cluster }));
+      const roles = [
+        ...(roleVirtualCluster ? [{ role: "virtualcluster", projects: p.length ? p : ["*"] }] : []),
+        ...(rolePlatformCli ? [{ role: "platformCLI" }] : []),
+      ];
+      if (roles.length) scope.roles = roles;
     }
+    const key = await api.create<AccessKey>(mgmt("ownedaccesskeys"), {
+      apiVersion: "management.platform.sh/v1",
+      kind: "OwnedAccessKey",
+      metadata: { generateName: "key-" },
+      spec: { displayName, type: "User", user, ttl: Number(expiry), ...(scope ? { scope } : {}) },
+    });
+    setCreated(key.spec?.key);
+    return false;
   };
 
   if (created !== undefined) {
     return (
-      <Modal isOpen onClose={onClose} variant="medium" aria-labelledby="key-created-title">
-        <ModalHeader title="Access key created" labelId="key-created-title" />
-        <ModalBody>
-          <Alert variant="warning" isInline title="Copy the key now: it is shown only this once." />
-          <ClipboardCopy
-            isReadOnly
-            hoverTip="Copy"
-            clickTip="Copied"
-            textAriaLabel="New access key"
-            toggleAriaLabel="Show the whole key"
-            data-testid="new-access-key"
-          >
-            {created}
-          </ClipboardCopy>
-        </ModalBody>
-        <ModalFooter>
-          <Button onClick={onClose}>Done</Button>
-        </ModalFooter>
-      </Modal>
+      <ResultModal title="Access key created" onClose={onClose}>
+        <Alert variant="warning" isInline title="Copy the key now: it is shown only this once." />
+        <ClipboardCopy
+          isReadOnly
+          hoverTip="Copy"
+          clickTip="Copied"
+          textAriaLabel="New access key"
+          toggleAriaLabel="Show the whole key"
+        >
+          {created}
+        </ClipboardCopy>
+      </ResultModal>
     );
   }
   return (
-    <Modal isOpen onClose={onClose} variant="medium" aria-labelledby="create-key-title">
-      <ModalHeader title="Create Access Key" labelId="create-key-title" />
-      <ModalBody>
-        <Form id="create-key-form" onSubmit={submit}>
-          <FormGroup label="Display Name" isRequired fieldId="key-display-name">
-            <TextInput id="key-display-name" isRequired value={displayName} onChange={(_e, v) => setDisplayName(v)} />
+    <FormModal
+      title="Create Access Key"
+      id="create-key-form"
+      submitLabel="Create"
+      failure="The access key was not created"
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <FormGroup label="Display Name" isRequired fieldId="key-display-name">
+        <TextInput id="key-display-name" isRequired value={displayName} onChange={(_e, v) => setDisplayName(v)} />
+      </FormGroup>
+      <FormGroup label="Expiry" fieldId="key-expiry">
+        <FormSelect id="key-expiry" value={expiry} onChange={(_e, v) => setExpiry(v)}>
+          {EXPIRY_CHOICES.map((choice) => (
+            <FormSelectOption key={choice.seconds} value={String(choice.seconds)} label={choice.label} />
+          ))}
+        </FormSelect>
+      </FormGroup>
+      <FormGroup fieldId="key-limit-scope" role="group" label="Scope">
+        <Checkbox
+          id="key-limit-scope"
+          label="Limit Scope"
+          description="Without a scope the key can do everything its owner can."
+          isChecked={limit}
+          onChange={(_e, on) => setLimit(on)}
+        />
+      </FormGroup>
+      {limit && (
+        <>
+          <FormGroup label="Projects" fieldId="key-projects">
+            <TextInput id="key-projects" value={projects} onChange={(_e, v) => setProjects(v)} />
+            <FormHelperText>
+              <HelperText>
+                <HelperTextItem>Project names separated by commas; * selects all projects.</HelperTextItem>
+              </HelperText>
+            </FormHelperText>
           </FormGroup>
-          <FormGroup label="Expiry" fieldId="key-expiry">
-            <FormSelect id="key-expiry" value={expiry} onChange={(_e, v) => setExpiry(v)}>
-              {EXPIRY_CHOICES.map((choice) => (
-                <FormSelectOption key={choice.seconds} value={String(choice.seconds)} label={choice.label} />
-              ))}
-            </FormSelect>
+          <FormGroup label="Virtual clusters" fieldId="key-virtual-clusters">
+            <TextInput id="key-virtual-clusters" value={virtualClusters} onChange={(_e, v) => setVirtualClusters(v)} />
+            <FormHelperText>
+              <HelperText>
+                <HelperTextItem>project/virtual-cluster, separated by commas.</HelperTextItem>
+              </HelperText>
+            </FormHelperText>
           </FormGroup>
-          <FormGroup fieldId="key-limit-scope" role="group" label="Scope">
+          <FormGroup label="Clusters" fieldId="key-clusters">
+            <TextInput id="key-clusters" value={clusters} onChange={(_e, v) => setClusters(v)} />
+          </FormGroup>
+          <FormGroup label="Roles" role="group" fieldId="key-roles" isStack>
             <Checkbox
-              id="key-limit-scope"
-              label="Limit Scope"
-              description="Without a scope the key can do everything its owner can."
-              isChecked={limit}
-              onChange={(_e, on) => setLimit(on)}
+              id="key-role-virtualcluster"
+              label="virtualcluster"
+              description="Connect virtual clusters to the platform"
+              isChecked={roleVirtualCluster}
+              onChange={(_e, on) => setRoleVirtualCluster(on)}
+            />
+            <Checkbox
+              id="key-role-platformcli"
+              label="platformCLI"
+              description="The command-line client's reads"
+              isChecked={rolePlatformCli}
+              onChange={(_e, on) => setRolePlatformCli(on)}
             />
           </FormGroup>
-          {limit && (
-            <>
-              <FormGroup label="Projects" fieldId="key-projects">
-                <TextInput id="key-projects" value={projects} onChange={(_e, v) => setProjects(v)} />
-                <FormHelperText>
-                  <HelperText>
-                    <HelperTextItem>Project names separated by commas; * selects all projects.</HelperTextItem>
-                  </HelperText>
-                </FormHelperText>
-              </FormGroup>
-              <FormGroup label="Virtual clusters" fieldId="key-virtual-clusters">
-                <TextInput
-                  id="key-virtual-clusters"
-                  value={virtualClusters}
-                  onChange={(_e, v) => setVirtualClusters(v)}
-                />
-                <FormHelperText>
-                  <HelperText>
-                    <HelperTextItem>project/virtual-cluster, separated by commas.</HelperTextItem>
-                  </HelperText>
-                </FormHelperText>
-              </FormGroup>
-              <FormGroup label="Clusters" fieldId="key-clusters">
-                <TextInput id="key-clusters" value={clusters} onChange={(_e, v) => setClusters(v)} />
-              </FormGroup>
-              <FormGroup label="Roles" role="group" fieldId="key-roles" isStack>
-                <Checkbox
-                  id="key-role-virtualcluster"
-                  label="virtualcluster"
-                  description="Connect virtual clusters to the platform"
-                  isChecked={roleVirtualCluster}
-                  onChange={(_e, on) => setRoleVirtualCluster(on)}
-                />
-                <Checkbox
-                  id="key-role-platformcli"
-                  label="platformCLI"
-                  description="The command-line client's reads"
-                  isChecked={rolePlatformCli}
-                  onChange={(_e, on) => setRolePlatformCli(on)}
-                />
-              </FormGroup>
-            </>
-          )}
-          <ErrorAlert error={error} title="The access key was not created" />
-        </Form>
-      </ModalBody>
-      <ModalFooter>
-        <Button type="submit" form="create-key-form" isLoading={busy} isDisabled={busy}>
-          Create
-        </Button>
-        <Button variant="link" onClick={onClose}>
-          Cancel
-        </Button>
-      </ModalFooter>
-    </Modal>
+        </>
+      )}
+    </FormModal>
   );
 }
 
@@ -236,15 +205,9 @@ export default function AccessKeysPage({ user }: { user?: string }) {
   const paged = usePaged(keys.items, (k) => `${k.metadata.name} ${k.spec?.displayName} ${k.spec?.type}`);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<AccessKey>();
-  const [actionError, setActionError] = useState<unknown>();
-  const setDisabled = async (key: AccessKey, disabled: boolean) => {
-    setActionError(undefined);
-    try {
-      await api.patch(mgmt("ownedaccesskeys", key.metadata.name), { spec: { disabled } });
-    } catch (failure) {
-      setActionError(failure);
-    }
-  };
+  const action = useRowAction();
+  const setDisabled = (key: AccessKey, disabled: boolean) =>
+    action.run(() => api.patch(mgmt("ownedaccesskeys", key.metadata.name), { spec: { disabled } }));
   const create = (
     <Button variant="primary" onClick={() => setCreating(true)}>
       Create Access Key
@@ -263,82 +226,45 @@ export default function AccessKeysPage({ user }: { user?: string }) {
       <Title headingLevel="h1">{user ? `Access Keys of ${user}` : "Access Keys"}</Title>
       <ListToolbar label="access keys" paged={paged} actions={create} />
       <ErrorAlert error={keys.error} title="Access keys cannot be listed" />
-      <ErrorAlert error={actionError} />
-      {keys.loading ? (
-        <Loading what="access keys" />
-      ) : paged.filtered.length === 0 ? (
-        <Empty
-          title="No access keys"
-          body="Create an access key for the command-line client, a script or a virtual cluster."
-          action={create}
-        />
-      ) : (
-        <Table aria-label="Access Keys" variant="compact">
-          <Thead>
-            <Tr>
-              <Th>Display Name</Th>
-              <Th>Type</Th>
-              <Th>Scope</Th>
-              <Th>Expires</Th>
-              <Th>Last activity</Th>
-              <Th>Status</Th>
-              <Th screenReaderText="Actions" />
-            </Tr>
-          </Thead>
-          <Tbody>
-            {paged.visible.map((key) => {
-              const name = key.metadata.name ?? "";
-              const label = key.spec?.displayName || name;
-              return (
-                <Tr key={name}>
-                  <Td dataLabel="Display Name">{label}</Td>
-                  <Td dataLabel="Type">{key.spec?.type || "User"}</Td>
-                  <Td dataLabel="Scope">{scopeSummary(key.spec?.scope)}</Td>
-                  <Td dataLabel="Expires">
-                    <TimeAgo value={expiresAt(key)} />
-                  </Td>
-                  <Td dataLabel="Last activity">
-                    <TimeAgo value={key.status?.lastActivity} />
-                  </Td>
-                  <Td dataLabel="Status">
-                    {key.spec?.disabled ? <Label color="orange">Disabled</Label> : <Label color="green">Enabled</Label>}
-                  </Td>
-                  <Td isActionCell>
-                    <ActionsColumn
-                      popperProps={{ position: "right" }}
-                      actionsToggle={({ onToggle, isOpen, toggleRef }) => (
-                        <Button
-                          ref={toggleRef}
-                          variant="plain"
-                          onClick={onToggle}
-                          aria-expanded={isOpen}
-                          aria-label={`Actions for ${label}`}
-                        >
-                          ⋮
-                        </Button>
-                      )}
-                      items={[
-                        key.spec?.disabled
-                          ? { title: "Enable", onClick: () => void setDisabled(key, false) }
-                          : { title: "Disable", onClick: () => void setDisabled(key, true) },
-                        { isSeparator: true },
-                        { title: "Delete", onClick: () => setDeleting(key) },
-                      ]}
-                    />
-                  </Td>
-                </Tr>
-              );
-            })}
-          </Tbody>
-        </Table>
-      )}
+      <ErrorAlert error={action.error} />
+      <ResourceList
+        label="Access Keys"
+        list={keys}
+        rows={paged.visible}
+        searching={!!paged.search}
+        empty={{
+          title: "No access keys",
+          body: "Create an access key for the command-line client, a script or a virtual cluster.",
+          action: create,
+        }}
+        rowName={keyLabel}
+        columns={[
+          { title: "Display Name", cell: keyLabel },
+          { title: "Type", cell: (key) => key.spec?.type || "User" },
+          { title: "Scope", cell: (key) => scopeSummary(key.spec?.scope) },
+          { title: "Expires", cell: (key) => <TimeAgo value={expiresAt(key)} /> },
+          { title: "Last activity", cell: (key) => <TimeAgo value={key.status?.lastActivity} /> },
+          {
+            title: "Status",
+            cell: (key) =>
+              key.spec?.disabled ? <Label color="orange">Disabled</Label> : <Label color="green">Enabled</Label>,
+          },
+        ]}
+        actions={(key) => [
+          key.spec?.disabled
+            ? { title: "Enable", onClick: () => void setDisabled(key, false) }
+            : { title: "Disable", onClick: () => void setDisabled(key, true) },
+          { isSeparator: true },
+          { title: "Delete", onClick: () => setDeleting(key) },
+        ]}
+      />
       {creating && <CreateKey user={owner} onClose={() => setCreating(false)} />}
       {deleting && (
         <ConfirmDelete
           what="access key"
           name={deleting.spec?.displayName || (deleting.metadata.name ?? "")}
           detail="Anything that uses this key loses access at once. This cannot be undone."
-          onConfirm={() => api.remove(mgmt("ownedaccesskeys", deleting.metadata.name)).then(() => undefined)}
+          onConfirm={() => api.remove(mgmt("ownedaccesskeys", deleting.metadata.name))}
           onClose={() => setDeleting(undefined)}
         />
       )}

@@ -8,7 +8,6 @@ import {
   BreadcrumbItem,
   Button,
   ClipboardCopy,
-  Form,
   FormGroup,
   FormHelperText,
   FormSelect,
@@ -16,19 +15,15 @@ import {
   HelperText,
   HelperTextItem,
   Label,
-  Modal,
-  ModalBody,
-  ModalFooter,
-  ModalHeader,
   NumberInput,
   PageSection,
   Radio,
   TextInput,
   Title,
 } from "@patternfly/react-core";
-import { ActionsColumn, Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
-import { type FormEvent, useState } from "react";
-import { ConfirmDelete, Empty, ErrorAlert, ListToolbar, Loading, TimeAgo, usePaged } from "../components/common.tsx";
+import { useState } from "react";
+import { ErrorAlert, ListToolbar, TimeAgo, usePaged } from "../components/common.tsx";
+import { ConfirmDelete, FormModal, ResourceList, ResultModal } from "../components/resource-list.tsx";
 import { api, mgmt } from "../lib/api.ts";
 import type { Instance, Project } from "../lib/kube.ts";
 import { Link, navigate } from "../lib/router.tsx";
@@ -43,95 +38,72 @@ function ProjectForm({ project, onClose }: { project?: Project; onClose: () => v
   const [name, setName] = useState(project?.metadata.name ?? "");
   const [displayName, setDisplayName] = useState(project?.spec?.displayName ?? "");
   const [members, setMembers] = useState<Member[]>(project?.spec?.members ?? []);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
   const update = (index: number, change: Partial<Member>) =>
     setMembers(members.map((member, i) => (i === index ? { ...member, ...change } : member)));
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const spec = { displayName, members: members.filter((m) => m.name.trim()) };
-      if (editing) await api.patch(mgmt("projects", name), { spec });
-      else await api.create(mgmt("projects"), { apiVersion: V1, kind: "Project", metadata: { name }, spec });
-      onClose();
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
+  const submit = async () => {
+    const spec = { displayName, members: members.filter((m) => m.name.trim()) };
+    if (editing) await api.patch(mgmt("projects", name), { spec });
+    else await api.create(mgmt("projects"), { apiVersion: V1, kind: "Project", metadata: { name }, spec });
+    return undefined;
   };
   return (
-    <Modal isOpen onClose={onClose} variant="medium" aria-labelledby="project-form-title">
-      <ModalHeader title={editing ? `Edit project ${name}` : "Create Project"} labelId="project-form-title" />
-      <ModalBody>
-        <Form id="project-form" onSubmit={submit}>
-          <FormGroup label="Name" isRequired fieldId="project-name">
-            <TextInput
-              id="project-name"
-              isRequired
-              value={name}
-              onChange={(_e, v) => setName(v)}
-              isDisabled={editing}
-            />
-          </FormGroup>
-          <FormGroup label="Display Name" fieldId="project-display-name">
-            <TextInput id="project-display-name" value={displayName} onChange={(_e, v) => setDisplayName(v)} />
-          </FormGroup>
-          <FormGroup label="Members" role="group" fieldId="project-members">
-            {members.map((member, index) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place, by position
-              <div key={index} style={{ display: "flex", gap: "0.5rem", marginBottom: "0.5rem" }}>
-                <FormSelect
-                  aria-label={`Kind of member ${index + 1}`}
-                  value={member.kind ?? "User"}
-                  onChange={(_e, v) => update(index, { kind: v })}
-                >
-                  <FormSelectOption value="User" label="User" />
-                  <FormSelectOption value="Team" label="Team" />
-                </FormSelect>
-                <TextInput
-                  aria-label={`Name of member ${index + 1}`}
-                  value={member.name}
-                  onChange={(_e, v) => update(index, { name: v })}
-                />
-                <FormSelect
-                  aria-label={`Role of member ${index + 1}`}
-                  value={member.clusterRole ?? "view"}
-                  onChange={(_e, v) => update(index, { clusterRole: v })}
-                >
-                  <FormSelectOption value="view" label="view" />
-                  <FormSelectOption value="edit" label="edit" />
-                  <FormSelectOption value="admin" label="admin" />
-                </FormSelect>
-                <Button
-                  variant="plain"
-                  aria-label={`Remove member ${index + 1}`}
-                  onClick={() => setMembers(members.filter((_, i) => i !== index))}
-                >
-                  ✕
-                </Button>
-              </div>
-            ))}
-            <Button
-              variant="link"
-              onClick={() => setMembers([...members, { kind: "User", name: "", clusterRole: "view" }])}
+    <FormModal
+      title={editing ? `Edit project ${name}` : "Create Project"}
+      id="project-form"
+      submitLabel={editing ? "Save" : "Create"}
+      failure="The project was not saved"
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <FormGroup label="Name" isRequired fieldId="project-name">
+        <TextInput id="project-name" isRequired value={name} onChange={(_e, v) => setName(v)} isDisabled={editing} />
+      </FormGroup>
+      <FormGroup label="Display Name" fieldId="project-display-name">
+        <TextInput id="project-display-name" value={displayName} onChange={(_e, v) => setDisplayName(v)} />
+      </FormGroup>
+      <FormGroup label="Members" role="group" fieldId="project-members">
+        {members.map((member, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place, by position
+          <div key={index} style={{ display: "flex", gap: "0.5rem", marginBottom: "0.5rem" }}>
+            <FormSelect
+              aria-label={`Kind of member ${index + 1}`}
+              value={member.kind ?? "User"}
+              onChange={(_e, v) => update(index, { kind: v })}
             >
-              Add member
+              <FormSelectOption value="User" label="User" />
+              <FormSelectOption value="Team" label="Team" />
+            </FormSelect>
+            <TextInput
+              aria-label={`Name of member ${index + 1}`}
+              value={member.name}
+              onChange={(_e, v) => update(index, { name: v })}
+            />
+            <FormSelect
+              aria-label={`Role of member ${index + 1}`}
+              value={member.clusterRole ?? "view"}
+              onChange={(_e, v) => update(index, { clusterRole: v })}
+            >
+              <FormSelectOption value="view" label="view" />
+              <FormSelectOption value="edit" label="edit" />
+              <FormSelectOption value="admin" label="admin" />
+            </FormSelect>
+            <Button
+              variant="plain"
+              aria-label={`Remove member ${index + 1}`}
+              onClick={() => setMembers(members.filter((_, i) => i !== index))}
+            >
+              ✕
             </Button>
-          </FormGroup>
-          <ErrorAlert error={error} title="The project was not saved" />
-        </Form>
-      </ModalBody>
-      <ModalFooter>
-        <Button type="submit" form="project-form" isLoading={busy} isDisabled={busy}>
-          {editing ? "Save" : "Create"}
+          </div>
+        ))}
+        <Button
+          variant="link"
+          onClick={() => setMembers([...members, { kind: "User", name: "", clusterRole: "view" }])}
+        >
+          Add member
         </Button>
-        <Button variant="link" onClick={onClose}>
-          Cancel
-        </Button>
-      </ModalFooter>
-    </Modal>
+      </FormGroup>
+    </FormModal>
   );
 }
 
@@ -150,69 +122,38 @@ function ProjectList() {
       <Title headingLevel="h1">Projects</Title>
       <ListToolbar label="projects" paged={paged} actions={create} />
       <ErrorAlert error={projects.error} title="Projects cannot be listed" />
-      {projects.loading ? (
-        <Loading what="projects" />
-      ) : paged.filtered.length === 0 ? (
-        <Empty
-          title={paged.search ? "No project matches" : "No projects yet"}
-          body={paged.search ? "Clear the search to see every project." : "Create a project to hold virtual clusters."}
-          action={paged.search ? undefined : create}
-        />
-      ) : (
-        <Table aria-label="Projects" variant="compact">
-          <Thead>
-            <Tr>
-              <Th>Name</Th>
-              <Th>Display Name</Th>
-              <Th>Members</Th>
-              <Th>Created</Th>
-              <Th screenReaderText="Actions" />
-            </Tr>
-          </Thead>
-          <Tbody>
-            {paged.visible.map((project) => {
-              const name = project.metadata.name ?? "";
-              return (
-                <Tr key={name}>
-                  <Td dataLabel="Name">
-                    <Link to={`/projects/${encodeURIComponent(name)}`}>{name}</Link>
-                  </Td>
-                  <Td dataLabel="Display Name">{project.spec?.displayName}</Td>
-                  <Td dataLabel="Members">
-                    {(project.spec?.members ?? []).map((m) => `${m.name} (${m.clusterRole ?? "view"})`).join(", ") ||
-                      "None"}
-                  </Td>
-                  <Td dataLabel="Created">
-                    <TimeAgo value={project.metadata.creationTimestamp} />
-                  </Td>
-                  <Td isActionCell>
-                    <ActionsColumn
-                      popperProps={{ position: "right" }}
-                      actionsToggle={({ onToggle, isOpen, toggleRef }) => (
-                        <Button
-                          ref={toggleRef}
-                          variant="plain"
-                          onClick={onToggle}
-                          aria-expanded={isOpen}
-                          aria-label={`Actions for ${name}`}
-                        >
-                          ⋮
-                        </Button>
-                      )}
-                      items={[
-                        { title: "Virtual clusters", onClick: () => navigate(`/projects/${encodeURIComponent(name)}`) },
-                        { title: "Edit members", onClick: () => setEditing(project) },
-                        { isSeparator: true },
-                        { title: "Delete", onClick: () => setDeleting(project) },
-                      ]}
-                    />
-                  </Td>
-                </Tr>
-              );
-            })}
-          </Tbody>
-        </Table>
-      )}
+      <ResourceList
+        label="Projects"
+        list={projects}
+        rows={paged.visible}
+        searching={!!paged.search}
+        empty={{ title: "No projects yet", body: "Create a project to hold virtual clusters.", action: create }}
+        rowName={(project) => project.metadata.name ?? ""}
+        columns={[
+          {
+            title: "Name",
+            cell: (project) => (
+              <Link to={`/projects/${encodeURIComponent(project.metadata.name ?? "")}`}>{project.metadata.name}</Link>
+            ),
+          },
+          { title: "Display Name", cell: (project) => project.spec?.displayName },
+          {
+            title: "Members",
+            cell: (project) =>
+              (project.spec?.members ?? []).map((m) => `${m.name} (${m.clusterRole ?? "view"})`).join(", ") || "None",
+          },
+          { title: "Created", cell: (project) => <TimeAgo value={project.metadata.creationTimestamp} /> },
+        ]}
+        actions={(project) => {
+          const name = project.metadata.name ?? "";
+          return [
+            { title: "Virtual clusters", onClick: () => navigate(`/projects/${encodeURIComponent(name)}`) },
+            { title: "Edit members", onClick: () => setEditing(project) },
+            { isSeparator: true },
+            { title: "Delete", onClick: () => setDeleting(project) },
+          ];
+        }}
+      />
       {editing && (
         <ProjectForm project={editing === "new" ? undefined : editing} onClose={() => setEditing(undefined)} />
       )}
@@ -221,7 +162,7 @@ function ProjectList() {
           what="project"
           name={deleting.metadata.name ?? ""}
           detail="The project and its virtual cluster instances will be deleted. This cannot be undone."
-          onConfirm={() => api.remove(mgmt("projects", deleting.metadata.name)).then(() => undefined)}
+          onConfirm={() => api.remove(mgmt("projects", deleting.metadata.name))}
           onClose={() => setDeleting(undefined)}
         />
       )}
@@ -251,178 +192,133 @@ function KubeconfigDialog({
 }) {
   const [form, setForm] = useState<"token" | "cert">("token");
   const [ttlHours, setTtlHours] = useState<number | "">(24);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const spec =
-        form === "cert" ? { clientCert: true, certificateTTL: Math.round(Number(ttlHours || 0) * 3600) } : {};
-      const result = await api.create<{ status?: { kubeConfig?: string } }>(
-        `${mgmt("namespaces", namespace, "virtualclusterinstances", instance)}/kubeconfig`,
-        { apiVersion: V1, kind: "VirtualClusterInstanceKubeConfig", spec },
-      );
-      download(`${instance}.kubeconfig`, result.status?.kubeConfig ?? "");
-      onClose();
-    } catch (failure) {
-      setError(failure);
-      setBusy(false);
-    }
+  const submit = async () => {
+    const spec = form === "cert" ? { clientCert: true, certificateTTL: Math.round(Number(ttlHours || 0) * 3600) } : {};
+    const result = await api.create<{ status?: { kubeConfig?: string } }>(
+      `${mgmt("namespaces", namespace, "virtualclusterinstances", instance)}/kubeconfig`,
+      { apiVersion: V1, kind: "VirtualClusterInstanceKubeConfig", spec },
+    );
+    download(`${instance}.kubeconfig`, result.status?.kubeConfig ?? "");
+    return undefined;
   };
   return (
-    <Modal isOpen onClose={onClose} variant="small" aria-labelledby="kubeconfig-title">
-      <ModalHeader title={`Kubeconfig of ${instance}`} labelId="kubeconfig-title" />
-      <ModalBody>
-        <Form id="kubeconfig-form" onSubmit={submit}>
-          <FormGroup role="radiogroup" fieldId="kubeconfig-form-kind" label="Credential" isStack>
-            <Radio
-              id="kubeconfig-token"
-              name="kubeconfig-kind"
-              label="Access token"
-              description="A new access key of yours, limited to this virtual cluster"
-              isChecked={form === "token"}
-              onChange={() => setForm("token")}
-            />
-            <Radio
-              id="kubeconfig-cert"
-              name="kubeconfig-kind"
-              label="Client certificate"
-              isChecked={form === "cert"}
-              onChange={() => setForm("cert")}
-            />
-          </FormGroup>
-          {form === "cert" && (
-            <FormGroup label="Certificate TTL (hours)" fieldId="kubeconfig-ttl">
-              <NumberInput
-                id="kubeconfig-ttl"
-                inputName="kubeconfig-ttl"
-                inputAriaLabel="Certificate TTL (hours)"
-                minusBtnAriaLabel="Fewer hours"
-                plusBtnAriaLabel="More hours"
-                value={ttlHours}
-                min={0}
-                onMinus={() => setTtlHours(Math.max(0, Number(ttlHours || 0) - 1))}
-                onPlus={() => setTtlHours(Number(ttlHours || 0) + 1)}
-                onChange={(event) => {
-                  const value = (event.target as HTMLInputElement).value;
-                  setTtlHours(value === "" ? "" : Number(value));
-                }}
-              />
-              <FormHelperText>
-                <HelperText>
-                  <HelperTextItem>0: the cluster's signing default (typically one year).</HelperTextItem>
-                </HelperText>
-              </FormHelperText>
-            </FormGroup>
-          )}
-          <ErrorAlert error={error} title="The kubeconfig was not issued" />
-        </Form>
-      </ModalBody>
-      <ModalFooter>
-        <Button type="submit" form="kubeconfig-form" isLoading={busy} isDisabled={busy}>
-          Download
-        </Button>
-        <Button variant="link" onClick={onClose}>
-          Cancel
-        </Button>
-      </ModalFooter>
-    </Modal>
+    <FormModal
+      title={`Kubeconfig of ${instance}`}
+      id="kubeconfig-form"
+      submitLabel="Download"
+      failure="The kubeconfig was not issued"
+      variant="small"
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <FormGroup role="radiogroup" fieldId="kubeconfig-form-kind" label="Credential" isStack>
+        <Radio
+          id="kubeconfig-token"
+          name="kubeconfig-kind"
+          label="Access token"
+          description="A new access key of yours, limited to this virtual cluster"
+          isChecked={form === "token"}
+          onChange={() => setForm("token")}
+        />
+        <Radio
+          id="kubeconfig-cert"
+          name="kubeconfig-kind"
+          label="Client certificate"
+          isChecked={form === "cert"}
+          onChange={() => setForm("cert")}
+        />
+      </FormGroup>
+      {form === "cert" && (
+        <FormGroup label="Certificate TTL (hours)" fieldId="kubeconfig-ttl">
+          <NumberInput
+            id="kubeconfig-ttl"
+            inputName="kubeconfig-ttl"
+            inputAriaLabel="Certificate TTL (hours)"
+            minusBtnAriaLabel="Fewer hours"
+            plusBtnAriaLabel="More hours"
+            value={ttlHours}
+            min={0}
+            onMinus={() => setTtlHours(Math.max(0, Number(ttlHours || 0) - 1))}
+            onPlus={() => setTtlHours(Number(ttlHours || 0) + 1)}
+            onChange={(event) => {
+              const value = (event.target as HTMLInputElement).value;
+              setTtlHours(value === "" ? "" : Number(value));
+            }}
+          />
+          <FormHelperText>
+            <HelperText>
+              <HelperTextItem>0: the cluster's signing default (typically one year).</HelperTextItem>
+            </HelperText>
+          </FormHelperText>
+        </FormGroup>
+      )}
+    </FormModal>
   );
 }
 
 function TokenDialog({ project, instance, onClose }: { project: string; instance: string; onClose: () => void }) {
   const [ttl, setTtl] = useState("3600");
   const [token, setToken] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const result = await api.create<{ status?: { token?: string } }>(mgmt("directclusterendpointtokens"), {
-        apiVersion: V1,
-        kind: "DirectClusterEndpointToken",
-        spec: { ttl: Number(ttl), scope: { virtualClusters: [{ project, virtualCluster: instance }] } },
-      });
-      setToken(result.status?.token ?? "");
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+  const submit = async () => {
+    const result = await api.create<{ status?: { token?: string } }>(mgmt("directclusterendpointtokens"), {
+      apiVersion: V1,
+      kind: "DirectClusterEndpointToken",
+      spec: { ttl: Number(ttl), scope: { virtualClusters: [{ project, virtualCluster: instance }] } },
+    });
+    setToken(result.status?.token ?? "");
+    return false;
   };
+  if (token !== undefined) {
+    return (
+      <ResultModal title={`Direct cluster endpoint token for ${instance}`} onClose={onClose}>
+        <Alert variant="warning" isInline title="Copy the token now: it is shown only this once." />
+        <ClipboardCopy
+          isReadOnly
+          hoverTip="Copy"
+          clickTip="Copied"
+          textAriaLabel="Endpoint token"
+          toggleAriaLabel="Show the whole token"
+        >
+          {token}
+        </ClipboardCopy>
+      </ResultModal>
+    );
+  }
   return (
-    <Modal isOpen onClose={onClose} variant="medium" aria-labelledby="token-title">
-      <ModalHeader title={`Direct cluster endpoint token for ${instance}`} labelId="token-title" />
-      <ModalBody>
-        {token !== undefined ? (
-          <>
-            <Alert variant="warning" isInline title="Copy the token now: it is shown only this once." />
-            <ClipboardCopy
-              isReadOnly
-              hoverTip="Copy"
-              clickTip="Copied"
-              textAriaLabel="Endpoint token"
-              toggleAriaLabel="Show the whole token"
-            >
-              {token}
-            </ClipboardCopy>
-          </>
-        ) : (
-          <Form id="token-form" onSubmit={submit}>
-            <FormGroup label="Valid for" fieldId="token-ttl">
-              <FormSelect id="token-ttl" value={ttl} onChange={(_e, v) => setTtl(v)}>
-                <FormSelectOption value="900" label="15 minutes" />
-                <FormSelectOption value="3600" label="1 hour" />
-                <FormSelectOption value="28800" label="8 hours" />
-                <FormSelectOption value="86400" label="1 day" />
-              </FormSelect>
-            </FormGroup>
-            <ErrorAlert error={error} title="The token was not issued" />
-          </Form>
-        )}
-      </ModalBody>
-      <ModalFooter>
-        {token === undefined ? (
-          <>
-            <Button type="submit" form="token-form" isLoading={busy} isDisabled={busy}>
-              Issue token
-            </Button>
-            <Button variant="link" onClick={onClose}>
-              Cancel
-            </Button>
-          </>
-        ) : (
-          <Button onClick={onClose}>Done</Button>
-        )}
-      </ModalFooter>
-    </Modal>
+    <FormModal
+      title={`Direct cluster endpoint token for ${instance}`}
+      id="token-form"
+      submitLabel="Issue token"
+      failure="The token was not issued"
+      onSubmit={submit}
+      onClose={onClose}
+    >
+      <FormGroup label="Valid for" fieldId="token-ttl">
+        <FormSelect id="token-ttl" value={ttl} onChange={(_e, v) => setTtl(v)}>
+          <FormSelectOption value="900" label="15 minutes" />
+          <FormSelectOption value="3600" label="1 hour" />
+          <FormSelectOption value="28800" label="8 hours" />
+          <FormSelectOption value="86400" label="1 day" />
+        </FormSelect>
+      </FormGroup>
+    </FormModal>
   );
 }
 
 function ConnectDialog({ project, instance, onClose }: { project: string; instance: string; onClose: () => void }) {
   return (
-    <Modal isOpen onClose={onClose} variant="medium" aria-labelledby="connect-title">
-      <ModalHeader title={`Connect to ${instance}`} labelId="connect-title" />
-      <ModalBody>
-        <p>Run this where the virtualcluster command-line client is logged in to the platform:</p>
-        <ClipboardCopy
-          isReadOnly
-          hoverTip="Copy"
-          clickTip="Copied"
-          textAriaLabel="Connect command"
-          toggleAriaLabel="Show the command"
-        >
-          {`virtualcluster connect ${instance} --project ${project}`}
-        </ClipboardCopy>
-      </ModalBody>
-      <ModalFooter>
-        <Button onClick={onClose}>Done</Button>
-      </ModalFooter>
-    </Modal>
+    <ResultModal title={`Connect to ${instance}`} onClose={onClose}>
+      <p>Run this where the virtualcluster command-line client is logged in to the platform:</p>
+      <ClipboardCopy
+        isReadOnly
+        hoverTip="Copy"
+        clickTip="Copied"
+        textAriaLabel="Connect command"
+        toggleAriaLabel="Show the command"
+      >
+        {`virtualcluster connect ${instance} --project ${project}`}
+      </ClipboardCopy>
+    </ResultModal>
   );
 }
 
@@ -443,74 +339,35 @@ function ProjectInstances({ project }: { project: string }) {
       <Title headingLevel="h1">Virtual clusters of {project}</Title>
       <ListToolbar label="virtual clusters" paged={paged} />
       <ErrorAlert error={instances.error} title="Virtual clusters cannot be listed" />
-      {instances.loading ? (
-        <Loading what="virtual clusters" />
-      ) : paged.filtered.length === 0 ? (
-        <Empty
-          title="No virtual clusters in this project"
-          body={`Create one with: virtualcluster create NAME --project ${project} (a virtual cluster that connects registers itself here).`}
-        />
-      ) : (
-        <Table aria-label="Virtual clusters" variant="compact">
-          <Thead>
-            <Tr>
-              <Th>Name</Th>
-              <Th>Phase</Th>
-              <Th>Online</Th>
-              <Th>Last heartbeat</Th>
-              <Th screenReaderText="Actions" />
-            </Tr>
-          </Thead>
-          <Tbody>
-            {paged.visible.map((instance) => {
-              const name = instance.metadata.name ?? "";
-              return (
-                <Tr key={name}>
-                  <Td dataLabel="Name">{instance.spec?.displayName || name}</Td>
-                  <Td dataLabel="Phase">{instance.status?.phase ?? "Pending"}</Td>
-                  <Td dataLabel="Online">
-                    {instance.status?.online ? (
-                      <Label color="green">Online</Label>
-                    ) : (
-                      <Label color="grey">Offline</Label>
-                    )}
-                  </Td>
-                  <Td dataLabel="Last heartbeat">
-                    <TimeAgo value={instance.status?.lastHeartbeatTime} />
-                  </Td>
-                  <Td isActionCell>
-                    <ActionsColumn
-                      popperProps={{ position: "right" }}
-                      actionsToggle={({ onToggle, isOpen, toggleRef }) => (
-                        <Button
-                          ref={toggleRef}
-                          variant="plain"
-                          onClick={onToggle}
-                          aria-expanded={isOpen}
-                          aria-label={`Actions for ${name}`}
-                        >
-                          ⋮
-                        </Button>
-                      )}
-                      items={[
-                        {
-                          title: "Download kubeconfig",
-                          onClick: () => setDialog({ kind: "kubeconfig", instance: name }),
-                        },
-                        {
-                          title: "Copy connect command",
-                          onClick: () => setDialog({ kind: "connect", instance: name }),
-                        },
-                        { title: "Issue endpoint token", onClick: () => setDialog({ kind: "token", instance: name }) },
-                      ]}
-                    />
-                  </Td>
-                </Tr>
-              );
-            })}
-          </Tbody>
-        </Table>
-      )}
+      <ResourceList
+        label="Virtual clusters"
+        list={instances}
+        rows={paged.visible}
+        searching={!!paged.search}
+        empty={{
+          title: "No virtual clusters in this project",
+          body: `Create one with: virtualcluster create NAME --project ${project} (a virtual cluster that connects registers itself here).`,
+        }}
+        rowName={(instance) => instance.metadata.name ?? ""}
+        columns={[
+          { title: "Name", cell: (instance) => instance.spec?.displayName || instance.metadata.name },
+          { title: "Phase", cell: (instance) => instance.status?.phase ?? "Pending" },
+          {
+            title: "Online",
+            cell: (instance) =>
+              instance.status?.online ? <Label color="green">Online</Label> : <Label color="grey">Offline</Label>,
+          },
+          { title: "Last heartbeat", cell: (instance) => <TimeAgo value={instance.status?.lastHeartbeatTime} /> },
+        ]}
+        actions={(instance) => {
+          const name = instance.metadata.name ?? "";
+          return [
+            { title: "Download kubeconfig", onClick: () => setDialog({ kind: "kubeconfig", instance: name }) },
+            { title: "Copy connect command", onClick: () => setDialog({ kind: "connect", instance: name }) },
+            { title: "Issue endpoint token", onClick: () => setDialog({ kind: "token", instance: name }) },
+          ];
+        }}
+      />
       {dialog?.kind === "kubeconfig" && (
         <KubeconfigDialog namespace={namespace} instance={dialog.instance} onClose={() => setDialog(undefined)} />
       )}

@@ -56,7 +56,22 @@ async function walk(dir: string): Promise<string[]> {
   return out;
 }
 
-export async function loadConsoleFiles(dir: string | undefined): Promise<ConsoleFiles> {
+/**
+ * Reads the build. A build that is being replaced meanwhile (its files vanish under the walk) is read again, a few
+ * times; then the console counts as not built, which the platform serves as a page saying so.
+ */
+export async function loadConsoleFiles(dir: string | undefined, attempts = 5): Promise<ConsoleFiles> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readConsoleFiles(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= attempts) return { files: new Map() };
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
+async function readConsoleFiles(dir: string | undefined): Promise<ConsoleFiles> {
   const files = new Map<string, ConsoleFile>();
   if (!dir || !existsSync(join(dir, "index.html"))) return { files };
   const index = await readFile(join(dir, "index.html"), "utf8");

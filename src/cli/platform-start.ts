@@ -104,21 +104,22 @@ export function addStartCommand(platform: Command): void {
         limits: inflightLimits(opts),
         logger,
       });
-      const out = process.stdout;
-      out.write(`Platform listening on ${running.url}\n`);
+      // One write: whoever watches for the "listening" line also gets the shown-once credentials with it.
+      const lines = [`Platform listening on ${running.url}\n`];
       if (running.createdAdminKey) {
-        out.write(
+        lines.push(
           `\nCreated user "admin". Its access key is shown only this once:\n\n  ${running.createdAdminKey}\n\n` +
             `It is also stored in ${join(running.dataDir, ADMIN_KEY_FILE)} (mode 0600).\n`,
         );
       }
       if (running.createdAdminPassword) {
-        out.write(
+        lines.push(
           `\nIts password (for POST /auth/password/login) is shown only this once:\n\n  ${running.createdAdminPassword}\n\n` +
             `It is also stored in ${join(running.dataDir, ADMIN_PASSWORD_FILE)} (mode 0600).\n`,
         );
       }
-      out.write(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
+      lines.push(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
+      process.stdout.write(lines.join(""));
       stopOnSignal(logger, () => running.close());
     });
 }

@@ -3,7 +3,6 @@ import type { ReferencedObject } from "../patches/types.ts";
 import { MANAGED_BY_LABEL } from "../translate/constants.ts";
 import {
   IMPORTED_LABEL,
-  IMPORTED_NAME_ANNOTATION,
   MAX_SELF_TRIGGERED_WRITES,
   OBJECT_NAME_ANNOTATION,
   OBJECT_NAMESPACE_ANNOTATION,
@@ -149,11 +148,8 @@ export class Reconciler {
     let hostObject = isManagedBy(current, this.#options.name) ? current : undefined;
     const virtual = isOrphan(parsed) ? undefined : this.virtualObject(parsed);
 
-    if (
-      !isOrphan(parsed) &&
-      (resource === "configmaps" || resource === "secrets") &&
-      (!virtual || isImported(virtual))
-    ) {
+    const importable = !isOrphan(parsed) && (resource === "configmaps" || resource === "secrets");
+    if (importable && (isImported(virtual) || (!virtual && !hostObject))) {
       await this.#import(key, parsed, virtual, { namespace: hostNamespace, name: hostName });
       return;
     }

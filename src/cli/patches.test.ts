@@ -260,3 +260,17 @@ test("config defaults reports bad settings with field paths", () => {
     stderr: 'sync.toHost.endpoints.enabled: Invalid value: "maybe": must be a boolean\n',
   });
 });
+
+test("patches apply names a failing built-in once", () => {
+  const dns = file(
+    "dns.yaml",
+    "sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: metadata.annotations.b\n          expression: virtualToHostDNS(value)\n",
+  );
+  const object = file("dns-object.yaml", "metadata:\n  name: x\n  namespace: d\n  annotations:\n    b: nope\n");
+  const { code, stderr } = cli(["patches", "apply", "-f", dns, "--resource", "endpoints", object]);
+  assert.equal(code, 1);
+  assert.equal(
+    stderr,
+    'sync.toHost.endpoints.patches[0].expression (at metadata.annotations.b): TypeError: virtualToHostDNS: "nope" is not of the form <name>.<namespace>.svc[.<cluster-domain>]\n',
+  );
+});

@@ -14,6 +14,7 @@ import { ApiKeyNotFoundError, lookupApiKey, type PlatformCredentials } from "./a
 import {
   createPlatformApi,
   type InstanceObject,
+  isUnreachable,
   PLATFORM_GROUP,
   PLATFORM_VERSION,
   type PlatformApi,
@@ -155,6 +156,9 @@ export class PlatformConnection {
     try {
       self = await api.self();
     } catch (error) {
+      if (isUnreachable(error)) {
+        throw new ConnectionError(`cannot reach the platform at ${credentials.host}: ${platformErrorMessage(error)}`);
+      }
       throw new ConnectionError(
         `the platform at ${credentials.host} rejected the access key from ${credentials.source}: ${platformErrorMessage(error)}`,
       );

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ApiException, CoreV1Api, type CoreV1Event, KubeConfig, type V1Endpoints } from "@kubernetes/client-node";
+import { CoreV1Api, type CoreV1Event, type V1Endpoints } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { startClusterApiServer } from "../src/cluster-apiserver/cluster-api-server.ts";
 import { type LoadedSettings, loadSettings } from "../src/virtualcluster/settings/load.ts";
@@ -17,6 +17,7 @@ import { type Syncer, startSyncer } from "../src/virtualcluster/syncer/syncer.ts
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../src/virtualcluster/translate/constants.ts";
 import { createTranslator } from "../src/virtualcluster/translate/translator.ts";
 import { runCli } from "./support/cli-run.ts";
+import { kubeConfig, maybe } from "./support/kube-objects.ts";
 import { eventually } from "./support/kubectl.ts";
 
 type Server = Awaited<ReturnType<typeof startClusterApiServer>>;
@@ -48,16 +49,6 @@ sync:
           expression: 'value + "-" + context.vcluster.name'
 `;
 
-const notFound = (error: unknown) => error instanceof ApiException && error.code === 404;
-async function maybe<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (notFound(error)) return undefined;
-    throw error;
-  }
-}
-
 const service = (name: string, namespace = "default", clusterIP?: string) => ({
   metadata: { name, namespace },
   spec: { ports: [{ name: "http", port: 80 }], ...(clusterIP ? { clusterIP } : {}) },
@@ -69,11 +60,19 @@ const endpoints = (name: string, ip: string, namespace = "default", annotations:
     subsets: [{ addresses: [{ ip, hostname: "pod-a" }], ports: [{ name: "http", port: 8080 }] }],
   }) satisfies V1Endpoints;
 
-function kubeConfig(path: string): KubeConfig {
-  const config = new KubeConfig();
-  config.loadFromFile(path);
-  return config;
-}
+/** `virtualcluster patches apply` of the Endpoints patches with the settings the syncer runs. */
+const previewArgs = (dir: string) => [
+  "patches",
+  "apply",
+  "-f",
+  join(dir, "virtualcluster.yaml"),
+  "--resource",
+  "endpoints",
+  "--name",
+  VC,
+  "--namespace",
+  HOST_NS,
+];
 
 const hostWrites = (syncer: Syncer) =>
   Object.values(syncer.stats().writes.host)
@@ -179,21 +178,7 @@ describe("syncer, single-namespace mode", () => {
     const source = await virtual.readNamespacedEndpoints({ namespace: "default", name: "web" });
     const objectFile = join(pair.dir, "web.json");
     await writeFile(objectFile, JSON.stringify(source));
-    const preview = await runCli([
-      "patches",
-      "apply",
-      "-f",
-      join(pair.dir, "virtualcluster.yaml"),
-      "--resource",
-      "endpoints",
-      "--name",
-      VC,
-      "--namespace",
-      HOST_NS,
-      "-o",
-      "json",
-      objectFile,
-    ]);
+    const preview = await runCli([...previewArgs(pair.dir), "-o", "json", objectFile]);
     assert.equal(preview.code, 0, preview.stderr);
     assert.deepEqual(comparable(JSON.parse(preview.stdout)), comparable(JSON.parse(JSON.stringify(live))));
     const labels = live.metadata?.labels ?? {};
@@ -429,22 +414,9 @@ sync:
   });
 
   it("`patches apply` previews multi-namespace mode", async () => {
-    const settingsFile = join(pair.dir, "virtualcluster.yaml");
     const objectFile = join(pair.dir, "ep.yaml");
     await writeFile(objectFile, JSON.stringify(endpoints("web", "10.9.0.2", "team-b", { "secret-ref": "db" })));
-    const run = await runCli([
-      "patches",
-      "apply",
-      "-f",
-      settingsFile,
-      "--resource",
-      "endpoints",
-      "--name",
-      VC,
-      "--namespace",
-      HOST_NS,
-      objectFile,
-    ]);
+    const run = await runCli([...previewArgs(pair.dir), objectFile]);
     assert.equal(run.code, 0, run.stderr);
     const object = parse(run.stdout);
     assert.equal(object.metadata.name, "web");

@@ -170,7 +170,7 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
         name: "Heartbeat",
         type: "date",
         description: "Time since the virtual cluster last reported to the platform.",
-        cell: (i) => i.status?.lastHeartbeatTime ?? "<none>",
+        cell: (i) => i.status?.lastHeartbeatTime,
       },
       {
         name: "External",

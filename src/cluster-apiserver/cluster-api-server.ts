@@ -37,6 +37,7 @@ import { NamespaceController } from "./namespace-controller.ts";
 import { namespaceStore } from "./namespace-store.ts";
 import { RbacAuthorizer } from "./rbac/rbac-authorizer.ts";
 import { RbacIndex } from "./rbac/rbac-index.ts";
+import { ServiceAccountTokens } from "./service-account-tokens.ts";
 
 export const CLUSTER_ADMIN_KUBECONFIG = "admin.kubeconfig";
 export const CLUSTER_DATABASE = "cluster.db";
@@ -92,8 +93,12 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
     const addresses = new ServiceAddresses();
     const rbac = new RbacIndex();
     const registry = new Registry(storage);
-    for (const definition of clusterResources(addresses, storage, (kind, name, namespace) =>
-      rbac.roleRules(kind, name, namespace),
+    const tokens = await ServiceAccountTokens.open(dataDir, registry);
+    for (const definition of clusterResources(
+      addresses,
+      storage,
+      (kind, name, namespace) => rbac.roleRules(kind, name, namespace),
+      tokens.tokenRequest(),
     )) {
       registry.register(definition);
     }
@@ -137,7 +142,12 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
     const server = await startApiServer({
       resources: servedStores(registry),
       // The admin token is checked first so it never reaches an authenticator that might send it elsewhere.
-      authenticators: [new AdminTokenAuthenticator(token), certificates, ...(options.authenticators ?? [])],
+      authenticators: [
+        new AdminTokenAuthenticator(token),
+        certificates,
+        tokens.authenticator(),
+        ...(options.authenticators ?? []),
+      ],
       authorizer: new RbacAuthorizer(rbac, () => informer.fresh()),
       tls: {
         certPem: tls.certPem,

@@ -8,24 +8,13 @@ import { after, before, describe, it } from "node:test";
 import { AuthClient } from "./support/auth-client.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
+import { createAccessKey, readInstance, VIRTUALCLUSTER_SCOPE } from "./support/platform-objects.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { type RuntimeProcess, startRuntimeProcess } from "./support/runtime-process.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
 const OFFLINE_AFTER_SECONDS = 3;
-
-async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-  let last: unknown;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if (await check()) return;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-}
 
 describe("instance liveness and connection errors", { skip: kubectlSkip, timeout: 300_000 }, () => {
   let platform: PlatformProcess;
@@ -34,24 +23,7 @@ describe("instance liveness and connection errors", { skip: kubectlSkip, timeout
   let client: AuthClient;
   const runtimes: RuntimeProcess[] = [];
 
-  const createKey = async (name: string) => {
-    const reply = await client.send("POST", `${API}/ownedaccesskeys`, {
-      token: platform.adminKey,
-      body: {
-        apiVersion: "management.platform.sh/v1",
-        kind: "OwnedAccessKey",
-        metadata: { name },
-        spec: {
-          type: "User",
-          user: "admin",
-          displayName: name,
-          scope: { roles: [{ role: "virtualcluster", projects: [{ project: "*" }] }] },
-        },
-      },
-    });
-    assert.equal(reply.status, 201, reply.body);
-    return reply.json().spec.key as string;
-  };
+  const createKey = (name: string) => createAccessKey(client, platform, name, VIRTUALCLUSTER_SCOPE);
   const setUp = async (namespace: string, key: string) => {
     await hostctl.ok(
       ["apply", "-f", "-"],
@@ -77,12 +49,7 @@ describe("instance liveness and connection errors", { skip: kubectlSkip, timeout
     runtimes.push(runtime);
     return runtime;
   };
-  const instance = async (name: string) => {
-    const reply = await client.send("GET", `${API}/namespaces/p-default/virtualclusterinstances/${name}`, {
-      token: platform.adminKey,
-    });
-    return reply.status === 200 ? reply.json() : undefined;
-  };
+  const instance = (name: string) => readInstance(client, platform, name);
 
   before(async () => {
     [platform, host] = await Promise.all([

@@ -15,9 +15,9 @@ import { AuthClient } from "./support/auth-client.ts";
 import { runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { eventually } from "./support/kubectl.ts";
+import { createAccessKey, VIRTUALCLUSTER_SCOPE } from "./support/platform-objects.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
-const API = "/kubernetes/management/apis/management.platform.sh/v1";
 const KEYS = "vcp-keys";
 
 describe("the runtime's host identity", { timeout: 300_000 }, () => {
@@ -53,28 +53,14 @@ describe("the runtime's host identity", { timeout: 300_000 }, () => {
     core = config.makeApiClient(CoreV1Api);
     rbac = config.makeApiClient(RbacAuthorizationV1Api);
     const client = new AuthClient(platform.url, platform.caPem);
-    const reply = await client.send("POST", `${API}/ownedaccesskeys`, {
-      token: platform.adminKey,
-      body: {
-        apiVersion: "management.platform.sh/v1",
-        kind: "OwnedAccessKey",
-        metadata: { name: "shared" },
-        spec: {
-          type: "User",
-          user: "admin",
-          displayName: "shared",
-          scope: { roles: [{ role: "virtualcluster", projects: [{ project: "*" }] }] },
-        },
-      },
-    });
-    assert.equal(reply.status, 201, reply.body);
+    const key = await createAccessKey(client, platform, "shared", VIRTUALCLUSTER_SCOPE);
     await core.createNamespace({ body: { metadata: { name: KEYS } } });
     await core.createNamespacedSecret({
       namespace: KEYS,
       body: {
         metadata: { name: "shared-key" },
         stringData: {
-          accessKey: reply.json().spec.key,
+          accessKey: key,
           host: new URL(platform.url).host,
           certificateAuthorityData: platform.caPem,
         },

@@ -18,6 +18,8 @@ export interface KeyState {
   applied?: { desired: string; resourceVersion: string };
   /** Consecutive updates caused only by our own previous write, for the virtual object at this version. */
   rewrites?: { virtualVersion: string; count: number };
+  /** A host cluster IP the virtual cluster refused for this Service (not tried again). */
+  refusedClusterIP?: string;
   /** Stopped as not converging at this virtual resourceVersion: nothing is written until it changes. */
   stalled?: string;
 }

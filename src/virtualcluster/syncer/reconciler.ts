@@ -201,7 +201,7 @@ export class Reconciler {
       state.applied = { desired: desiredText, resourceVersion: result?.metadata?.resourceVersion ?? "" };
     }
     state.last = { virtual: snapshotOf(source), host: snapshotOf(result) };
-    if (resource === "services" && result) await this.#showHostClusterIP(source, result);
+    if (resource === "services" && result) await this.#showHostClusterIP(source, result, state);
   }
 
   /**
@@ -250,7 +250,7 @@ export class Reconciler {
    * The virtual Service shows the host Service's cluster IP (what Pods on the host reach). A cluster IP cannot
    * change in place, so the virtual Service is recreated with it, as upstream does.
    */
-  async #showHostClusterIP(virtual: WireObject, host: WireObject): Promise<void> {
+  async #showHostClusterIP(virtual: WireObject, host: WireObject, state: KeyState): Promise<void> {
     const hostIP = (host.spec as { clusterIP?: string } | undefined)?.clusterIP;
     const spec = (virtual.spec ?? {}) as { clusterIP?: string; clusterIPs?: string[]; type?: string };
     if (!hostIP || hostIP === "None" || spec.clusterIP === "None" || spec.type === "ExternalName") return;
@@ -267,15 +267,25 @@ export class Reconciler {
       metadata,
       spec: { ...spec, clusterIP: hostIP, clusterIPs: [hostIP] },
     };
+    // Refused once (outside the virtual cluster's service range, or taken there): not tried again for this IP.
+    if (state.refusedClusterIP === hostIP) return;
     try {
       await calls.delete(namespace, name, uid);
       this.#options.stats.write("virtual", "Service", "delete");
-      await calls.create(namespace, body);
-      this.#options.stats.write("virtual", "Service", "create");
     } catch (error) {
       const code = statusCode(error);
       if (code === 404 || code === 409)
         throw new RetryError(`virtual Service "${namespace}/${name}" changed meanwhile`);
+      throw error;
+    }
+    try {
+      await calls.create(namespace, body);
+      this.#options.stats.write("virtual", "Service", "create");
+    } catch (error) {
+      // Put the Service back as it was (its own address is free again), then report why the host IP cannot be shown.
+      state.refusedClusterIP = hostIP;
+      await calls.create(namespace, { ...body, spec: { ...spec } });
+      this.#options.stats.write("virtual", "Service", "create");
       throw new ImportError(
         `cannot give virtual Service "${namespace}/${name}" the host cluster IP ${hostIP}: ${describeError(error)}`,
       );

@@ -10,6 +10,7 @@ import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
+import type { Registry as PromRegistry } from "prom-client";
 import { isStatusError } from "../apimachinery/errors.ts";
 import { platformVersion } from "../apimachinery/version.ts";
 import { ServiceAddresses } from "../apis/core/v1/service-addresses.ts";
@@ -59,6 +60,8 @@ export interface ClusterApiServerOptions {
   clientCertificateAuthorities?: string[];
   /** Groups added to every client-certificate user (e.g. system:masters when only a trusted issuer signs). */
   clientCertificateGroups?: string[];
+  /** Prometheus registry its /metrics serves (default: its own); an embedding process may add its series to it. */
+  metricsRegistry?: PromRegistry;
   /** Connection timeouts and in-flight limits of its API server (unset ones: DEFAULT_SERVER_LIMITS). */
   limits?: Partial<ServerLimits>;
   logger?: Logger;
@@ -81,7 +84,7 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
   const host = options.host ?? "127.0.0.1";
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
-  const metrics = createApiMetrics();
+  const metrics = createApiMetrics(options.metricsRegistry);
   const storage = instrumentStore(await openSqliteStore({ path: join(dataDir, CLUSTER_DATABASE) }), (op, r, ok, s) =>
     metrics.storageOperation(op, r, ok, s),
   );

@@ -126,8 +126,8 @@ export class ServiceAccountTokens {
   authenticator(): Authenticator {
     return {
       authenticate: async (request: AuthenticationRequest): Promise<UserInfo | undefined> => {
-        const token = requestBearerToken(request);
-        if (!token || token.split(".").length !== 3) return undefined;
+        const token = requestBearerToken(request) ?? "";
+        if (token.split(".").length !== 3) return undefined;
         let issuer: string | undefined;
         try {
           issuer = decodeJwt(token).iss;

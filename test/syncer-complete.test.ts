@@ -276,6 +276,18 @@ describe("syncer, single-namespace mode", () => {
     });
     await eventually(async () => atob((await imported())?.data?.password ?? "") === "rotated", "the host change");
 
+    // A reference to a Secret that exists on neither side is reported on the referring object, not left silent.
+    await virtual.createNamespacedService({ namespace: "default", body: service("uses-nothing") });
+    await virtual.createNamespacedEndpoints({
+      namespace: "default",
+      body: endpoints("uses-nothing", "10.4.0.2", "default", { "secret-ref": "nowhere" }),
+    });
+    await eventually(async () => (await syncErrors(virtual, "uses-nothing")).length > 0, "a SyncError on uses-nothing");
+    assert.match(
+      (await syncErrors(virtual, "uses-nothing"))[0].message ?? "",
+      /referenced Secret "default\/nowhere" exists neither in the virtual cluster nor on the host/,
+    );
+
     const current = await virtual.readNamespacedEndpoints({ namespace: "default", name: "uses-shared" });
     delete current.metadata!.annotations!["secret-ref"];
     await virtual.replaceNamespacedEndpoints({ namespace: "default", name: "uses-shared", body: current });

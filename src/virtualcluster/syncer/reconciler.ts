@@ -108,6 +108,20 @@ export class Reconciler {
     return this.#options.virtual.informers[key.resource]?.get(key.namespace, key.name);
   }
 
+  /**
+   * Where a failure of `key` is reported: its virtual object, or, for a referenced object the virtual cluster does
+   * not have (an import), the objects whose reference patches name it.
+   */
+  eventTargets(key: SyncKey): { object: WireObject; resource: SyncedResource }[] {
+    const own = this.virtualObject(key);
+    if (own) return [{ object: own, resource: key.resource }];
+    return this.#options.references
+      .referrersOf(formatKey(key.resource, key.namespace, key.name))
+      .map(parseKey)
+      .map((referrer) => ({ object: this.virtualObject(referrer), resource: referrer.resource }))
+      .filter((target): target is { object: WireObject; resource: SyncedResource } => target.object !== undefined);
+  }
+
   /** Computes the objects a virtual object references, without writing anything (start-up priming). */
   primeReferences(key: string): void {
     const parsed = parseKey(key);
@@ -493,7 +507,12 @@ export class Reconciler {
         });
         this.#options.stats.write("virtual", kind, "delete");
       }
-      // Referenced, but on neither side: nothing to sync or import (the referrer gets the event).
+      if (referenced && !virtual) {
+        throw new ImportError(
+          `referenced ${kind} "${namespace}/${name}" exists neither in the virtual cluster nor on the host ` +
+            `(as "${hostName.namespace}/${hostName.name}"), so there is nothing to sync or import`,
+        );
+      }
       return;
     }
     const wanted = importedVirtualObject(usable, kind, { namespace, name }, hostName);

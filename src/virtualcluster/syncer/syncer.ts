@@ -346,7 +346,8 @@ class SyncerRuntime {
     if (error instanceof RetryError) logger?.debug({ ...fields, reason: message }, "sync retried");
     else logger?.warn({ ...fields, error: message }, "sync failed; retrying with backoff");
     if (this.#closed || !deservesEvent(error)) return;
-    const virtual = this.#reconciler.virtualObject(parsed);
-    if (virtual) await this.#events.warning(virtual, KIND_OF[parsed.resource], SYNC_ERROR_REASON, message);
+    for (const target of this.#reconciler.eventTargets(parsed)) {
+      await this.#events.warning(target.object, KIND_OF[target.resource], SYNC_ERROR_REASON, message);
+    }
   }
 }

@@ -20,6 +20,7 @@ function seconds(value: string): number {
 }
 
 interface StartOptions extends InflightFlags {
+  instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
   port: number;
@@ -63,6 +64,11 @@ export function addStartCommand(platform: Command): void {
       "keys that encrypt the store's secret values (default: <data-dir>/pki/encryption.key, made on first start)",
     )
     .option(
+      "--instance-offline-after-seconds <seconds>",
+      "mark a virtual cluster instance offline after this long without a heartbeat (default 90)",
+      seconds,
+    )
+    .option(
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
@@ -101,6 +107,8 @@ export function addStartCommand(platform: Command): void {
         tlsKeyFile: opts.tlsKey,
         encryptionKeyFile: opts.encryptionKeyFile,
         configFile: opts.config,
+        instanceOfflineAfterMs:
+          opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
         limits: inflightLimits(opts),
         logger,
       });

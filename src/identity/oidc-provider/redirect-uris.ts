@@ -66,12 +66,3 @@ export function redirectAllowed(candidate: string, rules: RedirectRules): boolea
     return registered !== undefined && isLoopback(registered) && withoutPort(registered) === loose;
   });
 }
-
-/** Problems with a registered URI, for the Config check: a "*" only in the host or the path and query. */
-export function wildcardProblem(uri: string): string | undefined {
-  const url = parse(uri);
-  if (!url) return "must be an absolute address without fragment or user information";
-  if (url.protocol.includes("*") || url.port.includes("*")) return '"*" may stand in the host, path or query only';
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "a wildcard address must be http or https";
-  return undefined;
-}

@@ -10,9 +10,9 @@ import { after, before, describe, it } from "node:test";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import * as client from "openid-client";
 import { AuthClient } from "./support/auth-client.ts";
-import { formsOf, TestBrowser } from "./support/browser.ts";
-import { type CaFetch, caFetch } from "./support/ca-fetch.ts";
+import { TestBrowser } from "./support/browser.ts";
 import { capture, send } from "./support/https-json.ts";
+import { OidcRelyingParties, oauthError } from "./support/oidc-relying-party.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { adminGet, MGMT, setPlatformConfig } from "./support/sso-platform.ts";
 
@@ -23,7 +23,6 @@ const GRAFANA = {
 };
 const CLI = { id: "platform-cli" };
 const ARGO = { id: "argo", secret: "argo-client-s3cret-77ab", pattern: "https://*.argo.example.test/auth/callback" };
-const SCOPE = "openid profile email groups offline_access";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read claims field by field
 type Claims = Record<string, any>;
@@ -31,13 +30,18 @@ type Claims = Record<string, any>;
 describe("the platform as an OpenID provider", () => {
   let platform: PlatformProcess;
   let api: AuthClient;
-  let fetchWithCa: CaFetch;
+  let rps: OidcRelyingParties;
   let logs: () => string;
   let aliceUid: string;
-  /** Every secret the tests saw: none may appear in a log or the audit log. */
+  /** Secrets the configuration holds (the relying parties remember every token, code and key they saw). */
   const secrets: string[] = [GRAFANA.secret, ARGO.secret];
+  const signedIn = (username: string, password: string) => rps.signedIn(username, password);
+  const authorize = (browser: TestBrowser, url: URL | string) => rps.authorize(browser, url);
+  const relyingParty = (id: string, secret?: string) => rps.relyingParty(id, secret);
+  const start = (rp: client.Configuration, uri: string, extra?: Record<string, string>) => rps.start(rp, uri, extra);
+  const codeFlow = (browser: TestBrowser, rp: client.Configuration, uri: string) => rps.codeFlow(browser, rp, uri);
 
-  const issuer = () => `${platform.url}/oidc`;
+  const issuer = () => rps.issuer();
   const config = (oidc: string) => `audit: {enabled: true, level: 3, path: ${platform.dataDir}/audit.log}
 oidc:
 ${oidc}`;
@@ -50,126 +54,17 @@ ${oidc}`;
     clientId: ${CLI.id}
 ${extra}`;
 
-  /** A browser holding the platform session of a password login (until the console's /login page exists). */
-  async function signedIn(username: string, password: string): Promise<TestBrowser> {
-    const browser = new TestBrowser([platform.caPem]);
-    const login = await api.login(username, password);
-    assert.equal(login.status, 200, login.body);
-    const key = login.json().accessKey as string;
-    secrets.push(key);
-    await browser.jar.setCookie(`vcp_session=${key}; Path=/; Secure; HttpOnly; SameSite=Lax`, platform.url);
-    return browser;
-  }
-
-  interface Authorized {
-    /** Where the provider sent the browser off the platform (the client's redirect URI). */
-    location?: URL;
-    /** The platform's login page the browser was sent to (the console's, not served here yet). */
-    login?: URL;
-    status: number;
-    body: string;
-  }
-
-  /**
-   * Follows the provider's redirects (and the forms that post themselves, as a browser would) until one leaves the
-   * platform or reaches its login page.
-   */
-  async function authorize(browser: TestBrowser, url: URL | string): Promise<Authorized> {
-    let current = url.toString();
-    let form: Record<string, string> | undefined;
-    for (let hop = 0; hop < 15; hop++) {
-      const response = await browser.fetch(current, form ? { form } : {});
-      form = undefined;
-      const location = response.headers.location;
-      if (response.status === 200 && /Submitting Callback/.test(response.body)) {
-        const [post] = formsOf({ ...response, trail: [] });
-        if (new URL(post.action).origin !== platform.url) return { location: new URL(post.action), ...response };
-        current = post.action;
-        form = post.fields;
-        continue;
-      }
-      if (response.status < 300 || response.status >= 400 || typeof location !== "string") return response;
-      const next = new URL(location, current);
-      if (next.origin !== platform.url) return { location: next, status: response.status, body: response.body };
-      if (next.pathname === "/login") return { login: next, status: response.status, body: response.body };
-      current = next.toString();
-    }
-    throw new Error(`too many redirects from ${url}`);
-  }
-
-  async function relyingParty(id: string, secret?: string): Promise<client.Configuration> {
-    const options = { [client.customFetch]: fetchWithCa };
-    const configuration = secret
-      ? await client.discovery(new URL(issuer()), id, secret, undefined, options)
-      : await client.discovery(new URL(issuer()), id, undefined, client.None(), options);
-    configuration[client.customFetch] = fetchWithCa;
-    return configuration;
-  }
-
-  interface Started {
-    url: URL;
-    verifier: string;
-    state: string;
-    nonce: string;
-  }
-
-  async function start(
-    rp: client.Configuration,
-    redirectUri: string,
-    extra: Record<string, string> = {},
-  ): Promise<Started> {
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const nonce = client.randomNonce();
-    const url = client.buildAuthorizationUrl(rp, {
-      redirect_uri: redirectUri,
-      scope: SCOPE,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-      nonce,
-      ...extra,
-    });
-    return { url, verifier, state, nonce };
-  }
-
-  async function codeFlow(browser: TestBrowser, rp: client.Configuration, redirectUri: string) {
-    const started = await start(rp, redirectUri);
-    const answer = await authorize(browser, started.url);
-    assert.ok(answer.location, `expected a redirect to the client, got ${answer.status}: ${answer.body.slice(0, 300)}`);
-    assert.equal(answer.location.origin + answer.location.pathname, redirectUri);
-    const tokens = await client.authorizationCodeGrant(rp, answer.location, {
-      pkceCodeVerifier: started.verifier,
-      expectedState: started.state,
-      expectedNonce: started.nonce,
-      idTokenExpected: true,
-    });
-    for (const token of [tokens.access_token, tokens.refresh_token, tokens.id_token]) if (token) secrets.push(token);
-    secrets.push(answer.location.searchParams.get("code") ?? "");
-    return tokens;
-  }
-
   async function jwks(): Promise<JSONWebKeySet> {
     const reply = await send(platform, "GET", "/oidc/jwks");
     assert.equal(reply.status, 200);
     return reply.json();
   }
 
-  const oauthError = async (work: Promise<unknown>) => {
-    try {
-      await work;
-    } catch (error) {
-      const e = error as { error?: string; status?: number; cause?: { error?: string } };
-      return { error: e.error ?? e.cause?.error, status: e.status };
-    }
-    assert.fail("expected an OAuth error");
-  };
-
   before(async () => {
     platform = await startPlatformProcess();
     logs = capture(platform.child.stderr);
     api = new AuthClient(platform.url, platform.caPem);
-    fetchWithCa = caFetch([platform.caPem]);
+    rps = new OidcRelyingParties(platform, api);
     await api.createUser(platform.adminKey, "alice", {
       username: "alice",
       displayName: "Alice Example",
@@ -520,7 +415,7 @@ ${extra}`;
     const audit = await readFile(`${platform.dataDir}/audit.log`, "utf8");
     assert.match(audit, /\/oidc\/token/);
     for (const text of [logs(), audit]) {
-      for (const secret of secrets.filter((s) => s.length > 8)) {
+      for (const secret of [...secrets, ...rps.secrets].filter((s) => s.length > 8)) {
         const at = text.indexOf(secret);
         assert.equal(at, -1, `a secret was logged after: ${text.slice(Math.max(0, at - 200), at)}`);
       }

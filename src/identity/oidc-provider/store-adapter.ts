@@ -79,15 +79,17 @@ export class OidcStore {
         const stamp = this.#options.stamp?.(model, payload);
         if (stamp !== undefined) artifact.stamp = stamp;
         const pointer = JSON.stringify({ key, expiresAt } satisfies Pointer);
-        const writes = [this.#put(key, JSON.stringify(artifact))];
+        // Codes and tokens are written once under a new random id: try the create first.
+        const once = GRANTABLE.has(model);
+        const writes = [this.#put(key, JSON.stringify(artifact), once)];
         if (model === "Session" && typeof payload.uid === "string") {
-          writes.push(this.#put(`${INDEX}uid/${digest(payload.uid)}`, pointer));
+          writes.push(this.#put(`${INDEX}uid/${digest(payload.uid)}`, pointer, false));
         }
         if (typeof payload.userCode === "string") {
-          writes.push(this.#put(`${INDEX}userCode/${digest(payload.userCode)}`, pointer));
+          writes.push(this.#put(`${INDEX}userCode/${digest(payload.userCode)}`, pointer, once));
         }
-        if (GRANTABLE.has(model) && typeof payload.grantId === "string") {
-          writes.push(this.#put(memberKey(payload.grantId, key), pointer));
+        if (once && typeof payload.grantId === "string") {
+          writes.push(this.#put(memberKey(payload.grantId, key), pointer, true));
         }
         await Promise.all(writes);
       },
@@ -154,8 +156,15 @@ export class OidcStore {
     );
   }
 
-  /** Create or replace (compare-and-swap, retried when another writer came first). */
-  async #put(key: string, value: string): Promise<StoredRecord> {
+  /** Create or replace (compare-and-swap, retried when another writer came first); `createFirst` skips a read. */
+  async #put(key: string, value: string, createFirst: boolean): Promise<StoredRecord> {
+    if (createFirst) {
+      try {
+        return await this.#storage.create(key, value);
+      } catch (error) {
+        if (!isStorage(error, "KeyExists")) throw error;
+      }
+    }
     for (let attempt = 1; ; attempt++) {
       const current = await this.#storage.get(key);
       try {

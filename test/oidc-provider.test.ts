@@ -328,6 +328,33 @@ ${extra}`;
     assert.ok(again.login);
   });
 
+  it("a deleted user's tokens stop working (invalid_grant, invalid_token)", async () => {
+    await api.createUser(platform.adminKey, "dave", { username: "dave" });
+    await api.setPassword(platform.adminKey, "dave", "dave-password-1");
+    secrets.push("dave-password-1");
+    const rp = await relyingParty(GRAFANA.id, GRAFANA.secret);
+    const tokens = await codeFlow(await signedIn("dave", "dave-password-1"), rp, GRAFANA.redirect);
+    assert.equal((await send(platform, "GET", "/oidc/me", { token: tokens.access_token })).status, 200);
+    const deleted = await send(platform, "DELETE", `${MGMT}/users/dave`, { token: platform.adminKey });
+    assert.equal(deleted.status, 200, deleted.body);
+    assert.equal((await oauthError(client.refreshTokenGrant(rp, tokens.refresh_token ?? ""))).error, "invalid_grant");
+    assert.equal((await send(platform, "GET", "/oidc/me", { token: tokens.access_token })).status, 401);
+  });
+
+  it("a revoked access token is refused by userinfo, and the tokens issued with it are revoked too", async () => {
+    const rp = await relyingParty(GRAFANA.id, GRAFANA.secret);
+    const tokens = await codeFlow(await signedIn("alice", "alice-password-1"), rp, GRAFANA.redirect);
+    await client.tokenRevocation(rp, tokens.access_token);
+    const info = await send(platform, "GET", "/oidc/me", { token: tokens.access_token });
+    assert.equal(info.status, 401);
+    assert.match(String(info.headers["www-authenticate"]), /invalid_token/);
+    // RFC 7009 section 2.1: revoking an access token may revoke the refresh token of the same grant; it does here.
+    assert.equal((await oauthError(client.refreshTokenGrant(rp, tokens.refresh_token ?? ""))).error, "invalid_grant");
+    // A new sign-in of the same browser gets new tokens.
+    const again = await codeFlow(await signedIn("alice", "alice-password-1"), rp, GRAFANA.redirect);
+    assert.equal((await send(platform, "GET", "/oidc/me", { token: again.access_token })).status, 200);
+  });
+
   it("a password change (tokenGeneration bump) ends the user's refresh tokens", async () => {
     const rp = await relyingParty(GRAFANA.id, GRAFANA.secret);
     const browser = await signedIn("bob", "bob-password-1");

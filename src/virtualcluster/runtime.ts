@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { Registry as PromRegistry } from "prom-client";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import { createTokenVerifier } from "../identity/token-verifier.ts";
@@ -18,6 +19,7 @@ import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
+import { registerSyncerMetrics } from "./syncer/syncer-metrics.ts";
 
 export interface RuntimeOptions {
   /** Virtual cluster name and the host namespace it lives in. */
@@ -70,6 +72,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     },
   });
 
+  const metrics = new PromRegistry();
+  let syncer: Syncer | undefined;
+  registerSyncerMetrics(metrics, () => syncer?.stats());
   // ID tokens of the configured OIDC issuer (such as the platform's /oidc) before the platform's own credentials.
   const oidc = loaded.settings.controlPlane.apiServer.oidc;
   let oidcUsers: OidcAuthenticator[];
@@ -80,6 +85,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     throw error;
   }
   const server = await startClusterApiServer({
+    metricsRegistry: metrics,
     dataDir: options.dataDir,
     host: options.listenHost,
     port: options.port ?? 0,
@@ -123,7 +129,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
 
   const virtual = new KubeConfig();
   virtual.loadFromFile(server.kubeconfigPath);
-  let syncer: Syncer;
   try {
     syncer = await startSyncer({
       virtual,
@@ -145,7 +150,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     namespace,
     url: server.url,
     platform: connection?.state(),
-    syncer: syncer.stats(),
+    syncer: syncer!.stats(),
   });
   // The status file is how `virtualcluster list` and people read the connection state without credentials.
   const writeStatus = () => writeRuntimeStatus(options.dataDir, status()).catch(() => {});
@@ -159,7 +164,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     status,
     async close() {
       clearInterval(statusTimer);
-      await syncer.close();
+      await syncer?.close();
       await connection?.close();
       await server.close();
       loaded.dispose();

@@ -79,16 +79,7 @@ ${extra}`;
       assert.equal(reply.status, 201, reply.body);
       secrets.push(password);
     }
-    const team = await send(platform, "POST", `${MGMT}/teams`, {
-      token: platform.adminKey,
-      body: {
-        apiVersion: "management.platform.sh/v1",
-        kind: "Team",
-        metadata: { name: "dev" },
-        spec: { users: ["alice"] },
-      },
-    });
-    assert.equal(team.status, 201, team.body);
+    await api.createTeam(platform.adminKey, "dev", { users: ["alice"] });
     aliceUid = (await adminGet(platform, "users/alice")).json.metadata.uid;
     await setPlatformConfig(platform, config(clients()));
   });

@@ -13,7 +13,7 @@ import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
 import { OidcRelyingParties } from "./support/oidc-relying-party.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { type RuntimeProcess, startRuntimeProcess } from "./support/runtime-process.ts";
-import { MGMT, setPlatformConfig } from "./support/sso-platform.ts";
+import { setPlatformConfig } from "./support/sso-platform.ts";
 
 const KUBERNETES = { id: "kubernetes", secret: "kubernetes-client-s3cret", redirect: "http://127.0.0.1:8000/callback" };
 const OTHER = { id: "grafana", secret: "grafana-client-s3cret", redirect: "https://grafana.example.test/cb" };
@@ -32,16 +32,7 @@ describe("a virtual cluster authenticating the platform's ID tokens", { skip: ku
     rps = new OidcRelyingParties(platform, api);
     await api.createUser(platform.adminKey, "alice", { username: "alice", displayName: "Alice Example" });
     assert.equal((await api.setPassword(platform.adminKey, "alice", "alice-password-1")).status, 201);
-    const team = await api.send("POST", `${MGMT}/teams`, {
-      token: platform.adminKey,
-      body: {
-        apiVersion: "management.platform.sh/v1",
-        kind: "Team",
-        metadata: { name: "dev" },
-        spec: { users: ["alice"] },
-      },
-    });
-    assert.equal(team.status, 201, team.body);
+    await api.createTeam(platform.adminKey, "dev", { users: ["alice"] });
     await setPlatformConfig(
       platform,
       `oidc:

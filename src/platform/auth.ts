@@ -3,7 +3,7 @@
 // key authenticator, the authorizer, password login routes, the lastActivity recorder and the Login key sweeper;
 // and signed tokens: the signing key ring, DirectClusterEndpointToken and SigningKeyRotation, token review through
 // selves, the refusal of endpoint tokens as bearer tokens (401, before the access key authenticator) and the public
-// JWKS and OpenID discovery routes.
+// JWKS and OpenID discovery routes; and the platform as an OpenID provider for other tools (oidc.ts, under /oidc).
 
 import type { Logger } from "pino";
 import { isStatusError } from "../apimachinery/errors.ts";
@@ -32,6 +32,7 @@ import { describeCaller } from "../identity/describe-caller.ts";
 import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
+import { OIDC_MOUNT } from "../identity/oidc-provider/platform-oidc-provider.ts";
 import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
 import { passwordService } from "../identity/password-service.ts";
 import { PasswordStore, type UserRef } from "../identity/password-store.ts";
@@ -48,6 +49,7 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { loginRoutes } from "./login-routes.ts";
+import { createPlatformOidc } from "./oidc.ts";
 import { platformSso } from "./sso.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
@@ -197,6 +199,22 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     }
   };
 
+  const keyOf = async (accessKey: string) => {
+    const user = await authenticator.authenticateToken(accessKey, { touch: false });
+    return principalOf(user)?.key;
+  };
+  const oidc = await createPlatformOidc({
+    storage,
+    index,
+    fresh,
+    settings,
+    signingKeys,
+    baseUrl: issuer,
+    keyOf,
+    deleteKey,
+    logger,
+  });
+
   const keysDefinition = createOwnedAccessKeyDefinition({
     owners: keyOwners(index, fresh),
     caller: keyCaller,
@@ -288,7 +306,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         definitions: () => registry?.stores().map((store) => store.definition) ?? [],
       }),
       // Login, callbacks and logout: logout authenticates the key (bearer or session cookie) it deletes itself.
-      publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*"],
+      publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*", OIDC_MOUNT],
       plugins: [
         loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey }),
         platformSso({
@@ -299,12 +317,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
           deleteKey,
           baseUrl: issuer,
           logger,
-          keyOf: async (accessKey) => {
-            const user = await authenticator.authenticateToken(accessKey, { touch: false });
-            return principalOf(user)?.key;
-          },
+          keyOf,
         }),
         wellKnownRoutes({ jwks: () => signingKeys.jwks(), issuer }),
+        oidc.plugin,
       ],
     },
     setServerHost(host) {
@@ -313,6 +329,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     issuer,
     close() {
       sweeper.stop();
+      oidc.close();
       unsubscribe();
       informer.stop();
     },

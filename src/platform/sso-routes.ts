@@ -23,7 +23,8 @@ import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
 export const INFO_PATH = "/auth/info";
 export const LOGOUT_PATH = "/auth/logout";
 export { SESSION_COOKIE };
-
+/** The Set-Cookie value that ends a browser's platform session. */
+export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
 const BINDING_COOKIE_PREFIX = "vcp_sso_";
 const MAX_PARAM_LENGTH = 64 * 1024;
 const CLI_STATE = /^[A-Za-z0-9_-]{16,128}$/;
@@ -45,14 +46,17 @@ export interface SsoRoutesOptions {
 
 const digest = (text: string) => createHash("sha256").update(text).digest("base64url");
 
-function cookies(request: FastifyRequest): Map<string, string> {
+/** The cookies of a Cookie header, by name. */
+export function parseCookies(header: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of String(request.headers.cookie ?? "").split(";")) {
+  for (const part of String(header ?? "").split(";")) {
     const at = part.indexOf("=");
     if (at > 0) out.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
   }
   return out;
 }
+
+const cookies = (request: FastifyRequest) => parseCookies(request.headers.cookie);
 
 function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html/i.test(String(request.headers.accept ?? ""));
@@ -267,7 +271,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     } else if (!wantsHtml(request)) {
       throw errors.unauthorized();
     }
-    reply.header("set-cookie", `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`);
+    reply.header("set-cookie", CLEAR_SESSION_COOKIE);
     let providerLogout: string | undefined;
     if (key?.type === "Login") {
       const connectorId = await options.connectorOfKey(key.name);

@@ -1,0 +1,174 @@
+// Test helper: a real etcd cluster (Debian's etcd-server) of 1 or 3 members on loopback, on free ports with
+// temporary data directories; members can be killed (SIGKILL) and started again; stop() kills them all.
+
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** The etcd binary, or undefined when it is not installed (tests then skip, saying so). */
+export function etcdBinary(): string | undefined {
+  try {
+    return execFileSync("sh", ["-c", "command -v etcd"], { encoding: "utf8" }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** For `test(name, { skip: etcdMissing() }, ...)`: a visible reason when etcd is absent. */
+export function etcdMissing(): string | false {
+  return etcdBinary() ? false : "etcd is not installed (apt-get install etcd-server; .ci/run installs it)";
+}
+
+export interface EtcdMember {
+  name: string;
+  clientUrl: string;
+  readonly running: boolean;
+  /** SIGKILL, as a crash. */
+  kill(): Promise<void>;
+  /** Starts the member again on its data directory. */
+  start(): Promise<void>;
+}
+
+export interface EtcdCluster {
+  endpoints: string[];
+  members: EtcdMember[];
+  /** The member the others follow (asks each running member). */
+  leader(): Promise<EtcdMember>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function post(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(new URL(path, url), {
+    method: "POST",
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(2_000),
+  });
+  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+export async function startEtcdCluster(options: { members?: number } = {}): Promise<EtcdCluster> {
+  const binary = etcdBinary();
+  if (!binary) throw new Error("etcd is not installed");
+  const count = options.members ?? 3;
+  const dir = mkdtempSync(join(tmpdir(), "etcd-cluster-"));
+  const specs: { name: string; client: number; peer: number }[] = [];
+  for (let i = 1; i <= count; i++) specs.push({ name: `m${i}`, client: await freePort(), peer: await freePort() });
+  const initialCluster = specs.map((s) => `${s.name}=http://127.0.0.1:${s.peer}`).join(",");
+
+  const members = specs.map((spec) => {
+    let child: ChildProcess | undefined;
+    const clientUrl = `http://127.0.0.1:${spec.client}`;
+    const args = [
+      "--name",
+      spec.name,
+      "--data-dir",
+      join(dir, spec.name),
+      "--listen-client-urls",
+      clientUrl,
+      "--advertise-client-urls",
+      clientUrl,
+      "--listen-peer-urls",
+      `http://127.0.0.1:${spec.peer}`,
+      "--initial-advertise-peer-urls",
+      `http://127.0.0.1:${spec.peer}`,
+      "--initial-cluster",
+      initialCluster,
+      "--initial-cluster-state",
+      "new",
+      "--initial-cluster-token",
+      `test-${process.pid}-${specs[0].client}`,
+      "--log-level",
+      "error",
+      "--logger",
+      "zap",
+    ];
+    const member: EtcdMember = {
+      name: spec.name,
+      clientUrl,
+      get running() {
+        return child !== undefined && child.exitCode === null && child.signalCode === null;
+      },
+      async kill() {
+        const running = child;
+        if (!running || running.exitCode !== null || running.signalCode !== null) return;
+        const exited = new Promise((resolve) => running.once("exit", resolve));
+        running.kill("SIGKILL");
+        await exited;
+      },
+      async start() {
+        child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+        let stderr = "";
+        child.stderr?.on("data", (chunk) => {
+          stderr = (stderr + chunk).slice(-4000);
+        });
+        child.once("exit", (code, signal) => {
+          if (code !== 0 && signal !== "SIGKILL" && stderr) process.stderr.write(`etcd ${spec.name}: ${stderr}\n`);
+        });
+      },
+    };
+    return member;
+  });
+
+  const cluster: EtcdCluster = {
+    endpoints: members.map((m) => m.clientUrl),
+    members,
+    async leader() {
+      for (const member of members) {
+        if (!member.running) continue;
+        try {
+          const status = await post(member.clientUrl, "/v3/maintenance/status", {});
+          const header = status.header as { member_id?: string };
+          if (status.leader && status.leader === header.member_id) return member;
+        } catch {
+          // not answering: ask the next
+        }
+      }
+      throw new Error("no etcd member is the leader");
+    },
+    async stop() {
+      await Promise.all(members.map((m) => m.kill()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await Promise.all(members.map((m) => m.start()));
+    await waitForQuorum(cluster.endpoints);
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+  return cluster;
+}
+
+/** Resolves once a linearizable write goes through (the cluster elected a leader). */
+export async function waitForQuorum(endpoints: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    for (const endpoint of endpoints) {
+      try {
+        await post(endpoint, "/v3/kv/range", { key: Buffer.from("/health").toString("base64") });
+        return;
+      } catch (error) {
+        last = error;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`etcd did not elect a leader in time: ${String(last)}`);
+}

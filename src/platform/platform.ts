@@ -25,12 +25,14 @@ import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { startControlSocket } from "./control-socket.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
+import { EncryptionKeyFileError, readEncryptionKeys } from "./encryption-key-file.ts";
+import { type EtcdBackendOptions, openEtcdBackend } from "./etcd-backend.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
-import { restoreAdvice, STORE_FILE } from "./store-files.ts";
+import { ENCRYPTION_KEY_FILE, restoreAdvice, STORE_FILE } from "./store-files.ts";
 import { registrySubjects } from "./subject-directory.ts";
 
 export const API_PREFIX = "/kubernetes/management";
@@ -59,6 +61,8 @@ export interface PlatformOptions {
   limits?: Partial<ServerLimits>;
   /** For tests of a full disk: SqliteStoreOptions.pageLimit of the store. */
   storePageLimit?: () => number;
+  /** --store etcd: the store is on etcd, shared by every replica on the same prefix (default: SQLite in dataDir). */
+  etcd?: EtcdBackendOptions;
 }
 
 export interface RunningPlatform {
@@ -150,9 +154,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     metrics,
     limits: options.limits,
     // Failing while writes fail for lack of space, so a load balancer sends clients to a replica that can write.
-    healthChecks: { "store-space": () => storage.checkSpace?.() },
+    healthChecks: {
+      "store-space": () => storage.checkSpace?.(),
+      ...(encryption.etcd ? { etcd: () => encryption.etcd?.checkHealth() } : {}),
+    },
   });
-  const control = await startControlSocket({ dataDir, storage, logger: options.logger });
+  // Backups of an etcd store are etcd's own (etcdctl snapshot save).
+  const control = encryption.etcd ? undefined : await startControlSocket({ dataDir, storage, logger: options.logger });
 
   const url = serverUrl(options.host, server.port);
   auth.setServerHost(new URL(url).host);
@@ -191,17 +199,22 @@ async function openPlatformStore(dataDir: string, options: PlatformOptions) {
     error instanceof StorageError && error.storageCode === "Corrupt"
       ? new Error(`the platform's ${error.message}; ${restoreAdvice(dataDir)}`, { cause: error })
       : error;
-  const store = await openSqliteStore({
-    path,
-    pageLimit: options.storePageLimit,
-    onSpaceChange: (outOfSpace, message) => {
-      if (outOfSpace) logger?.error({ path }, `${message}: writes fail until space is freed`);
-      else logger?.info({ path }, "the store can be written again");
-    },
-  }).catch((error: unknown) => {
-    throw corrupt(error);
-  });
+  const etcd = options.etcd && (await openEtcdBackend(options.etcd));
+  const store =
+    etcd ??
+    (await openSqliteStore({
+      path,
+      pageLimit: options.storePageLimit,
+      onSpaceChange: (outOfSpace, message) => {
+        if (outOfSpace) logger?.error({ path }, `${message}: writes fail until space is freed`);
+        else logger?.info({ path }, "the store can be written again");
+      },
+    }).catch((error: unknown) => {
+      throw corrupt(error);
+    }));
   try {
+    // Replicas must seal with one key: on etcd the key file is never made here (two first starts would make two).
+    if (etcd) await requireSharedKeyFile(options.encryptionKeyFile ?? join(dataDir, ENCRYPTION_KEY_FILE));
     const encryption = await startStoreEncryption({
       storage: store,
       dataDir,
@@ -213,11 +226,19 @@ async function openPlatformStore(dataDir: string, options: PlatformOptions) {
       const reason = `key ${bad.key} (revision ${bad.revision}) does not hold a JSON object`;
       throw new StorageError("Corrupt", `storage ${path} is corrupt: ${reason}`);
     }
-    return encryption;
+    return { ...encryption, etcd };
   } catch (error) {
     await store.close();
     throw corrupt(error);
   }
+}
+
+async function requireSharedKeyFile(file: string): Promise<void> {
+  if (await readEncryptionKeys(file)) return;
+  throw new EncryptionKeyFileError(
+    `with --store etcd every replica needs the same encryption key file, and ${file} does not exist: make one ` +
+      `(openssl rand -base64 32 > FILE; chmod 600 FILE) and give it to every replica with --encryption-key-file`,
+  );
 }
 
 /** Rewritten on every start so the kubeconfig follows the current address and certificate. */

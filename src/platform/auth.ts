@@ -60,6 +60,8 @@ export interface PlatformAuthOptions {
   sweepIntervalMs?: number;
   /** Algorithm of the first signing key of a new data directory (default ES256). */
   signingAlgorithm?: SigningAlgorithm;
+  /** Other replicas share the store (etcd): the signing key ring follows their rotations. */
+  sharedStore?: boolean;
 }
 
 /** The auth layer's parts of the resource list (src/platform/management-resources.ts). */
@@ -77,6 +79,8 @@ export interface PlatformAuth {
   passwords: PasswordStore;
   /** Call once the definitions are registered. */
   attach(registry: Registry): void;
+  /** The login-key sweeper, run by the leader replica only (src/platform/leader.ts). */
+  sweeper: { start(): void; stop(): void };
   /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
   stores(registry: Registry): ResourceStore[];
   serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
@@ -109,6 +113,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     storage,
     maxTokenTTLSeconds: MAX_TOKEN_TTL_SECONDS,
     algorithm: options.signingAlgorithm,
+    shared: options.sharedStore,
     onError: (error) => logger?.warn({ err: String(error) }, "pruning expired signing keys failed"),
   });
   const issuer = () => {
@@ -257,8 +262,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     attach(target) {
       registry = target;
       index.decodeWith((record) => target.decodeShared(record));
-      sweeper.start();
     },
+    sweeper,
     stores(target) {
       return target
         .stores()
@@ -289,6 +294,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     issuer,
     close() {
       sweeper.stop();
+      signingKeys.close();
       unsubscribe();
       informer.stop();
     },

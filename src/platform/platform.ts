@@ -2,6 +2,7 @@
 // bootstrap admin, TLS and the HTTPS API server.
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
@@ -22,12 +23,14 @@ import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { StorageError } from "../storage/types.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
+import { compactionTask } from "./compaction-task.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { startControlSocket } from "./control-socket.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
 import { EncryptionKeyFileError, readEncryptionKeys } from "./encryption-key-file.ts";
 import { type EtcdBackendOptions, openEtcdBackend } from "./etcd-backend.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
+import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
@@ -91,13 +94,20 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     );
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const logger = options.logger;
   const metrics = createApiMetrics();
   const encryption = await openPlatformStore(dataDir, options);
   const storage = instrumentStore(encryption.store, (op, resource, ok, s) =>
     metrics.storageOperation(op, resource, ok, s),
   );
   const settings = options.settings ?? new LiveSettings(defaultSettings());
-  const auth = await createPlatformAuth({ storage, settings, logger: options.logger, ...options.auth });
+  const auth = await createPlatformAuth({
+    storage,
+    settings,
+    logger,
+    sharedStore: Boolean(encryption.etcd),
+    ...options.auth,
+  });
   const registry = new Registry(storage);
   const projects = createProjectResources({ storage, settings, logger: options.logger });
   // The audit log stays in the data directory or a directory the operator allowed.
@@ -119,12 +129,24 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   }
   auth.attach(registry);
 
-  const collector = new GarbageCollector({
-    registry,
-    onError: (error, key) => options.logger?.warn({ key, err: String(error) }, "garbage collection failed"),
+  // Background controllers run on one replica: the elected leader on etcd, this process on SQLite.
+  const leadership = encryption.etcd
+    ? etcdLeadership({ store: encryption.etcd, identity: `${hostname()}/${process.pid}`, logger })
+    : soleLeadership(logger);
+  leadership.run(() => {
+    const collector = new GarbageCollector({
+      registry,
+      onError: (error, key) => logger?.warn({ key, err: String(error) }, "garbage collection failed"),
+    });
+    return { name: "garbage collector", start: () => collector.start(), stop: () => collector.stop() };
   });
-  await collector.start();
-  const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords);
+  leadership.run(() => ({
+    name: "login key sweeper",
+    start: () => auth.sweeper.start(),
+    stop: () => auth.sweeper.stop(),
+  }));
+  if (encryption.etcd) leadership.run(() => compactionTask({ storage, logger }));
+  const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords, { shared: Boolean(encryption.etcd) });
   // The stored (or file) config is in force before the first request; the audit log follows it.
   const config = await startPlatformConfig({
     registry,
@@ -133,6 +155,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     logger: options.logger,
   });
   await projects.start(registry, auth.serverOptions.authorizer);
+  leadership.run(() => projects.controller());
   const audit = new AuditLogger({ settings, logger: options.logger, metrics: metrics.registry });
 
   const tls =
@@ -179,7 +202,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await server.close();
       await audit.close();
       config.close();
-      collector.stop();
+      await leadership.stop();
       projects.close();
       auth.close();
       await storage.close();

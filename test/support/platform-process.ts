@@ -50,7 +50,8 @@ export async function startPlatformProcess(
       reject(new Error(`platform exited with ${code}:\n${stderr}`));
     });
   });
-  const adminKey = (await readFile(join(dataDir, "admin-access-key"), "utf8")).trim();
+  // Replicas on one etcd: only the one that made the admin has its key file.
+  const adminKey = (await readFile(join(dataDir, "admin-access-key"), "utf8").catch(() => "")).trim();
   const caPem = await readFile(join(dataDir, "pki", "ca.crt"), "utf8");
   return {
     url,

@@ -46,6 +46,7 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { LOGIN_PATH, loginRoutes } from "./login-routes.ts";
+import { shareLoginThrottle } from "./shared-login-throttle.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
 const MANAGER = "virtualcluster-platform";
@@ -123,6 +124,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
 
   const passwords = new PasswordStore(storage, options.scrypt);
   const throttle = new LoginThrottle(options.throttle);
+  // Replicas share failure counts through the store, so spreading guesses over them gains nothing.
+  const sharedThrottle = options.sharedStore ? await shareLoginThrottle({ storage, throttle, logger }) : undefined;
   const activity = new ActivityRecorder(
     async (key, at) => {
       await store("ownedaccesskeys").patch(
@@ -295,6 +298,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     close() {
       sweeper.stop();
       signingKeys.close();
+      sharedThrottle?.close();
       unsubscribe();
       informer.stop();
     },

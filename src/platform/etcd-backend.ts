@@ -4,6 +4,7 @@
 // everywhere, the CA and serving certificate): see README "Several replicas on etcd".
 
 import { readFile } from "node:fs/promises";
+import type { EtcdTls } from "../storage/etcd/etcd-client.ts";
 import { type EtcdStore, openEtcdStore } from "../storage/etcd/etcd-store.ts";
 
 export interface EtcdBackendOptions {
@@ -19,6 +20,11 @@ export interface EtcdBackendOptions {
 }
 
 export async function openEtcdBackend(options: EtcdBackendOptions): Promise<EtcdStore> {
+  return openEtcdStore({ endpoints: options.endpoints, tls: await readEtcdTls(options), prefix: options.prefix });
+}
+
+/** The PEM files of the flags, read (an unreadable one is named in the error). */
+export async function readEtcdTls(options: EtcdBackendOptions): Promise<EtcdTls> {
   if (Boolean(options.certFile) !== Boolean(options.keyFile)) {
     throw new Error("--etcd-certfile and --etcd-keyfile go together");
   }
@@ -30,10 +36,9 @@ export async function openEtcdBackend(options: EtcdBackendOptions): Promise<Etcd
       throw new Error(`${flag} ${file} cannot be read: ${(error as Error).message}`);
     }
   };
-  const tls = {
+  return {
     ca: await read(options.caFile, "--etcd-cafile"),
     cert: await read(options.certFile, "--etcd-certfile"),
     key: await read(options.keyFile, "--etcd-keyfile"),
   };
-  return openEtcdStore({ endpoints: options.endpoints, tls, prefix: options.prefix });
 }

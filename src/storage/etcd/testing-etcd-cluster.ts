@@ -37,6 +37,8 @@ export interface EtcdCluster {
   /** The member the others follow (asks each running member). */
   leader(): Promise<EtcdMember>;
   stop(): Promise<void>;
+  /** SIGKILLs every member and removes the data, synchronously (for a process "exit" handler). */
+  stopNow(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -97,11 +99,14 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
       "--logger",
       "zap",
     ];
-    const member: EtcdMember = {
+    const member: EtcdMember & { killNow(): void } = {
       name: spec.name,
       clientUrl,
       get running() {
         return child !== undefined && child.exitCode === null && child.signalCode === null;
+      },
+      killNow() {
+        child?.kill("SIGKILL");
       },
       async kill() {
         const running = child;
@@ -112,6 +117,9 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
       },
       async start() {
         child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+        // Members never keep a test process alive: stop() or the "exit" handler ends them.
+        child.unref();
+        (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
         let stderr = "";
         child.stderr?.on("data", (chunk) => {
           stderr = (stderr + chunk).slice(-4000);
@@ -144,6 +152,10 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
       await Promise.all(members.map((m) => m.kill()));
       rmSync(dir, { recursive: true, force: true });
     },
+    stopNow() {
+      for (const member of members) member.killNow();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
   try {
     await Promise.all(members.map((m) => m.start()));
@@ -171,4 +183,23 @@ export async function waitForQuorum(endpoints: string[], timeoutMs = 30_000): Pr
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`etcd did not elect a leader in time: ${String(last)}`);
+}
+
+let shared: Promise<EtcdCluster> | undefined;
+let sharedPrefixes = 0;
+
+/**
+ * VCP_TEST_STORE=etcd runs the registry's and the platform's tests on etcd instead of SQLite: one 3-member cluster
+ * per test process, started on first use and killed when the process exits; each caller gets a fresh prefix, or
+ * the one of `name` (a platform restarted on the same data directory finds its store again).
+ * Undefined when the variable is not set.
+ */
+export async function testEtcdFromEnv(name?: string): Promise<{ endpoints: string[]; prefix: string } | undefined> {
+  if (process.env.VCP_TEST_STORE !== "etcd") return undefined;
+  shared ??= startEtcdCluster({ members: 3 }).then((cluster) => {
+    process.once("exit", () => cluster.stopNow());
+    return cluster;
+  });
+  const cluster = await shared;
+  return { endpoints: cluster.endpoints, prefix: `/test-${name ?? `${process.pid}-${++sharedPrefixes}`}` };
 }

@@ -161,7 +161,10 @@ describe("platform replicas on a 3-member etcd", { skip: etcdMissing() }, () => 
 
   it("controllers run on the leader only; when it is killed another replica takes over and the others serve on", async () => {
     let identity: string | undefined;
-    await eventually(async () => (identity = await leaderRecord(client)) !== undefined, "a leader is elected");
+    await eventually(async () => {
+      identity = await leaderRecord(client);
+      return identity !== undefined;
+    }, "a leader is elected");
     const leader = replicas.find((replica) => identity?.endsWith(`/${replica.child.pid}`));
     assert.ok(leader, `the leader record ${identity} names a replica`);
     const others = replicas.filter((replica) => replica !== leader);

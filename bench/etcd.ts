@@ -33,7 +33,7 @@ const DURATION = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
 const WATCHERS = Number(values.watchers);
-const API_ROOT = "/kubernetes/management";
+const step = (what: string) => process.stderr.write(`${new Date().toISOString()} ${what}\n`);
 
 const cluster = await startEtcdCluster({ members: 3 });
 const root = await mkdtemp(join(tmpdir(), "bench-etcd-"));
@@ -67,9 +67,8 @@ async function platformCreates(targets: PlatformProcess[], token: string): Promi
         url: target.url,
         token,
         method: "POST",
-        path: `${API_ROOT}${USERS_PATH}`,
-        body: JSON.stringify(benchUser({ name: "u-[<id>]" })),
-        idReplacement: true,
+        path: USERS_PATH,
+        body: JSON.stringify(benchUser({ generateName: "bench-" })),
         connections: each,
         duration: DURATION,
       }),
@@ -107,7 +106,7 @@ async function getP99(target: PlatformProcess, token: string): Promise<number> {
   const result = await load({
     url: target.url,
     token,
-    path: `${API_ROOT}${USERS_PATH}/get-me`,
+    path: `${USERS_PATH}/get-me`,
     connections: CONNECTIONS,
     duration: DURATION,
   });
@@ -120,7 +119,7 @@ async function watchP99(target: PlatformProcess, token: string): Promise<number>
   const list = await api.request("GET", USERS_PATH);
   api.close();
   const result = await runWatchLoad({
-    url: `${target.url}${API_ROOT}`,
+    url: target.url,
     token,
     ca: target.caPem,
     user: "watched",
@@ -143,11 +142,13 @@ const rows: string[][] = [];
 const client = new EtcdClient({ endpoints: cluster.endpoints });
 try {
   // 1 and 2: one etcd replica and one SQLite platform, measured in the same run.
+  step("starting a replica on etcd and a platform on SQLite");
   const one = await replica("one", "/bench-one");
   const embedded = await sqlite("embedded");
   const raw: number[] = [];
   const through: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
+    step(`creates, round ${round + 1}`);
     raw.push(await rawCreates(client, round));
     through.push(await platformCreates([one], one.adminKey));
   }
@@ -158,22 +159,25 @@ try {
     best(through).toFixed(0),
     formatRatio(best(through) / best(raw)),
   ]);
+  step("GET");
   const getEtcd = await getP99(one, one.adminKey);
   const getSqlite = await getP99(embedded, embedded.adminKey);
   rows.push([
-    "GET p99, etcd / SQLite",
+    "GET p99 ms, etcd / SQLite",
     `${formatMs(getEtcd)} / ${formatMs(getSqlite)}`,
     formatRatio(getEtcd / getSqlite),
   ]);
+  step("watch");
   const watchEtcd = await watchP99(one, one.adminKey);
   const watchSqlite = await watchP99(embedded, embedded.adminKey);
   rows.push([
-    `watch p99 (${WATCHERS} watchers), etcd / SQLite`,
+    `watch p99 ms (${WATCHERS} watchers), etcd / SQLite`,
     `${formatMs(watchEtcd)} / ${formatMs(watchSqlite)}`,
     formatRatio(watchEtcd / watchSqlite),
   ]);
 
   // 4: creates/s with 1, 2 and 3 replicas on one prefix.
+  step("replicas");
   const two = await replica("two", "/bench-one");
   const three = await replica("three", "/bench-one");
   for (const targets of [[one], [one, two], [one, two, three]]) {
@@ -185,20 +189,26 @@ try {
   }
 
   // 3: failover: kill the leader, time until another replica holds the lease.
+  step("failover");
   const holder = await leaderRecord(client, "/bench-one");
+  step(`leader: ${holder}; replicas: ${[one, two, three].map((r) => r.child.pid).join(", ")}`);
   const leader = [one, two, three].find((r) => holder?.endsWith(`/${r.child.pid}`));
   if (leader) {
     const killedAt = performance.now();
     leader.child.kill("SIGKILL");
-    for (;;) {
+    let moved = false;
+    while (!moved && performance.now() - killedAt < 60_000) {
       const now = await leaderRecord(client, "/bench-one");
-      if (now && now !== holder) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      moved = now !== undefined && now !== holder;
+      if (!moved) await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    rows.push(["leader failover (SIGKILL to a new lease holder)", formatMs(performance.now() - killedAt), ""]);
+    const took = moved ? formatMs(performance.now() - killedAt) : "no new leader in 60 s";
+    rows.push(["leader failover (SIGKILL to a new lease holder), ms", took, ""]);
   }
 } finally {
-  for (const platform of running) await platform.stop().catch(() => {});
+  for (const platform of running) {
+    if (platform.child.exitCode === null && platform.child.signalCode === null) await platform.stop().catch(() => {});
+  }
   await client.close();
   await cluster.stop();
   await rm(root, { recursive: true, force: true });

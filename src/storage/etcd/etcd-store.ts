@@ -160,6 +160,8 @@ export class EtcdStore implements KeyValueStore {
   private lastSeen: number;
   private compacted: number;
   private closed = false;
+  private revisionRead?: Promise<number>;
+  private queuedRead?: Promise<number>;
 
   constructor(parts: Parts) {
     this.client = parts.client;
@@ -187,11 +189,7 @@ export class EtcdStore implements KeyValueStore {
   /** The newest revision at which a key of this store changed, as of a linearizable read of etcd. */
   async currentRevision(): Promise<number> {
     this.ensureOpen();
-    const answer = await this.client.call<RangeResponse>("/v3/kv/range", {
-      key: toBase64(this.keys.base),
-      count_only: true,
-    });
-    return this.reportedRevision(revisionOf(answer.header));
+    return this.reportedRevision(await this.linearizableRevision());
   }
 
   async compactedRevision(): Promise<number> {
@@ -425,6 +423,29 @@ export class EtcdStore implements KeyValueStore {
       },
       () => setTimeout(() => this.feedCompacted(compactRevision), 500).unref(),
     );
+  }
+
+  /**
+   * etcd's revision as of a read that started after this call. Concurrent callers share reads: one joins the read
+   * queued behind the one in flight (which may have started before it was called), so at most two are under way.
+   */
+  private linearizableRevision(): Promise<number> {
+    if (this.queuedRead) return this.queuedRead;
+    if (!this.revisionRead) {
+      const read = this.currentEtcdRevision().finally(() => {
+        if (this.revisionRead === read) this.revisionRead = undefined;
+      });
+      this.revisionRead = read;
+      return read;
+    }
+    const queued = this.revisionRead
+      .catch(() => undefined)
+      .then(() => {
+        if (this.queuedRead === queued) this.queuedRead = undefined;
+        return this.linearizableRevision();
+      });
+    this.queuedRead = queued;
+    return queued;
   }
 
   private async currentEtcdRevision(): Promise<number> {

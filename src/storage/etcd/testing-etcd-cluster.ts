@@ -112,6 +112,7 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
         const running = child;
         if (!running || running.exitCode !== null || running.signalCode !== null) return;
         const exited = new Promise((resolve) => running.once("exit", resolve));
+        running.ref(); // waiting for the exit keeps the process alive
         running.kill("SIGKILL");
         await exited;
       },

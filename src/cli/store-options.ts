@@ -2,6 +2,7 @@
 // --store sqlite|etcd, --etcd-endpoints URL[,URL...], --etcd-cafile, --etcd-certfile, --etcd-keyfile, --etcd-prefix.
 
 import { type Command, InvalidArgumentError } from "commander";
+import type { EtcdBackendOptions } from "../platform/etcd-backend.ts";
 
 export interface EtcdFlags {
   etcdCafile?: string;
@@ -15,14 +16,7 @@ export interface StoreFlags extends EtcdFlags {
   etcdEndpoints?: string[];
 }
 
-export interface EtcdSelection {
-  kind: "etcd";
-  endpoints: string[];
-  caFile?: string;
-  certFile?: string;
-  keyFile?: string;
-  prefix?: string;
-}
+export type EtcdSelection = EtcdBackendOptions;
 
 /** Parses URL[,URL...] into http(s) URLs. */
 export function etcdEndpoints(value: string): string[] {

@@ -146,6 +146,48 @@ describe("bad input", () => {
     assert.equal(await userCount(), before);
   });
 
+  it("integers beyond their int64 field or JavaScript's exact integers are 422 naming the field; the bound itself is taken", async () => {
+    const keys = "/apis/management.platform.sh/v1/ownedaccesskeys";
+    const key = (name: string, ttl: string) =>
+      `{"apiVersion":"management.platform.sh/v1","kind":"OwnedAccessKey","metadata":{"name":"${name}"},"spec":{"user":"admin","ttl":${ttl}}}`;
+    for (const ttl of ["9007199254740992", "1e20"]) {
+      const reply = await send("POST", keys, key("too-long", ttl));
+      assert.equal(reply.status, 422, reply.body);
+      const cause = JSON.parse(reply.body).details.causes[0];
+      assert.equal(cause.field, "spec.ttl");
+      assert.match(cause.message, /should be less than or equal to 9007199254740991 \(int64/);
+      assert.equal((await send("GET", `${keys}/too-long`)).status, 404, "nothing was stored");
+    }
+    const created = await send("POST", keys, key("longest", "9007199254740991"));
+    assert.equal(created.status, 201, created.body);
+    // Its end is past any date a timestamp can say: reviewing it answers without one (it was a 500).
+    const plain = JSON.parse(created.body).spec.key;
+    const review = await new Promise<Reply>((resolve, reject) => {
+      const req = request(
+        `${platform.url}/apis/management.platform.sh/v1/selves`,
+        { method: "POST", ca, headers: { authorization: `Bearer ${plain}`, "content-type": "application/json" } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk) => {
+            text += chunk;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on("error", reject);
+      req.end('{"apiVersion":"management.platform.sh/v1","kind":"Self"}');
+    });
+    assert.equal(review.status, 201, review.body);
+    assert.equal(JSON.parse(review.body).status.accessKeyExpirationTimestamp, undefined);
+    const user = await send(
+      "POST",
+      `${USERS}?dryRun=All`,
+      '{"apiVersion":"management.platform.sh/v1","kind":"User","metadata":{"name":"gen"},"spec":{"tokenGeneration":9007199254740992}}',
+    );
+    assert.equal(user.status, 422, user.body);
+    assert.equal(JSON.parse(user.body).details.causes[0].field, "spec.tokenGeneration");
+  });
+
   it("malformed bodies, patches and parameters get the right Status codes", async () => {
     const cases: [string, Promise<Reply>, number][] = [
       ["truncated JSON", send("POST", USERS, '{"apiVersion":'), 400],

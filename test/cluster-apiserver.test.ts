@@ -389,4 +389,47 @@ subjects:
       await informer.stop();
     }
   });
+
+  it("int32 fields refuse one past either end with 422 naming the field, and take their maximum", async () => {
+    const event = (name: string, count: number) => ({
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name },
+      involvedObject: { kind: "ConfigMap", name: "settings", namespace: "default" },
+      reason: "Test",
+      count,
+    });
+    const path = "/api/v1/namespaces/default/events";
+    for (const count of [2 ** 31, -(2 ** 31) - 1]) {
+      const reply = await admin.send("POST", path, { token, body: event("too-many", count) });
+      assert.equal(reply.status, 422, reply.body);
+      const causes = reply.json().details.causes as { field: string; message: string }[];
+      assert.ok(
+        causes.some(
+          (c) =>
+            c.field === "count" &&
+            /count in body should be (less|greater) than or equal to -?214748364[78] \(int32\)$/.test(c.message),
+        ),
+        reply.body,
+      );
+    }
+    // An Event's count may not be negative, so the lower end itself is checked by the unit tests (schema.test.ts).
+    const most = await admin.send("POST", path, { token, body: event("most", 2 ** 31 - 1) });
+    assert.equal(most.status, 201, most.body);
+    assert.equal(most.json().count, 2 ** 31 - 1);
+    const service = await admin.send("POST", "/api/v1/namespaces/default/services", {
+      token,
+      body: {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "wide" },
+        spec: { ports: [{ port: 80, targetPort: 2 ** 31 }] },
+      },
+    });
+    assert.equal(service.status, 422, service.body);
+    assert.match(
+      service.body,
+      /spec.ports\[0\].targetPort in body should be less than or equal to 2147483647 \(int32\)/,
+    );
+  });
 });

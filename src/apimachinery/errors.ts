@@ -1,6 +1,7 @@
 // The one catalogue of API errors. Every failure a client can see is built here, as a Kubernetes Status
 // with a stable reason and code, so messages stay identical across handlers (and match what kubectl expects).
 
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 import { type FieldError, fieldErrorBody, formatFieldError } from "./field-errors.ts";
 import type { GroupKind, GroupResource, Status, StatusDetails } from "./types.ts";
 
@@ -157,6 +158,17 @@ export const errors = {
   /** An HTTP method the path does not serve at all (no verb maps to it). */
   methodNotAllowed: (): StatusError =>
     new StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"),
+
+  /**
+   * A body (or what a patch makes of the object) nesting objects and lists deeper than the server takes.
+   * `what` names it ("the request body"), `where` says where the limit is passed ("at position 1234").
+   */
+  nestedTooDeeply: (what: string, where?: string): StatusError =>
+    new StatusError(
+      400,
+      "BadRequest",
+      `${what} is nested too deeply${where ? ` ${where}` : ""}: objects and lists may nest at most ${MAX_NESTING_DEPTH} levels`,
+    ),
 
   /** A JSON patch with more operations than the server applies. */
   tooManyPatchOperations: (count: number, max: number): StatusError =>

@@ -288,4 +288,42 @@ describe("applyJsonPatch()", () => {
       }),
     );
   });
+
+  it("applyJsonPatch() keeps the result within MAX_NESTING_DEPTH: both sides of the bound, copies and moves", () => {
+    /** `levels` nested objects {a: {a: ... {}}}. */
+    const nested = (levels: number): unknown => {
+      let value: unknown = {};
+      for (let i = 1; i < levels; i++) value = { a: value };
+      return value;
+    };
+    const path = `/${Array(9).fill("x").join("/")}`;
+    const base = { x: { x: { x: { x: { x: { x: { x: { x: {} } } } } } } } };
+    // The value lands 9 levels down: 9 + 91 = 100 levels fit, one more does not.
+    const fits = applyJsonPatch(base, [{ op: "add", path, value: nested(91) }]);
+    assert.ok(fits);
+    const beyond = statusOf(() => applyJsonPatch(base, [{ op: "replace", path: "/x", value: nested(100) }]));
+    assert.equal(beyond.code, 400);
+    assert.equal(
+      beyond.message,
+      'the object after JSON patch operation 0 (replace "/x") is nested too deeply: objects and lists may nest at most 100 levels',
+    );
+    // A copy of a branch into its own leaf nests it twice as deep as any body sent.
+    const copied = statusOf(() =>
+      applyJsonPatch({ a: nested(60) }, [{ op: "copy", from: "/a", path: `${"/a".repeat(59)}/c` }]),
+    );
+    assert.equal(copied.code, 400);
+    assert.match(copied.message, /^the object after JSON patch operation 0 \(copy "(\/a){59}\/c" from "\/a"\)/);
+    // Copies that keep within the depth but double the size each time stop at 3 MiB copied (the memory ran out).
+    const doubling = Array.from({ length: 40 }, (_, i) => ({ op: "copy", from: "/a", path: `/a/c${i}` }));
+    const grown = statusOf(() => applyJsonPatch({ a: { text: "x".repeat(1000) } }, doubling));
+    assert.equal(grown.code, 422);
+    assert.match(
+      grown.message,
+      /^JSON patch operation 1\d \(copy "\/a\/c1\d" from "\/a"\) does not apply: the copies of this patch add more than 3145728 bytes/,
+    );
+    const moved = statusOf(() =>
+      applyJsonPatch({ a: nested(60), b: nested(60) }, [{ op: "move", from: "/a", path: `/b${"/a".repeat(58)}/c` }]),
+    );
+    assert.equal(moved.code, 400);
+  });
 });

@@ -1,16 +1,26 @@
 // RFC 6902 JSON Patch (application/json-patch+json) as the API server applies it: a malformed patch document is
 // 400 BadRequest, more than 10,000 operations 413, and an operation that cannot be applied 422 naming the
-// operation's index and path. The document is copied first, so the caller's object is never touched.
+// operation's index and path (copies adding more than 3 MiB in all among them); one that would nest the object past
+// MAX_NESTING_DEPTH is 400. The document is copied first, so the caller's object is never touched.
 
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
+import { valueNestingBeyond } from "../utils/value-nesting-beyond.ts";
 import { errors } from "./errors.ts";
 import { cloneJson, getOwn, jsonEqual, setOwn } from "./json-values.ts";
 import { isPlainObject, type JsonMap } from "./types.ts";
 
 const MAX_OPERATIONS = 10000;
+/**
+ * What the copies of one patch may add to the object, in bytes of JSON (Kubernetes' AccumulatedCopySizeLimit, at
+ * the body size limit): each copy of a branch into itself doubles it, so a few dozen would exhaust the memory.
+ */
+const MAX_COPIED_BYTES = 3 * 1024 * 1024;
 const OPS = ["add", "remove", "replace", "move", "copy", "test"] as const;
 type OpName = (typeof OPS)[number];
 
 interface Operation {
+  /** Position in the patch, for messages. */
+  index: number;
   op: OpName;
   path: string;
   tokens: string[];
@@ -40,7 +50,7 @@ function decodeOperation(raw: unknown, index: number): Operation {
   if (typeof path !== "string") throw bad(path === undefined ? `missing "path" field` : `"path" must be a string`);
   const tokens = parsePointer(path);
   if (!tokens) throw bad(`"path" is not a valid JSON pointer: ${JSON.stringify(path)}`);
-  const operation: Operation = { op: op as OpName, path, tokens };
+  const operation: Operation = { index, op: op as OpName, path, tokens };
   if (op === "move" || op === "copy") {
     const from = getOwn(raw, "from");
     if (typeof from !== "string") throw bad(from === undefined ? `missing "from" field` : `"from" must be a string`);
@@ -133,16 +143,30 @@ function replaceValue(document: unknown, tokens: string[], pointer: string, valu
   return document;
 }
 
-function applyOperation(document: unknown, operation: Operation): unknown {
+/**
+ * `value` as it will sit at `tokens`, checked against MAX_NESTING_DEPTH: copies and moves can nest an object deeper
+ * than any body did (each copy of a branch into itself doubles its depth), and everything after the patch walks it.
+ */
+function placeable<T>(value: T, operation: Operation): T {
+  if (valueNestingBeyond(value, MAX_NESTING_DEPTH - operation.tokens.length)) {
+    const from = operation.from === undefined ? "" : ` from ${JSON.stringify(operation.from)}`;
+    throw errors.nestedTooDeeply(
+      `the object after JSON patch operation ${operation.index} (${operation.op} ${JSON.stringify(operation.path)}${from})`,
+    );
+  }
+  return value;
+}
+
+function applyOperation(document: unknown, operation: Operation, copied: { bytes: number }): unknown {
   const { op, path, tokens } = operation;
   switch (op) {
     case "add":
-      return addValue(document, tokens, path, cloneJson(operation.value));
+      return addValue(document, tokens, path, cloneJson(placeable(operation.value, operation)));
     case "remove":
       removeValue(document, tokens, path);
       return document;
     case "replace":
-      return replaceValue(document, tokens, path, cloneJson(operation.value));
+      return replaceValue(document, tokens, path, cloneJson(placeable(operation.value, operation)));
     case "test":
       if (!jsonEqual(getValue(document, tokens, path), operation.value)) {
         throw new NotApplicable(`testing value ${JSON.stringify(path)} failed: test failed`);
@@ -150,6 +174,10 @@ function applyOperation(document: unknown, operation: Operation): unknown {
       return document;
     case "copy": {
       const value = getValue(document, operation.fromTokens!, operation.from!, "from path");
+      copied.bytes += JSON.stringify(placeable(value, operation))?.length ?? 0;
+      if (copied.bytes > MAX_COPIED_BYTES) {
+        throw new NotApplicable(`the copies of this patch add more than ${MAX_COPIED_BYTES} bytes to the object`);
+      }
       return addValue(document, tokens, path, cloneJson(value));
     }
     case "move": {
@@ -163,7 +191,7 @@ function applyOperation(document: unknown, operation: Operation): unknown {
           `cannot move ${JSON.stringify(operation.from)} into its own child ${JSON.stringify(path)}`,
         );
       }
-      getValue(document, from, operation.from!, "from path");
+      placeable(getValue(document, from, operation.from!, "from path"), operation);
       const value = removeValue(document, from, operation.from!);
       return addValue(document, tokens, path, value);
     }
@@ -183,9 +211,10 @@ export function applyJsonPatch(document: unknown, patch: unknown): unknown {
   }
   const operations = patch.map(decodeOperation);
   let result = cloneJson(document);
+  const copied = { bytes: 0 };
   operations.forEach((operation, index) => {
     try {
-      result = applyOperation(result, operation);
+      result = applyOperation(result, operation, copied);
     } catch (error) {
       if (!(error instanceof NotApplicable)) throw error;
       const from = operation.from === undefined ? "" : ` from ${JSON.stringify(operation.from)}`;

@@ -18,7 +18,10 @@ export function setOwn(object: JsonMap, key: string, value: unknown): void {
   }
 }
 
-/** A deep copy of a JSON value sharing nothing with the original. */
+/**
+ * A deep copy of a JSON value sharing nothing with the original. Recursion is as deep as the value's nesting, which
+ * MAX_NESTING_DEPTH bounds for request bodies and what patches make of objects.
+ */
 export function cloneJson<T>(value: T): T {
   if (Array.isArray(value)) return value.map(cloneJson) as T;
   if (isPlainObject(value)) {
@@ -29,7 +32,10 @@ export function cloneJson<T>(value: T): T {
   return value;
 }
 
-/** Structural JSON equality: objects compare by key set regardless of order, arrays element-wise. */
+/**
+ * Structural JSON equality: objects compare by key set regardless of order, arrays element-wise. Recursion stops at
+ * the shallower value's nesting (MAX_NESTING_DEPTH bounds request data).
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {

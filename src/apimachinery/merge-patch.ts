@@ -7,6 +7,7 @@ import { isPlainObject, type JsonMap } from "./types.ts";
 /**
  * Applies a merge patch: object members merge recursively, `null` deletes a member, and any non-object patch
  * (array, scalar, null) replaces the target as a whole. Rejecting non-object request bodies is the caller's job.
+ * Recursion follows the patch, and the result nests no deeper than the deeper input: MAX_NESTING_DEPTH holds.
  */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return cloneJson(patch);
@@ -23,6 +24,7 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
  * The smallest merge patch turning `original` into `modified`: removed members become null, changed ones carry
  * their new value (objects recursively), unchanged ones are left out. Non-object documents give `modified` itself.
  * As with any merge patch, a null inside `modified` cannot be expressed (it would read as a deletion).
+ * Recursion follows the inputs, within MAX_NESTING_DEPTH.
  */
 export function createMergePatch(original: unknown, modified: unknown): unknown {
   if (!isPlainObject(original) || !isPlainObject(modified)) return cloneJson(modified);

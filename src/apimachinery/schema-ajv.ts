@@ -37,18 +37,23 @@ function checkDateTime(value: string): boolean {
   );
 }
 
-/** Formats used by Kubernetes schemas that carry no check here (numbers' widths, opaque strings). */
-const annotationFormats = [
-  "int32",
-  "int64",
-  "float",
-  "double",
-  "byte",
-  "binary",
-  "password",
-  "int-or-string",
-  "quantity",
-];
+/**
+ * The integers each integer format takes: int32 as Go holds it, int64 only as far as a JavaScript number holds
+ * integers exactly (beyond 2^53 a value silently becomes another). `type: integer` without a format is int64, and an
+ * int-or-string's number is int32 (Go's IntOrString), so every integer field of every schema is checked here.
+ */
+export const INTEGER_RANGES: Readonly<Record<"int32" | "int64", readonly [number, number]>> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  int64: [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
+
+function inRange(format: "int32" | "int64"): (value: number) => boolean {
+  const [min, max] = INTEGER_RANGES[format];
+  return (value) => value >= min && value <= max;
+}
+
+/** Formats used by Kubernetes schemas that carry no check here (floating point widths, opaque strings). */
+const annotationFormats = ["float", "double", "byte", "binary", "password", "int-or-string", "quantity"];
 
 /** Keywords ajv must accept without checking anything: they steer pruning, apply and OpenAPI, not validation. */
 const annotationKeywords = [
@@ -62,8 +67,9 @@ const annotationKeywords = [
   "x-kubernetes-patch-merge-key",
 ];
 
+const int32 = inRange("int32");
 const intOrString: SchemaValidateFunction = (enabled: unknown, data: unknown) =>
-  enabled !== true || typeof data === "string" || Number.isInteger(data);
+  enabled !== true || typeof data === "string" || (Number.isInteger(data) && int32(data as number));
 
 /** Item positions repeating an earlier item (set) or an earlier item's map keys (map). */
 export interface ListDuplicate {
@@ -101,8 +107,15 @@ const listType: SchemaValidateFunction = function listTypeCheck(
 };
 
 function createAjv(): Ajv {
-  const formats: Record<string, true | { type: "string"; validate: (value: string) => boolean }> = {
+  const formats: Record<
+    string,
+    | true
+    | { type: "string"; validate: (value: string) => boolean }
+    | { type: "number"; validate: (n: number) => boolean }
+  > = {
     "date-time": { type: "string", validate: isDateTime },
+    int32: { type: "number", validate: int32 },
+    int64: { type: "number", validate: inRange("int64") },
   };
   for (const name of annotationFormats) formats[name] = true;
   // strict off: resource schemas may carry OpenAPI annotations (example, externalDocs) ajv does not know.
@@ -130,10 +143,14 @@ const schemaMaps = new Set(["properties", "patternProperties", "definitions", "$
 const schemaLists = new Set(["allOf", "anyOf", "oneOf"]);
 const schemaValues = new Set(["additionalProperties", "items", "not"]);
 
-/** Rewrites what ajv reads differently from Kubernetes: nullable without type, and null with an enum. */
-function forAjv(schema: unknown): unknown {
+/**
+ * Rewrites what ajv reads differently from Kubernetes: nullable without type, null with an enum, and an integer
+ * without a format (int64). An int-or-string's alternatives stay as they are: its own keyword checks the number.
+ */
+function forAjv(schema: unknown, inIntOrString = false): unknown {
   if (!isPlainObject(schema)) return cloneJson(schema);
   const copy: JsonMap = {};
+  const intOrString = schema["x-kubernetes-int-or-string"] === true;
   for (const key of Object.keys(schema)) {
     const value = schema[key];
     if (schemaMaps.has(key) && isPlainObject(value)) {
@@ -141,15 +158,16 @@ function forAjv(schema: unknown): unknown {
       for (const name of Object.keys(value)) setOwn(map, name, forAjv(value[name]));
       copy[key] = map;
     } else if (schemaLists.has(key) && Array.isArray(value)) {
-      copy[key] = value.map(forAjv);
+      copy[key] = value.map((item) => forAjv(item, intOrString));
     } else if (schemaValues.has(key)) {
-      copy[key] = Array.isArray(value) ? value.map(forAjv) : forAjv(value);
+      copy[key] = Array.isArray(value) ? value.map((item) => forAjv(item)) : forAjv(value);
     } else {
       setOwn(copy, key, cloneJson(value));
     }
   }
   if (copy.nullable !== undefined && copy.type === undefined) delete copy.nullable;
   if (copy.nullable === true && Array.isArray(copy.enum) && !copy.enum.includes(null)) copy.enum = [...copy.enum, null];
+  if (copy.type === "integer" && copy.format === undefined && !inIntOrString) copy.format = "int64";
   return copy;
 }
 

@@ -4,7 +4,7 @@
 import type { ErrorObject } from "ajv";
 import { childPath, type FieldError, fieldError, keyPath } from "./field-errors.ts";
 import { getOwn, jsonTypeName } from "./json-values.ts";
-import type { ListDuplicate } from "./schema-ajv.ts";
+import { INTEGER_RANGES, type ListDuplicate } from "./schema-ajv.ts";
 import { isPlainObject, type JsonMap } from "./types.ts";
 
 /**
@@ -50,6 +50,14 @@ function renderSupported(values: unknown): string[] {
   return values.filter((v) => v !== null).map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
 }
 
+/** An integer beyond its format, worded as kube-openapi words minimum and maximum. */
+function outOfRange(path: string, value: number, format: keyof typeof INTEGER_RANGES): FieldError {
+  const [min, max] = INTEGER_RANGES[format];
+  const exact = format === "int64" ? ", the largest integers held exactly" : "";
+  const bound = value > max ? `less than or equal to ${max}` : `greater than or equal to ${min}`;
+  return fieldError.invalid(path, value, inBody(path, `should be ${bound} (${format}${exact})`));
+}
+
 function convert(error: ErrorObject, rootSchema: JsonMap, data: unknown): FieldError[] {
   const { path } = kubePath(rootSchema, data, error.instancePath);
   const params = error.params as JsonMap;
@@ -69,6 +77,7 @@ function convert(error: ErrorObject, rootSchema: JsonMap, data: unknown): FieldE
       ];
     }
     case "x-kubernetes-int-or-string": {
+      if (Number.isInteger(value)) return [outOfRange(path, value as number, "int32")];
       const actual = jsonTypeName(value);
       return [fieldError.typeInvalid(path, actual, inBody(path, `must be of type integer or string: "${actual}"`))];
     }
@@ -97,6 +106,9 @@ function convert(error: ErrorObject, rootSchema: JsonMap, data: unknown): FieldE
     case "pattern":
       return [fieldError.invalid(path, value, inBody(path, `should match '${params.pattern}'`))];
     case "format":
+      if (typeof value === "number" && Object.hasOwn(INTEGER_RANGES, String(params.format))) {
+        return [outOfRange(path, value, params.format as keyof typeof INTEGER_RANGES)];
+      }
       return [
         fieldError.invalid(path, value, inBody(path, `must be of type ${params.format}: ${JSON.stringify(value)}`)),
       ];

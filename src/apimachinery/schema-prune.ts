@@ -17,6 +17,7 @@ function droppableNull(value: unknown, schema: unknown): boolean {
   return value === null && isPlainObject(schema) && schema.nullable !== true && schema.default === undefined;
 }
 
+/** Recursion follows the schema (where the schema stops, so does the walk), and the value: MAX_NESTING_DEPTH. */
 function pruneValue(value: unknown, schema: unknown, path: string, removed: string[]): void {
   if (!isPlainObject(schema)) return;
   if (Array.isArray(value)) {

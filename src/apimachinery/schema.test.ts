@@ -255,6 +255,44 @@ describe("compileObjectSchema().validate()", () => {
     assert.equal(error.field, "");
   });
 
+  it("validate() refuses integers beyond their format, on both sides of each bound, naming the field", () => {
+    const compiled = compileObjectSchema({
+      spec: {
+        type: "object",
+        properties: {
+          small: { type: "integer", format: "int32" },
+          big: { type: "integer", format: "int64" },
+          plain: { type: "integer" },
+          port: { "x-kubernetes-int-or-string": true, anyOf: [{ type: "integer" }, { type: "string" }] },
+          list: { type: "array", items: { type: "integer", format: "int32" } },
+        },
+      },
+    });
+    const check = (field: string, value: number) =>
+      compiled.validate({ spec: { [field]: field === "list" ? [0, value] : value } }).map(formatFieldError);
+    const safe = Number.MAX_SAFE_INTEGER;
+    for (const [field, min, max] of [
+      ["small", -(2 ** 31), 2 ** 31 - 1],
+      ["port", -(2 ** 31), 2 ** 31 - 1],
+      ["list", -(2 ** 31), 2 ** 31 - 1],
+      ["big", -safe, safe],
+      ["plain", -safe, safe],
+    ] as const) {
+      assert.deepEqual(check(field, max), [], `${field} at its maximum`);
+      assert.deepEqual(check(field, min), [], `${field} at its minimum`);
+      const format = max === safe ? "int64, the largest integers held exactly" : "int32";
+      const path = field === "list" ? "spec.list[1]" : `spec.${field}`;
+      assert.deepEqual(check(field, max + 1), [
+        `${path}: Invalid value: ${max + 1}: ${path} in body should be less than or equal to ${max} (${format})`,
+      ]);
+      assert.deepEqual(check(field, min - 1), [
+        `${path}: Invalid value: ${min - 1}: ${path} in body should be greater than or equal to ${min} (${format})`,
+      ]);
+      assert.equal(check(field, 1e300).length, 1, `${field}: 1e300`);
+    }
+    assert.ok(check("port", 1.5).some((e) => e.endsWith('must be of type integer or string: "number"')));
+  });
+
   it("compileObjectSchema() compiles once per schema object", () => {
     assert.equal(compileObjectSchema(topLevel), schema);
   });

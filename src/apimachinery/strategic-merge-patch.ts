@@ -61,6 +61,10 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown, sche
   return mergeMap(base, patch, schema, false);
 }
 
+/**
+ * Recursion (here and through mergeList) follows the patch, and the result nests no deeper than the deeper input,
+ * so MAX_NESTING_DEPTH, which the decoded patch and the stored object were held to, bounds it.
+ */
 function mergeMap(original: JsonMap, patch: JsonMap, schema: Schema, inMetadata: boolean): JsonMap {
   const directive = patch[PATCH];
   if (directive !== undefined) {

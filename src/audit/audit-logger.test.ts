@@ -134,3 +134,88 @@ describe("AuditLogger", () => {
     assert.match(text, /apiserver_audit_level_total\{level="RequestResponse"\} 2/);
   });
 });
+
+describe("AuditLogger and events that cannot be built", () => {
+  let dir: string;
+  let path: string;
+  let audit: AuditLogger;
+  let decoded = 0;
+  const write = (name: string, extra: Partial<AuditCompletion> = {}) =>
+    request("update", "users", {
+      id: `id-${name}`,
+      requestInfo: { ...request("update", "users").requestInfo, name },
+      requestObject: () => {
+        decoded++;
+        return { kind: "User", metadata: { name } };
+      },
+      requestBytes: 40,
+      ...extra,
+    });
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "audit-logger-faults-"));
+    path = join(dir, "audit.log");
+    const settings = new LiveSettings(defaultSettings());
+    settings.update({ ...settings.current(), audit: auditSettingsOf({ enabled: true, level: 3, path }) });
+    audit = new AuditLogger({
+      settings,
+      testOnlyRequestObjectFault: (r) => {
+        if (r.requestInfo.name === "faulty") throw new Error("injected fault");
+      },
+    });
+  });
+  after(async () => {
+    await audit.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("AuditLogger builds the request object when the body is read and reuses it at completion", async () => {
+    const prepared = audit.hooks.onRequestBody(write("alice"));
+    assert.equal(decoded, 1);
+    audit.hooks.onRequestComplete({ ...write("alice"), prepared });
+    assert.equal(decoded, 1, "the body is not decoded again");
+    await audit.settled();
+    const event = (await lines(path)).find((e) => e.auditID === "id-alice");
+    assert.deepEqual(event?.requestObject, { kind: "User", metadata: { name: "alice" } });
+  });
+
+  it("AuditLogger throws from the request-body hook when the request object cannot be built", () => {
+    assert.throws(() => audit.hooks.onRequestBody(write("faulty")), /injected fault/);
+  });
+
+  it("AuditLogger writes a minimal event for a request refused because its event could not be built", async () => {
+    audit.hooks.onRequestComplete({ ...write("faulty"), code: 500, preparationFailed: true });
+    await audit.settled();
+    const event = (await lines(path)).find((e) => e.auditID === "id-faulty");
+    assert.deepEqual(event, {
+      kind: "Event",
+      apiVersion: "audit.k8s.io/v1",
+      level: "Metadata",
+      auditID: "id-faulty",
+      stage: "ResponseComplete",
+      requestURI: "/apis/management.platform.sh/v1/users",
+      verb: "update",
+      user: { username: "admin", groups: ["system:authenticated"] },
+      sourceIPs: [],
+      objectRef: { resource: "users", name: "faulty", apiGroup: "management.platform.sh", apiVersion: "v1" },
+      responseStatus: { metadata: {}, code: 500 },
+      requestReceivedTimestamp: event?.requestReceivedTimestamp,
+      stageTimestamp: event?.stageTimestamp,
+      annotations: {
+        "audit.platform.sh/event-incomplete": "the full event could not be built; this one stands in for it",
+      },
+    });
+  });
+
+  it("AuditLogger writes a minimal event instead of dropping one whose response cannot be serialized", async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    audit.hooks.onRequestComplete({ ...write("cyclic"), responseObject: cyclic });
+    await audit.settled();
+    const event = (await lines(path)).find((e) => e.auditID === "id-cyclic");
+    assert.equal(event?.level, "Metadata");
+    assert.equal(event?.responseStatus.code, 200);
+    assert.equal(event?.objectRef.name, "cyclic");
+    assert.ok(event?.annotations["audit.platform.sh/event-incomplete"]);
+  });
+});

@@ -1,17 +1,20 @@
 // The audit log of the API server: follows the live settings (enable, level or policy, file and rotation change
 // without a restart), decides per request and stage what to log, and hands lines to the rotating file sink.
-// Runs inside the request hooks, so it never throws and never waits: writing happens in the background.
+// Runs inside the request hooks, so it never waits: writing happens in the background. It throws in one place:
+// the request-body hook builds the event's request object before the registry runs, and throwing there refuses
+// the request with 500. An event that still cannot be built is replaced by a minimal one (minimal-event.ts).
 
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import type { AuditSettings, LiveSettings } from "../config/settings.ts";
-import type { AuditConfig } from "../config/types.ts";
+import type { AuditConfig, AuditLevel } from "../config/types.ts";
 import { type AuditMetrics, createAuditMetrics } from "./audit-metrics.ts";
-import { auditEventLine } from "./event.ts";
+import { auditEventLine, prepareRequestObject } from "./event.ts";
+import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
-import { type AuditAttributes, type AuditDecision, evaluateAuditPolicy } from "./policy.ts";
+import { type AuditAttributes, type AuditDecision, evaluateAuditPolicy, levelAtLeast } from "./policy.ts";
 import { RotatingFileSink, type RotationSettings, type SinkOperation } from "./rotating-file-sink.ts";
-import type { AuditCompletion, AuditRequest, AuditStage } from "./types.ts";
+import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditStage } from "./types.ts";
 
 const MEGABYTE = 1024 * 1024;
 const DEFAULT_MAX_SIZE_MB = 100;
@@ -25,12 +28,20 @@ export interface AuditLoggerOptions {
   /** Registry to add the audit metrics to (the API server's, so /metrics shows them). */
   metrics?: Registry;
   now?: () => Date;
+  /**
+   * TEST-ONLY FAULT SEAM: called as the request object of an event is built, before the registry runs; throwing
+   * stands for an event that cannot be built. No input can cause that once bodies are held to MAX_NESTING_DEPTH,
+   * so the tests of the 500-before-store path use this. Never set outside tests.
+   */
+  testOnlyRequestObjectFault?: (request: AuditBodyRequest) => void;
 }
 
 export interface AuditHooks {
   /** Whether events are being logged now; the server skips the hooks for requests arriving while not. */
   enabled(): boolean;
   onRequestReceived(request: AuditRequest): void;
+  /** The body was read: the request object of its ResponseComplete event, or undefined. Throws if it cannot. */
+  onRequestBody(request: AuditBodyRequest): unknown;
   onResponseStarted(request: AuditRequest): void;
   onRequestComplete(completion: AuditCompletion): void;
 }
@@ -68,6 +79,7 @@ export class AuditLogger {
     this.hooks = {
       enabled: () => this.enabled(),
       onRequestReceived: (request) => this.log("RequestReceived", request, undefined),
+      onRequestBody: (request) => this.prepare(request),
       onResponseStarted: (request) => this.log("ResponseStarted", request, { ...request, code: 200 }),
       onRequestComplete: (completion) => this.log("ResponseComplete", completion, completion),
     };
@@ -135,18 +147,42 @@ export class AuditLogger {
     return capCredentialRequests(evaluateAuditPolicy(active.policy, attributes), attributes);
   }
 
+  /** The request object of the ResponseComplete event, built now; undefined when the event will not have one. */
+  private prepare(request: AuditBodyRequest): unknown {
+    if (!request.requestObject) return undefined;
+    const decision = this.decide(request);
+    if (!decision || !levelAtLeast(decision.level, "Request") || decision.omitStages.has("ResponseComplete")) {
+      return undefined;
+    }
+    this.options.testOnlyRequestObjectFault?.(request);
+    return prepareRequestObject(request);
+  }
+
   private log(stage: AuditStage, request: AuditRequest, completion: AuditCompletion | undefined): void {
     try {
       const decision = this.decide(request);
       if (!decision || decision.level === "None" || decision.omitStages.has(stage)) return;
-      const line = auditEventLine(stage, decision.level, request, completion, this.options.now?.() ?? new Date());
-      const sink = this.active!.sink;
-      if (sink.write(line)) this.metrics.event(decision.level);
-      this.metrics.queuedBytes(sink.queuedBytes());
+      const now = this.options.now?.() ?? new Date();
+      // The request object could not be built before (the request was refused): the stand-in says what it was.
+      if (completion?.preparationFailed) this.write(minimalEventLine(stage, request, completion.code, now), "Metadata");
+      else this.write(auditEventLine(stage, decision.level, request, completion, now), decision.level);
     } catch (error) {
-      this.metrics.dropped(1);
-      this.options.logger?.error({ err: String(error), stage }, "audit event could not be built");
+      this.options.logger?.error(
+        { err: String(error), stage },
+        "audit event could not be built; writing a minimal one",
+      );
+      try {
+        this.write(minimalEventLine(stage, request, completion?.code, this.options.now?.() ?? new Date()), "Metadata");
+      } catch {
+        this.metrics.dropped(1);
+      }
     }
+  }
+
+  private write(line: string, level: AuditLevel): void {
+    const sink = this.active!.sink;
+    if (sink.write(line)) this.metrics.event(level);
+    this.metrics.queuedBytes(sink.queuedBytes());
   }
 
   private sinkFailure(operation: SinkOperation, error: Error): void {

@@ -2,8 +2,8 @@
 // a payload above 2 MiB can be left out with an annotation saying so, without ever building a huge line.
 
 import { levelAtLeast } from "./policy.ts";
-import { auditJson } from "./redact.ts";
-import type { AuditCompletion, AuditLevel, AuditRequest, AuditStage, AuditUser } from "./types.ts";
+import { auditJson, auditRequestUri } from "./redact.ts";
+import type { AuditBodyRequest, AuditCompletion, AuditLevel, AuditRequest, AuditStage, AuditUser } from "./types.ts";
 
 export const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
 export const OMITTED_REQUEST_ANNOTATION = "audit.platform.sh/request-object-omitted";
@@ -78,7 +78,29 @@ function payload(
   return json;
 }
 
-function objectRef(request: AuditRequest): Record<string, string> | undefined {
+/** An event's request object, serialized and redacted before the request reached the registry. */
+export class PreparedRequest {
+  readonly json: string | undefined;
+  /** The annotation saying the object was left out, if it was. */
+  readonly annotations: Readonly<Record<string, string>>;
+
+  constructor(json: string | undefined, annotations: Record<string, string>) {
+    this.json = json;
+    this.annotations = annotations;
+  }
+}
+
+/** Builds the request object part of the ResponseComplete event (throws if it cannot be built). */
+export function prepareRequestObject(request: AuditBodyRequest): PreparedRequest {
+  const annotations: Record<string, string> = {};
+  const json = request.requestObject
+    ? payload(request.requestObject, request.requestBytes, OMITTED_REQUEST_ANNOTATION, annotations)
+    : undefined;
+  return new PreparedRequest(json, annotations);
+}
+
+/** The objectRef of a resource request; exported for the minimal event. */
+export function objectRef(request: AuditRequest): Record<string, string> | undefined {
   const info = request.requestInfo;
   if (!info.resourceRequest) return undefined;
   const ref: Record<string, string> = { resource: info.resource };
@@ -112,12 +134,10 @@ export function auditEventLine(
   let responseObject: string | undefined;
   if (completion && stage !== "ResponseStarted") {
     if (levelAtLeast(level, "Request") && completion.requestObject) {
-      requestObject = payload(
-        completion.requestObject,
-        completion.requestBytes,
-        OMITTED_REQUEST_ANNOTATION,
-        annotations,
-      );
+      const prepared =
+        completion.prepared instanceof PreparedRequest ? completion.prepared : prepareRequestObject(completion);
+      requestObject = prepared.json;
+      Object.assign(annotations, prepared.annotations);
     }
     if (levelAtLeast(level, "RequestResponse") && completion.responseObject !== undefined) {
       const response = completion.responseObject;
@@ -127,7 +147,7 @@ export function auditEventLine(
   // Built as text: one JSON.stringify per string value is much cheaper than building and serializing an object.
   const info = request.requestInfo;
   let line = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":${JSON.stringify(request.id)}`;
-  line += `,"stage":"${stage}","requestURI":${JSON.stringify(request.requestUri ?? info.path)}`;
+  line += `,"stage":"${stage}","requestURI":${JSON.stringify(auditRequestUri(request.requestUri ?? info.path))}`;
   line += `,"verb":${JSON.stringify(info.verb)},"user":${userPart(request.user)}`;
   line += `,"sourceIPs":${request.sourceIp ? `[${JSON.stringify(request.sourceIp)}]` : "[]"}`;
   if (request.userAgent) line += `,"userAgent":${JSON.stringify(request.userAgent)}`;

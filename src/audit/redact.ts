@@ -6,6 +6,8 @@
 import { LAST_APPLIED } from "../config/last-applied.ts";
 import { redactRawConfig } from "../config/redact.ts";
 import { REDACTED } from "../config/redaction-marker.ts";
+import { jsonNestingBeyond } from "../utils/json-nesting-beyond.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 
 const SECRET_KEY =
   /^(key|accesskey|apikey|secret|token|password|passwd|kubeconfig|connectordata|privatekey|client-key-data)$|(secret|token|password|privatekey)$/i;
@@ -20,6 +22,8 @@ function redactString(key: string, value: string): string {
   if (key === "raw") return redactRawConfig(value);
   if (isSecretKey(key)) return REDACTED;
   if (key === LAST_APPLIED) {
+    // A string inside the body, so the body's nesting bound did not measure it; this recursion does walk it.
+    if (jsonNestingBeyond(value, MAX_NESTING_DEPTH) !== -1) return REDACTED;
     try {
       return auditJson(JSON.parse(value));
     } catch {
@@ -42,4 +46,33 @@ function replacer(this: unknown, key: string, value: unknown): unknown {
 /** JSON of `value` with credentials redacted. */
 export function auditJson(value: unknown): string {
   return JSON.stringify(value, replacer) ?? "null";
+}
+
+/** Query parameters of the login endpoints that carry one-time credentials or assertions. */
+const LOGIN_SECRET_PARAMETERS = [
+  "code",
+  "state",
+  "cli_state",
+  "SAMLResponse",
+  "RelayState",
+  "id_token",
+  "access_token",
+];
+
+/**
+ * The request URI as audited: on the login endpoints (/auth/..., also under a mount prefix) the values of
+ * authorization codes, states and assertions are replaced, since the URI is logged at every level.
+ */
+export function auditRequestUri(uri: string): string {
+  const query = uri.indexOf("?");
+  if (query < 0 || !/(^|\/)auth\//.test(uri.slice(0, query))) return uri;
+  const params = new URLSearchParams(uri.slice(query + 1));
+  let changed = false;
+  for (const name of LOGIN_SECRET_PARAMETERS) {
+    if (params.has(name)) {
+      params.set(name, "<redacted>");
+      changed = true;
+    }
+  }
+  return changed ? `${uri.slice(0, query)}?${params.toString()}` : uri;
 }

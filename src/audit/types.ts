@@ -37,14 +37,22 @@ export interface AuditRequest {
   receivedAt: Date;
 }
 
-export interface AuditCompletion extends AuditRequest {
-  code: number;
-  reason?: string;
-  message?: string;
+/** A request whose body was read, before it reaches the registry. */
+export interface AuditBodyRequest extends AuditRequest {
   /** The request body decoded (JSON or YAML), computed only when called. */
   requestObject?: () => unknown;
   /** Size of the request body in bytes. */
   requestBytes?: number;
+}
+
+export interface AuditCompletion extends AuditBodyRequest {
+  code: number;
+  reason?: string;
+  message?: string;
   /** The response object (before encoding); absent for watches and non-resource responses. */
   responseObject?: unknown;
+  /** What the request-body hook returned (a PreparedRequest from this logger), if it ran. */
+  prepared?: unknown;
+  /** The request-body hook threw: the request was refused with 500 before anything was stored. */
+  preparationFailed?: boolean;
 }

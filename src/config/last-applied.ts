@@ -2,6 +2,8 @@
 // annotation. That copy is kept with its secrets redacted, so no read (and no later diff) shows them.
 
 import { isPlainObject, type KubeObject } from "../apimachinery/types.ts";
+import { jsonNestingBeyond } from "../utils/json-nesting-beyond.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 import { redactConfigValue, redactRawConfig } from "./redact.ts";
 
 export const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
@@ -12,6 +14,8 @@ export function redactLastApplied(object: KubeObject): void {
   const text = annotations?.[LAST_APPLIED];
   if (!annotations || typeof text !== "string") return;
   try {
+    // A string in the body: the body's nesting bound did not measure it, and redaction walks it.
+    if (jsonNestingBeyond(text, MAX_NESTING_DEPTH) !== -1) throw new Error("nested too deeply");
     const applied = JSON.parse(text) as unknown;
     if (!isPlainObject(applied)) throw new Error("not an object");
     const spec = applied.spec;

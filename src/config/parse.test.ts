@@ -38,6 +38,13 @@ checkTable("the document", [
   { name: "a YAML syntax error", yaml: "auth: [1\n", field: "spec.raw", detail: /not valid YAML.*line 2/ },
   { name: "a duplicate key", yaml: "platformHost: a\nplatformHost: b\n", field: "spec.raw", detail: /unique/ },
   { name: "two documents", yaml: "a: 1\n---\nb: 2\n", field: "spec.raw", detail: /multiple documents/ },
+  {
+    name: "nesting past the bound",
+    yaml: `audit:\n  policy: ${"[".repeat(50_000)}${"]".repeat(50_000)}\n`,
+    field: "spec.raw",
+    detail:
+      /not valid YAML: nested too deeply: mappings and sequences may nest at most 100 levels \(line 2, column 109\)/,
+  },
   { name: "a list instead of a mapping", yaml: "- a\n", field: "spec.raw", detail: /YAML mapping/, noLine: true },
   {
     name: "a wrong type at the top",
@@ -190,6 +197,17 @@ checkTable("auth", [
     name: "idpB onlySecurityGroups not a boolean",
     yaml: "auth:\n  idpB: {clientId: a, onlySecurityGroups: sometimes}\n",
     field: "spec.raw.auth.idpB.onlySecurityGroups",
+  },
+  {
+    name: "idpB groups with a shared tenant",
+    yaml: "auth:\n  idpB: {clientId: a, groups: [admins]}\n",
+    field: "spec.raw.auth.idpB.tenant",
+    detail: /organisation tenant/,
+  },
+  {
+    name: "SAML NameID format that is neither a URN nor a short form",
+    yaml: "auth:\n  saml: {ssoURL: 'https://sso', insecureSkipSignatureValidation: true, nameIDPolicyFormat: shoeSize}\n",
+    field: "spec.raw.auth.saml.nameIDPolicyFormat",
   },
   {
     name: "SAML without any trust anchor",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { describe, it, test } from "node:test";
 import { parse } from "yaml";
 import { redactConfigValue, redactRawConfig } from "./redact.ts";
 import { REDACTED } from "./redaction-marker.ts";
@@ -103,4 +103,9 @@ describe("redactConfigValue()", () => {
     assert.equal(config.auth.oidc.clientSecret, "oidc-secret", "the input is not changed");
     for (const secret of SECRETS) assert.doesNotMatch(JSON.stringify(redacted), new RegExp(secret));
   });
+});
+
+test("redactRawConfig() replaces text nested past the bound as a whole, without walking it", () => {
+  assert.equal(redactRawConfig(`a: ${"[".repeat(50_000)}${"]".repeat(50_000)}\n`), REDACTED);
+  assert.equal(redactRawConfig(`a: ${"[".repeat(98)}1${"]".repeat(98)}\n`), `a: ${"[".repeat(98)}1${"]".repeat(98)}\n`);
 });

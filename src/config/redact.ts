@@ -49,6 +49,7 @@ export function redactComment(comment: string): string {
 
 /** A copy of a parsed config with every secret value replaced by the marker. */
 export function redactConfigValue<T>(value: T): T {
+  // Bounded by MAX_NESTING_DEPTH: configs come from measured bodies or YAML (parseYamlSource).
   const walk = (node: unknown, path: PathSegment[]): unknown => {
     // A secret field of the wrong type (a mapping or list) is redacted whole.
     if ((Array.isArray(node) || isPlainObject(node)) && path.length > 0 && isSecretPath(path)) return REDACTED;

@@ -2,7 +2,9 @@
 // paths, and comment positions. Redaction and secret restoring splice the source text at these positions, so
 // everything else in the text stays exactly as written.
 
-import { type Document, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, type Node, parseDocument } from "yaml";
+import { Document, isAlias, isMap, isScalar, isSeq, Lexer, LineCounter, type Node, YAMLParseError } from "yaml";
+import { parseYamlDocument } from "../apimachinery/parse-yaml-document.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 
 export type PathSegment = string | number;
 
@@ -12,10 +14,27 @@ export interface YamlSource {
   lines: LineCounter;
 }
 
-/** Parser options shared by every reading of spec.raw: YAML 1.2 core schema, unique keys, capped aliases. */
+/**
+ * Parser options shared by every reading of spec.raw: YAML 1.2 core schema, unique keys, capped aliases. Text nested
+ * deeper than MAX_NESTING_DEPTH gives an empty document whose error says so (every reader checks the errors), so the
+ * walks below are bounded.
+ */
 export function parseYamlSource(text: string): YamlSource {
   const lines = new LineCounter();
-  const document = parseDocument(text, { schema: "core", uniqueKeys: true, prettyErrors: true, lineCounter: lines });
+  const options = { schema: "core", uniqueKeys: true, prettyErrors: true, lineCounter: lines } as const;
+  const parsed = parseYamlDocument(text, options);
+  if (parsed.document) return { text, document: parsed.document, lines };
+  lines.addNewLine(0);
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines.addNewLine(i + 1);
+  const at = parsed.tooDeepAt;
+  const error = new YAMLParseError(
+    [at, at + 1],
+    "RESOURCE_EXHAUSTION",
+    `nested too deeply: mappings and sequences may nest at most ${MAX_NESTING_DEPTH} levels`,
+  );
+  error.linePos = [lines.linePos(at), lines.linePos(at + 1)];
+  const document = new Document(null, options) as Document.Parsed;
+  document.errors.push(error);
   return { text, document, lines };
 }
 
@@ -29,6 +48,7 @@ export interface ScalarAt {
 /** Every scalar (and alias) below the document root, with its config path. Keys that are not scalars are skipped. */
 export function scalarsOf(source: YamlSource): ScalarAt[] {
   const out: ScalarAt[] = [];
+  // Bounded by MAX_NESTING_DEPTH (parseYamlSource); an alias is not followed.
   const walk = (node: unknown, path: PathSegment[]) => {
     if (isMap(node)) {
       for (const pair of node.items) {
@@ -55,6 +75,7 @@ export function scalarsOf(source: YamlSource): ScalarAt[] {
 export function firstAnchorOrAlias(source: YamlSource): number | undefined {
   let found: number | undefined;
   const lineOf = (node: Node) => (node.range ? source.lines.linePos(node.range[0]).line : 1);
+  // Bounded by MAX_NESTING_DEPTH (parseYamlSource).
   const walk = (node: unknown): void => {
     if (found !== undefined || !node || typeof node !== "object") return;
     if (isAlias(node) || (node as { anchor?: string }).anchor) {

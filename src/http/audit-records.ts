@@ -6,7 +6,7 @@ import type { UserInfo } from "../registry/types.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
 import type { RequestInfo } from "./request-info.ts";
 import type { RequestState } from "./request-state.ts";
-import type { CompletedRequest, ReceivedRequest } from "./types.ts";
+import type { BodyReadRequest, CompletedRequest, ReceivedRequest } from "./types.ts";
 
 /** RequestReceived (and ResponseStarted of a watch). The state has its request info. */
 export function receivedRequest(state: RequestState): ReceivedRequest {
@@ -20,6 +20,19 @@ export function receivedRequest(state: RequestState): ReceivedRequest {
     sourceIp: state.raw.socket?.remoteAddress,
     receivedAt: state.receivedAt,
   };
+}
+
+/** The request body decoded per its Content-Type, on demand; undefined without a body. */
+function requestObjectOf(state: RequestState): (() => unknown) | undefined {
+  const body = state.body;
+  if (!body?.length) return undefined;
+  const contentType = state.raw.headers["content-type"];
+  return () => decodeBody(body, bodyMediaType(contentType, state.info?.verb === "patch"));
+}
+
+/** The body was read, before the registry runs. */
+export function bodyReadRequest(state: RequestState): BodyReadRequest {
+  return { ...receivedRequest(state), requestObject: requestObjectOf(state), requestBytes: state.body?.length };
 }
 
 /** ResponseComplete: the answer's code, the failure, and the request and response objects decoded on demand. */
@@ -43,6 +56,8 @@ class CompletedRecord implements CompletedRequest {
   readonly message: string | undefined;
   readonly requestBytes: number | undefined;
   readonly requestObject: (() => unknown) | undefined;
+  readonly prepared: unknown;
+  readonly preparationFailed: boolean;
   readonly #state: RequestState;
 
   constructor(state: RequestState, code: number, latencySeconds: number) {
@@ -59,11 +74,10 @@ class CompletedRecord implements CompletedRequest {
     this.latencySeconds = latencySeconds;
     this.reason = state.failure?.reason;
     this.message = state.failure?.message;
-    const body = state.body;
-    this.requestBytes = body?.length;
-    this.requestObject = body?.length
-      ? () => decodeBody(body, bodyMediaType(raw.headers["content-type"], state.info?.verb === "patch"))
-      : undefined;
+    this.requestBytes = state.body?.length;
+    this.requestObject = requestObjectOf(state);
+    this.prepared = state.auditPrepared;
+    this.preparationFailed = state.auditPreparationFailed === true;
     this.#state = state;
   }
 

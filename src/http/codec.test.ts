@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { isStatusError } from "../apimachinery/errors.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 import { bodyMediaType, decodeBody, encodeBody } from "./codec.ts";
 
 const isCode = (code: number, pattern?: RegExp) => (e: unknown) =>
@@ -96,6 +97,62 @@ describe("decodeBody()", () => {
         },
       ),
     );
+  });
+});
+
+describe("decodeBody() nesting bound", () => {
+  const tooDeep = (where: RegExp) =>
+    isCode(400, new RegExp(`nested too deeply ${where.source}: objects and lists may nest at most 100 levels`));
+  /** `levels` nested objects in JSON text: {"a":{"a":...{"a":1}}}. */
+  const jsonObjects = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
+  const yamlBlock = (levels: number) => `${"- ".repeat(levels)}x\n`;
+  const yamlFlow = (levels: number) => `${"{a: ".repeat(levels)}1${"}".repeat(levels)}`;
+
+  it("decodeBody() takes JSON nested exactly MAX_NESTING_DEPTH levels, in every JSON media type", () => {
+    assert.equal(MAX_NESTING_DEPTH, 100);
+    for (const type of ["json", "merge", "strategic", "apply"] as const) {
+      let value = decodeBody(Buffer.from(jsonObjects(100)), type) as { a: unknown };
+      for (let i = 1; i < 100; i++) value = value.a as { a: unknown };
+      assert.equal(value.a, 1, type);
+    }
+  });
+
+  it("decodeBody() refuses JSON nested one level more, and 50,000 levels, with 400 naming the position", () => {
+    for (const type of ["json", "merge", "strategic", "apply"] as const) {
+      assert.throws(() => decodeBody(Buffer.from(jsonObjects(101)), type), tooDeep(/at position 500/), type);
+      assert.throws(() => decodeBody(Buffer.from(jsonObjects(50_000)), type), tooDeep(/at position 500/), type);
+      const patch = `[{"op":"add","path":"/a","value":${"[".repeat(50_000)}${"]".repeat(50_000)}}]`;
+      assert.throws(() => decodeBody(Buffer.from(patch), type), tooDeep(/at position 131/), type);
+    }
+  });
+
+  it("decodeBody() bounds YAML block and flow nesting the same way, before yaml recurses", () => {
+    for (const yaml of [yamlBlock, yamlFlow]) {
+      assert.doesNotThrow(() => decodeBody(Buffer.from(yaml(100)), "yaml"));
+      assert.throws(() => decodeBody(Buffer.from(yaml(101)), "yaml"), tooDeep(/at line 1 column \d+/));
+      assert.throws(() => decodeBody(Buffer.from(yaml(50_000)), "yaml"), tooDeep(/at line 1 column \d+/));
+      // An apply body that starts like JSON is measured as JSON.
+      assert.throws(() => decodeBody(Buffer.from(yaml(50_000)), "apply"), tooDeep(/at (line 1 column|position) \d+/));
+    }
+    const indented = Array.from({ length: 101 }, (_, i) => `${" ".repeat(i)}a:`).join("\n");
+    assert.throws(() => decodeBody(Buffer.from(`${indented} 1\n`), "yaml"), tooDeep(/at line 101 column 101/));
+  });
+
+  it("decodeBody() counts YAML aliases where they are used, and refuses an alias inside its own anchor", () => {
+    const half = (inner: string) => `${"[".repeat(60)}${inner}${"]".repeat(60)}`;
+    const stacked = `a: &a ${half("1")}\nb: ${half("*a")}\n`;
+    assert.throws(() => decodeBody(Buffer.from(stacked), "yaml"), tooDeep(/at line 1 column 1/));
+    const fits = `a: &a ${half("1")}\nb: ${"[".repeat(38)}*a${"]".repeat(38)}\n`;
+    assert.doesNotThrow(() => decodeBody(Buffer.from(fits), "yaml"));
+    // Before the bound, these decoded to cyclic objects that no later step could copy or serialize.
+    assert.throws(() => decodeBody(Buffer.from("a: &a [*a]\n"), "yaml"), tooDeep(/at line 1 column 1/));
+    assert.throws(() => decodeBody(Buffer.from("a: &a {b: *a}\n"), "yaml"), tooDeep(/at line 1 column 1/));
+  });
+
+  it("decodeBody() counts a pair inside a YAML flow sequence as the map it becomes", () => {
+    const pairs = (levels: number) => `${"[a: ".repeat(levels)}1${"]".repeat(levels)}`;
+    assert.doesNotThrow(() => decodeBody(Buffer.from(pairs(50)), "yaml"));
+    assert.throws(() => decodeBody(Buffer.from(pairs(51)), "yaml"), tooDeep(/at line 1 column 1/));
   });
 });
 

@@ -2,12 +2,15 @@
 // Errors are Status errors a client can act on: 415 for a media type we do not take, 400 saying where a body broke.
 
 import { isUtf8 } from "node:buffer";
-import { parse as parseYaml, stringify as stringifyYaml, YAMLParseError } from "yaml";
+import { stringify as stringifyYaml, YAMLParseError } from "yaml";
 import { errors, type StatusError } from "../apimachinery/errors.ts";
 import { fieldError } from "../apimachinery/field-errors.ts";
+import { parseYamlDocument } from "../apimachinery/parse-yaml-document.ts";
 import { isPlainObject } from "../apimachinery/types.ts";
 import { EncodedJson } from "../registry/encoded-json.ts";
 import type { PatchType } from "../registry/types.ts";
+import { jsonNestingBeyond } from "../utils/json-nesting-beyond.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 import { findNonFinite } from "./find-non-finite.ts";
 
 export type BodyMediaType = "json" | "yaml" | PatchType;
@@ -44,6 +47,7 @@ export function bodyMediaType(contentType: string | undefined, patch: boolean): 
   throw errors.unsupportedMediaType(OBJECT_MEDIA_TYPES);
 }
 
+/** Bounded by MAX_NESTING_DEPTH: bodies are measured before they are parsed. */
 function hasProtoKey(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (Array.isArray(value)) return value.some(hasProtoKey);
@@ -59,7 +63,14 @@ function rejectProtoKey(text: string, value: unknown): unknown {
   return value;
 }
 
+/** JSON.parse itself takes any nesting; what walks the value afterwards does not. */
+function checkJsonNesting(text: string): void {
+  const at = jsonNestingBeyond(text, MAX_NESTING_DEPTH);
+  if (at !== -1) throw errors.nestedTooDeeply("the request body", `at position ${at}`);
+}
+
 function decodeJson(text: string): unknown {
+  checkJsonNesting(text);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -70,10 +81,26 @@ function decodeJson(text: string): unknown {
   }
 }
 
+/** `at line 3 column 7` for a text offset. */
+function lineAndColumn(text: string, offset: number): string {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return `at line ${line} column ${offset - start + 1}`;
+}
+
 function decodeYaml(text: string): unknown {
+  // The core schema keeps timestamps as strings; aliases are capped against expansion bombs.
+  const parsed = parseYamlDocument(text, { schema: "core", prettyErrors: true });
+  if (parsed.tooDeepAt !== undefined)
+    throw errors.nestedTooDeeply("the request body", lineAndColumn(text, parsed.tooDeepAt));
   try {
-    // The core schema keeps timestamps as strings; aliases are capped against expansion bombs.
-    return parseYaml(text, { schema: "core", maxAliasCount: 100, prettyErrors: true });
+    const document = parsed.document;
+    if (document.errors.length > 0) throw document.errors[0];
+    return document.toJS({ maxAliasCount: 100 });
   } catch (error) {
     const where =
       error instanceof YAMLParseError && error.linePos
@@ -116,6 +143,7 @@ function decodeText(text: string, type: BodyMediaType): unknown {
     // kubectl and client-node send JSON here; JSON is YAML, but JSON.parse is much faster when it fits.
     const first = text.trimStart()[0];
     if (first === "{" || first === "[") {
+      checkJsonNesting(text);
       try {
         return rejectProtoKey(text, JSON.parse(text));
       } catch (error) {

@@ -123,4 +123,23 @@ describe("decodeRequestBody()", () => {
     const json = request(Buffer.from('{"kind":"DeleteOptions"}'), { contentType: "application/json" });
     assert.deepEqual(decodeRequestBody(json, "delete"), { kind: "DeleteOptions" });
   });
+
+  it("decodeRequestBody() bounds protobuf bodies by their whole nesting, JSON inside them included", () => {
+    /** A ConfigMap nested `levels` deep: its managedFields entry (4 levels down) holds the rest as fieldsV1. */
+    const configMap = (levels: number) => {
+      const inner = levels - 4;
+      const fieldsV1 = `${'{"f:a":'.repeat(inner - 1)}{}${"}".repeat(inner - 1)}`;
+      const entry = new WireWriter().string(1, "m").bytes(7, new WireWriter().string(1, fieldsV1).finish()).finish();
+      const metadata = new WireWriter().string(1, "deep").bytes(17, entry).finish();
+      return envelope("v1", "ConfigMap", new WireWriter().bytes(1, metadata).finish());
+    };
+    const decoded = decodeRequestBody(request(configMap(100)), "object") as { metadata: { name: string } };
+    assert.equal(decoded.metadata.name, "deep");
+    const beyond = statusOf(() => decodeRequestBody(request(configMap(101)), "object"));
+    assert.equal(beyond.code, 400);
+    assert.match(beyond.message, /^the request body is nested too deeply: objects and lists may nest at most 100/);
+    const far = statusOf(() => decodeRequestBody(request(configMap(50_000)), "object"));
+    assert.equal(far.code, 400);
+    assert.match(far.message, /nested too deeply in the JSON of "metadata.managedFields\[0\].fieldsV1" at byte \d+/);
+  });
 });

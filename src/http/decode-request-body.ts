@@ -4,6 +4,8 @@
 
 import { errors } from "../apimachinery/errors.ts";
 import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
+import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
+import { valueNestingBeyond } from "../utils/value-nesting-beyond.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
 import { decodeEnvelopedObject } from "./protobuf/envelope.ts";
 import { DELETE_OPTIONS_MESSAGE, protobufMessage } from "./protobuf/messages.ts";
@@ -27,10 +29,10 @@ function isProtobuf(contentType: string | undefined): boolean {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === PROTOBUF_MEDIA_TYPE;
 }
 
-/** The message of an object body: the resource's own kind, also for its status; none for other subresources. */
+/** The message of an object body: the resource's own kind, also for its status; an action subresource's own. */
 function objectMessage(request: BodyRequest): string | undefined {
   const sub = request.info.subresource;
-  if (sub && sub !== "status") return undefined;
+  if (sub && sub !== "status") return request.store.definition.subresources?.[sub]?.protobuf?.message;
   return request.store.definition.protobuf?.message;
 }
 
@@ -62,6 +64,8 @@ export function decodeRequestBody(request: BodyRequest, purpose: "object" | "del
   if (!spec) throw errors.unsupportedMediaType(["application/json", "application/yaml"]);
   const unknown: string[] = [];
   const object = decodeEnvelopedObject(body, spec, unknown);
+  // Messages and the JSON inside them are bounded one by one; together they may nest deeper.
+  if (valueNestingBeyond(object, MAX_NESTING_DEPTH)) throw errors.nestedTooDeeply("the request body");
   if (purpose === "delete") {
     // Every group version carries meta/v1's DeleteOptions (typed clients send e.g. rbac.authorization.k8s.io/v1).
     if (typeof object.apiVersion === "string" && /^([^/]+\/)?v1$/.test(object.apiVersion)) {

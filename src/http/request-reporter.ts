@@ -1,11 +1,14 @@
-// What the server reports about each request: the audit hooks (RequestReceived, ResponseStarted for watches,
-// ResponseComplete) and the request metrics, the last step of the pipeline. Hooks never break a request: a hook
-// that throws is logged.
+// What the server reports about each request: the audit hooks (RequestReceived, the request body before the
+// registry, ResponseStarted for watches, ResponseComplete) and the request metrics, the last step of the pipeline.
+// Hooks never break a request: a hook that throws is logged. The one exception is the request-body hook, which
+// prepares the audit event's request object: when it cannot, the request is refused with 500 before anything is
+// stored, since no write may go unaudited.
 
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
-import { completedRequest, receivedRequest } from "./audit-records.ts";
+import { errors } from "../apimachinery/errors.ts";
+import { bodyReadRequest, completedRequest, receivedRequest } from "./audit-records.ts";
 import { errorSummary } from "./error-log.ts";
 import { metricLabels } from "./metric-labels.ts";
 import type { ApiMetrics } from "./metrics.ts";
@@ -17,6 +20,11 @@ export interface RequestReporter {
   auditId(): string;
   /** Audit: RequestReceived (after authentication). */
   received(state: RequestState): void;
+  /**
+   * Audit: the body was read and nothing is stored yet; the hook builds the request object now. Throws a 500
+   * StatusError when it cannot, so the request is refused before the registry runs.
+   */
+  bodyRead(state: RequestState): void;
   /** Audit: ResponseStarted (a watch began streaming). */
   started(state: RequestState): void;
   /** Audit: ResponseComplete, then metrics. Watches report when their stream ends, without a duration. */
@@ -34,6 +42,16 @@ export function createRequestReporter(hooks: ApiServerHooks, metrics: ApiMetrics
         hooks.onRequestReceived(receivedRequest(state));
       } catch (error) {
         failed("request received", error);
+      }
+    },
+    bodyRead(state) {
+      if (!hooks.onRequestBody || !state.id || !state.info || !state.body?.length) return;
+      try {
+        state.auditPrepared = hooks.onRequestBody(bodyReadRequest(state));
+      } catch (error) {
+        failed("request body", error);
+        state.auditPreparationFailed = true;
+        throw errors.internal("the audit event of this request could not be built, so nothing was done");
       }
     },
     started(state) {

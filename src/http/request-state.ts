@@ -29,6 +29,10 @@ export interface RequestState {
   body?: Buffer;
   /** The answer ends the connection (a refused oversize body, shutdown). */
   closeConnection?: boolean;
+  /** What the request-body hook prepared (the audit log's request object), handed back at completion. */
+  auditPrepared?: unknown;
+  /** The request-body hook threw, so the request was refused before the registry ran. */
+  auditPreparationFailed?: boolean;
   /** The failure answered, for the completion hook. */
   failure?: { reason?: string; message?: string };
   /** The object answered (before encoding) or the failure Status, for the completion hook. */
@@ -52,6 +56,8 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     user: undefined,
     context: undefined,
     body: undefined,
+    auditPrepared: undefined,
+    auditPreparationFailed: false,
     closeConnection: false,
     failure: undefined,
     responseObject: undefined,

@@ -11,6 +11,7 @@
 //                    answer is complete)
 //   authorization    the Authorizer; denied: 403 (admit)
 //   decode           the body read (request-body.ts; streamed ones too, 413 past 3 MiB), decoded per Content-Type
+//   audit            hook onRequestBody: the event's request object, before anything is stored (fails: 500)
 //   registry         handleResourceRequest -> ResourceStore
 //   encode           JSON, YAML or Table; a watch streams instead (hook onResponseStarted once the stream is open)
 //   audit            hook onRequestComplete (a watch: when its stream ends)
@@ -122,9 +123,11 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
           throw error;
         }
       }
-      // Registry.
       const store = state.store;
       if (!store || !answered.has(request.method ?? "")) throw errors.pathNotFound();
+      // Audit: the request object is built before the registry runs (a 500 here means nothing was stored).
+      reporter.bodyRead(state);
+      // Registry.
       const outcome = await handleResourceRequest({
         info: state.info!,
         store,

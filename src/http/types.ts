@@ -18,19 +18,27 @@ export interface ReceivedRequest {
   receivedAt: Date;
 }
 
+/** The body was read; nothing has reached the registry yet. */
+export interface BodyReadRequest extends ReceivedRequest {
+  /** The request body decoded per its Content-Type, computed when called (audit levels Request and above). */
+  requestObject?: () => unknown;
+  /** Size of the request body in bytes. */
+  requestBytes?: number;
+}
+
 /** After the response is complete (audit stage ResponseComplete; watches: when the stream ends). */
-export interface CompletedRequest extends ReceivedRequest {
+export interface CompletedRequest extends BodyReadRequest {
   code: number;
   /** Status reason and message of a failure (never a body, header or query value). */
   reason?: string;
   message?: string;
   latencySeconds: number;
-  /** The request body decoded per its Content-Type, computed when called (audit levels Request and above). */
-  requestObject?: () => unknown;
-  /** Size of the request body in bytes. */
-  requestBytes?: number;
   /** The object answered, before encoding, or the failure Status; absent for watches and non-resource paths. */
   responseObject?: unknown;
+  /** What onRequestBody returned for this request (undefined when it did not run). */
+  prepared?: unknown;
+  /** onRequestBody threw: the request was answered 500 before the registry ran. */
+  preparationFailed?: boolean;
 }
 
 export interface ApiServerHooks {
@@ -40,6 +48,12 @@ export interface ApiServerHooks {
    */
   enabled?(): boolean;
   onRequestReceived?(info: ReceivedRequest): void;
+  /**
+   * A resource request's body was read and the registry has not run: a hook that logs request objects builds them
+   * now and returns what onRequestComplete gets back as `prepared`. Throwing refuses the request with 500 before
+   * anything is stored (no write without its audit event); the completion then says `preparationFailed`.
+   */
+  onRequestBody?(info: BodyReadRequest): unknown;
   /** A watch began streaming its response (audit stage ResponseStarted). */
   onResponseStarted?(info: ReceivedRequest): void;
   onRequestComplete?(info: CompletedRequest): void;

@@ -68,6 +68,9 @@ describe("describeCaller() (selves)", () => {
     const reviewAt = async (key: string) => (await describeAs(await f.contextOf(vc), key)).accessKeyExpirationTimestamp;
     const forever = await f.createKey("bob-forever", { user: "bob" });
     assert.equal(await reviewAt(forever), undefined);
+    // A ttl past the year 9999 has no timestamp (it answered 500 before).
+    const eons = await f.createKey("bob-eons", { user: "bob", ttl: Number.MAX_SAFE_INTEGER });
+    assert.equal(await reviewAt(eons), undefined);
     const hour = await f.createKey("bob-hour", { user: "bob", ttl: 3600 });
     const created = Date.parse((await f.keys.get(platform(), { name: "bob-hour" })).metadata.creationTimestamp ?? "");
     assert.equal(await reviewAt(hour), new Date(created + 3_600_000).toISOString());

@@ -14,10 +14,14 @@ export const KEY_EXPIRED = "access key expired. Please login again";
 
 const passed = (fromMs: number, seconds: number, nowMs: number) => seconds > 0 && nowMs >= fromMs + seconds * 1000;
 
+/** 9999-12-31T23:59:59Z, the last time RFC 3339 writes: a lifetime ending later has no date, so it never ends. */
+const LAST_DATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
+
 /**
  * When the key stops authenticating by its lifetime alone (ms), or undefined when nothing limits it: its ttl (from
  * creation, or from its last activity), the platform's maximum key age, the Login key lifetime. The same rules as
- * keyProblem(); disabling, deleting or revoking ends it sooner.
+ * keyProblem(); disabling, deleting or revoking ends it sooner. An end past the year 9999 (a ttl of up to 2^53
+ * seconds is valid) counts as none: no timestamp can say it.
  */
 export function keyExpiresAt(key: KeyEntry, limits: KeyLimits, lastSeenMs = 0): number | undefined {
   const ends: number[] = [];
@@ -29,7 +33,8 @@ export function keyExpiresAt(key: KeyEntry, limits: KeyLimits, lastSeenMs = 0): 
   if (key.type === "Login" && limits.loginAccessKeyTTLSeconds > 0) {
     ends.push(key.createdMs + limits.loginAccessKeyTTLSeconds * 1000);
   }
-  return ends.length ? Math.min(...ends) : undefined;
+  const dated = ends.filter((end) => end <= LAST_DATE_MS);
+  return dated.length ? Math.min(...dated) : undefined;
 }
 
 /** `lastSeenMs`: the last use this process saw (more recent than status.lastActivity, written once a minute). */

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
 import { createEncryptionKeyRotationDefinition } from "../apis/management/v1/encryptionkeyrotation.ts";
-import { AuditLogger } from "../audit/audit-logger.ts";
+import { AuditLogger, type AuditLoggerOptions } from "../audit/audit-logger.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
@@ -33,6 +33,7 @@ import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
+import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
 import { ENCRYPTION_KEY_FILE, restoreAdvice, STORE_FILE } from "./store-files.ts";
@@ -43,6 +44,8 @@ export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
 
 export interface PlatformOptions {
   dataDir: string;
+  /** An instance without a heartbeat for this long is marked offline (default 90 s). */
+  instanceOfflineAfterMs?: number;
   host: string;
   port: number;
   tlsCertFile?: string;
@@ -66,6 +69,8 @@ export interface PlatformOptions {
   storePageLimit?: () => number;
   /** --store etcd: the store is on etcd, shared by every replica on the same prefix (default: SQLite in dataDir). */
   etcd?: EtcdBackendOptions;
+  /** TEST-ONLY FAULT SEAM of the audit log (AuditLoggerOptions.testOnlyRequestObjectFault); never set outside tests. */
+  testOnlyAuditFault?: AuditLoggerOptions["testOnlyRequestObjectFault"];
 }
 
 export interface RunningPlatform {
@@ -156,7 +161,16 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   });
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());
-  const audit = new AuditLogger({ settings, logger: options.logger, metrics: metrics.registry });
+  leadership.run(() => {
+    const liveness = new InstanceLiveness({ registry, offlineAfterMs: options.instanceOfflineAfterMs, logger });
+    return { name: "instance liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
+  });
+  const audit = new AuditLogger({
+    settings,
+    logger: options.logger,
+    metrics: metrics.registry,
+    testOnlyRequestObjectFault: options.testOnlyAuditFault,
+  });
 
   const tls =
     options.tlsCertFile && options.tlsKeyFile

@@ -38,7 +38,10 @@ export class CreateManagedFieldsMemo {
   }
 }
 
-/** The shape signature (see above); metadata.managedFields is ignored as the field manager ignores it. */
+/**
+ * The shape signature (see above); metadata.managedFields is ignored as the field manager ignores it. Recursion is
+ * as deep as the object's nesting, which MAX_NESTING_DEPTH bounds (bodies are measured as they are decoded).
+ */
 export function shapeOf(value: unknown, top = false): string {
   if (value === null) return "n";
   // Lists in full: their items (keys, set values) are part of the field paths.

@@ -19,6 +19,8 @@ export interface SendOptions {
   authorization?: string;
   body?: unknown;
   contentType?: string;
+  /** The Accept header; JSON unless given. */
+  accept?: string;
 }
 
 export class AuthClient {
@@ -31,7 +33,7 @@ export class AuthClient {
   }
 
   send(method: string, path: string, options: SendOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { accept: "application/json" };
+    const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
     if (options.authorization !== undefined) headers.authorization = options.authorization;
     else if (options.token) headers.authorization = `Bearer ${options.token}`;
     let payload: string | undefined;

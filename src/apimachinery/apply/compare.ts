@@ -88,7 +88,10 @@ function compareFields(
   }
 }
 
-/** `undefined` is "absent"; null is a value. At least one side is present. */
+/**
+ * `undefined` is "absent"; null is a value. At least one side is present. Recursion follows the objects, whose
+ * nesting MAX_NESTING_DEPTH bounds (checked as bodies are decoded and patches applied).
+ */
 function node(lhs: unknown, rhs: unknown, schema: Schema, path: FieldPath, out: Collector): void {
   const ls = lhs === undefined ? undefined : shapeOf(schema, lhs);
   const rs = rhs === undefined ? undefined : shapeOf(schema, rhs);

@@ -13,6 +13,7 @@ function childSchema(schema: Schema, element: string): Schema {
   return undefined;
 }
 
+/** Recursion follows the set, which mirrors an object: MAX_NESTING_DEPTH bounds it (plus a few levels). */
 export function ensureNamedFieldsAreMembers(set: FieldSet, schema: Schema): FieldSet {
   if (set.isEmpty()) return set;
   const isStruct = schemaKind(schema) === "map";

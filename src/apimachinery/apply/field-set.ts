@@ -16,6 +16,10 @@ function sorted(elements: Iterable<string>): string[] {
   return [...elements].sort(pathElement.compare);
 }
 
+/**
+ * The operations below recurse once per level. Sets mirror objects (and FieldsV1 sent by clients), whose nesting
+ * MAX_NESTING_DEPTH bounds when bodies are decoded and patches applied, so the recursion stays shallow.
+ */
 export class FieldSet {
   static readonly empty: FieldSet = new FieldSet(new Set(), new Map());
 

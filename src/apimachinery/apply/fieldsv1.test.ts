@@ -147,6 +147,16 @@ describe("formatFieldPath()", () => {
     assert.equal(formatFieldPath(["f:spec", "f:set", "v:true"]), ".spec.set[=true]");
     assert.equal(formatFieldPath(["f:spec", "f:set", 'v:"a\\"b\\n"']), '.spec.set[="a\\"b\\n"]');
   });
+
+  it("fromFieldsV1() refuses a key whose JSON nests past the bound (clients send FieldsV1)", () => {
+    const value = (levels: number) => `v:${"[".repeat(levels)}1${"]".repeat(levels)}`;
+    assert.equal(fromFieldsV1({ "f:list": { [value(100)]: {} } }).paths().length, 1);
+    assert.throws(() => fromFieldsV1({ "f:list": { [value(101)]: {} } }), TypeError);
+    assert.throws(
+      () => fromFieldsV1({ "f:list": { [`k:${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`]: {} } }),
+      /nests deeper than 100 levels/,
+    );
+  });
 });
 
 describe("fieldSetFromObject()", () => {

@@ -11,6 +11,7 @@ export { formatFieldPath } from "./field-path.ts";
 export { type FieldPath, FieldSet } from "./field-set.ts";
 export { fieldSetFromObject } from "./field-set-from-object.ts";
 
+/** Recursion follows the set: bounded by MAX_NESTING_DEPTH, as FieldSet's operations are. */
 function emit(set: FieldSet, includeSelf: boolean): FieldsV1 {
   const out: FieldsV1 = {};
   if (includeSelf) out["."] = {};
@@ -27,7 +28,10 @@ export function toFieldsV1(set: FieldSet): FieldsV1 {
   return emit(set, false);
 }
 
-/** Reads one level; `member` tells whether the node itself is in the set (a leaf `{}` or a "." marker). */
+/**
+ * Reads one level; `member` tells whether the node itself is in the set (a leaf `{}` or a "." marker). Recursion
+ * follows the JSON, part of a body measured against MAX_NESTING_DEPTH.
+ */
 function read(json: JsonMap, where: string): { set: FieldSet; member: boolean } {
   let member = false;
   const members: string[] = [];

@@ -15,7 +15,10 @@ function encodeString(text: string): string {
   return JSON.stringify(text).replace(htmlUnsafe, escapeChar);
 }
 
-/** Go-compatible JSON text of a JSON value (undefined members are skipped, as JSON.stringify does). */
+/**
+ * Go-compatible JSON text of a JSON value (undefined members are skipped, as JSON.stringify does). Recursion is as
+ * deep as the value's nesting, which MAX_NESTING_DEPTH bounds.
+ */
 export function goJson(value: unknown): string {
   if (typeof value === "string") return encodeString(value);
   if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : goJson(item))).join(",")}]`;

@@ -30,7 +30,7 @@ export function goQuote(text: string): string {
   return `${out}"`;
 }
 
-/** The text of a value in a path element, as upstream's value.ToString gives it. */
+/** The text of a value in a path element, as upstream's value.ToString gives it (recursion: MAX_NESTING_DEPTH). */
 export function goValueString(value: unknown): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "string") return goQuote(value);

@@ -94,7 +94,10 @@ function mergeMap(schema: Schema, live: JsonMap, config: JsonMap): JsonMap {
   return out;
 }
 
-/** `undefined` is "absent" on either side; at least one side is present. */
+/**
+ * `undefined` is "absent" on either side; at least one side is present. Recursion follows the deeper of the two,
+ * and both are within MAX_NESTING_DEPTH (bodies are measured as they are decoded).
+ */
 export function mergeValue(live: unknown, config: unknown, schema: Schema): unknown {
   if (config === undefined) return cloneJson(live);
   if (live === undefined) return cloneJson(config);

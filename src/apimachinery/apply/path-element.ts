@@ -3,6 +3,8 @@
 // value) and `i:3` (an index, never produced here but accepted). Keys and values use Go's JSON text, so a given
 // item always has the same element, and elements order as structured-merge-diff orders them.
 
+import { jsonNestingBeyond } from "../../utils/json-nesting-beyond.ts";
+import { MAX_NESTING_DEPTH } from "../../utils/max-nesting-depth.ts";
 import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { isPlainObject } from "../types.ts";
 import { goJson } from "./go-json.ts";
@@ -21,6 +23,16 @@ function keyText(fields: [string, unknown][]): string {
   return `k:{${sorted.map(([name, value]) => `${goJson(name)}:${goJson(value)}`).join(",")}}`;
 }
 
+/** The JSON of a key or value element; FieldsV1 keys come from clients, and their JSON is walked recursively. */
+function parseJson(text: string, body: string): unknown {
+  if (jsonNestingBeyond(body, MAX_NESTING_DEPTH) !== -1) {
+    throw new TypeError(
+      `path element ${JSON.stringify(text.slice(0, 40))}... nests deeper than ${MAX_NESTING_DEPTH} levels`,
+    );
+  }
+  return JSON.parse(body);
+}
+
 function parse(text: string): ParsedElement | undefined {
   if (text.length < 2 || text[1] !== ":") throw new TypeError(`invalid path element ${JSON.stringify(text)}`);
   const body = text.slice(2);
@@ -28,9 +40,9 @@ function parse(text: string): ParsedElement | undefined {
     case "f":
       return { type: "field", name: body };
     case "v":
-      return { type: "value", value: JSON.parse(body) };
+      return { type: "value", value: parseJson(text, body) };
     case "k": {
-      const fields: unknown = JSON.parse(body);
+      const fields: unknown = parseJson(text, body);
       if (!isPlainObject(fields)) throw new TypeError(`invalid key path element ${JSON.stringify(text)}`);
       const entries = Object.keys(fields).map((name): [string, unknown] => [name, fields[name]]);
       return { type: "key", fields: entries.sort((a, b) => compareUtf8(a[0], b[0])) };
@@ -66,7 +78,10 @@ function valueRank(value: unknown): number {
   return 5;
 }
 
-/** structured-merge-diff's total order of values: numbers, strings, booleans, lists, maps, null. */
+/**
+ * structured-merge-diff's total order of values: numbers, strings, booleans, lists, maps, null. Recursion is
+ * bounded by MAX_NESTING_DEPTH: values come from bodies or from element JSON, both measured when decoded.
+ */
 function compareValues(a: unknown, b: unknown): number {
   const ra = valueRank(a);
   const rb = valueRank(b);

@@ -7,7 +7,7 @@ import { isPlainObject, type JsonMap } from "../types.ts";
 import type { FieldSet } from "./field-set.ts";
 import { fieldOf, type Schema, shapeOf, tryListItemElement } from "./schema-shape.ts";
 
-/** undefined when nothing is left of `value`. */
+/** undefined when nothing is left of `value`. Recursion follows the value: MAX_NESTING_DEPTH bounds it. */
 function remove(value: unknown, toRemove: FieldSet, schema: Schema): unknown {
   const shape = shapeOf(schema, value);
   if (shape.kind === "list" && shape.listType !== "atomic" && Array.isArray(value)) {

@@ -7,6 +7,7 @@ import { isPlainObject } from "../types.ts";
 import { type FieldPath, FieldSet } from "./field-set.ts";
 import { fieldOf, type Schema, shapeOf, tryListItemElement } from "./schema-shape.ts";
 
+/** Recursion (and each path's length) follows the value's nesting, which MAX_NESTING_DEPTH bounds. */
 function walk(value: unknown, schema: Schema, path: string[], out: FieldPath[]): void {
   const shape = shapeOf(schema, value);
   if (shape.kind === "scalar") {

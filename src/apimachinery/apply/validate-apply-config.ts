@@ -7,6 +7,7 @@ import { isPlainObject, type KubeObject } from "../types.ts";
 import { formatFieldPath } from "./field-path.ts";
 import { fieldOf, ListItemError, listItemElement, type Schema, shapeOf } from "./schema-shape.ts";
 
+/** Recursion follows the config's nesting, which MAX_NESTING_DEPTH bounds (the body was measured). */
 function walk(value: unknown, schema: Schema, path: string[], problems: string[]): void {
   const shape = shapeOf(schema, value);
   const where = (text: string) => (path.length > 0 ? `${formatFieldPath(path)}: ${text}` : text);

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { StatusError } from "../../apimachinery/errors.ts";
 import type { JsonMap } from "../../apimachinery/types.ts";
 import { decodeMessage } from "./decode-message.ts";
-import type { FieldSpec, MessageSpec } from "./message-schema.ts";
+import { compileMessageTables, type FieldSpec, type MessageSpec } from "./message-schema.ts";
 import { protobufMessage } from "./messages.ts";
 import { encodeMessage, WireWriter } from "./testing.ts";
 
@@ -322,6 +322,24 @@ describe("decodeMessage()", () => {
         { numRuns: 40 },
       );
     }
+  });
+
+  it("decodeMessage() stops a message that contains itself at the nesting bound", () => {
+    const node = compileMessageTables([{ package: "test", messages: { Node: "1 name, 2 child Node" } }]).get(
+      "test.Node",
+    )!;
+    /** `levels` nested Node messages, the innermost named "leaf". */
+    const nested = (levels: number): Uint8Array => {
+      let bytes = w().string(1, "leaf").finish();
+      for (let i = 1; i < levels; i++) bytes = w().bytes(2, bytes).finish();
+      return bytes;
+    };
+    const decodeNode = (bytes: Uint8Array) => decodeMessage(bytes, 0, bytes.length, node);
+    let value = decodeNode(nested(100));
+    for (let i = 1; i < 100; i++) value = value.child as JsonMap;
+    assert.equal(value.name, "leaf");
+    badRequest(() => decodeNode(nested(101)), /^the request body is nested too deeply at "child(\.child){99}"/);
+    badRequest(() => decodeNode(nested(2_000)), /nested too deeply at "child/);
   });
 });
 

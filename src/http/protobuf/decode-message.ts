@@ -3,8 +3,10 @@
 // present on the wire is an object even when empty, a field seen twice merges (messages) or replaces (scalars).
 // Unknown field numbers are skipped; those that carry a non-zero value are reported in `unknown`.
 
+import { errors } from "../../apimachinery/errors.ts";
 import { childPath } from "../../apimachinery/field-errors.ts";
 import type { JsonMap } from "../../apimachinery/types.ts";
+import { MAX_NESTING_DEPTH } from "../../utils/max-nesting-depth.ts";
 import type { FieldSpec, MessageSpec } from "./message-schema.ts";
 import { decodeSpecial } from "./special-types.ts";
 import { forbiddenProtoKey, malformedProtobuf, WIRE_BYTES, WIRE_VARINT, WireReader } from "./wire-reader.ts";
@@ -68,7 +70,15 @@ function container<T extends unknown[] | JsonMap>(out: JsonMap, name: string, ma
   return made;
 }
 
-function decodeField(reader: WireReader, out: JsonMap, field: FieldSpec, path: string, unknown: string[]): void {
+/** Where a message is decoded: its path, its nesting (the top message is 1) and the unknown fields found so far. */
+interface At {
+  path: string;
+  depth: number;
+  unknown: string[];
+}
+
+function decodeField(reader: WireReader, out: JsonMap, field: FieldSpec, at: At): void {
+  const { path, depth, unknown } = at;
   const type = field.type;
   if (type.kind === "map") {
     mapEntry(
@@ -92,7 +102,8 @@ function decodeField(reader: WireReader, out: JsonMap, field: FieldSpec, path: s
     // A message field seen twice merges into the first (protobuf's rule; repeated fields append instead).
     const existing = field.repeated ? undefined : out[field.name];
     const target = existing !== undefined && typeof existing === "object" ? (existing as JsonMap) : {};
-    value = decodeInto(new WireReader(reader.bytes, start, end), type.message, target, itemPath, unknown);
+    const nested = { path: itemPath, depth: depth + (field.repeated ? 2 : 1), unknown };
+    value = decodeInto(new WireReader(reader.bytes, start, end), type.message, target, nested);
   }
   if (field.repeated) {
     container<unknown[]>(out, field.name, () => []).push(value);
@@ -103,7 +114,13 @@ function decodeField(reader: WireReader, out: JsonMap, field: FieldSpec, path: s
   }
 }
 
-function decodeInto(reader: WireReader, spec: MessageSpec, out: JsonMap, path: string, unknown: string[]): JsonMap {
+/**
+ * Recursion follows the message tables, so its depth is the tables' nesting; the check keeps it within
+ * MAX_NESTING_DEPTH should a table ever contain itself (as JSONSchemaProps does upstream).
+ */
+function decodeInto(reader: WireReader, spec: MessageSpec, out: JsonMap, at: At): JsonMap {
+  const { path, depth, unknown } = at;
+  if (depth > MAX_NESTING_DEPTH) throw errors.nestedTooDeeply("the request body", `at "${path}"`);
   while (!reader.done()) {
     const at = reader.pos;
     const { field: number, wire } = reader.tag();
@@ -118,7 +135,7 @@ function decodeInto(reader: WireReader, spec: MessageSpec, out: JsonMap, path: s
     if (wire !== expected) {
       throw malformedProtobuf(`field "${fieldPath}" has wire type ${wire} at byte ${at}, expected ${expected}`);
     }
-    decodeField(reader, out, field, fieldPath, unknown);
+    decodeField(reader, out, field, { path: fieldPath, depth, unknown });
   }
   return out;
 }
@@ -134,5 +151,5 @@ export function decodeMessage(
   spec: MessageSpec,
   unknown: string[] = [],
 ): JsonMap {
-  return decodeInto(new WireReader(bytes, start, end), spec, {}, "", unknown);
+  return decodeInto(new WireReader(bytes, start, end), spec, {}, { path: "", depth: 1, unknown });
 }

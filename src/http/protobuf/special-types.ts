@@ -3,6 +3,9 @@
 // RawExtension and FieldsV1 ({1: raw JSON bytes} -> the JSON value). Each reads one message's byte range and
 // answers undefined where Go's JSON would have no value (a zero time).
 
+import { errors } from "../../apimachinery/errors.ts";
+import { jsonNestingBeyond } from "../../utils/json-nesting-beyond.ts";
+import { MAX_NESTING_DEPTH } from "../../utils/max-nesting-depth.ts";
 import type { SpecialType } from "./message-schema.ts";
 import { forbiddenProtoKey, malformedProtobuf, WIRE_BYTES, WIRE_VARINT, WireReader } from "./wire-reader.ts";
 
@@ -73,10 +76,16 @@ function rawJson(reader: WireReader, path: string): unknown {
     raw = reader.range();
   });
   if (!raw || raw.end === raw.start) return undefined;
-  const text = Buffer.from(reader.bytes.buffer, reader.bytes.byteOffset + raw.start, raw.end - raw.start);
+  const text = Buffer.from(reader.bytes.buffer, reader.bytes.byteOffset + raw.start, raw.end - raw.start).toString(
+    "utf8",
+  );
+  // The object around it is measured once decoded (decode-request-body.ts); this keeps the walk below bounded.
+  if (jsonNestingBeyond(text, MAX_NESTING_DEPTH) !== -1) {
+    throw errors.nestedTooDeeply("the request body", `in the JSON of "${path}" at byte ${raw.start}`);
+  }
   let value: unknown;
   try {
-    value = JSON.parse(text.toString("utf8"));
+    value = JSON.parse(text);
   } catch {
     throw malformedProtobuf(`"${path}" at byte ${raw.start} does not hold JSON`);
   }
@@ -84,6 +93,7 @@ function rawJson(reader: WireReader, path: string): unknown {
   return value;
 }
 
+/** Bounded by MAX_NESTING_DEPTH: the text was measured before it was parsed. */
 function hasProtoKey(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (Object.hasOwn(value, "__proto__")) return true;

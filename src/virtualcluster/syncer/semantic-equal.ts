@@ -8,7 +8,10 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** Drops null, empty lists and empty maps, recursively: the API treats them as absent. */
+/**
+ * Drops null, empty lists and empty maps, recursively: the API treats them as absent. The objects are Services,
+ * Endpoints and Secrets from API servers: ours hold bodies to MAX_NESTING_DEPTH, and their schemas are shallow.
+ */
 function pruned(value: unknown): unknown {
   if (Array.isArray(value)) {
     const items = value.map(pruned);
@@ -88,6 +91,7 @@ const BODY: Record<SyncedResource, (object: WireObject) => unknown> = {
   endpoints: (object) => normalizedSubsets(object.subsets),
   services: (object) => normalizedServiceSpec(object.spec),
   secrets: (object) => ({ type: object.type || "Opaque", data: object.data, immutable: object.immutable === true }),
+  configmaps: (object) => ({ data: object.data, binaryData: object.binaryData, immutable: object.immutable === true }),
 };
 
 /**

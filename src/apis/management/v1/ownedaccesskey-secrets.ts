@@ -2,6 +2,8 @@
 // response alone carries the plain key), and OIDC tokens and connector data never leave the server either.
 
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { jsonNestingBeyond } from "../../../utils/json-nesting-beyond.ts";
+import { MAX_NESTING_DEPTH } from "../../../utils/max-nesting-depth.ts";
 import type { OwnedAccessKey, OwnedAccessKeySpec } from "./ownedaccesskey-schema.ts";
 
 export const DIGEST_PREFIX = "sha256:";
@@ -61,6 +63,8 @@ export function scrubLastApplied(object: KubeObject): void {
   const annotations = object.metadata.annotations;
   const text = annotations?.[LAST_APPLIED];
   if (!annotations || typeof text !== "string") return;
+  // Nested past the bound: left as not JSON (the body's bound did not measure this string).
+  if (jsonNestingBeyond(text, MAX_NESTING_DEPTH) !== -1) return;
   try {
     const applied = JSON.parse(text) as { spec?: OwnedAccessKeySpec };
     if (!applied?.spec || typeof applied.spec !== "object") return;
@@ -76,6 +80,7 @@ export function scrubLastApplied(object: KubeObject): void {
 export function containsMaterial(object: KubeObject, needles: readonly string[]): boolean {
   const present = needles.filter((needle) => needle.length > 0);
   if (present.length === 0) return false;
+  // Bounded by MAX_NESTING_DEPTH: the object comes from a measured body.
   const visit = (value: unknown, isKeyField: boolean): boolean => {
     if (typeof value === "string") return !isKeyField && present.some((needle) => value.includes(needle));
     if (Array.isArray(value)) return value.some((item) => visit(item, false));

@@ -1,8 +1,8 @@
 // Which replica runs the background controllers. On SQLite there is one process, always the leader. On etcd the
 // replicas elect one through an etcd lease (src/storage/etcd/etcd-election.ts, TTL LEADER_TTL_SECONDS): the garbage
-// collector, the login-key sweeper, the project controller and compaction run only there, and move to another
-// replica within LEADER_TTL_SECONDS + 0.5 s of the leader's death (instance liveness too). Each task is made anew every time leadership
-// begins and stopped when it ends.
+// collector, the login-key sweeper, the project controller, instance liveness and compaction run only there, and move
+// to another replica within LEADER_TTL_SECONDS + 0.5 s of the leader's death. Each task is made anew every time
+// leadership begins and stopped when it ends.
 
 import { hostname } from "node:os";
 import type { Logger } from "pino";

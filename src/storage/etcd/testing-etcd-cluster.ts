@@ -3,6 +3,8 @@
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,17 +55,44 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function post(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(new URL(path, url), {
-    method: "POST",
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(2_000),
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+  tls?: { ca: string; cert: string; key: string },
+): Promise<Record<string, unknown>> {
+  const target = new URL(path, url);
+  return new Promise((resolve, reject) => {
+    const request = (target.protocol === "https:" ? https : http).request(
+      target,
+      { method: "POST", timeout: 2_000, ...(tls ?? {}) },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => {
+          text += chunk;
+        });
+        response.on("end", () => {
+          if (response.statusCode !== 200) reject(new Error(`${path}: HTTP ${response.statusCode}`));
+          else resolve(JSON.parse(text) as Record<string, unknown>);
+        });
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error(`${path}: no answer`)));
+    request.on("error", reject);
+    request.end(JSON.stringify(body));
   });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return (await response.json()) as Record<string, unknown>;
 }
 
-export async function startEtcdCluster(options: { members?: number } = {}): Promise<EtcdCluster> {
+export interface EtcdClusterTls {
+  /** PEM files of the members' serving certificate and the CA clients' certificates must chain to. */
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  /** A client's credentials (PEM text), for the harness's own readiness checks. */
+  client: { ca: string; cert: string; key: string };
+}
+
+export async function startEtcdCluster(options: { members?: number; tls?: EtcdClusterTls } = {}): Promise<EtcdCluster> {
   const binary = etcdBinary();
   if (!binary) throw new Error("etcd is not installed");
   const count = options.members ?? 3;
@@ -74,7 +103,18 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
 
   const members = specs.map((spec) => {
     let child: ChildProcess | undefined;
-    const clientUrl = `http://127.0.0.1:${spec.client}`;
+    const clientUrl = `${options.tls ? "https" : "http"}://127.0.0.1:${spec.client}`;
+    const tlsArgs = options.tls
+      ? [
+          "--cert-file",
+          options.tls.certFile,
+          "--key-file",
+          options.tls.keyFile,
+          "--trusted-ca-file",
+          options.tls.caFile,
+          "--client-cert-auth",
+        ]
+      : [];
     const args = [
       "--name",
       spec.name,
@@ -98,6 +138,7 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
       "error",
       "--logger",
       "zap",
+      ...tlsArgs,
     ];
     const member: EtcdMember & { killNow(): void } = {
       name: spec.name,
@@ -140,7 +181,7 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
       for (const member of members) {
         if (!member.running) continue;
         try {
-          const status = await post(member.clientUrl, "/v3/maintenance/status", {});
+          const status = await post(member.clientUrl, "/v3/maintenance/status", {}, options.tls?.client);
           const header = status.header as { member_id?: string };
           if (status.leader && status.leader === header.member_id) return member;
         } catch {
@@ -160,7 +201,7 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
   };
   try {
     await Promise.all(members.map((m) => m.start()));
-    await waitForQuorum(cluster.endpoints);
+    await waitForQuorum(cluster.endpoints, 30_000, options.tls?.client);
   } catch (error) {
     await cluster.stop();
     throw error;
@@ -169,13 +210,17 @@ export async function startEtcdCluster(options: { members?: number } = {}): Prom
 }
 
 /** Resolves once a linearizable write goes through (the cluster elected a leader). */
-export async function waitForQuorum(endpoints: string[], timeoutMs = 30_000): Promise<void> {
+export async function waitForQuorum(
+  endpoints: string[],
+  timeoutMs = 30_000,
+  tls?: { ca: string; cert: string; key: string },
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     for (const endpoint of endpoints) {
       try {
-        await post(endpoint, "/v3/kv/range", { key: Buffer.from("/health").toString("base64") });
+        await post(endpoint, "/v3/kv/range", { key: Buffer.from("/health").toString("base64") }, tls);
         return;
       } catch (error) {
         last = error;

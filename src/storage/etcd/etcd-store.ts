@@ -395,7 +395,7 @@ export class EtcdStore implements KeyValueStore {
     const mine: WatchEvent[] = [];
     for (const event of events) {
       const key = this.keys.storeKey(fromBase64(event.kv.key));
-      if (key !== undefined) mine.push(this.watchEventOf(key, event, this.base));
+      if (key !== undefined) mine.push(watchEventOf(key, event, this.base));
     }
     this.position = Math.max(this.position, Number(events[events.length - 1].kv.mod_revision));
     if (mine.length > 0) {
@@ -530,10 +530,6 @@ export class EtcdStore implements KeyValueStore {
 
   private recordOf(key: string | undefined, kv: EtcdKeyValue): StoredRecord {
     return recordOf(key ?? this.keys.storeKey(fromBase64(kv.key)) ?? "", kv, this.base);
-  }
-
-  private watchEventOf(key: string, event: EtcdWatchEvent, base: number): WatchEvent {
-    return watchEventOf(key, event, base);
   }
 
   private ensureOpen(): void {

@@ -1,6 +1,7 @@
 // `virtualcluster platform start`: runs the management platform in this process until SIGINT/SIGTERM.
 // The server modules load only when the command runs, so the other commands start quickly.
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
@@ -136,7 +137,9 @@ export function addStartCommand(platform: Command): void {
             `It is also stored in ${join(running.dataDir, ADMIN_PASSWORD_FILE)} (mode 0600).\n`,
         );
       }
-      lines.push(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
+      // Another replica on the same etcd may have made the admin: then this data directory has no kubeconfig.
+      const kubeconfig = join(running.dataDir, ADMIN_KUBECONFIG_FILE);
+      if (existsSync(kubeconfig)) lines.push(`Try: kubectl --kubeconfig ${kubeconfig} get users\n`);
       process.stdout.write(lines.join(""));
       stopOnSignal(logger, () => running.close());
     });

@@ -52,7 +52,10 @@ describe("platform on etcd under faults", { skip: etcdMissing() }, () => {
         const name = `load-${w}-${i}`;
         const reply = await http.send("POST", `${API}/teams`, { token: platform.adminKey, body: team(name) });
         if (reply.status === 201) acknowledged.push(name);
-        else failed.push(reply.status);
+        else {
+          failed.push(reply.status);
+          t.diagnostic(`refused: ${reply.status} ${reply.body}`);
+        }
         if (!killed && acknowledged.length >= 60) {
           killed = true;
           await (await cluster.leader()).kill();

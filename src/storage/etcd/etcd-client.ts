@@ -230,14 +230,18 @@ export class EtcdClient {
   }
 
   private async callWithFailover<T>(path: string, body: string, options: CallOptions): Promise<T> {
-    const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
+    const total = options.timeoutMs ?? this.timeoutMs;
+    const deadline = Date.now() + total;
+    // One try may not take the whole budget: a member whose leader just died can hold a request until its own
+    // timeout, while another member (or the same one, once an election is over) answers at once.
+    const perTry = Math.max(500, Math.floor(total / 3));
     let lastError: unknown;
     for (let attempt = 0; ; attempt++) {
       const index = (this.preferred + attempt) % this.endpoints.length;
       const left = deadline - Date.now();
       if (left <= 0) break;
       try {
-        const answer = await this.post<T>(index, path, body, left);
+        const answer = await this.post<T>(index, path, body, Math.min(left, perTry));
         this.preferred = index;
         return answer;
       } catch (error) {

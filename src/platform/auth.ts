@@ -50,6 +50,7 @@ import type { ActionHandler, ResourceDefinition, ResourceStore } from "../regist
 import type { KeyValueStore } from "../storage/types.ts";
 import { loginRoutes } from "./login-routes.ts";
 import { createPlatformOidc } from "./oidc.ts";
+import { shareLoginThrottle } from "./shared-login-throttle.ts";
 import { platformSso } from "./sso.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
@@ -65,6 +66,8 @@ export interface PlatformAuthOptions {
   sweepIntervalMs?: number;
   /** Algorithm of the first signing key of a new data directory (default ES256). */
   signingAlgorithm?: SigningAlgorithm;
+  /** Other replicas share the store (etcd): the signing key ring follows their rotations. */
+  sharedStore?: boolean;
 }
 
 /** The auth layer's parts of the resource list (src/platform/management-resources.ts). */
@@ -82,6 +85,8 @@ export interface PlatformAuth {
   passwords: PasswordStore;
   /** Call once the definitions are registered. */
   attach(registry: Registry): void;
+  /** The login-key sweeper, run by the leader replica only (src/platform/leader.ts). */
+  sweeper: { start(): void; stop(): void };
   /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
   stores(registry: Registry): ResourceStore[];
   serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
@@ -114,6 +119,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     storage,
     maxTokenTTLSeconds: MAX_TOKEN_TTL_SECONDS,
     algorithm: options.signingAlgorithm,
+    shared: options.sharedStore,
     onError: (error) => logger?.warn({ err: String(error) }, "pruning expired signing keys failed"),
   });
   const issuer = () => {
@@ -123,6 +129,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
 
   const passwords = new PasswordStore(storage, options.scrypt);
   const throttle = new LoginThrottle(options.throttle);
+  // Replicas share failure counts through the store, so spreading guesses over them gains nothing.
+  const sharedThrottle = options.sharedStore ? await shareLoginThrottle({ storage, throttle, logger }) : undefined;
   const activity = new ActivityRecorder(
     async (key, at) => {
       await store("ownedaccesskeys").patch(
@@ -278,8 +286,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     attach(target) {
       registry = target;
       index.decodeWith((record) => target.decodeShared(record));
-      sweeper.start();
     },
+    sweeper,
     stores(target) {
       return target
         .stores()
@@ -330,6 +338,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     close() {
       sweeper.stop();
       oidc.close();
+      signingKeys.close();
+      sharedThrottle?.close();
       unsubscribe();
       informer.stop();
     },

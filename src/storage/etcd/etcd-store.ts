@@ -197,7 +197,7 @@ export class EtcdStore implements KeyValueStore {
     this.feed = this.startFeed(parts.opened + 1);
   }
 
-  /** The newest revision at which a key of this store changed, as of a linearizable read of etcd. */
+  /** The newest revision at which a key of this store changed, as of a linearizable call made after this one. */
   async currentRevision(): Promise<number> {
     this.ensureOpen();
     return this.reportedRevision(await this.revisions.next());

@@ -2,7 +2,8 @@
 //  1. durable creates/s through the platform (one replica, HTTPS POST) against raw etcd create transactions (the
 //     same compare-put-else-range the store sends, storing the same bytes the platform stores for a bench user) from
 //     the same gateway client, in interleaved A/B rounds (the ratio of each pair, and of the best rounds), with the
-//     etcd calls and request bytes each costs (the members' /metrics: numbers the machine's load cannot blur);
+//     CPU time all the run's processes spend per create, and the etcd calls and request bytes each costs (the
+//     members' /metrics): numbers a busy machine blurs less than rates;
 //  2. GET p99 and watch p99 (1,000 watchers, the issue-2 watch load) on etcd against SQLite, same run;
 //  3. leader failover: SIGKILL the replica holding the controllers' lease, time until another holds it;
 //  4. creates/s with 1, 2 and 3 replicas (the connections split over the replicas).
@@ -20,6 +21,7 @@ import { startEtcdCluster } from "../src/storage/etcd/testing-etcd-cluster.ts";
 import { type PlatformProcess, startPlatformProcess } from "../test/support/platform-process.ts";
 import { ApiClient, benchUser, USERS_PATH } from "./lib/api.ts";
 import { load } from "./lib/load.ts";
+import { cpuTimeMs } from "./lib/proc.ts";
 import { formatMs, formatRatio, summarize } from "./lib/stats.ts";
 import { runWatchLoad } from "./lib/watch-load.ts";
 
@@ -82,7 +84,10 @@ async function platformCreates(targets: PlatformProcess[], token: string): Promi
   };
 }
 
-/** What the members served so far: unary calls by method, and the bytes of the requests (the gateway's gRPC). */
+/**
+ * What the members did so far: unary calls by method, the bytes of the requests (the gateway's gRPC), and WAL
+ * fsyncs (fewer per write when more writes are in flight: etcd commits them together).
+ */
 async function etcdServed(): Promise<Map<string, number>> {
   const served = new Map<string, number>();
   const add = (name: string, value: number) => served.set(name, (served.get(name) ?? 0) + value);
@@ -93,22 +98,44 @@ async function etcdServed(): Promise<Map<string, number>> {
       const call = /^grpc_server_handled_total\{.*grpc_method="(\w+)".*grpc_type="unary"/.exec(line);
       if (call) add(call[1], value);
       else if (line.startsWith("etcd_network_client_grpc_received_bytes_total")) add("bytes", value);
+      else if (line.startsWith("etcd_disk_wal_fsync_duration_seconds_count")) add("fsyncs", value);
     }
   }
   return served;
 }
 
-/** etcd's work per operation of `run`: "Txn 1.00, Range 0.03; 960 B" (bytes of the requests the members served). */
+/** CPU time (ms) used so far by every process of the run: the members, the platforms and this one (the client). */
+function runCpuMs(): number {
+  let total = 0;
+  for (const pid of [...cluster.members.map((m) => m.pid), ...running.map((p) => p.child.pid)]) {
+    if (pid === undefined) continue;
+    try {
+      total += cpuTimeMs(pid);
+    } catch {
+      // exited (the failover part kills one)
+    }
+  }
+  const self = process.cpuUsage();
+  return total + (self.user + self.system) / 1000;
+}
+
+/**
+ * etcd's work per operation of `run` ("Txn 1.00, Range 0.03; 960 B; 0.45 fsyncs", summed over the members), and
+ * the CPU time the run's processes spent per operation.
+ */
 async function perOperation(run: () => Promise<{ rate: number; count: number }>) {
   const before = await etcdServed();
+  const cpuBefore = runCpuMs();
   const { rate, count } = await run();
+  const cpu = runCpuMs() - cpuBefore;
   const after = await etcdServed();
   const n = Math.max(1, count);
   const per = (name: string) => ((after.get(name) ?? 0) - (before.get(name) ?? 0)) / n;
   const calls = [...after.keys()]
-    .filter((name) => name !== "bytes" && per(name) >= 0.005)
+    .filter((name) => name !== "bytes" && name !== "fsyncs" && per(name) >= 0.005)
     .map((name) => `${name} ${per(name).toFixed(2)}`);
-  return { rate, served: `${calls.join(", ")}; ${per("bytes").toFixed(0)} B` };
+  const served = `${calls.join(", ")}; ${per("bytes").toFixed(0)} B; ${per("fsyncs").toFixed(2)} fsyncs`;
+  return { rate, cpuMs: cpu / n, served };
 }
 
 /**
@@ -198,15 +225,19 @@ try {
   const raw: number[] = [];
   const through: number[] = [];
   const pairs: number[] = [];
+  const rawCpu: number[] = [];
+  const throughCpu: number[] = [];
   let rawServed = "";
   let throughServed = "";
   for (let round = 0; round < ROUNDS; round++) {
     step(`creates, round ${round + 1}`);
     const direct = await perOperation(() => rawCreates(value, round));
     raw.push(direct.rate);
+    rawCpu.push(direct.cpuMs);
     rawServed = direct.served;
     const platform = await perOperation(() => platformCreates([one], one.adminKey));
     through.push(platform.rate);
+    throughCpu.push(platform.cpuMs);
     pairs.push(platform.rate / direct.rate);
     throughServed = platform.served;
   }
@@ -222,8 +253,17 @@ try {
     pairs.map((r) => r.toFixed(2)).join(" "),
     formatRatio(summarize(pairs).p50),
   ]);
-  rows.push(["etcd calls; request bytes per raw create (last round)", rawServed, ""]);
-  rows.push(["etcd calls; request bytes per platform create (last round)", throughServed, ""]);
+  // On a busy machine the rates follow the neighbours' load; CPU time per create much less so, and on a machine
+  // the run has to itself (CPU-bound, as 3 members and a platform on 2 cores are) its ratio is the rate's.
+  const cpuRaw = summarize(rawCpu).p50;
+  const cpuThrough = summarize(throughCpu).p50;
+  rows.push([
+    "CPU ms per create, all processes, raw / platform (median)",
+    `${cpuRaw.toFixed(2)} / ${cpuThrough.toFixed(2)}`,
+    formatRatio(cpuRaw / cpuThrough),
+  ]);
+  rows.push(["etcd calls; request bytes; fsyncs per raw create (last round)", rawServed, ""]);
+  rows.push(["etcd calls; request bytes; fsyncs per platform create (last round)", throughServed, ""]);
   step("GET");
   const getEtcd = await getP99(one, one.adminKey);
   const getSqlite = await getP99(embedded, embedded.adminKey);

@@ -73,6 +73,8 @@ interface TxnResponse {
 
 /** Own writes kept for the feed at most (a feed that stalls stops the keeping, not the writes). */
 const WRITTEN_LIMIT = 10_000;
+/** The feed's latest records kept for answers that come after their events. */
+const FED_KEPT = 512;
 
 /** The whole etcd keyspace: the feed must see every revision (see the header). */
 const ALL_KEYS = Uint8Array.of(0);
@@ -166,10 +168,13 @@ export class EtcdStore implements KeyValueStore {
   private closed = false;
   private readonly revisions: LinearizableRevisions;
   /**
-   * What this store wrote, by etcd revision, until the feed brings it: its watchers get the very record the writer
-   * got, which the registry decodes once for both (as with SQLite) and the feed need not decode again.
+   * The writer of a key and its watchers get the very same record object, whichever of the write's answer and the
+   * feed's event comes first, so the registry decodes it once for all (as with SQLite) and the feed need not decode
+   * its value: `written` holds answers the feed has not brought yet, `fedRecords` the last records the feed brought,
+   * both by etcd revision.
    */
   private readonly written = new Map<number, StoredRecord>();
+  private readonly fedRecords = new Map<number, StoredRecord>();
 
   constructor(parts: Parts) {
     this.client = parts.client;
@@ -387,6 +392,7 @@ export class EtcdStore implements KeyValueStore {
     }
     this.waiters = [];
     this.written.clear();
+    this.fedRecords.clear();
     this.revisions.close(closedError());
     // Calls already made (writes accepted before close) finish and their callers hear how.
     await this.client.close();
@@ -409,8 +415,11 @@ export class EtcdStore implements KeyValueStore {
     for (const event of events) {
       const key = this.keys.storeKey(fromBase64(event.kv.key));
       if (key === undefined) continue;
-      const own = this.written.get(Number(event.kv.mod_revision));
-      mine.push(watchEventOf(key, event, this.base, own?.key === key && event.type !== "DELETE" ? own : undefined));
+      const revision = Number(event.kv.mod_revision);
+      const own = this.written.get(revision);
+      const change = watchEventOf(key, event, this.base, own?.key === key && event.type !== "DELETE" ? own : undefined);
+      if (!own && change.type !== "delete") this.keepFed(revision, change.record);
+      mine.push(change);
     }
     this.position = Math.max(this.position, Number(events[events.length - 1].kv.mod_revision));
     if (this.written.size > 0) {
@@ -435,6 +444,7 @@ export class EtcdStore implements KeyValueStore {
         if (this.closed) return;
         this.window.reset(now - this.base);
         this.written.clear();
+        this.fedRecords.clear();
         this.position = now;
         this.hub.endAll({ kind: "slow" });
         this.feed = this.startFeed(now + 1);
@@ -485,11 +495,23 @@ export class EtcdStore implements KeyValueStore {
     this.waiters = waiting;
   }
 
-  /** Keeps a record this store just wrote for its event (see `written`), unless the feed has passed it already. */
+  /** The record a write answers with: the feed's, if it brought the write first, else kept for the feed's event. */
   private wrote(record: StoredRecord): StoredRecord {
     const etcdRevision = record.revision + this.base;
-    if (etcdRevision > this.position && this.written.size < WRITTEN_LIMIT) this.written.set(etcdRevision, record);
+    if (etcdRevision <= this.position) {
+      const fed = this.fedRecords.get(etcdRevision);
+      const same =
+        fed?.key === record.key && fed.value === record.value && fed.createRevision === record.createRevision;
+      return same ? fed : record;
+    }
+    if (this.written.size < WRITTEN_LIMIT) this.written.set(etcdRevision, record);
     return record;
+  }
+
+  private keepFed(etcdRevision: number, record: StoredRecord): void {
+    this.fedRecords.set(etcdRevision, record);
+    // Answers trail their events by at most the writes under way: a few hundred records is plenty.
+    if (this.fedRecords.size > FED_KEPT) this.fedRecords.delete(this.fedRecords.keys().next().value as number);
   }
 
   private seen(revision: number): number {

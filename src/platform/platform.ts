@@ -56,7 +56,10 @@ export interface PlatformOptions {
   /** Live settings (access key limits, login); default: defaultSettings(). */
   settings?: LiveSettings;
   /** Auth tuning for tests (cheaper scrypt, throttle limits, sweep interval). */
-  auth?: Pick<PlatformAuthOptions, "scrypt" | "throttle" | "sweepIntervalMs">;
+  auth?: Pick<
+    PlatformAuthOptions,
+    "scrypt" | "throttle" | "clientThrottle" | "sweepIntervalMs" | "stateSweepIntervalMs"
+  >;
   /** `platform start --config FILE`: the platform config file, loaded at start and watched. */
   configFile?: string;
   /** Directories besides the data directory where the Config may put the audit log. */
@@ -152,6 +155,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     start: () => auth.sweeper.start(),
     stop: () => auth.sweeper.stop(),
   }));
+  leadership.run(() => auth.stateSweeper());
   if (encryption.etcd) leadership.run(() => compactionTask({ storage, logger }));
   const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords, { shared: Boolean(encryption.etcd) });
   // The stored (or file) config is in force before the first request; the audit log follows it.

@@ -1,7 +1,10 @@
 // Login throttling across replicas: each replica's LoginThrottle keeps answering from memory (no store read on the
-// login path), and every failure or success is also counted in the store (/internal/login-failures/, a
-// compare-and-swap increment), whose watch brings every replica the shared count. So five wrong passwords spread over
-// three replicas lock a username as five on one would. On SQLite there is one process and nothing to share.
+// login path), and every failure or success that cleared a count is also counted in the store
+// (/internal/login-failures/, a compare-and-swap increment), whose watch brings every replica the shared count. So
+// five wrong passwords spread over three replicas lock a username as five on one would. The OpenID provider's
+// throttle of wrong client secrets shares its counts the same way under /internal/client-auth-failures/. A count
+// expires an hour after its last failure (the leader's sweeper deletes it). On SQLite there is one process and
+// nothing to share.
 
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
@@ -10,6 +13,7 @@ import { StoreInformer } from "../auth/store-informer.ts";
 import { type KeyValueStore, StorageError, type StoredRecord, type WatchEvent } from "../storage/types.ts";
 
 export const LOGIN_FAILURES_PREFIX = "/internal/login-failures/";
+export const CLIENT_AUTH_FAILURES_PREFIX = "/internal/client-auth-failures/";
 const ATTEMPTS = 10;
 /** A stored count older than this starts again from zero (LoginThrottle's default forgetAfterSeconds). */
 const FORGET_AFTER_MS = 3_600_000;
@@ -19,17 +23,22 @@ interface StoredCount {
   id: string;
   failures: number;
   lastMs: number;
+  /** When the count is forgotten (the sweeper deletes it), epoch ms. */
+  expiresAt: number;
 }
 
-const keyOf = (change: { counter: string; id: string }) =>
-  `${LOGIN_FAILURES_PREFIX}${change.counter}/${createHash("sha256").update(change.id).digest("hex")}`;
+const keyOf = (prefix: string, change: { counter: string; id: string }) =>
+  `${prefix}${change.counter}/${createHash("sha256").update(change.id).digest("hex")}`;
 
 export async function shareLoginThrottle(options: {
   storage: KeyValueStore;
   throttle: LoginThrottle;
+  /** Where the counts live (default LOGIN_FAILURES_PREFIX). */
+  prefix?: string;
   logger?: Logger;
 }): Promise<{ close(): void }> {
   const { storage, throttle, logger } = options;
+  const prefix = options.prefix ?? LOGIN_FAILURES_PREFIX;
   const applyRecord = (record: StoredRecord) => {
     const count = JSON.parse(record.value) as StoredCount;
     throttle.apply(count.counter, count.id, count.failures, count.lastMs);
@@ -37,7 +46,7 @@ export async function shareLoginThrottle(options: {
   const informer = new StoreInformer(
     storage,
     {
-      prefixes: [LOGIN_FAILURES_PREFIX],
+      prefixes: [prefix],
       reset: (records) => records.forEach(applyRecord),
       apply: (event: WatchEvent) => {
         if (event.type !== "delete") applyRecord(event.record);
@@ -51,7 +60,7 @@ export async function shareLoginThrottle(options: {
   );
   await informer.start();
   throttle.onChange((change) => {
-    record(storage, change).catch((error) =>
+    record(storage, keyOf(prefix, change), change).catch((error) =>
       logger?.warn({ err: String(error) }, "storing a login failure count failed"),
     );
   });
@@ -59,8 +68,7 @@ export async function shareLoginThrottle(options: {
 }
 
 /** One more failure (compare-and-swap increment), or the count cleared. */
-async function record(storage: KeyValueStore, change: ThrottleChange): Promise<void> {
-  const key = keyOf(change);
+async function record(storage: KeyValueStore, key: string, change: ThrottleChange): Promise<void> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const current = await storage.get(key);
     try {
@@ -71,7 +79,13 @@ async function record(storage: KeyValueStore, change: ThrottleChange): Promise<v
       const stored = current ? (JSON.parse(current.value) as StoredCount) : undefined;
       const recent = stored && change.at - stored.lastMs < FORGET_AFTER_MS;
       const failures = (recent ? stored.failures : 0) + 1;
-      const value = JSON.stringify({ counter: change.counter, id: change.id, failures, lastMs: change.at });
+      const value = JSON.stringify({
+        counter: change.counter,
+        id: change.id,
+        failures,
+        lastMs: change.at,
+        expiresAt: change.at + FORGET_AFTER_MS,
+      } satisfies StoredCount);
       if (current) await storage.update(key, value, current.revision);
       else await storage.create(key, value);
       return;

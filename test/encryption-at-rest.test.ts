@@ -138,7 +138,15 @@ describe("encryption at rest", () => {
     }
     for (const row of secretRows) assert.ok(isEncryptedValue(row.value!), `${row.name} is sealed`);
     const text = bytes.toString("latin1");
-    for (const secret of [CLIENT_SECRET, VAULT_TOKEN, CLI_STATE, "PRIVATE KEY", "privateJwk", '"hash"', adminPassword]) {
+    for (const secret of [
+      CLIENT_SECRET,
+      VAULT_TOKEN,
+      CLI_STATE,
+      "PRIVATE KEY",
+      "privateJwk",
+      '"hash"',
+      adminPassword,
+    ]) {
       assert.ok(!text.includes(secret), `platform.db does not contain ${secret}`);
     }
     // Trying to load the signing key from the copy gets nowhere.

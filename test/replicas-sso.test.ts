@@ -35,6 +35,18 @@ const on = (replica: PlatformProcess, url: string | URL) => {
   return moved.toString();
 };
 
+/** The Config's `auth` block: the OIDC and SAML connectors, their callbacks on `callbackBase`. */
+function ssoAuthYaml(provider: OidcTestProvider, idp: SamlTestIdp, caFile: string, callbackBase: string): string {
+  return `auth:
+  oidc:
+${oidcBlockYaml(provider, { callbackUrl: `${callbackBase}/auth/oidc/callback`, caFile, indent: "    " })}  saml:
+    ssoURL: ${idp.ssoUrl}
+    redirectURI: ${callbackBase}/auth/saml/callback
+    caData: ${Buffer.from(idp.signingCertPem).toString("base64")}
+    usernameAttr: uid
+`;
+}
+
 /** Logs in at the OIDC test provider's forms from the page the platform's start sent the browser to. */
 async function providerLogin(b: TestBrowser, provider: OidcTestProvider, first: Page, account: string) {
   assert.equal(first.status, 200, first.body.slice(0, 300));
@@ -95,14 +107,7 @@ oidc:
     clientId: ${WIKI.id}
     clientSecret: ${WIKI.secret}
     redirectURIs: [${WIKI.redirect}]
-auth:
-  oidc:
-${oidcBlockYaml(provider, { callbackUrl: `${callbackOf.url}/auth/oidc/callback`, caFile, indent: "    " })}  saml:
-    ssoURL: ${idp.ssoUrl}
-    redirectURI: ${callbackOf.url}/auth/saml/callback
-    caData: ${Buffer.from(idp.signingCertPem).toString("base64")}
-    usernameAttr: uid
-`;
+${ssoAuthYaml(provider, idp, caFile, callbackOf.url)}`;
 
   before(async () => {
     cluster = await startEtcdCluster({ members: 1 });
@@ -283,17 +288,7 @@ describe("single sign-on state across a restart of the embedded store", () => {
 
   /** The Config naming this process's callbacks (its port changes with every start). */
   const configure = () =>
-    setPlatformConfig(
-      { ...platform, adminKey },
-      `auth:
-  oidc:
-${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, caFile, indent: "    " })}  saml:
-    ssoURL: ${idp.ssoUrl}
-    redirectURI: ${platform.url}/auth/saml/callback
-    caData: ${Buffer.from(idp.signingCertPem).toString("base64")}
-    usernameAttr: uid
-`,
-    );
+    setPlatformConfig({ ...platform, adminKey }, ssoAuthYaml(provider, idp, caFile, platform.url));
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "sso-restart-"));

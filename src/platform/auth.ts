@@ -230,6 +230,14 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     return principalOf(user)?.key;
   };
   const keysStore = () => store("ownedaccesskeys");
+  /** An access key made by the platform itself. */
+  const createKey = (generateName: string, spec: OwnedAccessKey["spec"]) =>
+    keysStore().create(
+      system(),
+      undefined,
+      { apiVersion: `${GROUP}/${VERSION}`, kind: "OwnedAccessKey", metadata: { generateName }, spec },
+      { fieldManager: MANAGER },
+    );
   const oidc = await createPlatformOidc({
     storage,
     index,
@@ -240,17 +248,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     keyOf,
     deleteKey,
     async createKey(spec) {
-      const created = await keysStore().create(
-        system(),
-        undefined,
-        {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: "OwnedAccessKey",
-          metadata: { generateName: "oidc-refresh-" },
-          spec,
-        },
-        { fieldManager: MANAGER },
-      );
+      const created = await createKey("oidc-refresh-", spec);
       return { name: created.metadata.name ?? "", uid: created.metadata.uid ?? "" };
     },
     clientThrottle,
@@ -281,17 +279,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   );
 
   const issueLoginKey = async (entry: { name: string }) => {
-    const created = await keysStore().create(
-      system(),
-      undefined,
-      {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: "OwnedAccessKey",
-        metadata: { generateName: "login-" },
-        spec: { type: "Login", user: entry.name, displayName: "Password login" },
-      },
-      { fieldManager: MANAGER },
-    );
+    const created = await createKey("login-", { type: "Login", user: entry.name, displayName: "Password login" });
     return (created.spec as { key: string }).key;
   };
 

@@ -5,6 +5,7 @@
 // take() and claim() are compare-and-swap writes, so of two processes only one takes a record or claims an id.
 
 import { createHash } from "node:crypto";
+import { deleteIfPresent } from "./delete-if-present.ts";
 import { type KeyValueStore, StorageError, type StoredRecord } from "./types.ts";
 
 /** The envelope of a record (other stored JSON under a swept prefix only needs `expiresAt`). */
@@ -57,7 +58,7 @@ export class ExpiringRecords<T> {
     const record = await this.#storage.get(key);
     if (!record) return undefined;
     const envelope = JSON.parse(record.value) as Envelope<T>;
-    if (!(await this.#delete(key, record.revision))) return undefined;
+    if (!(await deleteIfPresent(this.#storage, key, record.revision))) return undefined;
     return this.#live(envelope) ? envelope.value : undefined;
   }
 
@@ -90,22 +91,11 @@ export class ExpiringRecords<T> {
 
   /** Removes `id` (a no-op when it is gone). */
   async delete(id: string): Promise<void> {
-    await this.#delete(this.keyOf(id));
+    await deleteIfPresent(this.#storage, this.keyOf(id));
   }
 
   #live(envelope: Envelope<T>): boolean {
     return envelope.expiresAt === null || envelope.expiresAt > this.#now();
-  }
-
-  /** True when this call deleted the key; gone already (or changed, with a revision) is not an error. */
-  async #delete(key: string, revision?: number): Promise<boolean> {
-    try {
-      await this.#storage.delete(key, revision);
-      return true;
-    } catch (error) {
-      if (isStorage(error, "NotFound", "Conflict")) return false;
-      throw error;
-    }
   }
 }
 
@@ -131,12 +121,7 @@ export async function sweepExpired(options: SweepOptions): Promise<number> {
     for (const record of records) {
       const expiresAt = expiresAtOf(record.value);
       if (expiresAt === null || expiresAt > now) continue;
-      try {
-        await storage.delete(record.key, record.revision);
-      } catch (error) {
-        if (isStorage(error, "NotFound", "Conflict")) continue;
-        throw error;
-      }
+      if (!(await deleteIfPresent(storage, record.key, record.revision))) continue;
       deleted++;
       await options.deleted?.(record);
     }

@@ -15,6 +15,7 @@
 
 import { createHash } from "node:crypto";
 import { type Adapter, type AdapterPayload, errors } from "oidc-provider";
+import { deleteIfPresent } from "../../storage/delete-if-present.ts";
 import { sweepExpired } from "../../storage/expiring-records.ts";
 import { type KeyValueStore, StorageError, type StoredRecord } from "../../storage/types.ts";
 
@@ -239,14 +240,7 @@ export class OidcStore {
     }
   }
 
-  /** True when this call deleted the key; gone already (or changed, with a revision) is not an error. */
-  async #delete(key: string, revision?: number): Promise<boolean> {
-    try {
-      await this.#storage.delete(key, revision);
-      return true;
-    } catch (error) {
-      if (isStorage(error, "NotFound", "Conflict")) return false;
-      throw error;
-    }
+  #delete(key: string, revision?: number): Promise<boolean> {
+    return deleteIfPresent(this.#storage, key, revision);
   }
 }

@@ -70,7 +70,10 @@ describe("AuditDatastore", () => {
       const during = Array.from({ length: 50 }, (_, i) => sampleRow({ id: `down${i}`, time: time + i }).line);
       datastore.add(during, "");
       await datastore.flush();
-      assert.ok(reports.some((r) => r.kind === "failure"), "the outage is reported");
+      assert.ok(
+        reports.some((r) => r.kind === "failure"),
+        "the outage is reported",
+      );
       assert.equal(datastore.spooled(), 50);
       await server.resume();
       while (datastore.spooled() > 0) await datastore.flush();

@@ -80,7 +80,10 @@ describe("DatastoreWriter", () => {
         onDropped: (count, reason) => dropped.push([count, reason]),
       });
       writer.add(["not json"], "");
-      writer.add(["a", "b", "c", "d", "e"].map((id) => line(id)), "");
+      writer.add(
+        ["a", "b", "c", "d", "e"].map((id) => line(id)),
+        "",
+      );
       assert.deepEqual(dropped, [
         [1, "unreadable"],
         [2, "spool-full"],

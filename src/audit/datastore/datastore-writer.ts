@@ -139,7 +139,10 @@ export class DatastoreWriter {
         this.failing = true;
         this.options.onFailure?.(error as Error);
         this.wake();
-        this.retryDelay = Math.min(this.retryDelay ? this.retryDelay * 2 : (this.options.retryDelayMs ?? 100), MAX_RETRY_DELAY_MS);
+        this.retryDelay = Math.min(
+          this.retryDelay ? this.retryDelay * 2 : (this.options.retryDelayMs ?? 100),
+          MAX_RETRY_DELAY_MS,
+        );
         await sleep(this.retryDelay, undefined, { ref: false, signal: this.stopping.signal }).catch(() => undefined);
         continue;
       }

@@ -12,6 +12,7 @@ function isPostgresUrl(value: string): boolean {
     return false;
   }
 }
+
 import { type Problems, read } from "./problems.ts";
 import type { PathSegment } from "./yaml-source.ts";
 

@@ -87,7 +87,8 @@ export function auditSearchOf(options: AuditListOptions, now: number): AuditSear
     }
     let typed: string | number = value;
     if (column === "code") {
-      if (!/^\d{1,3}$/.test(value)) throw errors.badRequest(`responseStatus.code must be an HTTP status code, not "${value}"`);
+      if (!/^\d{1,3}$/.test(value))
+        throw errors.badRequest(`responseStatus.code must be an HTTP status code, not "${value}"`);
       typed = Number(value);
     }
     filters.push({ column, equals: operator === "=", value: typed });
@@ -112,11 +113,7 @@ export function auditEventObject(stored: StoredAuditEvent): AuditEvent {
 }
 
 /** A page of events as an AuditEventList. */
-export function auditEventList(
-  events: StoredAuditEvent[],
-  snapshot: number,
-  next: AuditCursor | undefined,
-): KubeList {
+export function auditEventList(events: StoredAuditEvent[], snapshot: number, next: AuditCursor | undefined): KubeList {
   return {
     apiVersion: `${GROUP}/${VERSION}`,
     kind: "AuditEventList",

@@ -1,4 +1,5 @@
 import { type FieldError, formatFieldError } from "../../apimachinery/field-errors.ts";
+import { checkAuditSettings } from "./audit-settings.ts";
 import { applySchema } from "./schema.ts";
 import { settingsSchema } from "./settings-schema.ts";
 import type { VirtualClusterSettings } from "./types.ts";
@@ -27,6 +28,7 @@ export function withDefaults(
       detail: "service syncing requires sync.toHost.endpoints.enabled",
     });
   }
+  if (settings.audit) errors.push(...checkAuditSettings(settings.audit));
   const apiKey = settings.external.platform?.apiKey;
   if (apiKey && apiKey.namespace === undefined && options.namespace) apiKey.namespace = options.namespace;
   return { settings, problems: errors.map(formatFieldError) };

@@ -24,8 +24,11 @@ export type WorkerCall =
 
 export type ToWorker =
   | { type: "configure"; config: WorkerConfig }
-  /** `toFile`: the platform's own events (file and datastore); false: a virtual cluster's (datastore only). */
-  | { type: "events"; lines: string[]; toFile: boolean; instance: string }
+  /**
+   * Event lines, each ending in a newline (an event line never holds a raw one). `toFile`: the platform's own events
+   * (file and datastore); false: a virtual cluster's (datastore only).
+   */
+  | { type: "events"; text: string; toFile: boolean; instance: string }
   | { type: "call"; id: number; call: WorkerCall };
 
 export type FileReport =

@@ -98,15 +98,18 @@ port.on("message", (message: ToWorker) => {
     case "configure":
       configure(message.config);
       return;
-    case "events":
-      if (message.toFile && sink) for (const line of message.lines) sink.write(line);
-      datastore?.add(message.lines, message.instance);
+    case "events": {
+      const lines = message.text.split("\n");
+      lines.pop(); // after the last newline
+      if (message.toFile && sink) for (const line of lines) sink.write(line);
+      datastore?.add(lines, message.instance);
       post({
         type: "stats",
         fileQueuedBytes: sink?.queuedBytes() ?? 0,
         datastoreSpooled: datastore?.spooled() ?? 0,
       });
       return;
+    }
     case "call":
       answer(message.call).then(
         (value) => post({ type: "reply", id: message.id, ok: true, value }),

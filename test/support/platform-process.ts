@@ -22,12 +22,16 @@ export interface PlatformProcess {
 }
 
 export async function startPlatformProcess(
-  options: { dataDir?: string; extraArgs?: string[] } = {},
+  options: {
+    dataDir?: string;
+    extraArgs?: string[] /** Another tree's src/cli/main.ts (A/B benchmarks). */;
+    main?: string;
+  } = {},
 ): Promise<PlatformProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-test-")));
   const child = spawn(
     process.execPath,
-    [MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...(options.extraArgs ?? [])],
+    [options.main ?? MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...(options.extraArgs ?? [])],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" } },
   );
   let stderr = "";

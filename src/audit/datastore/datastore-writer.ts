@@ -12,6 +12,11 @@ export const DEFAULT_MAX_SPOOLED_BYTES = 64 * 1024 * 1024;
 const MAX_BATCH_EVENTS = 1_000;
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 const MAX_RETRY_DELAY_MS = 5_000;
+/**
+ * How long events gather before an append (unless a full batch is ready). Few large transactions cost far less CPU
+ * than many small ones: each commit writes every index page it touched, and the audit ID index is touched at random.
+ */
+export const DEFAULT_GATHER_MS = 500;
 
 export interface DatastoreWriterOptions {
   store: AuditStore;
@@ -28,6 +33,8 @@ export interface DatastoreWriterOptions {
   onWritten?: (count: number) => void;
   /** First retry delay after a failure (doubles up to 5 s). Default 100 ms. */
   retryDelayMs?: number;
+  /** How long events gather before an append; flush() does not wait. Default DEFAULT_GATHER_MS. */
+  gatherMs?: number;
 }
 
 export class DatastoreWriter {
@@ -43,6 +50,7 @@ export class DatastoreWriter {
   private readonly stopping = new AbortController();
   /** Resolved after the next append attempt that empties the spool or fails. */
   private waiters: (() => void)[] = [];
+  private gathering: NodeJS.Timeout | undefined;
 
   constructor(options: DatastoreWriterOptions) {
     this.options = options;
@@ -75,7 +83,7 @@ export class DatastoreWriter {
     }
     if (full > 0) this.options.onDropped?.(full, "spool-full");
     if (unreadable > 0) this.options.onDropped?.(unreadable, "unreadable");
-    this.pump();
+    this.schedule();
   }
 
   /** Events waiting for the datastore. */
@@ -106,6 +114,7 @@ export class DatastoreWriter {
     if (!this.failing) await Promise.race([this.flush(), timedOut]);
     clearTimeout(timer);
     this.closed = true;
+    clearTimeout(this.gathering);
     this.stopping.abort();
     await this.pumping;
     if (this.spool.length > 0) this.options.onDropped?.(this.spool.length, "closed");
@@ -114,12 +123,26 @@ export class DatastoreWriter {
     this.wake();
   }
 
+  /** An append now when a batch is full or someone waits; otherwise after gathering for a while. */
+  private schedule(): void {
+    if (this.closed || this.pumping || this.spool.length === 0) return;
+    if (this.spool.length >= MAX_BATCH_EVENTS || this.waiters.length > 0) {
+      this.pump();
+      return;
+    }
+    if (this.gathering) return;
+    this.gathering = setTimeout(() => this.pump(), this.options.gatherMs ?? DEFAULT_GATHER_MS);
+    this.gathering.unref();
+  }
+
   private pump(): void {
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
     if (this.pumping || this.closed || this.spool.length === 0) return;
     this.pumping = this.run().finally(() => {
       this.pumping = undefined;
       // Events added while the last append was finishing.
-      if (this.spool.length > 0 && !this.closed) this.pump();
+      if (this.spool.length > 0 && !this.closed) this.schedule();
       else this.wake();
     });
   }

@@ -3,7 +3,7 @@
 // use under an advisory lock (replicas starting together), and again after an outage if need be.
 
 import pg from "pg";
-import { createTableSql, INSERT_COLUMNS, searchSql } from "./sql.ts";
+import { createTableSql, INSERT_COLUMNS, rowValues, searchSql } from "./sql.ts";
 import type { AuditEventRow, AuditSearch, AuditSearchResult, AuditStore, StoredAuditEvent } from "./types.ts";
 
 const SCHEMA_LOCK = 0x61756469; // "audi"
@@ -71,22 +71,8 @@ export class PostgresAuditStore implements AuditStore {
     if (rows.length === 0) return;
     await this.schema();
     const columns: unknown[][] = INSERT_COLUMNS.map(() => new Array(rows.length));
-    rows.forEach((r, i) => {
-      const values = [
-        r.time,
-        r.auditID,
-        r.stage,
-        r.level,
-        r.verb,
-        r.username,
-        r.apiGroup,
-        r.resource,
-        r.namespace,
-        r.name,
-        r.code,
-        r.instance,
-        r.line,
-      ];
+    rows.forEach((row, i) => {
+      const values = rowValues(row);
       for (let c = 0; c < values.length; c++) columns[c][i] = values[c];
     });
     const arrays = COLUMN_TYPES.map((type, c) => `$${c + 1}::${type}[]`).join(", ");

@@ -2,7 +2,7 @@
 // itself as keyset paging over (time, id) bounded by the listing's snapshot, so pages stay stable while events
 // are appended. Placeholders are produced by the backend (`?` for SQLite, `$n` for PostgreSQL).
 
-import type { AuditSearch, FilterColumn } from "./types.ts";
+import type { AuditEventRow, AuditSearch, FilterColumn } from "./types.ts";
 
 export const COLUMN: Readonly<Record<FilterColumn, string>> = {
   auditID: "audit_id",
@@ -34,6 +34,25 @@ export const INSERT_COLUMNS = [
   "instance",
   "event",
 ] as const;
+
+/** A row's values in INSERT_COLUMNS order. */
+export function rowValues(r: AuditEventRow): (string | number)[] {
+  return [
+    r.time,
+    r.auditID,
+    r.stage,
+    r.level,
+    r.verb,
+    r.username,
+    r.apiGroup,
+    r.resource,
+    r.namespace,
+    r.name,
+    r.code,
+    r.instance,
+    r.line,
+  ];
+}
 
 export function createTableSql(idColumn: string, timeType: string): string[] {
   return [

@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { createTableSql, INSERT_COLUMNS, searchSql } from "./sql.ts";
+import { createTableSql, INSERT_COLUMNS, rowValues, searchSql } from "./sql.ts";
 import type { AuditEventRow, AuditSearch, AuditSearchResult, AuditStore, StoredAuditEvent } from "./types.ts";
 
 /** Rows deleted per statement of a sweep, so a large sweep never holds the write lock long. */
@@ -42,23 +42,7 @@ export class SqliteAuditStore implements AuditStore {
     if (rows.length === 0) return;
     this.db.exec("BEGIN");
     try {
-      for (const r of rows) {
-        this.insert.run(
-          r.time,
-          r.auditID,
-          r.stage,
-          r.level,
-          r.verb,
-          r.username,
-          r.apiGroup,
-          r.resource,
-          r.namespace,
-          r.name,
-          r.code,
-          r.instance,
-          r.line,
-        );
-      }
+      for (const row of rows) this.insert.run(...rowValues(row));
       this.db.exec("COMMIT");
     } catch (error) {
       this.db.exec("ROLLBACK");

@@ -2,7 +2,7 @@
 // a payload above 2 MiB can be left out with an annotation saying so, without ever building a huge line.
 
 import { levelAtLeast } from "./policy.ts";
-import { auditJson } from "./redact.ts";
+import { auditJson, mayHoldSecrets } from "./redact.ts";
 import type { AuditBodyRequest, AuditCompletion, AuditLevel, AuditRequest, AuditStage, AuditUser } from "./types.ts";
 
 export const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
@@ -139,9 +139,14 @@ export function auditEventLine(
       requestObject = prepared.json;
       Object.assign(annotations, prepared.annotations);
     }
-    if (levelAtLeast(level, "RequestResponse") && completion.responseObject !== undefined) {
-      const response = completion.responseObject;
-      responseObject = payload(() => response, undefined, OMITTED_RESPONSE_ANNOTATION, annotations);
+    if (levelAtLeast(level, "RequestResponse")) {
+      // A pre-encoded answer with nothing to redact is logged as it is: no decode and re-encode per request.
+      const text = completion.responseJson;
+      if (text !== undefined && byteLength(text) <= MAX_PAYLOAD_BYTES && !mayHoldSecrets(text)) responseObject = text;
+      else if (completion.responseObject !== undefined) {
+        const response = completion.responseObject;
+        responseObject = payload(() => response, undefined, OMITTED_RESPONSE_ANNOTATION, annotations);
+      }
     }
   }
   // Built as text: one JSON.stringify per string value is much cheaper than building and serializing an object.

@@ -21,6 +21,7 @@ import { AuthClient } from "../test/support/auth-client.ts";
 import { startPlatformProcess } from "../test/support/platform-process.ts";
 import { formatMs, summarize } from "./lib/stats.ts";
 
+process.umask(0o077); // the platform refuses a data directory others may read
 const { values } = parseArgs({
   options: {
     events: { type: "string", default: "1000000" },

@@ -3,12 +3,15 @@
 // and CREATEs of users (64 connections) at each audit level. The figure is the server's CPU time (all its threads:
 // the request thread and the audit worker) divided by the requests served. Unlike requests per second, it hardly
 // depends on what else the machine runs, so it stays usable on a busy machine; a CPU-bound server's throughput
-// ratio between two levels is the inverse ratio of these figures. Rounds interleave trees and levels.
+// ratio between two levels is the inverse ratio of these figures. The request thread's and the audit worker's
+// shares are shown apart: with a core to spare for the worker, the request thread alone bounds throughput.
+// Rounds interleave trees and levels.
 //
 //   node bench/audit-cpu.ts --trees /path/a,/path/b [--rounds 3] [--gets 20000] [--creates 5000]
 //                           [--levels off,Metadata,RequestResponse]
 
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -66,7 +69,28 @@ async function setLevel(server: Server, level: number): Promise<void> {
 }
 
 /** Server CPU µs per request for a fixed amount of one kind of request. */
-async function measure(server: Server, kind: "get" | "create"): Promise<{ us: number; other: number }> {
+/** CPU ms so far of the process's request thread ("MainThread") and its audit worker ("WorkerThread"). */
+function threadCpuMs(pid: number): { main: number; worker: number } {
+  const out = { main: 0, worker: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ 100
+      if (name === "MainThread") out.main += ms;
+      else if (name === "WorkerThread") out.worker += ms;
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return out;
+}
+
+async function measure(
+  server: Server,
+  kind: "get" | "create",
+): Promise<{ us: number; main: number; worker: number; other: number }> {
   const p = server.platform;
   const options =
     kind === "get"
@@ -82,13 +106,21 @@ async function measure(server: Server, kind: "get" | "create"): Promise<{ us: nu
   await load({ ...options, amount: kind === "get" ? 3000 : 600 }); // warm-up: JIT, caches, connections
   const pid = p.child.pid!;
   const before = cpuTimeMs(pid);
+  const threadsBefore = threadCpuMs(pid);
   const result = await load({
     ...options,
     amount: Number(kind === "get" ? values.gets : values.creates),
     serverPid: pid,
   });
   const used = cpuTimeMs(pid) - before;
-  return { us: (used * 1000) / result.ok, other: result.otherCpu };
+  const threads = threadCpuMs(pid);
+  const per = (ms: number) => (ms * 1000) / result.ok;
+  return {
+    us: per(used),
+    main: per(threads.main - threadsBefore.main),
+    worker: per(threads.worker - threadsBefore.worker),
+    other: result.otherCpu,
+  };
 }
 
 pinToCpu(process.pid, LOAD_CPU);
@@ -107,12 +139,14 @@ try {
       for (const server of round % 2 ? [...servers].reverse() : servers) {
         await setLevel(server, LEVEL[level]);
         for (const kind of ["get", "create"] as const) {
-          const { us, other } = await measure(server, kind);
+          const { us, main, worker, other } = await measure(server, kind);
           const key = `${server.tree}|${kind}|${level}`;
           samples.set(key, [...(samples.get(key) ?? []), us]);
+          samples.set(`${key}|main`, [...(samples.get(`${key}|main`) ?? []), main]);
+          samples.set(`${key}|worker`, [...(samples.get(`${key}|worker`) ?? []), worker]);
           others.push(other);
           console.log(
-            `round ${round + 1} ${kind} ${level} ${server.tree}: ${us.toFixed(1)} µs/request (other CPU ${other.toFixed(2)} cores)`,
+            `round ${round + 1} ${kind} ${level} ${server.tree}: ${us.toFixed(1)} µs/request, request thread ${main.toFixed(1)}, audit worker ${worker.toFixed(1)} (other CPU ${other.toFixed(2)} cores)`,
           );
         }
       }
@@ -120,17 +154,20 @@ try {
   }
   const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
   console.log(
-    "\n| tree | request | audit | server CPU µs/request (median) | runs | off ÷ this (throughput ratio when CPU-bound) |",
+    "\n| tree | request | audit | server CPU µs/request (median; runs) | request thread | audit worker | off ÷ this, whole process | off ÷ this, request thread |",
   );
-  console.log("|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const server of servers) {
     for (const kind of ["get", "create"]) {
       const off = median(samples.get(`${server.tree}|${kind}|off`) ?? [Number.NaN]);
+      const offMain = median(samples.get(`${server.tree}|${kind}|off|main`) ?? [Number.NaN]);
       for (const level of levels) {
         const list = samples.get(`${server.tree}|${kind}|${level}`) ?? [];
         const m = median(list);
+        const main = median(samples.get(`${server.tree}|${kind}|${level}|main`) ?? [Number.NaN]);
+        const worker = median(samples.get(`${server.tree}|${kind}|${level}|worker`) ?? [Number.NaN]);
         console.log(
-          `| ${server.tree} | ${kind.toUpperCase()} | ${level} | ${m.toFixed(1)} (${list.map((v) => v.toFixed(0)).join(", ")}) | ${list.length} | ${(off / m).toFixed(2)} |`,
+          `| ${server.tree} | ${kind.toUpperCase()} | ${level} | ${m.toFixed(1)} (${list.map((v) => v.toFixed(0)).join(", ")}) | ${main.toFixed(1)} | ${worker.toFixed(1)} | ${(off / m).toFixed(2)} | ${(offMain / main).toFixed(2)} |`,
         );
       }
     }

@@ -72,4 +72,26 @@ describe("AuditForwarder", () => {
     await forwarder.close();
     assert.deepEqual(p.received, []);
   });
+
+  it("an event larger than the platform takes (413) is dropped alone; batches stay under 1 MiB", async () => {
+    const batches: number[] = [];
+    const big = JSON.stringify({ kind: "Event", auditID: "big", responseObject: "x".repeat(700 * 1024) });
+    const huge = JSON.stringify({ kind: "Event", auditID: "huge", responseObject: "x".repeat(4 * 1024 * 1024) });
+    const forwarder = new AuditForwarder({
+      intervalMs: 60_000,
+      target: {
+        instance: () => INSTANCE,
+        async send(_instance, events) {
+          if (JSON.stringify(events).length > 3 * 1024 * 1024)
+            throw new AuditBatchError(413, "request entity too large");
+          batches.push(events.length);
+        },
+      },
+    });
+    forwarder.add([line(1), big, big, huge, line(2)]);
+    await forwarder.close();
+    assert.deepEqual(batches, [2, 1, 1], "line 1 and the first big one; the second big one; line 2");
+    assert.equal(forwarder.stats().dropped, 1);
+    assert.equal(forwarder.stats().sent, 4);
+  });
 });

@@ -8,6 +8,8 @@ import type { Logger } from "pino";
 
 const DEFAULT_MAX_BUFFERED = 10_000;
 const BATCH_EVENTS = 500;
+/** The platform takes request bodies up to 3 MiB: batches stay well below. */
+const BATCH_BYTES = 1024 * 1024;
 const DEFAULT_INTERVAL_MS = 1_000;
 const MAX_RETRY_DELAY_MS = 30_000;
 /** How long sending stays off after the platform said sync back is disabled, before one probe batch. */
@@ -91,7 +93,17 @@ export class AuditForwarder {
     while (this.buffer.length > 0 && Date.now() >= this.retryAt) {
       const instance = this.options.target.instance();
       if (!instance) return;
-      const batch = this.buffer.slice(0, BATCH_EVENTS);
+      let count = 0;
+      let bytes = 0;
+      while (
+        count < this.buffer.length &&
+        count < BATCH_EVENTS &&
+        (count === 0 || bytes + this.buffer[count].length <= BATCH_BYTES)
+      ) {
+        bytes += this.buffer[count].length;
+        count++;
+      }
+      const batch = this.buffer.slice(0, count);
       const events: unknown[] = [];
       for (const line of batch) {
         try {
@@ -103,6 +115,12 @@ export class AuditForwarder {
       try {
         await this.options.target.send(instance, events);
       } catch (error) {
+        // One event larger than the platform takes (413) would block every later one: it is dropped, counted.
+        if ((error as { code?: number }).code === 413 && batch.length === 1) {
+          this.buffer.shift();
+          this.counts.dropped++;
+          continue;
+        }
         this.failed(error);
         return;
       }

@@ -152,7 +152,11 @@ try {
       }
     }
   }
-  const median = (list: number[]) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const median = (list: number[]) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
   console.log(
     "\n| tree | request | audit | server CPU µs/request (median; runs) | request thread | audit worker | off ÷ this, whole process | off ÷ this, request thread |",
   );

@@ -59,3 +59,38 @@ const SECRET_KEY_IN_TEXT =
 export function auditJson(value: unknown): string {
   return JSON.stringify(value, replacer) ?? "null";
 }
+
+/** Query parameters of the login and OpenID provider endpoints that carry credentials or assertions. */
+const LOGIN_SECRET_PARAMETERS = [
+  "code",
+  "state",
+  "cli_state",
+  "SAMLResponse",
+  "RelayState",
+  "id_token",
+  "access_token",
+  "id_token_hint",
+  "refresh_token",
+  "token",
+  "client_secret",
+  "code_verifier",
+];
+
+/**
+ * The request URI as audited: on the login endpoints (/auth/...) and the OpenID provider's (/oidc/...), also under
+ * a mount prefix, the values of codes, states, tokens and assertions are replaced, since the URI is logged at every
+ * level.
+ */
+export function auditRequestUri(uri: string): string {
+  const query = uri.indexOf("?");
+  if (query < 0 || !/(^|\/)(auth|oidc)\//.test(uri.slice(0, query))) return uri;
+  const params = new URLSearchParams(uri.slice(query + 1));
+  let changed = false;
+  for (const name of LOGIN_SECRET_PARAMETERS) {
+    if (params.has(name)) {
+      params.set(name, "<redacted>");
+      changed = true;
+    }
+  }
+  return changed ? `${uri.slice(0, query)}?${params.toString()}` : uri;
+}

@@ -17,12 +17,56 @@ export interface PlatformSettings {
     passwordLoginDisabled: boolean;
     /** Extra headers on the authentication endpoints. */
     customHttpHeaders: Record<string, string>;
+    /** Single sign-on: the connectors of the config and what a login may create. */
+    sso: SsoSettings;
   };
   /** Domain without scheme, as clients reach the platform. */
   platformHost: string;
   projectNamespacePrefix: string;
   authenticateVersionEndpoint: boolean;
   audit: AuditSettings;
+  /** status.uiSettings as written (the web console reads it on every page load). */
+  ui: Record<string, unknown>;
+  disableConfigEndpoint: boolean;
+  /** The platform as an OpenID provider (Config status.oidc), served under /oidc. */
+  oidc: OidcProviderSettings;
+}
+
+/** One relying party of the platform's OpenID provider. */
+export interface OidcClientSettings {
+  name: string;
+  clientId: string;
+  /** Empty: a public client (PKCE required). Never log or return it. */
+  clientSecret: string;
+  redirectURIs: string[];
+}
+
+export interface OidcProviderSettings {
+  /** Off: every /oidc path is a 404. On by default; without clients nobody can use it. */
+  enabled: boolean;
+  /** Allow "*" in the clients' redirect URIs. */
+  wildcardRedirect: boolean;
+  clients: OidcClientSettings[];
+}
+
+/** The provider kinds, named as their config blocks. */
+export type ProviderKind = "oidc" | "codeHostA" | "codeHostB" | "idpA" | "idpB" | "saml";
+
+/** One login connector: a built-in block (id = block name) or an item of auth.connectors. */
+export interface ConnectorSettings {
+  id: string;
+  displayName: string;
+  kind: ProviderKind;
+  /** The provider block as written, secrets included (never log or return it). */
+  config: Record<string, unknown>;
+}
+
+export interface SsoSettings {
+  connectors: ConnectorSettings[];
+  disableTeamCreation: boolean;
+  disableUserCreation: boolean;
+  /** Go regular expressions; only matching groups are saved (all when empty). */
+  groupsFilters: string[];
 }
 
 export const DEFAULT_LOGIN_ACCESS_KEY_TTL_SECONDS = 20 * 24 * 60 * 60;
@@ -34,11 +78,15 @@ export function defaultSettings(platformHost = ""): PlatformSettings {
       loginAccessKeyTTLSeconds: DEFAULT_LOGIN_ACCESS_KEY_TTL_SECONDS,
       passwordLoginDisabled: false,
       customHttpHeaders: {},
+      sso: { connectors: [], disableTeamCreation: false, disableUserCreation: false, groupsFilters: [] },
     },
     platformHost,
     projectNamespacePrefix: "p-",
     authenticateVersionEndpoint: false,
     audit: { enabled: false },
+    ui: {},
+    disableConfigEndpoint: false,
+    oidc: { enabled: true, wildcardRedirect: false, clients: [] },
   };
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { defaultSettings } from "./settings.ts";
-import { toPlatformSettings } from "./to-settings.ts";
+import { connectorsOf, oidcProviderSettingsOf, toPlatformSettings } from "./to-settings.ts";
 
 describe("toPlatformSettings()", () => {
   it("toPlatformSettings() maps every live field the config sets", () => {
@@ -25,6 +25,7 @@ describe("toPlatformSettings()", () => {
       loginAccessKeyTTLSeconds: 0,
       passwordLoginDisabled: true,
       customHttpHeaders: { "X-Frame-Options": "DENY" },
+      sso: { connectors: [], disableTeamCreation: false, disableUserCreation: false, groupsFilters: [] },
     });
     assert.equal(settings.platformHost, "p.example.com");
     assert.equal(settings.projectNamespacePrefix, "proj-");
@@ -41,5 +42,72 @@ describe("toPlatformSettings()", () => {
     assert.equal(settings.platformHost, "platform.local");
     assert.equal(settings.projectNamespacePrefix, "p-");
     assert.equal(settings.audit.enabled, false);
+  });
+});
+
+describe("connectorsOf()", () => {
+  it("connectorsOf() makes each built-in block a connector named by its block, then each auth.connectors item", () => {
+    const connectors = connectorsOf({
+      saml: { ssoURL: "https://idp.example.com/sso" },
+      oidc: { issuerUrl: "https://idp.example.com", clientId: "c", type: "Corporate SSO" },
+      connectors: [
+        { id: "gh", displayName: "Code host", codeHostA: { clientId: "a" } },
+        { id: "oidc", oidc: { issuerUrl: "https://dup.example.com", clientId: "d" } },
+        { id: "nothing" },
+      ],
+    });
+    assert.deepEqual(
+      connectors.map(({ id, displayName, kind }) => ({ id, displayName, kind })),
+      [
+        { id: "oidc", displayName: "Corporate SSO", kind: "oidc" },
+        { id: "saml", displayName: "SAML", kind: "saml" },
+        { id: "gh", displayName: "Code host", kind: "codeHostA" },
+      ],
+    );
+    assert.deepEqual(connectors[2].config, { clientId: "a" });
+  });
+
+  it("toPlatformSettings() carries the SSO switches and filters", () => {
+    const settings = toPlatformSettings(
+      { auth: { disableTeamCreation: true, disableUserCreation: true, groupsFilters: ["^dev"] } },
+      defaultSettings(),
+    );
+    assert.deepEqual(settings.auth.sso, {
+      connectors: [],
+      disableTeamCreation: true,
+      disableUserCreation: true,
+      groupsFilters: ["^dev"],
+    });
+  });
+});
+
+describe("oidcProviderSettingsOf()", () => {
+  it("oidcProviderSettingsOf() keeps the provider on by default and lists the clients that have an id", () => {
+    assert.deepEqual(oidcProviderSettingsOf(undefined), { enabled: true, wildcardRedirect: false, clients: [] });
+    assert.deepEqual(
+      oidcProviderSettingsOf({
+        enabled: false,
+        wildcardRedirect: true,
+        clients: [
+          { name: "Grafana", clientId: "grafana", clientSecret: "s", redirectURIs: ["https://g/cb", 3] },
+          { name: "no id" },
+          { clientId: "cli" },
+        ],
+      }),
+      {
+        enabled: false,
+        wildcardRedirect: true,
+        clients: [
+          { name: "Grafana", clientId: "grafana", clientSecret: "s", redirectURIs: ["https://g/cb"] },
+          { name: "", clientId: "cli", clientSecret: "", redirectURIs: [] },
+        ],
+      },
+    );
+  });
+
+  it("toPlatformSettings() takes status.oidc when the config has it and the seed's otherwise", () => {
+    const seed = defaultSettings();
+    assert.deepEqual(toPlatformSettings({}, seed).oidc, seed.oidc);
+    assert.equal(toPlatformSettings({ oidc: { enabled: false } }, seed).oidc.enabled, false);
   });
 });

@@ -48,6 +48,8 @@ export interface UserEntry {
   email?: string;
   subject?: string;
   groups: string[];
+  /** Groups remembered from the user's last single sign-on (spec.ssoGroups). */
+  ssoGroups: string[];
   clusterRoles: string[];
   disabled: boolean;
   tokenGeneration: number;
@@ -123,6 +125,7 @@ function userEntry(user: User): UserEntry {
     email: spec.email,
     subject: spec.subject,
     groups: strings(spec.groups),
+    ssoGroups: strings(spec.ssoGroups),
     clusterRoles: roleNames(spec.clusterRoles),
     disabled: spec.disabled === true,
     tokenGeneration: typeof spec.tokenGeneration === "number" ? spec.tokenGeneration : 0,
@@ -192,6 +195,10 @@ export class AuthIndex implements InformerHandler {
 
   user(name: string): UserEntry | undefined {
     return this.users.get(name);
+  }
+
+  allUsers(): IterableIterator<UserEntry> {
+    return this.users.values();
   }
 
   /** A login name (spec.username, which defaults to the object name); an ambiguous username matches nobody. */

@@ -5,18 +5,22 @@
 // Start order: settings (fail fast on any problem) -> API server -> platform connection (its failure never stops the
 // control plane) -> syncer. Close in reverse.
 
+import { readFileSync } from "node:fs";
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { Registry as PromRegistry } from "prom-client";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import { createTokenVerifier } from "../identity/token-verifier.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
+import { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
 import { startRuntimeAudit } from "./runtime-audit.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
+import { registerSyncerMetrics } from "./syncer/syncer-metrics.ts";
 
 export interface RuntimeOptions {
   /** Virtual cluster name and the host namespace it lives in. */
@@ -82,12 +86,25 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     },
   });
 
+  const metrics = new PromRegistry();
+  let syncer: Syncer | undefined;
+  registerSyncerMetrics(metrics, () => syncer?.stats());
+  // ID tokens of the configured OIDC issuer (such as the platform's /oidc) before the platform's own credentials.
+  const oidc = loaded.settings.controlPlane.apiServer.oidc;
+  let oidcUsers: OidcAuthenticator[];
+  try {
+    oidcUsers = oidc ? [new OidcAuthenticator(oidc, { caPem: oidc.caFile ? readCaFile(oidc.caFile) : undefined })] : [];
+  } catch (error) {
+    loaded.dispose();
+    throw error;
+  }
   const server = await startClusterApiServer({
+    metricsRegistry: metrics,
     dataDir: options.dataDir,
     host: options.listenHost,
     port: options.port ?? 0,
     name,
-    authenticators: platformSettings ? [platformUsers] : [],
+    authenticators: [...oidcUsers, ...(platformSettings ? [platformUsers] : [])],
     // Only the instance's client CA is trusted, and the platform signs only for users allowed to reach this cluster.
     clientCertificateGroups: [ADMIN_GROUP],
     hooks: audit ? audit.hooks : undefined,
@@ -128,7 +145,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
 
   const virtual = new KubeConfig();
   virtual.loadFromFile(server.kubeconfigPath);
-  let syncer: Syncer;
   try {
     syncer = await startSyncer({
       virtual,
@@ -151,7 +167,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     namespace,
     url: server.url,
     platform: connection?.state(),
-    syncer: syncer.stats(),
+    syncer: syncer!.stats(),
     audit: audit ? audit.forwarding() : undefined,
   });
   // The status file is how `virtualcluster list` and people read the connection state without credentials.
@@ -166,7 +182,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     status,
     async close() {
       clearInterval(statusTimer);
-      await syncer.close();
+      await syncer?.close();
       await server.close();
       await audit?.close(); // sends what is left while the connection still holds
       await connection?.close();
@@ -178,4 +194,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
 function kubernetesVersion(): string {
   const version = platformVersion();
   return `v${version.major}.${version.minor}.0`;
+}
+
+function readCaFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`controlPlane.apiServer.oidc.caFile: cannot read ${file}: ${(error as Error).message}`);
+  }
 }

@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { ensureSecretReaderRbac, needsSecretReaderRbac, serviceAccountName } from "../connect/platform-rbac.ts";
 import type { RuntimeStatus } from "../runtime-status.ts";
+import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
 import { planPlatform, register } from "./create-registration.ts";
 import { createdFor, createdLabels, currentContextOnly, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
@@ -26,6 +27,7 @@ import { freePort, startRuntime, stopRuntime, waitUntilReady } from "./local-run
 import type { PlatformClient } from "./platform-client.ts";
 import { checkLogin, projectNamespace } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
+import { ensureRuntimeRbac, runtimeKubeconfig } from "./runtime-identity.ts";
 import { checkSettings, editSettings, readSettings } from "./settings-file.ts";
 import { registrationAnnotations, registrationFromAnnotations, settingsSecretName } from "./stored-settings.ts";
 
@@ -127,6 +129,14 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     ensureClusterDir(namespace, name);
     writePrivateFile(paths.settings, text);
     writePrivateFile(paths.hostKubeconfig, currentContextOnly(hostConfig));
+    // The runtime runs as its ServiceAccount with the chart's Role, not with the deployer's credentials.
+    await ensureRuntimeRbac(host, {
+      name,
+      namespace,
+      multiNamespace: isMultiNamespace(final),
+      labels: createdLabels(name),
+    });
+    writePrivateFile(paths.runtimeKubeconfig, await runtimeKubeconfig(host, hostConfig, { name, namespace }));
     const cluster: LocalCluster = {
       name,
       namespace,

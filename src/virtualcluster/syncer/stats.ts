@@ -15,6 +15,10 @@ export interface SyncerStats {
   errors: number;
   /** SyncError events recorded or bumped. */
   syncErrorEvents: number;
+  /** Objects stopped because their sync kept rewriting its own result (a patch that does not converge). */
+  notConverging: number;
+  /** Keys currently stopped as not converging. */
+  stalled: number;
   /** The initial lists of every informer are done. */
   synced: boolean;
 }
@@ -26,6 +30,7 @@ export class StatsCounter {
   syncs = 0;
   errors = 0;
   syncErrorEvents = 0;
+  notConverging = 0;
 
   write(side: WriteSide, kind: string, verb: string): void {
     this.writes[side][kind] ??= {};
@@ -34,7 +39,7 @@ export class StatsCounter {
     this.totalWrites++;
   }
 
-  snapshot(queue: { queueDepth: number; retrying: number }, synced: boolean): SyncerStats {
+  snapshot(queue: { queueDepth: number; retrying: number; stalled: number }, synced: boolean): SyncerStats {
     return {
       writes: structuredClone(this.writes),
       totalWrites: this.totalWrites,
@@ -42,6 +47,7 @@ export class StatsCounter {
       syncs: this.syncs,
       errors: this.errors,
       syncErrorEvents: this.syncErrorEvents,
+      notConverging: this.notConverging,
       synced,
     };
   }

@@ -12,6 +12,7 @@ import { patchesCommand } from "./patches.ts";
 import { platformCommand } from "./platform.ts";
 import { runCommand } from "./run.ts";
 import { settingsCommand } from "./settings.ts";
+import { versionCommand } from "./version.ts";
 
 const program = new Command("virtualcluster")
   .description("Manage virtual Kubernetes clusters and the platform they connect to")
@@ -25,7 +26,8 @@ const program = new Command("virtualcluster")
   .addCommand(patchesCommand())
   .addCommand(settingsCommand())
   .addCommand(apiserverCommand())
-  .addCommand(runCommand());
+  .addCommand(runCommand())
+  .addCommand(versionCommand());
 program.addCommand(completionCommand(() => program));
 
 try {

@@ -409,8 +409,11 @@ describe("virtualcluster create, delete, list and connect", { timeout: 300_000 }
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const taken = (blocker.address() as { port: number }).port;
     try {
+      const failed = await create(local, "busy", "team-busy", "--port", String(taken));
+      // The progress line create prints while it waits comes before the one error line.
+      failed.stderr = failed.stderr.replace(/^Starting virtual cluster busy\.\.\.\n/, "");
       assertFailure(
-        await create(local, "busy", "team-busy", "--port", String(taken)),
+        failed,
         new RegExp(
           `the virtual cluster exited while starting: listen EADDRINUSE.*127\\.0\\.0\\.1:${taken} \\(log: .*runtime\\.log\\)`,
         ),

@@ -17,7 +17,8 @@ export const LIST_FORMATS = ["table", "yaml", "json"] as const;
 export interface ListedCluster {
   name: string;
   namespace: string;
-  status: "running" | "stopped";
+  /** paused: stopped by `virtualcluster pause`. */
+  status: "running" | "stopped" | "paused";
   pid?: number;
   url: string;
   created: string;
@@ -40,7 +41,7 @@ export function describeCluster(state: LocalCluster): ListedCluster {
   const listed: ListedCluster = {
     name: state.name,
     namespace: state.namespace,
-    status: pid === undefined ? "stopped" : "running",
+    status: pid !== undefined ? "running" : state.paused ? "paused" : "stopped",
     url: status?.url ?? `https://${state.listenHost}:${state.port}`,
     created: state.created,
     hostServer: state.hostServer,

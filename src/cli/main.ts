@@ -9,7 +9,9 @@ import { createCommand } from "./create.ts";
 import { deleteCommand } from "./delete.ts";
 import { listCommand } from "./list.ts";
 import { patchesCommand } from "./patches.ts";
+import { pauseCommand } from "./pause.ts";
 import { platformCommand } from "./platform.ts";
+import { resumeCommand } from "./resume.ts";
 import { runCommand } from "./run.ts";
 import { settingsCommand } from "./settings.ts";
 import { versionCommand } from "./version.ts";
@@ -21,6 +23,8 @@ const program = new Command("virtualcluster")
   .addCommand(createCommand())
   .addCommand(deleteCommand())
   .addCommand(listCommand())
+  .addCommand(pauseCommand())
+  .addCommand(resumeCommand())
   .addCommand(connectCommand())
   .addCommand(platformCommand())
   .addCommand(patchesCommand())

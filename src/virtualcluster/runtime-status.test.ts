@@ -21,6 +21,7 @@ const status: RuntimeStatus = {
     syncs: 0,
     errors: 0,
     syncErrorEvents: 0,
+    failing: 0,
     synced: true,
   },
 };

@@ -15,6 +15,10 @@ export interface SyncerStats {
   errors: number;
   /** SyncError events recorded or bumped. */
   syncErrorEvents: number;
+  /** Objects whose last sync failed (each is retried with backoff); 0 once they sync again. */
+  failing: number;
+  /** The latest failure, as `virtualcluster list -o wide` shows it. */
+  lastError?: { key: string; message: string; time: string };
   /** The initial lists of every informer are done. */
   synced: boolean;
 }
@@ -26,6 +30,19 @@ export class StatsCounter {
   syncs = 0;
   errors = 0;
   syncErrorEvents = 0;
+  readonly #failing = new Set<string>();
+  #lastError: SyncerStats["lastError"];
+
+  /** A key's sync failed with `message` (not a retry for a conflict). */
+  failed(key: string, message: string): void {
+    this.#failing.add(key);
+    this.#lastError = { key, message, time: new Date().toISOString() };
+  }
+
+  /** A key synced: it is no longer failing. */
+  synced(key: string): void {
+    this.#failing.delete(key);
+  }
 
   write(side: WriteSide, kind: string, verb: string): void {
     this.writes[side][kind] ??= {};
@@ -42,6 +59,8 @@ export class StatsCounter {
       syncs: this.syncs,
       errors: this.errors,
       syncErrorEvents: this.syncErrorEvents,
+      failing: this.#failing.size,
+      ...(this.#lastError ? { lastError: { ...this.#lastError } } : {}),
       synced,
     };
   }

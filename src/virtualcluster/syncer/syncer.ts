@@ -273,6 +273,7 @@ class SyncerRuntime {
         await this.#reconciler.reconcile(key);
         this.#queue.forget(key);
         this.#counter.syncs++;
+        this.#counter.synced(key);
       } catch (error) {
         await this.#failed(key, error);
         this.#queue.addRateLimited(key);
@@ -290,7 +291,10 @@ class SyncerRuntime {
     const logger = this.#options.logger;
     const fields = { key, retries: this.#queue.retries(key) };
     if (error instanceof RetryError) logger?.debug({ ...fields, reason: message }, "sync retried");
-    else logger?.warn({ ...fields, error: message }, "sync failed; retrying with backoff");
+    else {
+      logger?.warn({ ...fields, error: message }, "sync failed; retrying with backoff");
+      this.#counter.failed(key, message);
+    }
     if (this.#closed || !deservesEvent(error)) return;
     const virtual = this.#reconciler.virtualObject(parsed);
     if (virtual) await this.#events.warning(virtual, KIND_OF[parsed.resource], SYNC_ERROR_REASON, message);

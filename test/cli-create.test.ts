@@ -276,10 +276,10 @@ describe("virtualcluster create, delete, list and connect", { timeout: 300_000 }
       const table = await cli(admin, ["list"]);
       assertOk(table);
       const lines = table.stdout.trimEnd().split("\n");
-      assert.match(lines[0], /^NAME\s+NAMESPACE\s+STATUS\s+URL\s+PLATFORM\s+AGE$/);
+      assert.match(lines[0], /^NAME\s+NAMESPACE\s+STATUS\s+URL\s+PLATFORM\s+SYNC ERRORS\s+AGE$/);
       assert.match(
         lines[1],
-        new RegExp(`^web\\s+team-web\\s+running\\s+${url}\\s+connected \\(p-default/web\\)\\s+\\d+s$`),
+        new RegExp(`^web\\s+team-web\\s+running\\s+${url}\\s+connected \\(p-default/web\\)\\s+0\\s+\\d+s$`),
       );
       const json = await cli(admin, ["list", "-o", "json"]);
       assertOk(json);

@@ -170,6 +170,61 @@ describe("virtualcluster lifecycle commands", { timeout: 300_000 }, () => {
     assertCliFailure(await cli(["pause", "nope"]), /virtual cluster nope not found on this machine/);
   });
 
+  it("a patch failing at run time shows in list; a patch whose path is missing is not applied", async () => {
+    const failing = `sync:
+  toHost:
+    endpoints:
+      patches:
+        - path: metadata.annotations["db-host"]
+          expression: 'require("fs")'
+`;
+    assertOk(await create("--upgrade", "-f", file("failing.yaml", failing)));
+    const virtual = new KubeConfig();
+    virtual.loadFromFile(join(home, "clusters", "team-app", "app", "admin.kubeconfig"));
+    const vcore = virtual.makeApiClient(CoreV1Api);
+    // Endpoints sync with their Service.
+    const endpoints = async (name: string, annotations: Record<string, string>) => {
+      await vcore.createNamespacedService({
+        namespace: "default",
+        body: { metadata: { name }, spec: { ports: [{ port: 80 }] } },
+      });
+      await vcore.createNamespacedEndpoints({
+        namespace: "default",
+        body: { metadata: { name, annotations }, subsets: [{ addresses: [{ ip: "10.0.0.9" }] }] },
+      });
+    };
+    await endpoints("broken", { "db-host": "db.default.svc" });
+    await endpoints("plain", { other: "x" });
+
+    // The status file is rewritten every few seconds: wait (bounded) until it shows the failure.
+    let listed: { syncErrors?: number; lastSyncError?: { object: string; message: string } } = {};
+    for (let i = 0; i < 60 && listed.syncErrors !== 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      listed = JSON.parse((await cli(["list", "-o", "json"])).stdout).items[0];
+    }
+    assert.equal(listed.syncErrors, 1, JSON.stringify(listed));
+    assert.match(listed.lastSyncError?.object ?? "", /broken/);
+    assert.match(listed.lastSyncError?.message ?? "", /require/);
+    const table = (await cli(["list"])).stdout.split("\n");
+    assert.match(table[0], /\sSYNC ERRORS\s+AGE$/);
+    assert.match(table[1], /^app\s+team-app\s+running\s.*\s1\s+\d+[sm]$/);
+    const wide = (await cli(["list", "-o", "wide"])).stdout;
+    assert.match(wide.split("\n")[0], /LAST SYNC ERROR$/);
+    assert.ok(wide.includes(listed.lastSyncError?.message ?? "?"), wide);
+    // The object without the annotation synced: its patch was not applied.
+    let plain = await core
+      .readNamespacedEndpoints({ namespace: "team-app", name: "plain-x-default-x-app" })
+      .catch(() => undefined);
+    for (let i = 0; i < 60 && !plain; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      plain = await core
+        .readNamespacedEndpoints({ namespace: "team-app", name: "plain-x-default-x-app" })
+        .catch(() => undefined);
+    }
+    assert.equal(plain?.metadata?.annotations?.other, "x");
+    assert.equal(plain?.metadata?.annotations?.["db-host"], undefined);
+  });
+
   it("connect without -n or --project; delete without -n removes its context and switches back", async () => {
     mkdirSync(join(root, ".kube"), { recursive: true });
     writeFileSync(kubeconfigFile, readFileSync(host.kubeconfig, "utf8"), { mode: 0o600 });

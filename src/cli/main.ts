@@ -11,6 +11,7 @@ import { listCommand } from "./list.ts";
 import { patchesCommand } from "./patches.ts";
 import { pauseCommand } from "./pause.ts";
 import { platformCommand } from "./platform.ts";
+import { markRequiredOptions } from "./required-in-help.ts";
 import { resumeCommand } from "./resume.ts";
 import { runCommand } from "./run.ts";
 import { settingsCommand } from "./settings.ts";
@@ -33,6 +34,7 @@ const program = new Command("virtualcluster")
   .addCommand(runCommand())
   .addCommand(versionCommand());
 program.addCommand(completionCommand(() => program));
+markRequiredOptions(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -88,6 +88,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       keyFiles.map((file) => resolve(file)),
     );
   }
+  // Served certificates too: a start that fails on them after bootstrapping would show the admin key to nobody.
+  const userTls =
+    options.tlsCertFile && options.tlsKeyFile
+      ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
+      : undefined;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const metrics = createApiMetrics();
   const encryption = await openPlatformStore(dataDir, options);
@@ -138,10 +143,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     testOnlyRequestObjectFault: options.testOnlyAuditFault,
   });
 
-  const tls =
-    options.tlsCertFile && options.tlsKeyFile
-      ? { ...(await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)), caPem: undefined }
-      : await ensureServingCertificates({ dataDir, hosts: [options.host] });
+  const tls = userTls
+    ? { ...userTls, caPem: undefined }
+    : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
   const server = await startApiServer({
     resources: withConfigUpsert(auth.stores(registry), config.controller),

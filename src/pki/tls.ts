@@ -64,7 +64,8 @@ export async function loadUserCertificates(
 ): Promise<{ certPem: string; keyPem: string }> {
   const read = (file: string, flag: string) =>
     readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-      throw new Error(`${flag} ${file}: cannot read the file (${error.code ?? error.message})`);
+      const message = `${flag} ${file}: cannot read the file (${error.code ?? error.message})`;
+      throw Object.assign(new Error(message, { cause: error }), { code: error.code });
     });
   const certPem = await read(certFile, "--tls-cert");
   const keyPem = await read(keyFile, "--tls-key");

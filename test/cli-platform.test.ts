@@ -109,7 +109,10 @@ describe("virtualcluster platform commands against a real platform", () => {
       await cli(home, ["platform", "login", platform.url, "--access-key", platform.adminKey]),
       /cannot verify the certificate of 127\.0\.0\.1:\d+ .*--ca-file/,
     );
-    assertFailure(await cli(home, ["platform", "login", platform.url]), /pass --access-key <key>, or --username/);
+    assertFailure(
+      await cli(home, ["platform", "login", platform.url, "--ca-file", caFile]),
+      /no single sign-on connector: log in with --username or --access-key/,
+    );
     assertFailure(
       await cli(home, ["platform", "login", platform.url, "--insecure", "--ca-file", caFile, "--access-key", "k"]),
       /--insecure.*cannot be used with.*--ca-file/,

@@ -91,8 +91,8 @@ describe("projects and virtual cluster instances", () => {
     );
     assert.match(applied, /virtualclusterinstance.management.platform.sh\/listed created/);
     const table = await kubectl.ok(["get", "vci", "-A"]);
-    assert.match(table, /^NAMESPACE\s+NAME\s+PROJECT\s+PHASE\s+ONLINE\s+EXTERNAL\s+AGE$/m);
-    assert.match(table, /^p-default\s+listed\s+default\s+Pending\s+false\s+true\s/m);
+    assert.match(table, /^NAMESPACE\s+NAME\s+PROJECT\s+PHASE\s+ONLINE\s+HEARTBEAT\s+EXTERNAL\s+AGE$/m);
+    assert.match(table, /^p-default\s+listed\s+default\s+Pending\s+false\s+<unknown>\s+true\s/m);
     const wrong = await kubectl.run(
       ["create", "-f", "-"],
       `apiVersion: ${V1}\nkind: VirtualClusterInstance\nmetadata: {name: stray, namespace: p-missing}\nspec: {}\n`,

@@ -7,11 +7,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ApiException, CoreV1Api, type CoreV1Event, KubeConfig, type V1Endpoints } from "@kubernetes/client-node";
+import { CoreV1Api, type CoreV1Event, type V1Endpoints } from "@kubernetes/client-node";
 import { startClusterApiServer } from "../src/cluster-apiserver/cluster-api-server.ts";
 import { type LoadedSettings, loadSettings } from "../src/virtualcluster/settings/load.ts";
 import { type Syncer, startSyncer } from "../src/virtualcluster/syncer/syncer.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../src/virtualcluster/translate/constants.ts";
+import { kubeConfig, maybe } from "./support/kube-objects.ts";
 import { eventually } from "./support/kubectl.ts";
 
 const VC = "vc";
@@ -42,16 +43,6 @@ sync:
 
 type Server = Awaited<ReturnType<typeof startClusterApiServer>>;
 
-const notFound = (error: unknown) => error instanceof ApiException && error.code === 404;
-async function maybe<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (notFound(error)) return undefined;
-    throw error;
-  }
-}
-
 const service = (name: string, selector?: Record<string, string>) => ({
   metadata: { name, namespace: "default" },
   spec: { ports: [{ name: "http", port: 80 }], ...(selector ? { selector } : {}) },
@@ -72,12 +63,6 @@ const hostWrites = (syncer: Syncer) =>
   Object.values(syncer.stats().writes.host)
     .flatMap((verbs) => Object.values(verbs))
     .reduce((sum, count) => sum + count, 0);
-
-function kubeConfig(path: string): KubeConfig {
-  const config = new KubeConfig();
-  config.loadFromFile(path);
-  return config;
-}
 
 describe("syncer between two cluster API servers", () => {
   const dirs: string[] = [];

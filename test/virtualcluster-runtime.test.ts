@@ -11,25 +11,12 @@ import { DEFAULT_CACHE_MS } from "../src/virtualcluster/connect/platform-user-au
 import { AuthClient } from "./support/auth-client.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
+import { createAccessKey, readInstance, VIRTUALCLUSTER_SCOPE } from "./support/platform-objects.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { type RuntimeProcess, startRuntimeProcess } from "./support/runtime-process.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
-
-/** Polls (up to `seconds`) until check passes; the runtime reports asynchronously. */
-async function waitFor(check: () => Promise<boolean>, what: string, seconds = 30): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-}
 
 const settings = (platform: string, patches = "") =>
   `external:\n  platform: ${platform}\nsync:\n  toHost:\n    endpoints:\n      patches:\n${patches}`;
@@ -65,21 +52,8 @@ describe("virtual cluster runtime", { skip: kubectlSkip, timeout: 300_000 }, () 
   let client: AuthClient;
   const runtimes: RuntimeProcess[] = [];
 
-  const createKey = async (name: string, scope?: unknown) => {
-    const reply = await client.send("POST", `${API}/ownedaccesskeys`, {
-      token: platform.adminKey,
-      body: {
-        apiVersion: "management.platform.sh/v1",
-        kind: "OwnedAccessKey",
-        metadata: { name },
-        spec: { type: "User", user: "admin", displayName: name, ...(scope ? { scope } : {}) },
-      },
-    });
-    assert.equal(reply.status, 201, reply.body);
-    return reply.json().spec.key as string;
-  };
-  const vcKey = (name: string) =>
-    createKey(name, { roles: [{ role: "virtualcluster", projects: [{ project: "*" }] }] });
+  const createKey = (name: string, scope?: unknown) => createAccessKey(client, platform, name, scope);
+  const vcKey = (name: string) => createKey(name, VIRTUALCLUSTER_SCOPE);
 
   const apiKeySecret = (namespace: string, name: string, key: string) =>
     hostctl.ok(
@@ -98,12 +72,7 @@ describe("virtual cluster runtime", { skip: kubectlSkip, timeout: 300_000 }, () 
     runtimes.push(runtime);
     return runtime;
   };
-  const instance = async (name: string) => {
-    const reply = await client.send("GET", `${API}/namespaces/p-default/virtualclusterinstances/${name}`, {
-      token: platform.adminKey,
-    });
-    return reply.status === 200 ? reply.json() : undefined;
-  };
+  const instance = (name: string) => readInstance(client, platform, name);
 
   before(async () => {
     [platform, host] = await Promise.all([startPlatformProcess(), startClusterApiServerProcess()]);

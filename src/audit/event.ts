@@ -2,7 +2,7 @@
 // a payload above 2 MiB can be left out with an annotation saying so, without ever building a huge line.
 
 import { levelAtLeast } from "./policy.ts";
-import { auditJson } from "./redact.ts";
+import { auditJson, auditRequestUri } from "./redact.ts";
 import type { AuditBodyRequest, AuditCompletion, AuditLevel, AuditRequest, AuditStage, AuditUser } from "./types.ts";
 
 export const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
@@ -147,7 +147,7 @@ export function auditEventLine(
   // Built as text: one JSON.stringify per string value is much cheaper than building and serializing an object.
   const info = request.requestInfo;
   let line = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":${JSON.stringify(request.id)}`;
-  line += `,"stage":"${stage}","requestURI":${JSON.stringify(request.requestUri ?? info.path)}`;
+  line += `,"stage":"${stage}","requestURI":${JSON.stringify(auditRequestUri(request.requestUri ?? info.path))}`;
   line += `,"verb":${JSON.stringify(info.verb)},"user":${userPart(request.user)}`;
   line += `,"sourceIPs":${request.sourceIp ? `[${JSON.stringify(request.sourceIp)}]` : "[]"}`;
   if (request.userAgent) line += `,"userAgent":${JSON.stringify(request.userAgent)}`;

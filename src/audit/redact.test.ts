@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { LAST_APPLIED } from "../config/last-applied.ts";
 import { REDACTED } from "../config/redaction-marker.ts";
-import { auditJson } from "./redact.ts";
+import { auditJson, auditRequestUri } from "./redact.ts";
 
 const SECRET = /hunter2|k3y-material|oidc-s3cret|tok3n|apiVersion: v1\\nclusters/;
 
@@ -63,5 +63,20 @@ describe("auditJson()", () => {
       JSON.parse(auditJson({ metadata: { annotations: { [LAST_APPLIED]: fits } } })).metadata.annotations[LAST_APPLIED],
       JSON.stringify(JSON.parse(fits)),
     );
+  });
+});
+
+describe("auditRequestUri()", () => {
+  it("auditRequestUri() hides codes, states and assertions on the login endpoints only", () => {
+    assert.equal(
+      auditRequestUri("/auth/oidc/callback?code=abc&state=xyz&other=1"),
+      "/auth/oidc/callback?code=%3Credacted%3E&state=%3Credacted%3E&other=1",
+    );
+    assert.equal(
+      auditRequestUri("/kubernetes/management/auth/x/login?cli_state=s&cli_redirect=http%3A%2F%2F127.0.0.1%3A1%2F"),
+      "/kubernetes/management/auth/x/login?cli_state=%3Credacted%3E&cli_redirect=http%3A%2F%2F127.0.0.1%3A1%2F",
+    );
+    assert.equal(auditRequestUri("/auth/info"), "/auth/info");
+    assert.equal(auditRequestUri("/api/v1/pods?state=x"), "/api/v1/pods?state=x");
   });
 });

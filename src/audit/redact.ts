@@ -47,3 +47,32 @@ function replacer(this: unknown, key: string, value: unknown): unknown {
 export function auditJson(value: unknown): string {
   return JSON.stringify(value, replacer) ?? "null";
 }
+
+/** Query parameters of the login endpoints that carry one-time credentials or assertions. */
+const LOGIN_SECRET_PARAMETERS = [
+  "code",
+  "state",
+  "cli_state",
+  "SAMLResponse",
+  "RelayState",
+  "id_token",
+  "access_token",
+];
+
+/**
+ * The request URI as audited: on the login endpoints (/auth/..., also under a mount prefix) the values of
+ * authorization codes, states and assertions are replaced, since the URI is logged at every level.
+ */
+export function auditRequestUri(uri: string): string {
+  const query = uri.indexOf("?");
+  if (query < 0 || !/(^|\/)auth\//.test(uri.slice(0, query))) return uri;
+  const params = new URLSearchParams(uri.slice(query + 1));
+  let changed = false;
+  for (const name of LOGIN_SECRET_PARAMETERS) {
+    if (params.has(name)) {
+      params.set(name, "<redacted>");
+      changed = true;
+    }
+  }
+  return changed ? `${uri.slice(0, query)}?${params.toString()}` : uri;
+}

@@ -33,7 +33,7 @@ export interface ListedCluster {
     instance?: { namespace: string; name: string };
     lastHeartbeat?: string;
   };
-  /** Objects whose last sync failed (running clusters only). */
+  /** Objects whose last sync failed or that were stopped as not converging (running clusters only). */
   syncErrors?: number;
   lastSyncError?: { object: string; message: string; time: string };
   hostServer: string;
@@ -62,7 +62,8 @@ export function describeCluster(state: LocalCluster): ListedCluster {
     listed.platform = { connected, error, platform, instance, lastHeartbeat };
   }
   if (pid !== undefined && status?.syncer) {
-    listed.syncErrors = status.syncer.failing ?? 0;
+    // Failing syncs, and objects stopped because their patches do not converge.
+    listed.syncErrors = (status.syncer.failing ?? 0) + (status.syncer.stalled ?? 0);
     const last = status.syncer.lastError;
     if (last) listed.lastSyncError = { object: last.key, message: last.message, time: last.time };
   }

@@ -73,7 +73,20 @@ test("patches apply prints the patched object as YAML and lists references on st
   ]);
   assert.equal(code, 0, stderr);
   const object = parse(stdout);
-  assert.deepEqual(object.metadata.annotations, { note: "HELLO", db: "DB-PASSWORD-x-default-x-vc" });
+  // The patches saw only the user's annotations; the syncer's marks came after them.
+  assert.deepEqual(object.metadata.annotations, {
+    note: "HELLO",
+    db: "DB-PASSWORD-x-default-x-vc",
+    "virtualcluster.platform.sh/object-name": "web",
+    "virtualcluster.platform.sh/object-namespace": "default",
+    "virtualcluster.platform.sh/object-uid": "",
+    "virtualcluster.platform.sh/object-kind": "/v1, Kind=Endpoints",
+    "virtualcluster.platform.sh/object-host-name": "web-x-default-x-vc",
+    "virtualcluster.platform.sh/object-host-namespace": "vc-ns",
+    "virtualcluster.platform.sh/managed-annotations": "db\nnote",
+  });
+  assert.equal(object.metadata.name, "web-x-default-x-vc");
+  assert.equal(object.metadata.namespace, "vc-ns");
   assert.deepEqual(object.subsets[0].addresses, [{ ip: "10.0.0.1", hostname: "pod-a.vc" }, { ip: "10.0.0.2" }]);
   assert.equal(
     stderr,
@@ -171,7 +184,7 @@ test("patches apply reports invalid settings, files and options", () => {
   );
   const wrongResource = cli(["patches", "apply", "-f", settings, "--resource", "pods", endpoints]);
   assert.equal(wrongResource.code, 1);
-  assert.match(wrongResource.stderr, /argument 'pods' is invalid. Allowed choices are endpoints, secrets/);
+  assert.match(wrongResource.stderr, /argument 'pods' is invalid. Allowed choices are endpoints, configmaps, secrets/);
   assert.match(
     cli(["patches", "apply", "--resource", "endpoints", endpoints]).stderr,
     /required option '-f, --file <file>' not specified/,
@@ -202,7 +215,7 @@ sync:
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.deepEqual(stderr.trimEnd().split("\n"), [
-    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, secrets",
+    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, configMaps, secrets, namespaces",
     "sync.toHost.endpoints.patches[0] can only use one of: expression, labels or reference",
     'sync.toHost.endpoints.patches[0] and sync.toHost.endpoints.patches[1] have the same path "a"',
     "sync.toHost.endpoints.patches[1].expression: only a single expression is allowed, not a variable declaration",
@@ -215,7 +228,7 @@ sync:
 test("patches validate accepts a good file", () => {
   assert.deepEqual(cli(["patches", "validate", "-f", settings]), {
     code: 0,
-    stdout: `${settings}: valid (sync.toHost.endpoints.patches: 3 patches, sync.toHost.secrets.patches: 1 patch)\n`,
+    stdout: `${settings}: valid (sync.toHost.endpoints.patches: 3 patches, sync.toHost.configMaps.patches: 0 patches, sync.toHost.secrets.patches: 1 patch)\n`,
     stderr: "",
   });
 });
@@ -226,7 +239,9 @@ test("config defaults prints the defaulted settings as YAML", () => {
   assert.deepEqual(parse(stdout).sync.toHost, {
     endpoints: { enabled: true, patches: [] },
     services: { enabled: true },
-    secrets: { enabled: true, patches: [] },
+    configMaps: { enabled: true, all: false, patches: [] },
+    secrets: { enabled: true, all: false, patches: [] },
+    namespaces: { enabled: false },
   });
   const shared = file("shared.yaml", "external:\n  platform:\n    apiKey: {}\n");
   const merged = parse(cli(["config", "defaults", "-f", shared, "--namespace", "vc-ns"]).stdout);
@@ -244,4 +259,18 @@ test("config defaults reports bad settings with field paths", () => {
     stdout: "",
     stderr: 'sync.toHost.endpoints.enabled: Invalid value: "maybe": must be a boolean\n',
   });
+});
+
+test("patches apply names a failing built-in once", () => {
+  const dns = file(
+    "dns.yaml",
+    "sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: metadata.annotations.b\n          expression: virtualToHostDNS(value)\n",
+  );
+  const object = file("dns-object.yaml", "metadata:\n  name: x\n  namespace: d\n  annotations:\n    b: nope\n");
+  const { code, stderr } = cli(["patches", "apply", "-f", dns, "--resource", "endpoints", object]);
+  assert.equal(code, 1);
+  assert.equal(
+    stderr,
+    'sync.toHost.endpoints.patches[0].expression (at metadata.annotations.b): TypeError: virtualToHostDNS: "nope" is not of the form <name>.<namespace>.svc[.<cluster-domain>]\n',
+  );
 });

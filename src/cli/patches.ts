@@ -1,10 +1,12 @@
 import { Command, Option } from "commander";
 import { stringify } from "yaml";
-import { applyPatches } from "../virtualcluster/patches/apply.ts";
 import { PatchApplyError } from "../virtualcluster/patches/errors.ts";
 import type { ReferencedObject } from "../virtualcluster/patches/types.ts";
 import { loadSettings, readSettingsFile, SettingsError } from "../virtualcluster/settings/load.ts";
+import { isMultiNamespace } from "../virtualcluster/settings/multi-namespace.ts";
 import { PATCH_LISTS, type PatchedResource } from "../virtualcluster/settings/settings-schema.ts";
+import { desiredHostObject, hostObjectForVirtual, type SyncContext } from "../virtualcluster/syncer/desired-state.ts";
+import type { WireObject } from "../virtualcluster/syncer/types.ts";
 import { OBJECT_NAMESPACE_ANNOTATION } from "../virtualcluster/translate/constants.ts";
 import { createTranslator } from "../virtualcluster/translate/translator.ts";
 import { CommandError, type CommandIO, processIO, readObject } from "./patches-io.ts";
@@ -38,8 +40,7 @@ function guarded<A extends unknown[]>(io: CommandIO, action: (...args: A) => Pro
   };
 }
 
-const metadata = (object: unknown) =>
-  ((object as { metadata?: Record<string, unknown> } | null)?.metadata ?? {}) as Record<string, unknown>;
+const metadata = (object: WireObject) => object.metadata ?? {};
 
 function describeReference(reference: ReferencedObject): string {
   const { source, target } = reference;
@@ -48,29 +49,35 @@ function describeReference(reference: ReferencedObject): string {
 
 async function applyAction(objectFile: string, flags: ApplyFlags, io: CommandIO): Promise<void> {
   const hostNamespace = flags.namespace ?? `virtualcluster-${flags.name}`;
-  const object = await readObject(objectFile, io, "object");
-  const hostObject = flags.hostObject ? await readObject(flags.hostObject, io, "host object") : undefined;
+  const object = (await readObject(objectFile, io, "object")) as WireObject;
+  const hostObject = flags.hostObject
+    ? ((await readObject(flags.hostObject, io, "host object")) as WireObject)
+    : undefined;
   const loaded = loadSettings(readSettingsFile(flags.file), { namespace: hostNamespace });
   try {
     const { settings } = loaded;
     const translator = createTranslator({
       name: flags.name,
       namespace: hostNamespace,
-      multiNamespace: settings.experimental.multiNamespaceMode.enabled,
+      multiNamespace: isMultiNamespace(settings),
     });
-    const toHost = flags.direction === "to-host";
-    const annotations = (metadata(object).annotations ?? {}) as Record<string, unknown>;
-    const result = applyPatches(loaded.patches[flags.resource], object, {
-      direction: toHost ? "toHost" : "toVirtual",
+    const context: SyncContext = {
       translator,
-      context: {
-        vcluster: { name: flags.name, namespace: hostNamespace, config: settings },
-        hostObject: hostObject ?? (toHost ? null : object),
-        virtualObject: toHost ? object : null,
-      },
-      // Writing back, the virtual namespace is the one the syncer recorded on the host object.
-      namespace: toHost ? undefined : (annotations[OBJECT_NAMESPACE_ANNOTATION] as string | undefined),
-    });
+      vcluster: { name: flags.name, namespace: hostNamespace, config: settings },
+      patches: loaded.patches,
+    };
+    // The same functions the syncer calls: to-host prints exactly the object it would write.
+    const result =
+      flags.direction === "to-host"
+        ? desiredHostObject(flags.resource, object, hostObject, context)
+        : hostObjectForVirtual(
+            flags.resource,
+            object,
+            undefined,
+            context,
+            // Writing back, the virtual namespace is the one the syncer recorded on the host object.
+            metadata(object).annotations?.[OBJECT_NAMESPACE_ANNOTATION],
+          );
     io.stdout(flags.output === "json" ? `${JSON.stringify(result.object, null, 2)}\n` : stringify(result.object));
     io.stderr(result.references.map(describeReference).join(""));
   } finally {

@@ -1,10 +1,12 @@
-// `virtualcluster platform login <url>`: with an access key (checked with POST selves) or a username and password
-// (POST /auth/password/login issues a Login key), then stored in the client config (0600).
+// `virtualcluster platform login <url>`: with an access key (checked with POST selves), a username and password
+// (POST /auth/password/login issues a Login key), or else through the browser with a single sign-on connector
+// (browser-login.ts); the key is then stored in the client config (0600).
 
 import { readFileSync } from "node:fs";
 import { type Command, Option } from "commander";
 import { PlatformError } from "../virtualcluster/lifecycle/platform-client.ts";
 import type { PlatformLogin } from "../virtualcluster/lifecycle/platform-login.ts";
+import { browserLogin, chooseConnector, type LoginMethods } from "./browser-login.ts";
 import { readClientConfig, writeClientConfig } from "./client-config.ts";
 import { describeSelf } from "./describe-self.ts";
 import { CommandError } from "./patches-io.ts";
@@ -15,6 +17,7 @@ import { colorEnabled, promptHidden, readFirstLine, styles, withSpinner } from "
 
 export const LOGIN_PATH = "/auth/password/login";
 export const LOGOUT_PATH = "/auth/logout";
+export const INFO_PATH = "/auth/info";
 
 interface LoginFlags {
   accessKey?: string;
@@ -23,6 +26,9 @@ interface LoginFlags {
   insecure?: boolean;
   caFile?: string;
   allowHttp?: boolean;
+  connector?: string;
+  /** commander's --no-browser. */
+  browser?: boolean;
 }
 
 /** Base64 of a PEM file with at least one certificate. */
@@ -58,13 +64,29 @@ async function passwordLogin(base: PlatformLogin, username: string, password: st
   return reply.accessKey;
 }
 
+/** Lists the platform's login methods, then logs in through the browser with the chosen connector. */
+async function ssoLogin(base: PlatformLogin, flags: LoginFlags): Promise<string> {
+  const methods = await platformClient(base).request<LoginMethods>("GET", INFO_PATH, { anonymous: true });
+  if (!Array.isArray(methods?.connectors) || typeof methods.password?.enabled !== "boolean") {
+    throw new PlatformError(`${new URL(base.host).host} did not list its login methods: not the platform`);
+  }
+  const connector = chooseConnector(methods, flags.connector);
+  const print = (line: string) => void process.stderr.write(`${line}\n`);
+  print(`Login methods of ${base.host}:`);
+  if (methods.password.enabled) print("  password       (--username)");
+  for (const c of methods.connectors) {
+    print(`  ${c.id.padEnd(14)} ${c.displayName} (${c.type})${c.id === connector ? "  <- logging in with this" : ""}`);
+  }
+  return browserLogin({ host: base.host, connector, openBrowser: flags.browser !== false, print });
+}
+
 async function login(url: string, flags: LoginFlags): Promise<void> {
   const host = normalizePlatformUrl(url, { allowHttp: flags.allowHttp });
   if (flags.accessKey !== undefined && flags.username !== undefined) {
     throw new CommandError("use either --access-key or --username, not both");
   }
-  if (flags.accessKey === undefined && flags.username === undefined) {
-    throw new CommandError("pass --access-key <key>, or --username <user> to log in with a password");
+  if (flags.connector !== undefined && (flags.accessKey !== undefined || flags.username !== undefined)) {
+    throw new CommandError("--connector is for browser login: leave out --access-key and --username");
   }
   if (flags.passwordStdin && flags.username === undefined) throw new CommandError("--password-stdin needs --username");
   const base: PlatformLogin = { host };
@@ -79,6 +101,9 @@ async function login(url: string, flags: LoginFlags): Promise<void> {
   if (flags.username !== undefined) {
     const password = await readPassword(flags.username, Boolean(flags.passwordStdin));
     accessKey = await withSpinner(`Logging in to ${host}`, () => passwordLogin(base, flags.username!, password));
+    issued = true;
+  } else if (flags.accessKey === undefined) {
+    accessKey = await ssoLogin(base, flags);
     issued = true;
   } else {
     accessKey = flags.accessKey === "-" ? (await readFirstLine()).trim() : flags.accessKey!.trim();
@@ -116,6 +141,8 @@ export function addLoginCommand(platform: Command): void {
     .argument("<url>", "platform URL (https:// is assumed without a scheme; a kubeconfig server URL works too)")
     .option("--access-key <key>", "access key to log in with (- reads it from standard input)")
     .option("--username <user>", "log in with this user's password instead (prompted without echo)")
+    .option("--connector <id>", "browser login: the single sign-on connector to use (see the listed methods)")
+    .option("--no-browser", "browser login: print the login address instead of opening a browser")
     .option("--password-stdin", "with --username: read the password from standard input")
     .addOption(new Option("--insecure", "do not verify the platform's TLS certificate").conflicts("caFile"))
     .option("--ca-file <file>", "PEM file of the CA that signed the platform's certificate")
@@ -127,6 +154,8 @@ Examples:
   virtualcluster platform login https://platform.example.com --access-key "$ACCESS_KEY"
   virtualcluster platform login 127.0.0.1:8443 --ca-file ./data/pki/ca.crt --access-key "$(cat ./data/admin-access-key)"
   virtualcluster platform login platform.example.com --username alice
+  virtualcluster platform login platform.example.com                      (browser login, single sign-on)
+  virtualcluster platform login platform.example.com --connector oidc --no-browser
   echo "$PASSWORD" | virtualcluster platform login platform.example.com --username alice --password-stdin
 
 VIRTUALCLUSTER_HOME relocates ~/.virtualcluster.`,

@@ -21,6 +21,7 @@ function seconds(value: string): number {
 }
 
 interface StartOptions extends InflightFlags, LogFlags {
+  instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
   port: number;
@@ -64,6 +65,11 @@ export function addStartCommand(platform: Command): void {
       "keys that encrypt the store's secret values (default: <data-dir>/pki/encryption.key, made on first start)",
     )
     .option(
+      "--instance-offline-after-seconds <seconds>",
+      "mark a virtual cluster instance offline after this long without a heartbeat (default 90)",
+      seconds,
+    )
+    .option(
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
@@ -101,24 +107,27 @@ export function addStartCommand(platform: Command): void {
         tlsKeyFile: opts.tlsKey,
         encryptionKeyFile: opts.encryptionKeyFile,
         configFile: opts.config,
+        instanceOfflineAfterMs:
+          opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
         limits: inflightLimits(opts),
         logger,
       });
-      const out = process.stdout;
-      out.write(`Platform listening on ${running.url}\n`);
+      // One write: whoever watches for the "listening" line also gets the shown-once credentials with it.
+      const lines = [`Platform listening on ${running.url}\n`];
       if (running.createdAdminKey) {
-        out.write(
+        lines.push(
           `\nCreated user "admin". Its access key is shown only this once:\n\n  ${running.createdAdminKey}\n\n` +
             `It is also stored in ${join(running.dataDir, ADMIN_KEY_FILE)} (mode 0600).\n`,
         );
       }
       if (running.createdAdminPassword) {
-        out.write(
+        lines.push(
           `\nIts password (for POST /auth/password/login) is shown only this once:\n\n  ${running.createdAdminPassword}\n\n` +
             `It is also stored in ${join(running.dataDir, ADMIN_PASSWORD_FILE)} (mode 0600).\n`,
         );
       }
-      out.write(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
+      lines.push(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
+      process.stdout.write(lines.join(""));
       stopOnSignal(logger, () => running.close());
     });
 }

@@ -10,6 +10,7 @@ import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
+import type { Registry as PromRegistry } from "prom-client";
 import { isStatusError } from "../apimachinery/errors.ts";
 import { platformVersion } from "../apimachinery/version.ts";
 import { ServiceAddresses } from "../apis/core/v1/service-addresses.ts";
@@ -37,6 +38,7 @@ import { NamespaceController } from "./namespace-controller.ts";
 import { namespaceStore } from "./namespace-store.ts";
 import { RbacAuthorizer } from "./rbac/rbac-authorizer.ts";
 import { RbacIndex } from "./rbac/rbac-index.ts";
+import { ServiceAccountTokens } from "./service-account-tokens.ts";
 
 export const CLUSTER_ADMIN_KUBECONFIG = "admin.kubeconfig";
 export const CLUSTER_DATABASE = "cluster.db";
@@ -58,6 +60,8 @@ export interface ClusterApiServerOptions {
   clientCertificateAuthorities?: string[];
   /** Groups added to every client-certificate user (e.g. system:masters when only a trusted issuer signs). */
   clientCertificateGroups?: string[];
+  /** Prometheus registry its /metrics serves (default: its own); an embedding process may add its series to it. */
+  metricsRegistry?: PromRegistry;
   /** Connection timeouts and in-flight limits of its API server (unset ones: DEFAULT_SERVER_LIMITS). */
   limits?: Partial<ServerLimits>;
   logger?: Logger;
@@ -80,7 +84,7 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
   const host = options.host ?? "127.0.0.1";
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
-  const metrics = createApiMetrics();
+  const metrics = createApiMetrics(options.metricsRegistry);
   const storage = instrumentStore(await openSqliteStore({ path: join(dataDir, CLUSTER_DATABASE) }), (op, r, ok, s) =>
     metrics.storageOperation(op, r, ok, s),
   );
@@ -92,8 +96,12 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
     const addresses = new ServiceAddresses();
     const rbac = new RbacIndex();
     const registry = new Registry(storage);
-    for (const definition of clusterResources(addresses, storage, (kind, name, namespace) =>
-      rbac.roleRules(kind, name, namespace),
+    const tokens = await ServiceAccountTokens.open(dataDir, registry);
+    for (const definition of clusterResources(
+      addresses,
+      storage,
+      (kind, name, namespace) => rbac.roleRules(kind, name, namespace),
+      tokens.tokenRequest(),
     )) {
       registry.register(definition);
     }
@@ -137,7 +145,12 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
     const server = await startApiServer({
       resources: servedStores(registry),
       // The admin token is checked first so it never reaches an authenticator that might send it elsewhere.
-      authenticators: [new AdminTokenAuthenticator(token), certificates, ...(options.authenticators ?? [])],
+      authenticators: [
+        new AdminTokenAuthenticator(token),
+        certificates,
+        tokens.authenticator(),
+        ...(options.authenticators ?? []),
+      ],
       authorizer: new RbacAuthorizer(rbac, () => informer.fresh()),
       tls: {
         certPem: tls.certPem,

@@ -16,7 +16,7 @@ import { clusterRoleDefinition } from "../apis/rbac/v1/clusterrole.ts";
 import { clusterRoleBindingDefinition } from "../apis/rbac/v1/clusterrolebinding.ts";
 import { roleDefinition } from "../apis/rbac/v1/role.ts";
 import { roleBindingDefinition } from "../apis/rbac/v1/rolebinding.ts";
-import type { ResourceDefinition } from "../registry/types.ts";
+import type { ActionHandler, ResourceDefinition } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { withNamespaceLifecycle } from "./namespace-lifecycle.ts";
 import { type RoleRules, withEscalationChecks } from "./rbac-escalation.ts";
@@ -27,14 +27,18 @@ export function clusterResources(
   allocator: ServiceAddressAllocator,
   storage: KeyValueStore,
   roleRules: RoleRules,
+  serviceAccountToken?: ActionHandler,
 ): ResourceDefinition[] {
+  const serviceAccounts = serviceAccountToken
+    ? { ...serviceAccountDefinition, subresources: { token: serviceAccountToken } }
+    : serviceAccountDefinition;
   return [
     any(namespaceDefinition),
     any(createServiceDefinition(allocator)),
     any(endpointsDefinition),
     any(secretDefinition),
     any(configMapDefinition),
-    any(serviceAccountDefinition),
+    any(serviceAccounts),
     any(eventDefinition),
     any(roleDefinition),
     any(clusterRoleDefinition),

@@ -199,6 +199,17 @@ checkTable("auth", [
     field: "spec.raw.auth.idpB.onlySecurityGroups",
   },
   {
+    name: "idpB groups with a shared tenant",
+    yaml: "auth:\n  idpB: {clientId: a, groups: [admins]}\n",
+    field: "spec.raw.auth.idpB.tenant",
+    detail: /organisation tenant/,
+  },
+  {
+    name: "SAML NameID format that is neither a URN nor a short form",
+    yaml: "auth:\n  saml: {ssoURL: 'https://sso', insecureSkipSignatureValidation: true, nameIDPolicyFormat: shoeSize}\n",
+    field: "spec.raw.auth.saml.nameIDPolicyFormat",
+  },
+  {
     name: "SAML without any trust anchor",
     yaml: "auth:\n  saml: {ssoURL: 'https://sso'}\n",
     field: "spec.raw.auth.saml.caData",

@@ -17,12 +17,34 @@ export interface PlatformSettings {
     passwordLoginDisabled: boolean;
     /** Extra headers on the authentication endpoints. */
     customHttpHeaders: Record<string, string>;
+    /** Single sign-on: the connectors of the config and what a login may create. */
+    sso: SsoSettings;
   };
   /** Domain without scheme, as clients reach the platform. */
   platformHost: string;
   projectNamespacePrefix: string;
   authenticateVersionEndpoint: boolean;
   audit: AuditSettings;
+}
+
+/** The provider kinds, named as their config blocks. */
+export type ProviderKind = "oidc" | "codeHostA" | "codeHostB" | "idpA" | "idpB" | "saml";
+
+/** One login connector: a built-in block (id = block name) or an item of auth.connectors. */
+export interface ConnectorSettings {
+  id: string;
+  displayName: string;
+  kind: ProviderKind;
+  /** The provider block as written, secrets included (never log or return it). */
+  config: Record<string, unknown>;
+}
+
+export interface SsoSettings {
+  connectors: ConnectorSettings[];
+  disableTeamCreation: boolean;
+  disableUserCreation: boolean;
+  /** Go regular expressions; only matching groups are saved (all when empty). */
+  groupsFilters: string[];
 }
 
 export const DEFAULT_LOGIN_ACCESS_KEY_TTL_SECONDS = 20 * 24 * 60 * 60;
@@ -34,6 +56,7 @@ export function defaultSettings(platformHost = ""): PlatformSettings {
       loginAccessKeyTTLSeconds: DEFAULT_LOGIN_ACCESS_KEY_TTL_SECONDS,
       passwordLoginDisabled: false,
       customHttpHeaders: {},
+      sso: { connectors: [], disableTeamCreation: false, disableUserCreation: false, groupsFilters: [] },
     },
     platformHost,
     projectNamespacePrefix: "p-",

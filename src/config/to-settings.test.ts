@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { defaultSettings } from "./settings.ts";
-import { toPlatformSettings } from "./to-settings.ts";
+import { connectorsOf, toPlatformSettings } from "./to-settings.ts";
 
 describe("toPlatformSettings()", () => {
   it("toPlatformSettings() maps every live field the config sets", () => {
@@ -25,6 +25,7 @@ describe("toPlatformSettings()", () => {
       loginAccessKeyTTLSeconds: 0,
       passwordLoginDisabled: true,
       customHttpHeaders: { "X-Frame-Options": "DENY" },
+      sso: { connectors: [], disableTeamCreation: false, disableUserCreation: false, groupsFilters: [] },
     });
     assert.equal(settings.platformHost, "p.example.com");
     assert.equal(settings.projectNamespacePrefix, "proj-");
@@ -41,5 +42,41 @@ describe("toPlatformSettings()", () => {
     assert.equal(settings.platformHost, "platform.local");
     assert.equal(settings.projectNamespacePrefix, "p-");
     assert.equal(settings.audit.enabled, false);
+  });
+});
+
+describe("connectorsOf()", () => {
+  it("connectorsOf() makes each built-in block a connector named by its block, then each auth.connectors item", () => {
+    const connectors = connectorsOf({
+      saml: { ssoURL: "https://idp.example.com/sso" },
+      oidc: { issuerUrl: "https://idp.example.com", clientId: "c", type: "Corporate SSO" },
+      connectors: [
+        { id: "gh", displayName: "Code host", codeHostA: { clientId: "a" } },
+        { id: "oidc", oidc: { issuerUrl: "https://dup.example.com", clientId: "d" } },
+        { id: "nothing" },
+      ],
+    });
+    assert.deepEqual(
+      connectors.map(({ id, displayName, kind }) => ({ id, displayName, kind })),
+      [
+        { id: "oidc", displayName: "Corporate SSO", kind: "oidc" },
+        { id: "saml", displayName: "SAML", kind: "saml" },
+        { id: "gh", displayName: "Code host", kind: "codeHostA" },
+      ],
+    );
+    assert.deepEqual(connectors[2].config, { clientId: "a" });
+  });
+
+  it("toPlatformSettings() carries the SSO switches and filters", () => {
+    const settings = toPlatformSettings(
+      { auth: { disableTeamCreation: true, disableUserCreation: true, groupsFilters: ["^dev"] } },
+      defaultSettings(),
+    );
+    assert.deepEqual(settings.auth.sso, {
+      connectors: [],
+      disableTeamCreation: true,
+      disableUserCreation: true,
+      groupsFilters: ["^dev"],
+    });
   });
 });

@@ -2,8 +2,44 @@
 // it leaves unset keeps the value `platform start` seeded (whose defaults are the specification's).
 
 import { DEFAULT_AUDIT_MAX_SIZE_MB } from "./defaults.ts";
-import type { AuditSettings, PlatformSettings } from "./settings.ts";
-import type { AuditConfig, PlatformConfig } from "./types.ts";
+import { PROVIDERS } from "./schema-auth.ts";
+import type { AuditSettings, ConnectorSettings, PlatformSettings, ProviderKind } from "./settings.ts";
+import type { AuditConfig, AuthConfig, PlatformConfig, ProviderBlocks } from "./types.ts";
+
+/** Names shown for the built-in blocks (an OIDC block's `type` wins). */
+const DISPLAY_NAMES: Record<ProviderKind, string> = {
+  oidc: "OpenID Connect",
+  codeHostA: "Code host A",
+  codeHostB: "Code host B",
+  idpA: "Identity provider A",
+  idpB: "Identity provider B",
+  saml: "SAML",
+};
+
+function providerOf(blocks: ProviderBlocks): { kind: ProviderKind; config: Record<string, unknown> } | undefined {
+  for (const kind of PROVIDERS as ProviderKind[]) {
+    const config = blocks[kind];
+    if (config && typeof config === "object") return { kind, config: structuredClone(config) };
+  }
+  return undefined;
+}
+
+/** Every login connector of the auth block: the built-in blocks (id = block name), then auth.connectors. */
+export function connectorsOf(auth: AuthConfig): ConnectorSettings[] {
+  const out: ConnectorSettings[] = [];
+  for (const kind of PROVIDERS as ProviderKind[]) {
+    const config = auth[kind];
+    if (!config || typeof config !== "object") continue;
+    const type = kind === "oidc" && typeof config.type === "string" && config.type ? config.type : undefined;
+    out.push({ id: kind, displayName: type ?? DISPLAY_NAMES[kind], kind, config: structuredClone(config) });
+  }
+  for (const item of auth.connectors ?? []) {
+    const provider = providerOf(item);
+    if (!provider || !item.id || out.some((c) => c.id === item.id)) continue;
+    out.push({ id: item.id, displayName: item.displayName || item.id, ...provider });
+  }
+  return out;
+}
 
 /** The audit block as the audit logger reads it (src/audit/audit-logger.ts). */
 export function auditSettingsOf(audit: AuditConfig | undefined): AuditSettings {
@@ -25,6 +61,12 @@ export function toPlatformSettings(explicit: PlatformConfig, seed: PlatformSetti
       loginAccessKeyTTLSeconds: auth.loginAccessKeyTTLSeconds ?? seed.auth.loginAccessKeyTTLSeconds,
       passwordLoginDisabled: auth.password?.disabled ?? seed.auth.passwordLoginDisabled,
       customHttpHeaders: { ...(auth.customHttpHeaders ?? seed.auth.customHttpHeaders) },
+      sso: {
+        connectors: connectorsOf(auth),
+        disableTeamCreation: auth.disableTeamCreation === true,
+        disableUserCreation: auth.disableUserCreation === true,
+        groupsFilters: [...(auth.groupsFilters ?? [])],
+      },
     },
     platformHost: explicit.platformHost || seed.platformHost,
     projectNamespacePrefix: explicit.projectNamespacePrefix || seed.projectNamespacePrefix,

@@ -25,6 +25,18 @@ const REQUIRED_FIELDS: Record<string, string[]> = {
   saml: ["ssoURL"],
 };
 
+/** The last components of the SAML NameID formats (src/identity/sso/saml-connector.ts expands them). */
+const NAME_ID_SHORT_FORMS = [
+  "unspecified",
+  "emailaddress",
+  "x509subjectname",
+  "windowsdomainqualifiedname",
+  "encrypted",
+  "entity",
+  "kerberos",
+  "persistent",
+  "transient",
+];
 const CONNECTOR_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
@@ -39,7 +51,21 @@ function validateProvider(kind: string, block: Record<string, unknown>, path: Pa
   if (kind === "idpA" && read.string(block, "serviceAccountFilePath") && !read.string(block, "adminEmail")) {
     p.required([...path, "adminEmail"], "required when serviceAccountFilePath is set");
   }
+  if (kind === "idpB" && read.list(block, "groups").length > 0) {
+    const tenant = read.string(block, "tenant") ?? "common";
+    if (["common", "consumers", "organizations"].includes(tenant)) {
+      p.invalid([...path, "tenant"], tenant, "groups need an organisation tenant (a tenant id or name)");
+    }
+  }
   if (kind === "saml") {
+    const format = read.string(block, "nameIDPolicyFormat");
+    if (format && !format.startsWith("urn:") && !NAME_ID_SHORT_FORMS.includes(format.toLowerCase())) {
+      p.invalid(
+        [...path, "nameIDPolicyFormat"],
+        format,
+        "must be a URN or one of its short forms, such as emailAddress",
+      );
+    }
     const caData = read.string(block, "caData");
     if (!caData && !read.string(block, "ca") && !read.bool(block, "insecureSkipSignatureValidation")) {
       p.required([...path, "caData"], "one of caData, ca or insecureSkipSignatureValidation must be set");

@@ -29,10 +29,10 @@ function isProtobuf(contentType: string | undefined): boolean {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase() === PROTOBUF_MEDIA_TYPE;
 }
 
-/** The message of an object body: the resource's own kind, also for its status; none for other subresources. */
+/** The message of an object body: the resource's own kind, also for its status; an action subresource's own. */
 function objectMessage(request: BodyRequest): string | undefined {
   const sub = request.info.subresource;
-  if (sub && sub !== "status") return undefined;
+  if (sub && sub !== "status") return request.store.definition.subresources?.[sub]?.protobuf?.message;
   return request.store.definition.protobuf?.message;
 }
 

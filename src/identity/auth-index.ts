@@ -194,6 +194,10 @@ export class AuthIndex implements InformerHandler {
     return this.users.get(name);
   }
 
+  allUsers(): IterableIterator<UserEntry> {
+    return this.users.values();
+  }
+
   /** A login name (spec.username, which defaults to the object name); an ambiguous username matches nobody. */
   userByUsername(username: string): UserEntry | undefined {
     let found: UserEntry | undefined;

@@ -36,6 +36,7 @@ import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
 import { passwordService } from "../identity/password-service.ts";
 import { PasswordStore, type UserRef } from "../identity/password-store.ts";
 import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
+import { principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
@@ -45,7 +46,8 @@ import { systemContext } from "../registry/system-context.ts";
 import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
-import { LOGIN_PATH, loginRoutes } from "./login-routes.ts";
+import { loginRoutes } from "./login-routes.ts";
+import { platformSso } from "./sso.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
 const MANAGER = "virtualcluster-platform";
@@ -277,9 +279,23 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         facts,
         definitions: () => registry?.stores().map((store) => store.definition) ?? [],
       }),
-      publicPaths: [...DEFAULT_PUBLIC_PATHS, LOGIN_PATH],
+      // Login, callbacks and logout: logout authenticates the key (bearer or session cookie) it deletes itself.
+      publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*"],
       plugins: [
-        loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey, deleteKey }),
+        loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey }),
+        platformSso({
+          index,
+          fresh,
+          settings,
+          store,
+          deleteKey,
+          baseUrl: issuer,
+          logger,
+          keyOf: async (accessKey) => {
+            const user = await authenticator.authenticateToken(accessKey, { touch: false });
+            return principalOf(user)?.key;
+          },
+        }),
         wellKnownRoutes({ jwks: () => signingKeys.jwks(), issuer }),
       ],
     },

@@ -1,21 +1,17 @@
-// Password login and logout, served as plugin routes inside the API server's pipeline:
+// Password login, served as a plugin route inside the API server's pipeline (logout: sso-routes.ts):
 //   POST /auth/password/login {username, password} -> {user, username, accessKey}  (public; a new Login key)
-//   POST /auth/logout                                -> Success Status               (deletes the caller's Login key)
 // Failed logins are throttled per username and per client address (429 + Retry-After). The request body is parsed
 // here with messages that never quote it, since it holds a password.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { errors, successStatus } from "../apimachinery/errors.ts";
+import { errors } from "../apimachinery/errors.ts";
 import { parseYamlDocument } from "../apimachinery/parse-yaml-document.ts";
 import type { LoginThrottle } from "../auth/login-throttle.ts";
 import type { LiveSettings } from "../config/settings.ts";
-import { requestState } from "../http/request-state.ts";
 import type { AuthIndex, UserEntry } from "../identity/auth-index.ts";
 import type { PasswordStore } from "../identity/password-store.ts";
-import { principalOf } from "../identity/principal.ts";
 
 export const LOGIN_PATH = "/auth/password/login";
-export const LOGOUT_PATH = "/auth/logout";
 const MAX_FIELD_LENGTH = 1024;
 const INVALID = "Invalid username or password";
 
@@ -27,8 +23,6 @@ export interface LoginRoutesOptions {
   settings: LiveSettings;
   /** Creates a Login key for the user; resolves to the plain key. */
   issueLoginKey(user: UserEntry): Promise<string>;
-  /** Deletes a key by name and uid. */
-  deleteKey(name: string, uid: string): Promise<void>;
 }
 
 /** A YAML body, within the nesting bound (JSON.parse needs none: nothing walks the value). */
@@ -84,17 +78,6 @@ export function loginRoutes(options: LoginRoutesOptions): (app: FastifyInstance)
         .code(200)
         .header("content-type", "application/json")
         .send(JSON.stringify({ user: user.name, username: user.username, accessKey }));
-    });
-
-    app.post(LOGOUT_PATH, async (request, reply) => {
-      headers(reply);
-      const user = requestState(request)?.user;
-      const key = user && principalOf(user)?.key;
-      if (key?.type === "Login") await options.deleteKey(key.name, key.uid);
-      return reply
-        .code(200)
-        .header("content-type", "application/json")
-        .send(JSON.stringify(successStatus({})));
     });
   };
 }

@@ -28,6 +28,7 @@ import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.t
 import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
+import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
 import { restoreAdvice, STORE_FILE } from "./store-files.ts";
@@ -38,6 +39,8 @@ export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
 
 export interface PlatformOptions {
   dataDir: string;
+  /** An instance without a heartbeat for this long is marked offline (default 90 s). */
+  instanceOfflineAfterMs?: number;
   host: string;
   port: number;
   tlsCertFile?: string;
@@ -136,6 +139,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     logger: options.logger,
   });
   await projects.start(registry, auth.serverOptions.authorizer);
+  const liveness = new InstanceLiveness({
+    registry,
+    offlineAfterMs: options.instanceOfflineAfterMs,
+    logger: options.logger,
+  });
+  liveness.start();
   const audit = new AuditLogger({
     settings,
     logger: options.logger,
@@ -183,6 +192,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await audit.close();
       config.close();
       collector.stop();
+      await liveness.stop();
       projects.close();
       auth.close();
       await storage.close();

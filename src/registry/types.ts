@@ -126,6 +126,8 @@ export interface ActionHandler {
   schema: JsonMap;
   description: string;
   verbs: ("create" | "get")[];
+  /** Set when request bodies may also come as Kubernetes protobuf (kubectl's typed clients), as on definitions. */
+  protobuf?: { message: string };
   /**
    * Handles the request. For a subresource `parent` is the stored parent object (already fetched, 404 handled).
    * Returns the response object; the HTTP layer answers 201 for create and 200 for get.

@@ -21,6 +21,8 @@ const status: RuntimeStatus = {
     syncs: 0,
     errors: 0,
     syncErrorEvents: 0,
+    notConverging: 0,
+    stalled: 0,
     failing: 0,
     synced: true,
   },

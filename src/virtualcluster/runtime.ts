@@ -7,6 +7,7 @@
 
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { Registry as PromRegistry } from "prom-client";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import { createTokenVerifier } from "../identity/token-verifier.ts";
@@ -16,6 +17,7 @@ import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
+import { registerSyncerMetrics } from "./syncer/syncer-metrics.ts";
 
 export interface RuntimeOptions {
   /** Virtual cluster name and the host namespace it lives in. */
@@ -68,7 +70,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     },
   });
 
+  const metrics = new PromRegistry();
+  let syncer: Syncer | undefined;
+  registerSyncerMetrics(metrics, () => syncer?.stats());
   const server = await startClusterApiServer({
+    metricsRegistry: metrics,
     dataDir: options.dataDir,
     host: options.listenHost,
     port: options.port ?? 0,
@@ -112,7 +118,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
 
   const virtual = new KubeConfig();
   virtual.loadFromFile(server.kubeconfigPath);
-  let syncer: Syncer;
   try {
     syncer = await startSyncer({
       virtual,
@@ -134,7 +139,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     namespace,
     url: server.url,
     platform: connection?.state(),
-    syncer: syncer.stats(),
+    syncer: syncer!.stats(),
   });
   // The status file is how `virtualcluster list` and people read the connection state without credentials.
   const writeStatus = () => writeRuntimeStatus(options.dataDir, status()).catch(() => {});
@@ -148,7 +153,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     status,
     async close() {
       clearInterval(statusTimer);
-      await syncer.close();
+      await syncer?.close();
       await connection?.close();
       await server.close();
       loaded.dispose();

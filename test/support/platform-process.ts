@@ -22,13 +22,13 @@ export interface PlatformProcess {
 }
 
 export async function startPlatformProcess(
-  options: { dataDir?: string; extraArgs?: string[] } = {},
+  options: { dataDir?: string; extraArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<PlatformProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-test-")));
   const child = spawn(
     process.execPath,
     [MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...(options.extraArgs ?? [])],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn" } },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...options.env } },
   );
   let stderr = "";
   child.stderr?.on("data", (chunk) => {

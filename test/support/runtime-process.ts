@@ -83,7 +83,7 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions): Promi
     },
     stderr: () => stderr,
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGTERM");
         await exited;

@@ -39,6 +39,16 @@ export class ApiKeyNotFoundError extends Error {
   }
 }
 
+/** The host refuses this virtual cluster's identity the Secret (403): its RBAC is missing. */
+export class SecretForbiddenError extends Error {
+  readonly place: { name: string; namespace: string };
+  constructor(place: { name: string; namespace: string }) {
+    super(`the host cluster denies reading Secret ${place.namespace}/${place.name} (403)`);
+    this.name = "SecretForbiddenError";
+    this.place = place;
+  }
+}
+
 interface SecretPlace {
   name: string;
   namespace: string;
@@ -63,6 +73,7 @@ async function readSecret(options: ApiKeyLookupOptions, place: SecretPlace): Pro
     return await options.core.readNamespacedSecret(place);
   } catch (error) {
     if ((error as { code?: number }).code === 404) return undefined;
+    if ((error as { code?: number }).code === 403) throw new SecretForbiddenError(place);
     throw error;
   }
 }

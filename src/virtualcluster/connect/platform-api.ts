@@ -2,7 +2,16 @@
 // @kubernetes/client-node (the platform is an API server like any other): who am I (selves), who is this credential
 // (selves with spec.accessKey), and its VirtualClusterInstance with the status subresource.
 
-import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import {
+  ApiException,
+  CustomObjectsApi,
+  createConfiguration,
+  KubeConfig,
+  PatchStrategy,
+  type ResponseContext,
+  ServerConfiguration,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
 import type { PlatformCredentials } from "./api-key-lookup.ts";
 
 export const PLATFORM_GROUP = "management.platform.sh";
@@ -77,9 +86,32 @@ export function platformKubeConfig(credentials: PlatformCredentials): KubeConfig
 
 const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 
+/**
+ * Bodies of failed responses, by the response's headers object (the one ApiException keeps): client-node drops the
+ * body of the status codes its API description declares (401, 403), and with it the platform's Status message.
+ */
+const errorBodies = new WeakMap<object, string>();
+
+const keepErrorBodies = {
+  pre: async <T>(context: T) => context,
+  post: async (response: ResponseContext) => {
+    if (response.httpStatusCode < 400) return response;
+    const text = await response.body.text();
+    errorBodies.set(response.headers, text);
+    response.body = { text: async () => text, binary: async () => Buffer.from(text) } as ResponseContext["body"];
+    return response;
+  },
+};
+
 export function createPlatformApi(credentials: PlatformCredentials): PlatformApi {
   const config = platformKubeConfig(credentials);
-  const api = config.makeApiClient(CustomObjectsApi);
+  const api = new CustomObjectsApi(
+    createConfiguration({
+      baseServer: new ServerConfiguration(config.getCurrentCluster()?.server ?? "", {}),
+      authMethods: { default: config },
+      promiseMiddleware: [keepErrorBodies as never],
+    }),
+  );
   const common = { group: PLATFORM_GROUP, version: PLATFORM_VERSION };
   const instances = { ...common, plural: "virtualclusterinstances" };
   const selves = async (accessKey?: string) => {
@@ -129,20 +161,30 @@ export function createPlatformApi(credentials: PlatformCredentials): PlatformApi
   };
 }
 
-/** The Status message of a failed platform call (client-node puts the body in `body`), or the error's own text. */
+/** True when a call failed before any answer came (connection refused, DNS, TLS, reset). */
+export function isUnreachable(error: unknown): boolean {
+  return !(error instanceof ApiException) && (error as { code?: unknown })?.code === undefined;
+}
+
+/**
+ * The platform's own Status message of a failed call; "platform unreachable (<cause>)" when no answer came;
+ * "HTTP <code>" when the answer had no message.
+ */
 export function platformErrorMessage(error: unknown): string {
-  const body = (error as { body?: unknown }).body;
-  let parsed: unknown = body;
-  if (typeof body === "string") {
+  if (error instanceof ApiException) {
+    const text = typeof error.body === "string" ? error.body : errorBodies.get(error.headers as object);
+    let message: unknown;
     try {
-      parsed = JSON.parse(body);
+      message = (JSON.parse(text ?? "") as { message?: unknown })?.message;
     } catch {
-      parsed = undefined;
+      message = undefined;
     }
+    return typeof message === "string" && message ? message : `HTTP ${error.code}`;
   }
-  const message = (parsed as { message?: unknown } | undefined)?.message;
-  if (typeof message === "string" && message) return message;
-  const code = (error as { code?: number }).code;
-  const text = error instanceof Error ? error.message.split("\n")[0] : String(error);
-  return code ? `HTTP ${code}: ${text}` : text;
+  if (isUnreachable(error)) {
+    const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+    const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+    return `platform unreachable (${detail})`;
+  }
+  return error instanceof Error ? error.message.split("\n")[0] : String(error);
 }

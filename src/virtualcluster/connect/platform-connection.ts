@@ -10,17 +10,24 @@
 import type { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { PlatformSettings } from "../settings/types.ts";
-import { ApiKeyNotFoundError, lookupApiKey, type PlatformCredentials } from "./api-key-lookup.ts";
+import { ApiKeyNotFoundError, lookupApiKey, type PlatformCredentials, SecretForbiddenError } from "./api-key-lookup.ts";
 import {
   createPlatformApi,
   type InstanceObject,
+  isUnreachable,
   PLATFORM_GROUP,
   PLATFORM_VERSION,
   type PlatformApi,
   platformErrorMessage,
   type SelfStatus,
 } from "./platform-api.ts";
-import { ensureSecretReaderRbac, needsSecretReaderRbac } from "./platform-rbac.ts";
+import {
+  ensureSecretReaderRbac,
+  needsSecretReaderRbac,
+  platformRoleBindingName,
+  platformRoleName,
+  serviceAccountName,
+} from "./platform-rbac.ts";
 import { hasVirtualClusterRole } from "./scope-access.ts";
 
 export const VIRTUALCLUSTER_ROLE = "virtualcluster";
@@ -136,12 +143,19 @@ export class PlatformConnection {
 
   async #connectOnce(): Promise<void> {
     const options = this.#options;
-    const credentials = await lookupApiKey({
-      core: options.host.core,
-      platform: options.platform,
-      namespace: options.namespace,
-      env: options.env,
-    });
+    await this.#ensureRbac();
+    let credentials: PlatformCredentials;
+    try {
+      credentials = await lookupApiKey({
+        core: options.host.core,
+        platform: options.platform,
+        namespace: options.namespace,
+        env: options.env,
+      });
+    } catch (error) {
+      if (error instanceof SecretForbiddenError) throw new ConnectionError(this.#missingRole(error));
+      throw error;
+    }
     if (credentials.accessKey !== this.#apiKey || !this.#api) {
       if (this.#apiKey !== undefined)
         options.logger?.info({ source: credentials.source }, "platform access key changed");
@@ -149,12 +163,14 @@ export class PlatformConnection {
       this.#apiKey = credentials.accessKey;
     }
     const api = this.#api;
-    await this.#ensureRbac();
 
     let self: SelfStatus;
     try {
       self = await api.self();
     } catch (error) {
+      if (isUnreachable(error)) {
+        throw new ConnectionError(`cannot reach the platform at ${credentials.host}: ${platformErrorMessage(error)}`);
+      }
       throw new ConnectionError(
         `the platform at ${credentials.host} rejected the access key from ${credentials.source}: ${platformErrorMessage(error)}`,
       );
@@ -215,8 +231,31 @@ export class PlatformConnection {
     const target = { name, namespace, secretName: apiKey.secretName, secretNamespace };
     const id = JSON.stringify(target);
     if (this.#rbacDoneFor === id) return;
-    await ensureSecretReaderRbac(host.rbac, target);
+    try {
+      await ensureSecretReaderRbac(host.rbac, target);
+    } catch (error) {
+      // Running as its own ServiceAccount the runtime may not write RBAC: `virtualcluster create` made it.
+      if ((error as { code?: number }).code !== 403) throw error;
+    }
     this.#rbacDoneFor = id;
+  }
+
+  /** Says which Role a Secret read needs when the host refuses it. */
+  #missingRole(error: SecretForbiddenError): string {
+    const { name, namespace, platform } = this.#options;
+    const { place } = error;
+    const account = `${namespace}/${serviceAccountName(name)}`;
+    const own = place.namespace === namespace;
+    const role = own
+      ? `a Role in ${namespace} allowing get on secrets (the runtime's Role vc-${name})`
+      : `the Role ${platformRoleName(name, namespace)} in ${place.namespace} (get on secrets/${place.name}) and its RoleBinding ${platformRoleBindingName(name, namespace)} to ServiceAccount ${account}`;
+    const createRBAC = platform.apiKey?.createRBAC ?? true;
+    const fix = own
+      ? "run `virtualcluster create --upgrade` to restore it"
+      : createRBAC
+        ? "run `virtualcluster create --upgrade` to create them"
+        : "external.platform.apiKey.createRBAC is false, so create them yourself or set createRBAC: true";
+    return `cannot read Secret ${place.namespace}/${place.name} as ServiceAccount ${account}: the host cluster denies it (403); missing: ${role}; ${fix}`;
   }
 
   async #ensureInstance(

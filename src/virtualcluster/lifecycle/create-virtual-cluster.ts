@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import type { V1Secret } from "@kubernetes/client-node";
 import { ensureSecretReaderRbac, needsSecretReaderRbac, serviceAccountName } from "../connect/platform-rbac.ts";
 import type { RuntimeStatus } from "../runtime-status.ts";
+import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
 import { planPlatform, register } from "./create-registration.ts";
 import { createdFor, createdLabels, currentContextOnly, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
@@ -27,6 +28,7 @@ import { freePort, startRuntime, stopRuntime, waitUntilReady } from "./local-run
 import type { PlatformClient } from "./platform-client.ts";
 import { checkLogin, projectNamespace } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
+import { ensureRuntimeRbac, runtimeKubeconfig } from "./runtime-identity.ts";
 import { type SettingsChanges, settingsChanges } from "./settings-changes.ts";
 import { checkSettings, editSettings, readSettings } from "./settings-file.ts";
 import {
@@ -154,6 +156,14 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     ensureClusterDir(namespace, name);
     writePrivateFile(paths.settings, text);
     writePrivateFile(paths.hostKubeconfig, currentContextOnly(hostConfig));
+    // The runtime runs as its ServiceAccount with the chart's Role, not with the deployer's credentials.
+    await ensureRuntimeRbac(host, {
+      name,
+      namespace,
+      multiNamespace: isMultiNamespace(final),
+      labels: createdLabels(name),
+    });
+    writePrivateFile(paths.runtimeKubeconfig, await runtimeKubeconfig(host, hostConfig, { name, namespace }));
     const cluster: LocalCluster = {
       name,
       namespace,

@@ -22,6 +22,7 @@ import { stopRuntime } from "./local-runtime.ts";
 import type { PlatformClient } from "./platform-client.ts";
 import { deleteAccessKey, deleteInstance, getInstance } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
+import { runtimeRoleName } from "./runtime-identity.ts";
 import { registrationFromAnnotations, SETTINGS_KEY, settingsSecretName } from "./stored-settings.ts";
 
 /** Platform objects of a virtual cluster (its instance, its dedicated access key). */
@@ -229,6 +230,26 @@ async function deleteHostObjects(
     await host.remove(`ServiceAccount ${namespace}/${account}`, () =>
       core.deleteNamespacedServiceAccount({ namespace, name: account }),
     );
+  }
+  for (const multiNamespace of [false, true]) {
+    const roleName = runtimeRoleName(name, namespace, multiNamespace);
+    if (multiNamespace) {
+      const role = await host.find(`ClusterRole ${roleName}`, () => rbac.readClusterRole({ name: roleName }));
+      if (!createdFor(role?.metadata, name)) continue;
+      await host.remove(`ClusterRoleBinding ${roleName}`, () => rbac.deleteClusterRoleBinding({ name: roleName }));
+      await host.remove(`ClusterRole ${roleName}`, () => rbac.deleteClusterRole({ name: roleName }));
+    } else {
+      const role = await host.find(`Role ${namespace}/${roleName}`, () =>
+        rbac.readNamespacedRole({ namespace, name: roleName }),
+      );
+      if (!createdFor(role?.metadata, name)) continue;
+      await host.remove(`RoleBinding ${namespace}/${roleName}`, () =>
+        rbac.deleteNamespacedRoleBinding({ namespace, name: roleName }),
+      );
+      await host.remove(`Role ${namespace}/${roleName}`, () =>
+        rbac.deleteNamespacedRole({ namespace, name: roleName }),
+      );
+    }
   }
   const apiKey = settings?.external.platform?.apiKey;
   const secretNamespace = apiKey?.namespace || namespace;

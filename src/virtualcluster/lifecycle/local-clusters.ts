@@ -42,6 +42,8 @@ export interface ClusterPaths {
   state: string;
   settings: string;
   hostKubeconfig: string;
+  /** The runtime's own host credentials: its ServiceAccount's token (runtime-identity.ts). */
+  runtimeKubeconfig: string;
   pid: string;
   log: string;
   /** Written by the runtime (see ../runtime-status.ts). */
@@ -60,6 +62,7 @@ export function clusterPaths(namespace: string, name: string, home: string = vir
     state: join(dir, "cluster.json"),
     settings: join(dir, "virtualcluster.yaml"),
     hostKubeconfig: join(dir, "host.kubeconfig"),
+    runtimeKubeconfig: join(dir, "runtime-host.kubeconfig"),
     pid: join(dir, "runtime.pid"),
     log: join(dir, "runtime.log"),
     status: runtimeStatusPath(dir),

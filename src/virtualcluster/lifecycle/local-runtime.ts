@@ -123,7 +123,7 @@ export function startRuntime(options: StartRuntimeOptions): StartedRuntime {
       "-f",
       paths.settings,
       "--host-kubeconfig",
-      paths.hostKubeconfig,
+      existsSync(paths.runtimeKubeconfig) ? paths.runtimeKubeconfig : paths.hostKubeconfig,
       "--data-dir",
       paths.dir,
       "--host",

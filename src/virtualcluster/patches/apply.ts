@@ -29,6 +29,10 @@ function vclusterText(vcluster: VirtualClusterInfo): string {
   return text;
 }
 
+/** True when a match is the object's own `metadata.labels`. */
+const isOwnLabels = (match: PathMatch): boolean =>
+  match.keys.length === 2 && match.keys[0] === "metadata" && match.keys[1] === "labels";
+
 /** The matches of one patch in a batch, and where their results start in the batch. */
 interface Planned {
   patch: CompiledPatch;
@@ -166,6 +170,9 @@ class Run {
     const { translator, direction } = this.options;
     for (const match of findPathMatches(this.root, patch.segments)) {
       if (match.value === undefined || match.value === null) continue;
+      // The object's own labels are translated by the syncer (once, both ways); a second translation would drop
+      // rewritten keys.
+      if (isOwnLabels(match)) continue;
       let selector: unknown;
       try {
         selector =

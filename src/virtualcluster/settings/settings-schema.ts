@@ -22,6 +22,8 @@ const patchItem: Schema = object({
 });
 
 const patchedResource = (enabled: boolean) => object({ enabled: boolean(enabled), patches: array(patchItem) });
+/** ConfigMaps and Secrets: only the ones a reference patch names, or every one with `all: true`. */
+const referencedResource = () => object({ enabled: boolean(true), all: boolean(false), patches: array(patchItem) });
 
 /** Schema of virtualcluster.yaml. Add new sections here; the loader and `config defaults` pick them up. */
 export const settingsSchema = object({
@@ -29,7 +31,9 @@ export const settingsSchema = object({
     toHost: object({
       endpoints: patchedResource(true),
       services: object({ enabled: boolean(true) }),
-      secrets: patchedResource(true),
+      configMaps: referencedResource(),
+      secrets: referencedResource(),
+      namespaces: object({ enabled: boolean(false) }),
     }),
   }),
   external: object({
@@ -56,6 +60,7 @@ export const settingsSchema = object({
 /** The patch lists the loader compiles, with the resource each one belongs to. */
 export const PATCH_LISTS = [
   { resource: "endpoints", path: "sync.toHost.endpoints.patches" },
+  { resource: "configmaps", path: "sync.toHost.configMaps.patches" },
   { resource: "secrets", path: "sync.toHost.secrets.patches" },
 ] as const;
 

@@ -6,6 +6,11 @@ export interface PatchedResourceSettings {
   patches: Patch[];
 }
 
+/** ConfigMaps and Secrets: synced when referenced, or all of them. */
+export interface ReferencedResourceSettings extends PatchedResourceSettings {
+  all: boolean;
+}
+
 export interface PlatformApiKeySettings {
   /** Secret holding the access key (default `virtualcluster-platform-api-key`). */
   secretName: string;
@@ -27,7 +32,10 @@ export interface VirtualClusterSettings {
     toHost: {
       endpoints: PatchedResourceSettings;
       services: { enabled: boolean };
-      secrets: PatchedResourceSettings;
+      configMaps: ReferencedResourceSettings;
+      secrets: ReferencedResourceSettings;
+      /** Multi-namespace mode: each virtual namespace gets its own host namespace, names are kept. */
+      namespaces: { enabled: boolean };
     };
   };
   external: {

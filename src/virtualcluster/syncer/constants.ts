@@ -35,3 +35,13 @@ export const SYNCER_ANNOTATIONS: ReadonlySet<string> = new Set([
 export const SYNC_ERROR_REASON = "SyncError";
 /** source.component and reportingComponent of the syncer's events. */
 export const SYNCER_COMPONENT = "virtualcluster-syncer";
+
+/** Label on a virtual object imported from the host by a reference patch (value: the host namespace). */
+export const IMPORTED_LABEL = `${LABEL_DOMAIN}/imported-from`;
+/** Annotation on an imported virtual object naming its host object. */
+export const IMPORTED_NAME_ANNOTATION = `${LABEL_DOMAIN}/imported-name`;
+/**
+ * Consecutive writes of one object caused only by the syncer's own previous write (neither side changed by anyone
+ * else) before the object is stopped as not converging. A patch that converges needs one.
+ */
+export const MAX_SELF_TRIGGERED_WRITES = 5;

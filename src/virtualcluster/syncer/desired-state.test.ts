@@ -150,7 +150,7 @@ test("desiredHostObject() applies expression patches toward the host with the co
     ["vc:10.0.0.1", "vc:10.0.0.2"],
   );
   assert.equal(subset.ports[0].port, 5433);
-  const back = hostObjectForVirtual("endpoints", object, virtualEndpoints(), ctx);
+  const back = hostObjectForVirtual("endpoints", object, virtualEndpoints(), ctx).object;
   assert.equal(back.metadata?.annotations?.note, "hello", "reverseExpression undoes the expression");
 });
 

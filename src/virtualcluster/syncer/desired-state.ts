@@ -1,11 +1,20 @@
+// The one function that turns a virtual object into its host object: used by the syncer and by
+// `virtualcluster patches apply`, so the preview is the live sync.
+//
+//   translate (user fields: names, spec, labels, annotations) -> patches toward the host -> the syncer's marks
+//
+// The marks (marker labels, object-* annotations, managed-annotations, owner reference) come last: no patch can
+// read or change them.
+
 import { applyPatches } from "../patches/apply.ts";
 import type { CompiledPatchSet } from "../patches/compile.ts";
 import type { ReferencedObject, VirtualClusterInfo } from "../patches/types.ts";
+import { translateConfigMap } from "./host-configmap.ts";
 import { translateEndpoints } from "./host-endpoints.ts";
-import type { HostObjectOptions } from "./host-metadata.ts";
+import { type HostObjectOptions, withSyncerMarks } from "./host-metadata.ts";
 import { translateSecret } from "./host-secret.ts";
 import { translateService } from "./host-service.ts";
-import type { SyncedResource, WireObject } from "./types.ts";
+import { KIND_OF, type SyncedResource, type WireObject } from "./types.ts";
 
 export interface SyncContext extends HostObjectOptions {
   /** `context.vcluster` of patch expressions. */
@@ -24,12 +33,13 @@ const TRANSLATE: Record<SyncedResource, (virtual: WireObject, options: HostObjec
   services: translateService,
   endpoints: translateEndpoints,
   secrets: translateSecret,
+  configmaps: translateConfigMap,
 };
 
 /**
  * The host object a virtual object should have: translated, then the resource's patches applied toward the host
- * (`expression`, labels and reference patches). `host` is the current host object (`context.hostObject`), if any.
- * Throws PatchApplyError naming the failing patch.
+ * (`expression`, labels and reference patches), then the syncer's marks. `host` is the current host object
+ * (`context.hostObject`), if any. Throws PatchApplyError naming the failing patch.
  */
 export function desiredHostObject(
   resource: SyncedResource,
@@ -39,33 +49,40 @@ export function desiredHostObject(
 ): DesiredHostObject {
   const translated = TRANSLATE[resource](virtual, context);
   const patches = context.patches[resource];
-  if (!patches || patches.patches.length === 0) return { object: translated, references: [] };
-  const result = applyPatches(patches, translated, {
-    direction: "toHost",
-    context: { vcluster: context.vcluster, hostObject: host ?? null, virtualObject: virtual },
-    translator: context.translator,
-    namespace: virtual.metadata?.namespace,
-  });
-  return { object: result.object as WireObject, references: result.references };
+  let patched = translated;
+  let references: ReferencedObject[] = [];
+  if (patches && patches.patches.length > 0) {
+    const result = applyPatches(patches, translated, {
+      direction: "toHost",
+      context: { vcluster: context.vcluster, hostObject: host ?? null, virtualObject: virtual },
+      translator: context.translator,
+      namespace: virtual.metadata?.namespace,
+    });
+    patched = result.object as WireObject;
+    references = result.references;
+  }
+  return { object: withSyncerMarks(patched, virtual, KIND_OF[resource], context), references };
 }
 
 /**
  * The host object as the virtual side should see it: the resource's patches applied toward the virtual cluster
  * (`reverseExpression`, labels and reference patches). Used to bring host-side label and annotation changes back.
+ * `virtual` is the virtual object when known; `virtualNamespace` defaults to its namespace.
  */
 export function hostObjectForVirtual(
   resource: SyncedResource,
   host: WireObject,
-  virtual: WireObject,
+  virtual: WireObject | undefined,
   context: SyncContext,
-): WireObject {
+  virtualNamespace = virtual?.metadata?.namespace,
+): DesiredHostObject {
   const patches = context.patches[resource];
-  if (!patches || patches.patches.length === 0) return host;
+  if (!patches || patches.patches.length === 0) return { object: host, references: [] };
   const result = applyPatches(patches, host, {
     direction: "toVirtual",
-    context: { vcluster: context.vcluster, hostObject: host, virtualObject: virtual },
+    context: { vcluster: context.vcluster, hostObject: host, virtualObject: virtual ?? null },
     translator: context.translator,
-    namespace: virtual.metadata?.namespace,
+    namespace: virtualNamespace,
   });
-  return result.object as WireObject;
+  return { object: result.object as WireObject, references: result.references };
 }

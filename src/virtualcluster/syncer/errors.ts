@@ -35,7 +35,14 @@ export class HostWriteError extends Error {
 
 /** True when the failure is something a user should see as a SyncError event on the virtual object. */
 export function deservesEvent(error: unknown): boolean {
-  if (error instanceof PatchApplyError || error instanceof UnmanagedObjectError) return true;
+  if (
+    error instanceof PatchApplyError ||
+    error instanceof UnmanagedObjectError ||
+    error instanceof NameCollisionError ||
+    error instanceof NotConvergingError ||
+    error instanceof ImportError
+  )
+    return true;
   if (!(error instanceof HostWriteError)) return false;
   const code = statusCode(error.cause);
   // Rejections of the object itself; conflicts, throttling, network and server errors are transient.
@@ -53,4 +60,35 @@ export function syncErrorMessage(resource: SyncedResource, error: unknown): stri
     return `patch ${where} failed: ${error.reason}`;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Two virtual objects translate to the same host name: the second is not synced. */
+export class NameCollisionError extends Error {
+  constructor(kind: string, namespace: string, name: string, other: { namespace: string; name: string }) {
+    super(
+      `host ${kind} "${namespace}/${name}" is already the copy of virtual ${kind} "${other.namespace}/${other.name}", ` +
+        "whose name translates to the same host name; this object is not synced until one of them is renamed or deleted",
+    );
+    this.name = "NameCollisionError";
+  }
+}
+
+/** A sync that rewrites its own result again and again (a patch that reads what the write changes). */
+export class NotConvergingError extends Error {
+  constructor(kind: string, namespace: string, name: string, writes: number) {
+    super(
+      `host ${kind} "${namespace}/${name}" was rewritten ${writes} times in a row by its own sync without any other ` +
+        "change (a patch that reads a field the write changes, such as metadata.resourceVersion, never converges); " +
+        "the syncer stopped writing it until the virtual object changes",
+    );
+    this.name = "NotConvergingError";
+  }
+}
+
+/** A reference patch names an object that exists on neither side, or the import into the virtual cluster failed. */
+export class ImportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ImportError";
+  }
 }

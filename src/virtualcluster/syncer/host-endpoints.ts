@@ -38,7 +38,7 @@ export function translateEndpoints(virtual: WireObject, options: HostObjectOptio
   const host: WireObject = {
     apiVersion: "v1",
     kind: "Endpoints",
-    metadata: hostMetadata(virtual, "Endpoints", options),
+    metadata: hostMetadata(virtual, options),
   };
   if (subsets.length > 0) host.subsets = subsets;
   return host;

@@ -9,7 +9,7 @@ import type { WireObject } from "./types.ts";
  * stores.
  */
 export function translateSecret(virtual: WireObject, options: HostObjectOptions): WireObject {
-  const host: WireObject = { apiVersion: "v1", kind: "Secret", metadata: hostMetadata(virtual, "Secret", options) };
+  const host: WireObject = { apiVersion: "v1", kind: "Secret", metadata: hostMetadata(virtual, options) };
   const data = (cloneJson(virtual.data ?? {}) ?? {}) as LabelMap;
   for (const [key, value] of Object.entries((virtual.stringData ?? {}) as LabelMap)) {
     putLabel(data, key, Buffer.from(String(value), "utf8").toString("base64"));

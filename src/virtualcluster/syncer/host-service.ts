@@ -38,5 +38,5 @@ export function translateService(virtual: WireObject, options: HostObjectOptions
   } else {
     delete spec.selector;
   }
-  return { apiVersion: "v1", kind: "Service", metadata: hostMetadata(virtual, "Service", options), spec };
+  return { apiVersion: "v1", kind: "Service", metadata: hostMetadata(virtual, options), spec };
 }

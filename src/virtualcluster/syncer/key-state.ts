@@ -16,6 +16,12 @@ export interface KeyState {
    * normalizes the object in a way the semantic comparison does not know (a loop guard).
    */
   applied?: { desired: string; resourceVersion: string };
+  /** Consecutive updates caused only by our own previous write, for the virtual object at this version. */
+  rewrites?: { virtualVersion: string; count: number };
+  /** A host cluster IP the virtual cluster refused for this Service (not tried again). */
+  refusedClusterIP?: string;
+  /** Stopped as not converging at this virtual resourceVersion: nothing is written until it changes. */
+  stalled?: string;
 }
 
 const revision = (value: string | undefined): bigint | undefined => {

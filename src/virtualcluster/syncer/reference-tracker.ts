@@ -30,6 +30,11 @@ export class ReferenceTracker {
     return changed;
   }
 
+  /** The objects referencing `target`. */
+  referrersOf(target: string): string[] {
+    return [...(this.#byTarget.get(target) ?? [])];
+  }
+
   isReferenced(target: string): boolean {
     return (this.#byTarget.get(target)?.size ?? 0) > 0;
   }

@@ -29,59 +29,37 @@ const plain = (object: unknown): WireObject => cloneJson(object) as WireObject;
 const preconditions = (uid: string | undefined) => (uid ? { preconditions: { uid } } : {});
 const list = (result: unknown) => result as KubernetesListObject<KubernetesObject>;
 
+/** The CoreV1Api method names of a kind differ only by the kind's name: one table instead of a switch. */
+const METHOD_KIND: Record<SyncedResource, string> = {
+  services: "Service",
+  endpoints: "Endpoints",
+  secrets: "Secret",
+  configmaps: "ConfigMap",
+};
+
+type Call = (request: Record<string, unknown>) => Promise<unknown>;
+
 export function resourceCalls(core: CoreV1Api, resource: SyncedResource): ResourceCalls {
-  switch (resource) {
-    case "services":
-      return {
-        list: async (namespace, selectors) =>
-          list(
-            namespace === undefined
-              ? await core.listServiceForAllNamespaces(selectors)
-              : await core.listNamespacedService({ namespace, ...selectors }),
-          ),
-        read: async (namespace, name) => plain(await core.readNamespacedService({ namespace, name })),
-        create: async (namespace, body) => plain(await core.createNamespacedService({ namespace, body: body as Body })),
-        replace: async (namespace, name, body) =>
-          plain(await core.replaceNamespacedService({ namespace, name, body: body as Body })),
-        jsonPatch: async (namespace, name, operations) =>
-          plain(await core.patchNamespacedService({ namespace, name, body: operations })),
-        delete: async (namespace, name, uid) =>
-          void (await core.deleteNamespacedService({ namespace, name, body: preconditions(uid) })),
-      };
-    case "endpoints":
-      return {
-        list: async (namespace, selectors) =>
-          list(
-            namespace === undefined
-              ? await core.listEndpointsForAllNamespaces(selectors)
-              : await core.listNamespacedEndpoints({ namespace, ...selectors }),
-          ),
-        read: async (namespace, name) => plain(await core.readNamespacedEndpoints({ namespace, name })),
-        create: async (namespace, body) =>
-          plain(await core.createNamespacedEndpoints({ namespace, body: body as Body })),
-        replace: async (namespace, name, body) =>
-          plain(await core.replaceNamespacedEndpoints({ namespace, name, body: body as Body })),
-        jsonPatch: async (namespace, name, operations) =>
-          plain(await core.patchNamespacedEndpoints({ namespace, name, body: operations })),
-        delete: async (namespace, name, uid) =>
-          void (await core.deleteNamespacedEndpoints({ namespace, name, body: preconditions(uid) })),
-      };
-    case "secrets":
-      return {
-        list: async (namespace, selectors) =>
-          list(
-            namespace === undefined
-              ? await core.listSecretForAllNamespaces(selectors)
-              : await core.listNamespacedSecret({ namespace, ...selectors }),
-          ),
-        read: async (namespace, name) => plain(await core.readNamespacedSecret({ namespace, name })),
-        create: async (namespace, body) => plain(await core.createNamespacedSecret({ namespace, body: body as Body })),
-        replace: async (namespace, name, body) =>
-          plain(await core.replaceNamespacedSecret({ namespace, name, body: body as Body })),
-        jsonPatch: async (namespace, name, operations) =>
-          plain(await core.patchNamespacedSecret({ namespace, name, body: operations })),
-        delete: async (namespace, name, uid) =>
-          void (await core.deleteNamespacedSecret({ namespace, name, body: preconditions(uid) })),
-      };
-  }
+  const kind = METHOD_KIND[resource];
+  const method = (name: string): Call => {
+    const found = (core as unknown as Record<string, Call>)[name];
+    if (typeof found !== "function") throw new TypeError(`CoreV1Api has no ${name}`);
+    return found.bind(core);
+  };
+  const listAll = method(`list${kind}ForAllNamespaces`);
+  const listIn = method(`listNamespaced${kind}`);
+  const read = method(`readNamespaced${kind}`);
+  const create = method(`createNamespaced${kind}`);
+  const replace = method(`replaceNamespaced${kind}`);
+  const patch = method(`patchNamespaced${kind}`);
+  const remove = method(`deleteNamespaced${kind}`);
+  return {
+    list: async (namespace, selectors) =>
+      list(namespace === undefined ? await listAll({ ...selectors }) : await listIn({ namespace, ...selectors })),
+    read: async (namespace, name) => plain(await read({ namespace, name })),
+    create: async (namespace, body) => plain(await create({ namespace, body: body as Body })),
+    replace: async (namespace, name, body) => plain(await replace({ namespace, name, body: body as Body })),
+    jsonPatch: async (namespace, name, operations) => plain(await patch({ namespace, name, body: operations })),
+    delete: async (namespace, name, uid) => void (await remove({ namespace, name, body: preconditions(uid) })),
+  };
 }

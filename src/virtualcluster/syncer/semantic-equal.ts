@@ -91,6 +91,7 @@ const BODY: Record<SyncedResource, (object: WireObject) => unknown> = {
   endpoints: (object) => normalizedSubsets(object.subsets),
   services: (object) => normalizedServiceSpec(object.spec),
   secrets: (object) => ({ type: object.type || "Opaque", data: object.data, immutable: object.immutable === true }),
+  configmaps: (object) => ({ data: object.data, binaryData: object.binaryData, immutable: object.immutable === true }),
 };
 
 /**

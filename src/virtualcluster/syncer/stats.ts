@@ -15,6 +15,10 @@ export interface SyncerStats {
   errors: number;
   /** SyncError events recorded or bumped. */
   syncErrorEvents: number;
+  /** Objects stopped because their sync kept rewriting its own result (a patch that does not converge). */
+  notConverging: number;
+  /** Keys currently stopped as not converging. */
+  stalled: number;
   /** Objects whose last sync failed (each is retried with backoff); 0 once they sync again. */
   failing: number;
   /** The latest failure, as `virtualcluster list -o wide` shows it. */
@@ -30,6 +34,7 @@ export class StatsCounter {
   syncs = 0;
   errors = 0;
   syncErrorEvents = 0;
+  notConverging = 0;
   readonly #failing = new Set<string>();
   #lastError: SyncerStats["lastError"];
 
@@ -51,7 +56,7 @@ export class StatsCounter {
     this.totalWrites++;
   }
 
-  snapshot(queue: { queueDepth: number; retrying: number }, synced: boolean): SyncerStats {
+  snapshot(queue: { queueDepth: number; retrying: number; stalled: number }, synced: boolean): SyncerStats {
     return {
       writes: structuredClone(this.writes),
       totalWrites: this.totalWrites,
@@ -59,6 +64,7 @@ export class StatsCounter {
       syncs: this.syncs,
       errors: this.errors,
       syncErrorEvents: this.syncErrorEvents,
+      notConverging: this.notConverging,
       failing: this.#failing.size,
       ...(this.#lastError ? { lastError: { ...this.#lastError } } : {}),
       synced,

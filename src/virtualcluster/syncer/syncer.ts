@@ -10,6 +10,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { OwnerReference } from "../../apimachinery/types.ts";
 import type { LoadedSettings } from "../settings/load.ts";
+import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator, type Translator } from "../translate/translator.ts";
 import { OBJECT_NAME_ANNOTATION, OBJECT_NAMESPACE_ANNOTATION, SYNC_ERROR_REASON } from "./constants.ts";
@@ -20,6 +21,7 @@ import { Informer, type InformerEvent } from "./informer.ts";
 import { caughtUp } from "./key-state.ts";
 import { formatKey, orphanKey, parseKey } from "./keys.ts";
 import { createKubeClient, type KubeClient } from "./kube-client.ts";
+import { isNamespaceKey, NamespaceSync } from "./namespace-sync.ts";
 import { Reconciler, type Side } from "./reconciler.ts";
 import { ReferenceTracker } from "./reference-tracker.ts";
 import { resourceCalls } from "./resource-calls.ts";
@@ -49,11 +51,11 @@ export interface Syncer {
   close(): Promise<void>;
 }
 
-const RESOURCES: readonly SyncedResource[] = ["services", "endpoints", "secrets"];
+const RESOURCES: readonly SyncedResource[] = ["services", "endpoints", "configmaps", "secrets"];
 
-/** True when a patch list has a reference patch: only then can a Secret need syncing. */
+/** True when some patch list has a reference patch: only then can a ConfigMap or Secret be referenced. */
 const hasReferencePatches = (settings: LoadedSettings) =>
-  settings.patches.endpoints?.patches.some((patch) => patch.mode === "reference") ?? false;
+  Object.values(settings.patches).some((set) => set.patches.some((patch) => patch.mode === "reference"));
 
 export async function startSyncer(options: SyncerOptions): Promise<Syncer> {
   const runtime = new SyncerRuntime(options);
@@ -80,27 +82,33 @@ class SyncerRuntime {
   readonly #reconciler: Reconciler;
   readonly #events: EventRecorder;
   readonly #workers: Promise<void>[] = [];
+  readonly #multiNamespace: boolean;
+  readonly #hostUnmanaged: Partial<Record<SyncedResource, Informer>> = {};
+  readonly #namespaces: NamespaceSync | undefined;
   #isSynced = false;
   #closed = false;
 
   constructor(options: SyncerOptions) {
     const { settings, name, hostNamespace, logger } = options;
-    if (settings.settings.experimental.multiNamespaceMode.enabled) {
-      throw new Error("the syncer supports single-namespace mode only (experimental.multiNamespaceMode.enabled: true)");
-    }
     this.#options = options;
-    this.#translator = createTranslator({ name, namespace: hostNamespace });
+    this.#multiNamespace = isMultiNamespace(settings.settings);
+    this.#translator = createTranslator({ name, namespace: hostNamespace, multiNamespace: this.#multiNamespace });
     this.#context = {
       translator: this.#translator,
       vcluster: { name, namespace: hostNamespace, config: settings.settings },
       patches: { endpoints: settings.patches.endpoints, secrets: settings.patches.secrets },
     };
     const toHost = settings.settings.sync.toHost;
+    const references = hasReferencePatches(settings);
     const enabled: Record<SyncedResource, boolean> = {
       services: toHost.services.enabled,
       endpoints: toHost.endpoints.enabled,
-      secrets: toHost.secrets.enabled && hasReferencePatches(settings),
+      configmaps: toHost.configMaps.enabled && (toHost.configMaps.all || references),
+      secrets: toHost.secrets.enabled && (toHost.secrets.all || references),
     };
+    const all = { configmaps: toHost.configMaps.all, secrets: toHost.secrets.all };
+    // In multi-namespace mode synced objects live in many host namespaces: the host informers watch them all.
+    const hostScope = this.#multiNamespace ? undefined : hostNamespace;
     this.#virtualClient = createKubeClient(options.virtual);
     this.#hostClient = createKubeClient(options.host);
     const calls = (client: KubeClient) =>
@@ -119,11 +127,30 @@ class SyncerRuntime {
         );
       }
       if (enabled[resource]) {
-        this.#host.informers[resource] = this.#informer("host", resource, hostNamespace, managed, (event, object) =>
-          this.#hostEvent(resource, event, object),
+        // A referenced ConfigMap or Secret may be imported from a host object that is not ours: watch them all.
+        const importable = references && (resource === "configmaps" || resource === "secrets");
+        const informer = this.#informer(
+          "host",
+          resource,
+          hostScope,
+          importable ? undefined : managed,
+          (event, object) => this.#hostEvent(resource, event, object),
         );
+        this.#host.informers[resource] = informer;
+        if (importable) this.#hostUnmanaged[resource] = informer;
       }
     }
+    this.#namespaces = this.#multiNamespace
+      ? new NamespaceSync({
+          name,
+          translator: this.#translator,
+          virtual: this.#virtualClient,
+          host: this.#hostClient,
+          stats: this.#counter,
+          enqueue: (key) => this.#queue.add(key),
+          logger,
+        })
+      : undefined;
     this.#ownerInformer = new Informer({
       name: "host owner service",
       client: this.#hostClient,
@@ -138,6 +165,8 @@ class SyncerRuntime {
       hostNamespace,
       context: this.#context,
       enabled,
+      all,
+      hostUnmanaged: this.#hostUnmanaged,
       virtual: this.#virtual,
       host: this.#host,
       references: new ReferenceTracker(),
@@ -156,10 +185,12 @@ class SyncerRuntime {
       if (this.#closed) return;
       // Secrets sync while referenced: learn every reference before any Secret is looked at, so no referenced
       // Secret is deleted on the host at start-up.
-      for (const object of this.#virtual.informers.endpoints?.values() ?? []) {
-        this.#reconciler.primeReferences(
-          formatKey("endpoints", object.metadata?.namespace ?? "", object.metadata?.name ?? ""),
-        );
+      for (const resource of RESOURCES) {
+        for (const object of this.#virtual.informers[resource]?.values() ?? []) {
+          this.#reconciler.primeReferences(
+            formatKey(resource, object.metadata?.namespace ?? "", object.metadata?.name ?? ""),
+          );
+        }
       }
       const workers = this.#options.workers ?? 4;
       for (let i = 0; i < workers; i++) this.#workers.push(this.#work());
@@ -172,7 +203,10 @@ class SyncerRuntime {
 
   stats(): SyncerStats {
     const queueDepth = this.#queue.length + this.#queue.processing;
-    return this.#counter.snapshot({ queueDepth, retrying: this.#queue.waiting }, this.#isSynced);
+    return this.#counter.snapshot(
+      { queueDepth, retrying: this.#queue.waiting, stalled: this.#reconciler.stalled },
+      this.#isSynced,
+    );
   }
 
   async close(): Promise<void> {
@@ -189,6 +223,7 @@ class SyncerRuntime {
       ...Object.values(this.#virtual.informers),
       ...Object.values(this.#host.informers),
       this.#ownerInformer,
+      ...(this.#namespaces?.informers() ?? []),
     ] as Informer[];
   }
 
@@ -227,6 +262,13 @@ class SyncerRuntime {
   }
 
   #hostEvent(resource: SyncedResource, event: InformerEvent, object: WireObject): void {
+    const metadata = object.metadata ?? {};
+    if (metadata.labels?.[MANAGED_BY_LABEL] !== this.#options.name) {
+      // Not ours: only a referenced object (to import) matters.
+      const key = this.#reconciler.referencedKey(resource, metadata.namespace ?? "", metadata.name ?? "");
+      if (key) this.#queue.add(key);
+      return;
+    }
     const key = this.#hostKey(resource, object);
     this.#reconciler.hostEvent(key, (written) => caughtUp(written, event, object));
     this.#queue.add(key);
@@ -238,10 +280,16 @@ class SyncerRuntime {
     const hostName = metadata.name ?? "";
     const name = metadata.annotations?.[OBJECT_NAME_ANNOTATION];
     const namespace = metadata.annotations?.[OBJECT_NAMESPACE_ANNOTATION];
-    if (name && namespace && this.#translator.hostName(name, namespace) === hostName) {
+    const hostNamespace = metadata.namespace ?? "";
+    const same =
+      name &&
+      namespace &&
+      this.#translator.hostName(name, namespace) === hostName &&
+      this.#translator.hostNamespace(namespace) === hostNamespace;
+    if (same) {
       return formatKey(resource, namespace, name);
     }
-    const found = this.#translator.virtualName(hostName, metadata.namespace ?? "", metadata.labels?.[NAMESPACE_LABEL]);
+    const found = this.#translator.virtualName(hostName, hostNamespace, metadata.labels?.[NAMESPACE_LABEL]);
     return found ? formatKey(resource, found.namespace, found.name) : orphanKey(resource, hostName);
   }
 
@@ -252,7 +300,8 @@ class SyncerRuntime {
     const owner: OwnerReference | undefined = usable
       ? { apiVersion: "v1", kind: "Service", name: metadata.name ?? "", uid: metadata.uid ?? "" }
       : undefined;
-    if (owner?.uid === this.#context.owner?.uid) return;
+    // Owner references cannot cross namespaces: in multi-namespace mode the host namespaces are cleaned up instead.
+    if (this.#multiNamespace || owner?.uid === this.#context.owner?.uid) return;
     this.#context.owner = owner;
     if (!this.#isSynced) return; // the first sync uses it anyway
     for (const informer of Object.values(this.#virtual.informers)) {
@@ -270,7 +319,8 @@ class SyncerRuntime {
       const key = await this.#queue.get();
       if (key === undefined) return;
       try {
-        await this.#reconciler.reconcile(key);
+        if (isNamespaceKey(key)) await this.#namespaces?.reconcile(key);
+        else await this.#reconciler.reconcile(key);
         this.#queue.forget(key);
         this.#counter.syncs++;
         this.#counter.synced(key);
@@ -285,6 +335,10 @@ class SyncerRuntime {
 
   async #failed(key: string, error: unknown): Promise<void> {
     this.#counter.errors++;
+    if (isNamespaceKey(key)) {
+      this.#options.logger?.warn({ key, error: (error as Error).message }, "namespace sync failed; retrying");
+      return;
+    }
     this.#reconciler.forgetWrite(key);
     const parsed = parseKey(key);
     const message = syncErrorMessage(parsed.resource, error);
@@ -296,7 +350,8 @@ class SyncerRuntime {
       this.#counter.failed(key, message);
     }
     if (this.#closed || !deservesEvent(error)) return;
-    const virtual = this.#reconciler.virtualObject(parsed);
-    if (virtual) await this.#events.warning(virtual, KIND_OF[parsed.resource], SYNC_ERROR_REASON, message);
+    for (const target of this.#reconciler.eventTargets(parsed)) {
+      await this.#events.warning(target.object, KIND_OF[target.resource], SYNC_ERROR_REASON, message);
+    }
   }
 }

@@ -167,6 +167,12 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
         cell: (i) => i.status?.online === true,
       },
       {
+        name: "Heartbeat",
+        type: "date",
+        description: "Time since the virtual cluster last reported to the platform.",
+        cell: (i) => i.status?.lastHeartbeatTime,
+      },
+      {
         name: "External",
         type: "boolean",
         description: "Deployed outside the platform and registered itself.",

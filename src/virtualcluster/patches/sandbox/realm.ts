@@ -55,7 +55,9 @@ export function createRealm(engine: Engine, options: RealmOptions): Realm {
         // Strings cross as JSON text: the engine's C strings would cut a raw string at its first NUL.
         result = JSON.stringify(run(JSON.parse(text(argument))));
       } catch (error) {
-        const message = context.newString(`${name}: ${(error as Error)?.message ?? String(error)}`);
+        const reason = (error as Error)?.message ?? String(error);
+        // Our own helpers already name themselves; the prefix is said once.
+        const message = context.newString(reason.startsWith(`${name}: `) ? reason : `${name}: ${reason}`);
         const thrown = context.callFunction(makeError ?? context.undefined, context.undefined, message);
         message.dispose();
         return { error: thrown.error ?? thrown.value };

@@ -1,0 +1,242 @@
+// Runtime sync benchmark (issue 21). Run: node bench/runtime-sync.ts [--objects 4000] [--burst 800] [--rate 50]
+//   [--paced-seconds 10] [--rounds 2] [--json]
+//
+// Method: a host cluster API server (`virtualcluster apiserver`) and a virtual cluster (`virtualcluster run`, its
+// own API server + syncer, Endpoints patches on) as child processes over HTTPS; a watch on the host namespace
+// time-stamps each object's arrival. Interleaved A/B rounds:
+//   A (baseline) = the same Endpoints written directly on the host by 4 writers;
+//   B (syncer)   = written in the virtual cluster by 4 writers, latency to the host watch event.
+// Per round: a burst of --burst creates (throughput = objects / span, p99 latency), then a paced run at --rate
+// objects/s for --paced-seconds (p99 latency). Memory: the runtime's resident set after start-up when idle, and
+// after --objects Endpoints (with their Services) are synced; the host API server's own RSS holding the same
+// objects is printed beside it as the baseline. The machine is shared: read numbers as orders of magnitude.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
+import { createKubeClient } from "../src/virtualcluster/syncer/kube-client.ts";
+import { memoryStatus } from "./lib/proc.ts";
+import { round, summarize } from "./lib/stats.ts";
+
+const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
+const argument = (name: string, fallback: number) => {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
+};
+const OBJECTS = argument("--objects", 4000);
+const BURST = argument("--burst", 800);
+const RATE = argument("--rate", 50);
+const PACED_SECONDS = argument("--paced-seconds", 10);
+const ROUNDS = argument("--rounds", 2);
+const WRITERS = 4;
+const VC = "bench";
+const HOST_NS = "bench-host";
+const SETTINGS = `
+sync:
+  toHost:
+    endpoints:
+      patches:
+        - path: metadata.labels.app
+          expression: value.toUpperCase()
+          reverseExpression: value.toLowerCase()
+        - path: metadata.annotations["example.com/owner"]
+          expression: "valueExists ? value : context.vcluster.name"
+        - path: subsets[*].addresses[*].hostname
+          expression: "value ? value + '-' + context.vcluster.name : value"
+`;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const progress = (phase: string) => process.stderr.write(`[bench/runtime-sync] ${phase}\n`);
+const mib = (kib: number) => round(kib / 1024, 1);
+
+function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, LOG_LEVEL: "warn", LICENSE: undefined },
+  });
+  process.once("exit", () => child.kill("SIGKILL"));
+  let out = "";
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+      const match = ready.exec(out);
+      if (match) resolve({ child, match });
+    });
+    child.stderr?.resume();
+    child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+}
+
+function kubeConfig(path: string): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromFile(path);
+  return config;
+}
+
+const endpoints = (name: string, namespace: string, ip: string): V1Endpoints => ({
+  metadata: { name, namespace, labels: { app: name } },
+  subsets: [{ addresses: [{ ip, hostname: "pod-a" }], ports: [{ name: "http", port: 80 }] }],
+});
+const ipOf = (i: number, round: number) => `10.${round}.${Math.floor(i / 250) % 250}.${i % 250}`;
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "bench-runtime-sync-"));
+  const hostServer = await start(
+    ["apiserver", "--data-dir", join(dir, "host"), "--port", "0"],
+    /Admin kubeconfig: (\S+)/,
+  );
+  const hostConfig = kubeConfig(hostServer.match[1]);
+  const hostClient = createKubeClient(hostConfig);
+  const host = hostClient.core;
+  await host.createNamespace({ body: { metadata: { name: HOST_NS } } });
+  await writeFile(join(dir, "virtualcluster.yaml"), SETTINGS);
+  const runtime = await start(
+    [
+      "run",
+      "--name",
+      VC,
+      "-n",
+      HOST_NS,
+      "-f",
+      join(dir, "virtualcluster.yaml"),
+      "--host-kubeconfig",
+      hostServer.match[1],
+      "--data-dir",
+      join(dir, "vc"),
+    ],
+    /listening on (https:\/\/\S+)/,
+  );
+  await sleep(3000);
+  const idleRss = memoryStatus(runtime.child.pid!);
+  const virtualClient = createKubeClient(kubeConfig(join(dir, "vc", "admin.kubeconfig")));
+  const virtual = virtualClient.core;
+
+  const seen = new Map<string, number>();
+  const watch = await new Watch(hostConfig).watch(
+    `/api/v1/namespaces/${HOST_NS}/endpoints`,
+    {},
+    (_type, object: V1Endpoints) => {
+      const key = `${object.metadata?.name}|${object.subsets?.[0]?.addresses?.[0]?.ip}`;
+      if (!seen.has(key)) seen.set(key, performance.now());
+    },
+    () => {},
+  );
+  const waitFor = async (keys: string[]) => {
+    const deadline = performance.now() + 300_000;
+    while (keys.some((key) => !seen.has(key))) {
+      if (performance.now() > deadline)
+        throw new Error(`timed out; ${keys.filter((k) => !seen.has(k)).length} missing`);
+      await sleep(5);
+    }
+  };
+  /** Creates `count` objects: with `rate`, paced at that many per second; else as fast as WRITERS allow. */
+  const write = async (count: number, task: (i: number) => Promise<unknown>, rate?: number) => {
+    const started = new Float64Array(count);
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        while (next < count) {
+          const i = next++;
+          if (rate) {
+            const due = t0 + (i * 1000) / rate;
+            if (due > performance.now()) await sleep(due - performance.now());
+          }
+          started[i] = performance.now();
+          await task(i);
+        }
+      }),
+    );
+    return started;
+  };
+  const measure = (started: Float64Array, keys: string[]) => {
+    const arrivals = keys.map((key) => seen.get(key)!);
+    const span = Math.max(...arrivals) - Math.min(...started);
+    return {
+      latency: summarize(arrivals.map((arrival, i) => arrival - started[i])),
+      perSecond: round((keys.length * 1000) / span, 1),
+    };
+  };
+  const hostName = (name: string) => `${name}-x-default-x-${VC}`;
+  let serial = 0;
+  /** One measured run of `count` objects (rate: paced), direct on the host or through the virtual cluster. */
+  const run = async (side: "direct" | "syncer", count: number, rate?: number) => {
+    const tag = ++serial;
+    const names = Array.from({ length: count }, (_, i) => `r${tag}-${i}`);
+    if (side === "syncer") {
+      await write(count, (i) =>
+        virtual.createNamespacedService({
+          namespace: "default",
+          body: { metadata: { name: names[i] }, spec: { ports: [{ port: 80 }] } },
+        }),
+      );
+      await sleep(1000); // the Services' own sync settles before the measured writes
+    }
+    const started = await write(
+      count,
+      (i) =>
+        side === "direct"
+          ? host.createNamespacedEndpoints({ namespace: HOST_NS, body: endpoints(names[i], HOST_NS, ipOf(i, tag)) })
+          : virtual.createNamespacedEndpoints({
+              namespace: "default",
+              body: endpoints(names[i], "default", ipOf(i, tag)),
+            }),
+      rate,
+    );
+    const keys = names.map((name, i) => `${side === "direct" ? name : hostName(name)}|${ipOf(i, tag)}`);
+    await waitFor(keys);
+    return measure(started, keys);
+  };
+
+  const rounds: { burst: Record<string, unknown>; paced: Record<string, unknown> }[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // Interleaved A/B: direct then syncer in one round, syncer then direct in the next.
+    const order: ("direct" | "syncer")[] = r % 2 === 0 ? ["direct", "syncer"] : ["syncer", "direct"];
+    const burst: Record<string, ReturnType<typeof measure>> = {};
+    const paced: Record<string, ReturnType<typeof measure>> = {};
+    for (const side of order) {
+      progress(`round ${r + 1}: ${side} burst of ${BURST}`);
+      burst[side] = await run(side, BURST);
+    }
+    for (const side of order) {
+      progress(`round ${r + 1}: ${side} paced ${RATE}/s for ${PACED_SECONDS} s`);
+      paced[side] = await run(side, RATE * PACED_SECONDS, RATE);
+    }
+    rounds.push({
+      burst: { ...burst, throughputRatio: round(burst.syncer.perSecond / burst.direct.perSecond) },
+      paced: { ...paced, p99Ratio: round(paced.syncer.latency.p99 / paced.direct.latency.p99) },
+    });
+  }
+
+  const have = serial > 0 ? rounds.length * (BURST + RATE * PACED_SECONDS) : 0;
+  const more = Math.max(0, OBJECTS - have);
+  progress(`memory: ${more} more objects to reach ${OBJECTS} synced`);
+  if (more > 0) await run("syncer", more);
+  await sleep(3000);
+  const loadedRss = memoryStatus(runtime.child.pid!);
+  const hostRss = memoryStatus(hostServer.child.pid!);
+
+  const result = {
+    rounds,
+    memory: {
+      runtimeIdleMiB: mib(idleRss.vmRssKiB),
+      runtimeWithObjectsMiB: mib(loadedRss.vmRssKiB),
+      objects: OBJECTS,
+      hostServerWithObjectsMiB: mib(hostRss.vmRssKiB),
+    },
+  };
+  console.log(JSON.stringify(result, null, 2));
+
+  watch.abort();
+  await Promise.all([virtualClient.close(), hostClient.close()]);
+  for (const child of [runtime.child, hostServer.child]) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  }
+  await rm(dir, { recursive: true, force: true });
+}
+
+await main();

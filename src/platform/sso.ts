@@ -1,0 +1,55 @@
+// Single sign-on wired into the platform: the connectors of the live settings, the pending logins, the account
+// mapping over the registry's stores, and the routes (sso-routes.ts).
+
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
+import type { LiveSettings } from "../config/settings.ts";
+import type { AuthIndex, KeyEntry } from "../identity/auth-index.ts";
+import { connectorFactories } from "../identity/sso/connector-factories.ts";
+import { ConnectorSet } from "../identity/sso/connector-set.ts";
+import { PendingLogins } from "../identity/sso/pending-logins.ts";
+import { SsoAccounts } from "../identity/sso/sso-accounts.ts";
+import type { GenericStore } from "../registry/store.ts";
+import { systemContext } from "../registry/system-context.ts";
+import { ssoRoutes } from "./sso-routes.ts";
+
+export interface PlatformSsoOptions {
+  index: AuthIndex;
+  fresh: () => Promise<void>;
+  settings: LiveSettings;
+  store: (plural: string) => GenericStore;
+  /** The stored key behind a plain access key; a 401 StatusError saying why when it is not usable. */
+  keyOf(accessKey: string): Promise<KeyEntry | undefined>;
+  deleteKey(name: string, uid: string): Promise<void>;
+  baseUrl(): string;
+  logger?: Logger;
+}
+
+export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance) => void {
+  const sso = () => options.settings.current().auth.sso;
+  const connectors = new ConnectorSet(sso, connectorFactories());
+  const accounts = new SsoAccounts({
+    index: options.index,
+    fresh: options.fresh,
+    store: options.store,
+    settings: sso,
+  });
+  return ssoRoutes({
+    settings: options.settings,
+    connectors,
+    pending: new PendingLogins(),
+    accounts,
+    baseUrl: options.baseUrl,
+    keyOf: options.keyOf,
+    deleteKey: options.deleteKey,
+    async connectorOfKey(name) {
+      const key = (await options
+        .store("ownedaccesskeys")
+        .get(systemContext("system:platform-sso", "virtualcluster-platform-sso"), { name })
+        .catch(() => undefined)) as OwnedAccessKey | undefined;
+      return key?.spec?.identity?.connector;
+    },
+    logger: options.logger,
+  });
+}

@@ -1,0 +1,109 @@
+// Namespace syncing (multi-namespace mode): every virtual namespace gets its own host namespace, created with the
+// syncer's marks (managed-by and namespace labels, object-name annotation) and deleted with the virtual one. Only
+// host namespaces carrying this virtual cluster's managed-by label are ever deleted.
+
+import type { Logger } from "pino";
+import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
+import type { Translator } from "../translate/translator.ts";
+import { OBJECT_NAME_ANNOTATION } from "./constants.ts";
+import { HostWriteError, RetryError, UnmanagedObjectError } from "./errors.ts";
+import { Informer } from "./informer.ts";
+import { type KubeClient, statusCode } from "./kube-client.ts";
+import type { StatsCounter } from "./stats.ts";
+import type { WireObject } from "./types.ts";
+
+const PREFIX = "namespaces/";
+
+/** Queue keys of namespaces: `namespaces/<virtual namespace>`. */
+export const namespaceKey = (name: string): string => `${PREFIX}${name}`;
+export const isNamespaceKey = (key: string): boolean => key.startsWith(PREFIX);
+
+export interface NamespaceSyncOptions {
+  name: string;
+  translator: Translator;
+  virtual: KubeClient;
+  host: KubeClient;
+  stats: StatsCounter;
+  enqueue(key: string): void;
+  logger?: Logger;
+}
+
+type Body = never;
+const plain = (object: unknown) => JSON.parse(JSON.stringify(object)) as WireObject;
+
+export class NamespaceSync {
+  readonly #options: NamespaceSyncOptions;
+  readonly #virtual: Informer;
+  readonly #host: Informer;
+
+  constructor(options: NamespaceSyncOptions) {
+    this.#options = options;
+    const { virtual, host, name, logger } = options;
+    const managed = `${MANAGED_BY_LABEL}=${name}`;
+    this.#virtual = new Informer({
+      name: "virtual namespaces",
+      client: virtual,
+      path: "/api/v1/namespaces",
+      list: async () => plain(await virtual.core.listNamespace()) as never,
+      onEvent: (_event, object) => options.enqueue(namespaceKey(object.metadata?.name ?? "")),
+      logger,
+    });
+    this.#host = new Informer({
+      name: "host namespaces",
+      client: host,
+      path: "/api/v1/namespaces",
+      labelSelector: managed,
+      list: async () => plain(await host.core.listNamespace({ labelSelector: managed })) as never,
+      onEvent: (_event, object) => {
+        const virtualName = object.metadata?.labels?.[NAMESPACE_LABEL];
+        if (virtualName) options.enqueue(namespaceKey(virtualName));
+      },
+      logger,
+    });
+  }
+
+  informers(): Informer[] {
+    return [this.#virtual, this.#host];
+  }
+
+  async reconcile(key: string): Promise<void> {
+    const virtualName = key.slice(PREFIX.length);
+    const { translator, name, stats, host } = this.#options;
+    const hostName = translator.hostNamespace(virtualName);
+    const virtual = this.#virtual.get("", virtualName);
+    const current = this.#host.get("", hostName);
+    const wanted = virtual !== undefined && !virtual.metadata?.deletionTimestamp;
+    if (!wanted) {
+      if (!current || current.metadata?.deletionTimestamp) return;
+      try {
+        await host.core.deleteNamespace({ name: hostName, body: { preconditions: { uid: current.metadata?.uid } } });
+        stats.write("host", "Namespace", "delete");
+      } catch (error) {
+        const code = statusCode(error);
+        if (code !== 404 && code !== 409) throw new HostWriteError("delete", "Namespace", "", hostName, error, false);
+      }
+      return;
+    }
+    if (current) return; // labels and annotation are set at creation; nothing else of a namespace is synced
+    const body: WireObject = {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name: hostName,
+        labels: { [MANAGED_BY_LABEL]: name, [NAMESPACE_LABEL]: virtualName },
+        annotations: { [OBJECT_NAME_ANNOTATION]: virtualName },
+      },
+    };
+    try {
+      await host.core.createNamespace({ body: body as Body });
+      stats.write("host", "Namespace", "create");
+    } catch (error) {
+      if (statusCode(error) !== 409) throw new HostWriteError("create", "Namespace", "", hostName, error, false);
+      const existing = await host.core.readNamespace({ name: hostName }).catch(() => undefined);
+      if (existing && existing.metadata?.labels?.[MANAGED_BY_LABEL] !== name) {
+        throw new UnmanagedObjectError("Namespace", "", hostName, `${MANAGED_BY_LABEL}=${name}`);
+      }
+      throw new RetryError(`host Namespace "${hostName}" appeared meanwhile`);
+    }
+  }
+}

@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
+import { processAlive as alive, assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
@@ -50,14 +50,6 @@ async function closedPort(): Promise<number> {
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const clusterDir = (user: User, namespace: string, name: string) => join(user.home, "clusters", namespace, name);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const decode = (data: Record<string, string> | undefined, key: string) =>
   Buffer.from(data?.[key] ?? "", "base64").toString("utf8");
 

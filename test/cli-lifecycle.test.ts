@@ -4,14 +4,20 @@
 // progress lines while create waits; `version` with the platform's version.
 
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { assertCliFailure, type CliRun, runCli } from "./support/cli-run.ts";
+import {
+  processAlive as alive,
+  assertCliFailure,
+  type CliRun,
+  runCli,
+  stopBackgroundRuntime,
+} from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
@@ -29,25 +35,14 @@ function assertOk(run: CliRun): void {
   assert.equal(run.code, 0, `${run.stdout}${run.stderr}`);
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const pidOf = (namespace: string, name: string) =>
   Number(readFileSync(join(home, "clusters", namespace, name, "runtime.pid"), "utf8"));
 
-const WITH_PATCH = `# team app
-sync:
-  toHost:
-    endpoints:
-      patches:
-        - path: metadata.annotations["synced-by"]
-          expression: '"virtual cluster " + context.vcluster.name'
-`;
+/** Settings with one endpoints patch, with a comment the stored copy must keep. */
+const settingsWith = (patch: Record<string, string>) =>
+  `# team app\n${stringify({ sync: { toHost: { endpoints: { patches: [patch] } } } })}`;
+const OWNER = { path: 'metadata.annotations["owner"]', expression: 'value + " (" + context.vcluster.name + ")"' };
+const WITH_PATCH = settingsWith(OWNER);
 
 describe("virtualcluster lifecycle commands", { timeout: 300_000 }, () => {
   let platform: PlatformProcess;
@@ -77,14 +72,7 @@ describe("virtualcluster lifecycle commands", { timeout: 300_000 }, () => {
   });
 
   after(async () => {
-    const pid = join(home, "clusters", "team-app", "app", "runtime.pid");
-    if (existsSync(pid)) {
-      try {
-        process.kill(Number(readFileSync(pid, "utf8")), "SIGTERM");
-      } catch {
-        // not running
-      }
-    }
+    stopBackgroundRuntime(join(home, "clusters", "team-app", "app"));
     client?.agent.destroy();
     await Promise.all([platform?.stop(), host?.stop()]);
     rmSync(root, { recursive: true, force: true });
@@ -120,7 +108,7 @@ describe("virtualcluster lifecycle commands", { timeout: 300_000 }, () => {
   });
 
   it("create --upgrade -f says which settings changed", async () => {
-    const changed = WITH_PATCH.replace('"virtual cluster "', '"vc "');
+    const changed = settingsWith({ ...OWNER, expression: 'value + " / " + context.vcluster.name' });
     const run = await create("--upgrade", "-f", file("app2.yaml", changed));
     assertOk(run);
     assert.match(run.stdout, /^Settings: changed sync\.toHost\.endpoints\.patches$/m);
@@ -171,13 +159,7 @@ describe("virtualcluster lifecycle commands", { timeout: 300_000 }, () => {
   });
 
   it("a patch failing at run time shows in list; a patch whose path is missing is not applied", async () => {
-    const failing = `sync:
-  toHost:
-    endpoints:
-      patches:
-        - path: metadata.annotations["db-host"]
-          expression: 'require("fs")'
-`;
+    const failing = settingsWith({ path: 'metadata.annotations["db-host"]', expression: 'require("fs")' });
     assertOk(await create("--upgrade", "-f", file("failing.yaml", failing)));
     const virtual = new KubeConfig();
     virtual.loadFromFile(join(home, "clusters", "team-app", "app", "admin.kubeconfig"));

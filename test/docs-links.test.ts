@@ -1,5 +1,6 @@
 // The documentation links nothing outside the repository: every Markdown link is to a file in it or to a heading of
-// the page, and no web address appears but the local and example ones the walkthroughs use.
+// the page, and no web address that GitHub would turn into a link (outside code) appears but the local and example
+// ones the walkthroughs use.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -27,8 +28,8 @@ function anchors(text: string): Set<string> {
   return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((match) => slug(match[1])));
 }
 
-/** The page without its fenced code blocks (commands and output, not links). */
-const prose = (text: string) => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "");
+/** The page without its fenced code blocks and code spans (commands, output and values, not links). */
+const prose = (text: string) => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, "").replace(/`[^`\n]*`/g, "");
 
 describe("documentation links", { skip: listed.status !== 0 && "not a git checkout" }, () => {
   it("every Markdown link points into the repository (a file or a heading)", () => {
@@ -53,10 +54,10 @@ describe("documentation links", { skip: listed.status !== 0 && "not a git checko
     assert.deepEqual(problems, []);
   });
 
-  it("no page names a web address other than local and example ones", () => {
+  it("no page links a web address other than local and example ones", () => {
     const problems: string[] = [];
     for (const page of PAGES) {
-      for (const [url] of readFileSync(join(REPO, page), "utf8").matchAll(/https?:\/\/[^\s)`"'<>]+/g)) {
+      for (const [url] of prose(readFileSync(join(REPO, page), "utf8")).matchAll(/https?:\/\/[^\s)`"'<>]+/g)) {
         if (!/^https?:\/\/(127\.0\.0\.1|localhost|\[::1\]|([\w-]+\.)*example\.(com|org))([:/]|$)/.test(url)) {
           problems.push(`${page}: ${url}`);
         }

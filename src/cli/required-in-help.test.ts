@@ -16,10 +16,7 @@ describe("required options in help", () => {
     const root = markRequiredOptions(new Command("virtualcluster").addCommand(patchesCommand()));
     const apply = root.commands[0].commands.find((command) => command.name() === "apply") as Command;
     const help = helpOf(apply).replace(/\s+/g, " ");
-    assert.match(
-      help,
-      /--resource <resource> synced resource whose patches to apply \(choices: [^)]*\) \(required\)/,
-    );
+    assert.match(help, /--resource <resource> synced resource whose patches to apply \(choices: [^)]*\) \(required\)/);
     assert.match(help, /-f, --file <file> settings file \(virtualcluster\.yaml\) \(required\)/);
     assert.match(help, /--name <name> virtual cluster name \(default: "virtualcluster"\) --namespace/);
     const plain = helpOf(markRequiredOptions(new Command("x").addOption(new Option("--y <y>", "why"))));

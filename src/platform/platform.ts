@@ -107,6 +107,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       keyFiles.map((file) => resolve(file)),
     );
   }
+  // Served certificates too: a start that fails on them after bootstrapping would show the admin key to nobody.
+  const userTls =
+    options.tlsCertFile && options.tlsKeyFile
+      ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
+      : undefined;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const logger = options.logger;
   const metrics = createApiMetrics();
@@ -193,10 +198,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     return { name: "instance liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
   });
 
-  const tls =
-    options.tlsCertFile && options.tlsKeyFile
-      ? { ...(await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)), caPem: undefined }
-      : await ensureServingCertificates({ dataDir, hosts: [options.host] });
+  const tls = userTls
+    ? { ...userTls, caPem: undefined }
+    : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
   const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({

@@ -47,7 +47,17 @@ export async function startPlatformProcess(
   const storeArgs = options.extraArgs?.includes("--store") ? [] : await etcdArgsFromEnv(dataDir);
   const child = spawn(
     process.execPath,
-    [options.main ?? MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...storeArgs, ...(options.extraArgs ?? [])],
+    [
+      options.main ?? MAIN,
+      "platform",
+      "start",
+      "--data-dir",
+      dataDir,
+      "--port",
+      "0",
+      ...storeArgs,
+      ...(options.extraArgs ?? []),
+    ],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...options.env } },
   );
   let stderr = "";

@@ -189,7 +189,7 @@ describe("virtualcluster lifecycle commands", { timeout: 300_000 }, () => {
     assert.match(listed.lastSyncError?.message ?? "", /require/);
     const table = (await cli(["list"])).stdout.split("\n");
     assert.match(table[0], /\sSYNC ERRORS\s+AGE$/);
-    assert.match(table[1], /^app\s+team-app\s+running\s.*\s1\s+\d+[sm]$/);
+    assert.match(table[1], /^app\s+team-app\s+running\s.*\s1\s+(\d+[smhd])+$/);
     const wide = (await cli(["list", "-o", "wide"])).stdout;
     assert.match(wide.split("\n")[0], /LAST SYNC ERROR$/);
     assert.ok(wide.includes(listed.lastSyncError?.message ?? "?"), wide);

@@ -451,10 +451,14 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
   });
 
   it("returns only to paths of the platform after login", async () => {
+    // Off the console first: a console page whose session ends navigates to the login page by itself, which would
+    // race the navigation below.
+    await page.goto("about:blank");
     await context.clearCookies();
     await page.goto(`${platform.url}/login?return=${encodeURIComponent("//evil.example.com/x")}`);
     await login(page, "admin", adminPassword);
     await page.waitForURL((url) => url.host === new URL(platform.url).host && url.pathname === "/users");
+    await page.goto("about:blank");
     await context.clearCookies();
     await page.goto(`${platform.url}/login?return=${encodeURIComponent("/oidc/auth?client_id=x")}`);
     await login(page, "admin", adminPassword);

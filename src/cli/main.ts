@@ -9,9 +9,13 @@ import { createCommand } from "./create.ts";
 import { deleteCommand } from "./delete.ts";
 import { listCommand } from "./list.ts";
 import { patchesCommand } from "./patches.ts";
+import { pauseCommand } from "./pause.ts";
 import { platformCommand } from "./platform.ts";
+import { markRequiredOptions } from "./required-in-help.ts";
+import { resumeCommand } from "./resume.ts";
 import { runCommand } from "./run.ts";
 import { settingsCommand } from "./settings.ts";
+import { versionCommand } from "./version.ts";
 
 const program = new Command("virtualcluster")
   .description("Manage virtual Kubernetes clusters and the platform they connect to")
@@ -20,13 +24,17 @@ const program = new Command("virtualcluster")
   .addCommand(createCommand())
   .addCommand(deleteCommand())
   .addCommand(listCommand())
+  .addCommand(pauseCommand())
+  .addCommand(resumeCommand())
   .addCommand(connectCommand())
   .addCommand(platformCommand())
   .addCommand(patchesCommand())
   .addCommand(settingsCommand())
   .addCommand(apiserverCommand())
-  .addCommand(runCommand());
+  .addCommand(runCommand())
+  .addCommand(versionCommand());
 program.addCommand(completionCommand(() => program));
+markRequiredOptions(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
+import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 import { addStoreOptions, type StoreFlags, storeSelection } from "./store-options.ts";
 
@@ -21,7 +22,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions extends InflightFlags, StoreFlags {
+interface StartOptions extends InflightFlags, LogFlags, StoreFlags {
   instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
@@ -74,7 +75,7 @@ export function addStartCommand(platform: Command): void {
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
-  addInflightOptions(addStoreOptions(start))
+  addLogOptions(addInflightOptions(addStoreOptions(start)))
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443" +
@@ -91,15 +92,14 @@ export function addStartCommand(platform: Command): void {
       } catch (error) {
         platform.error(`error: ${(error as Error).message}`);
       }
-      const [{ pino }, { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE }, { ADMIN_KUBECONFIG_FILE, startPlatform }, settings] =
+      const [logger, { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE }, { ADMIN_KUBECONFIG_FILE, startPlatform }, settings] =
         await Promise.all([
-          import("pino"),
+          commandLogger(opts),
           import("../platform/bootstrap.ts"),
           import("../platform/platform.ts"),
           import("../config/settings.ts"),
         ]);
       const { defaultSettings, LiveSettings } = settings;
-      const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
       // Until the Config resource drives them, these flags seed the live settings.
       const initial = defaultSettings();
       if (opts.accessKeyMaxTtlSeconds !== undefined) initial.auth.accessKeyMaxTTLSeconds = opts.accessKeyMaxTtlSeconds;

@@ -19,6 +19,7 @@ import type { Authenticator } from "../auth/types.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
+import type { ApiServerHooks } from "../http/types.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
@@ -64,6 +65,8 @@ export interface ClusterApiServerOptions {
   metricsRegistry?: PromRegistry;
   /** Connection timeouts and in-flight limits of its API server (unset ones: DEFAULT_SERVER_LIMITS). */
   limits?: Partial<ServerLimits>;
+  /** Audit hooks (a virtual cluster's audit log). */
+  hooks?: ApiServerHooks;
   logger?: Logger;
 }
 
@@ -164,6 +167,7 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
       logger,
       metrics,
       limits: options.limits,
+      hooks: options.hooks,
       // Failing while writes fail for lack of space (they answer 507 meanwhile).
       healthChecks: { "store-space": () => storage.checkSpace?.() },
     });

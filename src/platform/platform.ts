@@ -6,10 +6,12 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
+import { auditEventDefinition } from "../apis/management/v1/auditevent.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
 import { createEncryptionKeyRotationDefinition } from "../apis/management/v1/encryptionkeyrotation.ts";
 import { AuditLogger, type AuditLoggerOptions } from "../audit/audit-logger.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
+import type { AuditConfig } from "../config/types.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
@@ -18,9 +20,12 @@ import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { StorageError } from "../storage/types.ts";
+import { auditEventIntake } from "./audit-event-intake.ts";
+import { AuditEventStore } from "./audit-event-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { compactionTask } from "./compaction-task.ts";
@@ -76,6 +81,8 @@ export interface PlatformOptions {
   etcd?: EtcdBackendOptions;
   /** TEST-ONLY FAULT SEAM of the audit log (AuditLoggerOptions.testOnlyRequestObjectFault); never set outside tests. */
   testOnlyAuditFault?: AuditLoggerOptions["testOnlyRequestObjectFault"];
+  /** Tuning of the audit datastore for tests (sweep interval, spool bound, retry delay). */
+  auditDatastoreTuning?: AuditLoggerOptions["datastoreTuning"];
 }
 
 export interface RunningPlatform {
@@ -103,6 +110,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       keyFiles.map((file) => resolve(file)),
     );
   }
+  // Served certificates too: a start that fails on them after bootstrapping would show the admin key to nobody.
+  const userTls =
+    options.tlsCertFile && options.tlsKeyFile
+      ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
+      : undefined;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const logger = options.logger;
   const metrics = createApiMetrics();
@@ -123,6 +135,23 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   // The audit log stays in the data directory or a directory the operator allowed.
   const auditDirs = [dataDir, ...(options.auditDirs ?? []).map((dir) => resolve(dir))];
   const configOptions = { auditDirs: () => auditDirs };
+  // Made before the config is read: it follows the settings, and the audit events resource reads through it.
+  const audit = new AuditLogger({
+    settings,
+    logger: options.logger,
+    metrics: metrics.registry,
+    dataDir,
+    datastoreTuning: options.auditDatastoreTuning,
+    testOnlyRequestObjectFault: options.testOnlyAuditFault,
+  });
+  const auditParts = {
+    events: {
+      ...auditEventDefinition,
+      serve: (definition: ResourceDefinition) =>
+        new AuditEventStore(definition, { audit, isAdmin: (context) => keyCaller.managesAll(context) }),
+    },
+    instanceEvents: auditEventIntake({ audit, auditConfig: () => settings.current().audit as AuditConfig }),
+  };
   const encryptionKeyRotations = createEncryptionKeyRotationDefinition({
     rotate: () => encryption.rotate(),
     isAdmin: (context) => keyCaller.managesAll(context),
@@ -133,6 +162,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     config: configOptions,
     encryptionKeyRotations,
     subjects: registrySubjects(() => registry),
+    audit: auditParts,
   };
   for (const definition of managementResources(parts)) {
     registry.register(definition);
@@ -171,17 +201,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     const liveness = new InstanceLiveness({ registry, offlineAfterMs: options.instanceOfflineAfterMs, logger });
     return { name: "instance liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
   });
-  const audit = new AuditLogger({
-    settings,
-    logger: options.logger,
-    metrics: metrics.registry,
-    testOnlyRequestObjectFault: options.testOnlyAuditFault,
-  });
 
-  const tls =
-    options.tlsCertFile && options.tlsKeyFile
-      ? { ...(await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)), caPem: undefined }
-      : await ensureServingCertificates({ dataDir, hosts: [options.host] });
+  const tls = userTls
+    ? { ...userTls, caPem: undefined }
+    : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
   const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({

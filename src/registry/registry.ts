@@ -1,5 +1,6 @@
 // The set of served resources over one storage: builds a GenericStore per stored resource and an ActionStore per
-// create-only resource, and answers "which resource is this apiVersion/kind" for owner references.
+// create-only resource (or the store a definition brings, for resources kept elsewhere), and answers "which
+// resource is this apiVersion/kind" for owner references.
 
 import type { KubeObject } from "../apimachinery/types.ts";
 import type { KeyValueStore, StoredRecord } from "../storage/types.ts";
@@ -21,9 +22,11 @@ export class Registry {
   register(definition: ResourceDefinition): ResourceStore {
     const id = resourceId(definition.group, definition.plural);
     if (this.byResource.has(id)) throw new Error(`resource ${id} is registered twice`);
-    const store = definition.action
-      ? new ActionStore(definition)
-      : new GenericStore({ definition, storage: this.storage, resolveKind: (v, k) => this.definitionForKind(v, k) });
+    const store = definition.serve
+      ? definition.serve(definition)
+      : definition.action
+        ? new ActionStore(definition)
+        : new GenericStore({ definition, storage: this.storage, resolveKind: (v, k) => this.definitionForKind(v, k) });
     this.byResource.set(id, store);
     const apiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
     this.byKind.set(`${apiVersion}|${definition.kind}`, definition);

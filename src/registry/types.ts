@@ -168,6 +168,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   subresources?: Record<string, ActionHandler>;
   /** Set for resources with no storage (selves, tokens, reviews): only this handler serves them. */
   action?: ActionHandler;
+  /** Set for resources kept outside the key-value store (audit events): the store that serves them instead. */
+  serve?: (definition: ResourceDefinition) => ResourceStore;
   /** Restricts the verbs served (default: all of get, list, watch, create, update, patch, delete, deletecollection). */
   verbs?: Verb[];
   /**

@@ -16,6 +16,7 @@ import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
 import { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
+import { startRuntimeAudit } from "./runtime-audit.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
@@ -52,6 +53,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   let connection: PlatformConnection | undefined;
   let verifier: ReturnType<typeof createTokenVerifier> | undefined;
   let verifierFor: string | undefined;
+  let credentialsNow: PlatformCredentials | undefined;
+  const audit =
+    loaded.settings.audit &&
+    startRuntimeAudit({
+      settings: loaded.settings.audit,
+      dataDir: options.dataDir,
+      platform: platformSettings && {
+        instance: () => connection?.state().instance,
+        credentials: () => credentialsNow,
+      },
+      logger,
+      forwardIntervalMs: options.heartbeatIntervalMs,
+    });
 
   const platformUsers = new PlatformUserAuthenticator({
     target: () => {
@@ -93,6 +107,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     authenticators: [...oidcUsers, ...(platformSettings ? [platformUsers] : [])],
     // Only the instance's client CA is trusted, and the platform signs only for users allowed to reach this cluster.
     clientCertificateGroups: [ADMIN_GROUP],
+    hooks: audit ? audit.hooks : undefined,
     logger,
   });
   const endpoint = new URL(server.url).host;
@@ -111,6 +126,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
       }),
       onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
       onConnected: (credentials: PlatformCredentials) => {
+        credentialsNow = credentials;
         // One verifier per platform address; it refetches the JWKS itself when it meets an unknown key id.
         if (verifierFor === credentials.host) return;
         verifierFor = credentials.host;
@@ -141,6 +157,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   } catch (error) {
     await connection?.close();
     await server.close();
+    await audit?.close();
     loaded.dispose();
     throw error;
   }
@@ -151,6 +168,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     url: server.url,
     platform: connection?.state(),
     syncer: syncer!.stats(),
+    audit: audit ? audit.forwarding() : undefined,
   });
   // The status file is how `virtualcluster list` and people read the connection state without credentials.
   const writeStatus = () => writeRuntimeStatus(options.dataDir, status()).catch(() => {});
@@ -165,8 +183,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     async close() {
       clearInterval(statusTimer);
       await syncer?.close();
-      await connection?.close();
       await server.close();
+      await audit?.close(); // sends what is left while the connection still holds
+      await connection?.close();
       loaded.dispose();
     },
   };

@@ -35,13 +35,29 @@ export interface PlatformProcess {
 }
 
 export async function startPlatformProcess(
-  options: { dataDir?: string; extraArgs?: string[]; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    extraArgs?: string[];
+    env?: Record<string, string>;
+    /** Another tree's src/cli/main.ts (A/B benchmarks). */
+    main?: string;
+  } = {},
 ): Promise<PlatformProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-test-")));
   const storeArgs = options.extraArgs?.includes("--store") ? [] : await etcdArgsFromEnv(dataDir);
   const child = spawn(
     process.execPath,
-    [MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...storeArgs, ...(options.extraArgs ?? [])],
+    [
+      options.main ?? MAIN,
+      "platform",
+      "start",
+      "--data-dir",
+      dataDir,
+      "--port",
+      "0",
+      ...storeArgs,
+      ...(options.extraArgs ?? []),
+    ],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...options.env } },
   );
   let stderr = "";

@@ -1,11 +1,12 @@
 // The embedded KeyValueStore on node:sqlite: a kine-style append-only log in one table, group commit for
 // throughput, an in-process watch hub fed by the append path, and compaction. See ../FLOW.md for the whole flow.
 
-import { statfsSync } from "node:fs";
+import { statfsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { prefixEnd } from "../prefix-end.ts";
+import type { StoreStats } from "../store-stats.ts";
 import {
   type KeyValueStore,
   type ListOptions,
@@ -18,6 +19,13 @@ import {
 } from "../types.ts";
 import { WatchHub } from "../watch-hub.ts";
 import { AppendLog, type WriteRequest } from "./append-log.ts";
+import {
+  type AutoVacuumMode,
+  type ConversionEvent,
+  DEFAULT_CONVERT_MAX_BYTES,
+  ensureIncrementalVacuum,
+  pragmaNumber,
+} from "./auto-vacuum.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { Compactor } from "./compactor.ts";
 import { GroupCommit } from "./group-commit.ts";
@@ -27,6 +35,7 @@ import { openDatabase, type SynchronousMode } from "./schema.ts";
 import { writeSnapshot } from "./snapshot.ts";
 import { toStorageError } from "./sqlite-errors.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
+import { IncrementalVacuum, type VacuumOptions } from "./vacuum.ts";
 
 export interface SqliteStoreOptions {
   /** Database file (its directory must exist) or ":memory:". */
@@ -39,8 +48,20 @@ export interface SqliteStoreOptions {
   autoCompact?: { intervalMs: number; keepRevisions: number };
   /** Bytes of recently read values kept in memory for get() (default 16 MiB; 0 turns the cache off). */
   readCacheBytes?: number;
-  /** WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms) and row cap (2,000). */
-  checkpoint?: { intervalMs?: number; maxRows?: number };
+  /**
+   * WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms), row cap (2,000), and the
+   * quiet time after which the WAL file is truncated (default 2 s).
+   */
+  checkpoint?: { intervalMs?: number; maxRows?: number; truncateAfterIdleMs?: number };
+  /**
+   * Returning pages freed by compaction to the file system (see vacuum.ts): each step's time budget and when a run
+   * starts. On by default; false leaves freed pages for later writes to reuse.
+   */
+  vacuum?: Pick<VacuumOptions, "stepBudgetMs" | "minFreeBytes" | "minFreeShare"> | false;
+  /** A file made before incremental auto-vacuum is converted at open up to this size (default 1 GiB; auto-vacuum.ts). */
+  convertMaxBytes?: number;
+  /** Hears of that conversion: started, converted (with its duration) or skipped (with the reason). */
+  onConversion?(event: ConversionEvent): void;
   /** Called when writes start failing for lack of space (true) and when they can succeed again (false). */
   onSpaceChange?(outOfSpace: boolean, message: string): void;
   /**
@@ -68,6 +89,8 @@ class SqliteStore implements KeyValueStore {
   private readonly compactor: Compactor;
   private readonly latest: LatestCache;
   private readonly checkpointer?: Checkpointer;
+  private readonly vacuum?: IncrementalVacuum;
+  private readonly autoVacuum: AutoVacuumMode;
   private readonly timer?: NodeJS.Timeout;
   private readonly options: SqliteStoreOptions;
   private readonly snapshots = new Set<Promise<void>>();
@@ -80,10 +103,15 @@ class SqliteStore implements KeyValueStore {
     const db = openDatabase(options.path, options.synchronous ?? "FULL");
     let statements: Statements;
     let last: [number] | undefined;
+    let autoVacuum: AutoVacuumMode;
     try {
+      autoVacuum = ensureIncrementalVacuum(db, options.path, {
+        maxBytes: options.convertMaxBytes ?? DEFAULT_CONVERT_MAX_BYTES,
+        report: options.onConversion,
+      });
       statements = prepareStatements(db);
       last = statements.lastRevision.get() as [number] | undefined;
-      this.compactor = new Compactor(db, statements);
+      this.compactor = new Compactor(db, statements, { onChunk: (rows) => this.checkpointer?.committed(rows) });
     } catch (error) {
       db.close();
       throw toStorageError(error, options.path);
@@ -91,13 +119,25 @@ class SqliteStore implements KeyValueStore {
     const log = new AppendLog(statements, last ? last[0] : 0);
     this.db = db;
     this.statements = statements;
+    this.autoVacuum = autoVacuum;
     this.latest = new LatestCache(options.readCacheBytes ?? 16 * 1024 * 1024);
     if (options.path !== ":memory:") {
       this.checkpointer = new Checkpointer({
         db,
         intervalMs: options.checkpoint?.intervalMs ?? 250,
         maxRows: options.checkpoint?.maxRows ?? 2_000,
+        truncateAfterIdleMs: options.checkpoint?.truncateAfterIdleMs ?? 2_000,
       });
+    }
+    if (options.vacuum !== false && autoVacuum === "incremental") {
+      this.vacuum = new IncrementalVacuum({
+        ...options.vacuum,
+        db,
+        paused: () => this.snapshots.size > 0,
+        onStep: (pages) => this.checkpointer?.committed(pages),
+      });
+      // Pages a previous run freed and did not get to return.
+      setImmediate(() => this.vacuum?.check());
     }
     this.hub = new WatchHub({
       bufferLimit: options.watchBufferLimit ?? 10_000,
@@ -235,13 +275,39 @@ class SqliteStore implements KeyValueStore {
     this.ensureOpen();
     const compacted = await this.compactor.compact(this.writes.committedRevision - Math.max(0, keepRevisions));
     this.checkpointer?.committed(1);
+    this.vacuum?.check();
     return compacted;
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.ensureOpen();
+    try {
+      const pageSize = pragmaNumber(this.db, "page_size");
+      const pages = pragmaNumber(this.db, "page_count");
+      const free = pragmaNumber(this.db, "freelist_count");
+      const file = (suffix: string) => (this.options.path === ":memory:" ? 0 : fileSize(this.options.path + suffix));
+      const walBytes = file("-wal");
+      return {
+        backend: "sqlite",
+        sizeBytes: (file("") || pages * pageSize) + walBytes,
+        inUseBytes: (pages - free) * pageSize,
+        freeBytes: free * pageSize,
+        walBytes,
+        autoVacuum: this.autoVacuum,
+        revision: this.writes.committedRevision,
+        compactedRevision: this.compactor.compacted,
+        lastReclaim: this.vacuum?.last,
+      };
+    } catch (error) {
+      throw toStorageError(error, this.options.path);
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    this.vacuum?.close();
     this.checkpointer?.close();
     // Writes accepted before close still commit (and their callers hear so); watchers hear "closed".
     this.writes.flushAll();
@@ -315,6 +381,14 @@ class SqliteStore implements KeyValueStore {
 
   private ensureOpen(): void {
     if (this.closed) throw closedError();
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0; // no WAL file right now
   }
 }
 

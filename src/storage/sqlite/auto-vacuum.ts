@@ -1,0 +1,79 @@
+// Converting a store file made before incremental auto-vacuum. SQLite can change a file's auto_vacuum mode from
+// NONE only by rebuilding it (VACUUM), which holds the connection for the whole copy, so it runs once, at open,
+// before the store serves, and only up to a size bound: a larger file keeps working (freed pages are reused by
+// later writes, just never returned) until it is converted with the platform stopped.
+
+import { statfsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import type { DatabaseSync } from "node:sqlite";
+import { formatBytes } from "../../utils/byte-size.ts";
+
+/** Files up to this size are converted at open (about 10-30 s of VACUUM on an ordinary disk). */
+export const DEFAULT_CONVERT_MAX_BYTES = 1024 * 1024 * 1024;
+
+export type AutoVacuumMode = "incremental" | "none";
+
+export interface ConversionEvent {
+  /** started: about to VACUUM; converted: done; skipped: left as it is (see reason). */
+  phase: "started" | "converted" | "skipped";
+  path: string;
+  /** The file's size before (and, once converted, after). */
+  bytesBefore: number;
+  bytesAfter?: number;
+  durationMs?: number;
+  reason?: string;
+}
+
+export function autoVacuumMode(db: DatabaseSync): AutoVacuumMode {
+  return pragmaNumber(db, "auto_vacuum") === 2 ? "incremental" : "none";
+}
+
+/**
+ * Makes `db` an incremental auto-vacuum file if it is not one yet: a no-op for new files (schema.ts creates them so),
+ * one VACUUM for an older file no larger than `maxBytes` with room on its file system for the copy (the rebuilt file
+ * passes through the WAL). `report` hears of every decision. Returns the mode the file has afterwards.
+ */
+export function ensureIncrementalVacuum(
+  db: DatabaseSync,
+  path: string,
+  options: { maxBytes: number; report?: (event: ConversionEvent) => void },
+): AutoVacuumMode {
+  if (autoVacuumMode(db) === "incremental" || path === ":memory:") return autoVacuumMode(db);
+  const pageSize = pragmaNumber(db, "page_size");
+  const bytesBefore = pragmaNumber(db, "page_count") * pageSize;
+  const skip = (reason: string): AutoVacuumMode => {
+    options.report?.({ phase: "skipped", path, bytesBefore, reason });
+    return "none";
+  };
+  if (bytesBefore > options.maxBytes) {
+    return skip(`the file is larger than the ${formatBytes(options.maxBytes)} converted at start`);
+  }
+  const fs = statfsSync(dirname(path));
+  const free = fs.bavail * fs.bsize;
+  // The rebuilt copy (in a temporary file) and the WAL holding it, plus a margin.
+  const needed = 2 * bytesBefore + 16 * 1024 * 1024;
+  if (free < needed)
+    return skip(`its file system has ${formatBytes(free)} free, the rebuild needs ${formatBytes(needed)}`);
+  options.report?.({ phase: "started", path, bytesBefore });
+  const started = performance.now();
+  // The temporary copy goes to a file, not memory: the store's connection keeps its temp tables in memory.
+  db.exec("PRAGMA temp_store = FILE");
+  try {
+    db.exec("PRAGMA auto_vacuum = INCREMENTAL; VACUUM");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.exec("PRAGMA temp_store = MEMORY");
+  }
+  options.report?.({
+    phase: "converted",
+    path,
+    bytesBefore,
+    bytesAfter: statSync(path).size,
+    durationMs: performance.now() - started,
+  });
+  return autoVacuumMode(db);
+}
+
+export function pragmaNumber(db: DatabaseSync, name: string): number {
+  return Number(Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0] ?? 0);
+}

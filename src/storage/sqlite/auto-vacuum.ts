@@ -3,10 +3,11 @@
 // before the store serves, and only up to a size bound: a larger file keeps working (freed pages are reused by
 // later writes, just never returned) until it is converted with the platform stopped.
 
-import { statfsSync, statSync } from "node:fs";
+import { existsSync, statfsSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { formatBytes } from "../../utils/byte-size.ts";
+import { openDatabase } from "./schema.ts";
 
 /** Files up to this size are converted at open (about 10-30 s of VACUUM on an ordinary disk). */
 export const DEFAULT_CONVERT_MAX_BYTES = 1024 * 1024 * 1024;
@@ -48,13 +49,42 @@ export function ensureIncrementalVacuum(
   if (bytesBefore > options.maxBytes) {
     return skip(`the file is larger than the ${formatBytes(options.maxBytes)} converted at start`);
   }
+  const lacking = lackOfRoom(path, bytesBefore);
+  if (lacking) return skip(lacking);
+  rebuild(db, path, bytesBefore, options.report);
+  return autoVacuumMode(db);
+}
+
+/**
+ * Rebuilds the store file at `path` with no platform serving it (its lock is taken): one VACUUM that converts it to
+ * incremental vacuum if it is not yet, and leaves no free page. Resolves to what it did.
+ */
+export function vacuumStoreFile(path: string): ConversionEvent {
+  if (!existsSync(path)) throw new Error(`there is no store at ${path}`);
+  const db = openDatabase(path, "FULL");
+  try {
+    const bytesBefore = statSync(path).size + fileSize(`${path}-wal`);
+    const lacking = lackOfRoom(path, bytesBefore);
+    if (lacking) throw new Error(`cannot vacuum ${path}: ${lacking}`);
+    const events: ConversionEvent[] = [];
+    rebuild(db, path, bytesBefore, (event) => events.push(event));
+    return events[events.length - 1];
+  } finally {
+    db.close();
+  }
+}
+
+/** Why the file system cannot take the rebuilt copy (in a temporary file) and the WAL holding it, if it cannot. */
+function lackOfRoom(path: string, bytes: number): string | undefined {
   const fs = statfsSync(dirname(path));
   const free = fs.bavail * fs.bsize;
-  // The rebuilt copy (in a temporary file) and the WAL holding it, plus a margin.
-  const needed = 2 * bytesBefore + 16 * 1024 * 1024;
-  if (free < needed)
-    return skip(`its file system has ${formatBytes(free)} free, the rebuild needs ${formatBytes(needed)}`);
-  options.report?.({ phase: "started", path, bytesBefore });
+  const needed = 2 * bytes + 16 * 1024 * 1024;
+  if (free >= needed) return undefined;
+  return `its file system has ${formatBytes(free)} free, the rebuild needs ${formatBytes(needed)}`;
+}
+
+function rebuild(db: DatabaseSync, path: string, bytesBefore: number, report?: (event: ConversionEvent) => void): void {
+  report?.({ phase: "started", path, bytesBefore });
   const started = performance.now();
   // The temporary copy goes to a file, not memory: the store's connection keeps its temp tables in memory.
   db.exec("PRAGMA temp_store = FILE");
@@ -64,14 +94,22 @@ export function ensureIncrementalVacuum(
   } finally {
     db.exec("PRAGMA temp_store = MEMORY");
   }
-  options.report?.({
+  report?.({
     phase: "converted",
     path,
     bytesBefore,
-    bytesAfter: statSync(path).size,
+    bytesAfter: statSync(path).size + fileSize(`${path}-wal`),
     durationMs: performance.now() - started,
   });
-  return autoVacuumMode(db);
+}
+
+/** A file's size; 0 when it does not exist (no WAL right now). */
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 export function pragmaNumber(db: DatabaseSync, name: string): number {

@@ -1,7 +1,7 @@
 // The embedded KeyValueStore on node:sqlite: a kine-style append-only log in one table, group commit for
 // throughput, an in-process watch hub fed by the append path, and compaction. See ../FLOW.md for the whole flow.
 
-import { statfsSync, statSync } from "node:fs";
+import { statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { compareUtf8 } from "../../utils/utf8-compare.ts";
@@ -24,10 +24,10 @@ import {
   type ConversionEvent,
   DEFAULT_CONVERT_MAX_BYTES,
   ensureIncrementalVacuum,
-  pragmaNumber,
 } from "./auto-vacuum.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { Compactor } from "./compactor.ts";
+import { fileSizes } from "./file-stats.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { readHistory } from "./history.ts";
 import { LatestCache } from "./latest-cache.ts";
@@ -90,7 +90,6 @@ class SqliteStore implements KeyValueStore {
   private readonly latest: LatestCache;
   private readonly checkpointer?: Checkpointer;
   private readonly vacuum?: IncrementalVacuum;
-  private readonly autoVacuum: AutoVacuumMode;
   private readonly timer?: NodeJS.Timeout;
   private readonly options: SqliteStoreOptions;
   private readonly snapshots = new Set<Promise<void>>();
@@ -119,7 +118,6 @@ class SqliteStore implements KeyValueStore {
     const log = new AppendLog(statements, last ? last[0] : 0);
     this.db = db;
     this.statements = statements;
-    this.autoVacuum = autoVacuum;
     this.latest = new LatestCache(options.readCacheBytes ?? 16 * 1024 * 1024);
     if (options.path !== ":memory:") {
       this.checkpointer = new Checkpointer({
@@ -282,18 +280,9 @@ class SqliteStore implements KeyValueStore {
   async stats(): Promise<StoreStats> {
     this.ensureOpen();
     try {
-      const pageSize = pragmaNumber(this.db, "page_size");
-      const pages = pragmaNumber(this.db, "page_count");
-      const free = pragmaNumber(this.db, "freelist_count");
-      const file = (suffix: string) => (this.options.path === ":memory:" ? 0 : fileSize(this.options.path + suffix));
-      const walBytes = file("-wal");
       return {
         backend: "sqlite",
-        sizeBytes: (file("") || pages * pageSize) + walBytes,
-        inUseBytes: (pages - free) * pageSize,
-        freeBytes: free * pageSize,
-        walBytes,
-        autoVacuum: this.autoVacuum,
+        ...fileSizes(this.db, this.options.path),
         revision: this.writes.committedRevision,
         compactedRevision: this.compactor.compacted,
         lastReclaim: this.vacuum?.last,
@@ -381,14 +370,6 @@ class SqliteStore implements KeyValueStore {
 
   private ensureOpen(): void {
     if (this.closed) throw closedError();
-  }
-}
-
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0; // no WAL file right now
   }
 }
 

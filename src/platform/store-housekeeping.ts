@@ -8,7 +8,7 @@ import type { EtcdTls } from "../storage/etcd/etcd-client.ts";
 import { EtcdCompactionTurn } from "../storage/etcd/etcd-compaction-turn.ts";
 import { DEFAULT_DEFRAG_POLICY, type DefragPolicy, EtcdMaintenance } from "../storage/etcd/etcd-maintenance.ts";
 import type { EtcdStore } from "../storage/etcd/etcd-store.ts";
-import type { StoreStats } from "../storage/store-stats.ts";
+import type { ReclaimRun, StoreStats } from "../storage/store-stats.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { compactionTask, DEFAULT_COMPACTION_INTERVAL_MS, DEFAULT_COMPACTION_RETENTION_MS } from "./compaction-task.ts";
 import { DEFAULT_DEFRAG_INTERVAL_MS, defragTask } from "./defrag-task.ts";
@@ -28,7 +28,7 @@ export interface StoreHousekeepingOptions {
   diskWarningBytes?: number;
   /** etcd: --etcd-defrag-free-percent and --etcd-defrag-min-free-bytes (over the defaults), or false for --no-etcd-defrag. */
   etcdDefrag?: Partial<DefragPolicy> | false;
-  /** How often the sizes are read (default 1 s on SQLite, 10 s on etcd). */
+  /** How often the sizes are read (default 250 ms on SQLite, 10 s on etcd). */
   refreshMs?: number;
   /** etcd: how often the leader looks for a member to defragment (default 1 minute). */
   defragIntervalMs?: number;
@@ -73,7 +73,7 @@ export class StoreHousekeeping {
       dataDir: parts.dataDir,
       quotaBytes: options.quotaBytes,
       diskWarningBytes: options.diskWarningBytes,
-      refreshMs: options.refreshMs ?? (etcd ? 10_000 : 1_000),
+      refreshMs: options.refreshMs ?? (etcd ? 10_000 : 250),
       settings: {
         compactionIntervalMs: options.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS,
         compactionRetentionMs: options.compactionRetentionMs ?? DEFAULT_COMPACTION_RETENTION_MS,
@@ -118,6 +118,11 @@ export class StoreHousekeeping {
         }),
       );
     }
+  }
+
+  /** etcd: the member defragmentations this replica ran, oldest first (the last 20). */
+  get defragRuns(): readonly ReclaimRun[] {
+    return this.maintenance?.runs ?? [];
   }
 
   /** The readyz check "store-housekeeping": passes, with the monitor's warnings (low disk, quota). */

@@ -2,8 +2,8 @@
 // (--store-quota-bytes: writes that add data are refused while the bytes in use are past it, and allowed again as
 // soon as compaction brings them back under), warnings in /readyz and the log before the disk fills
 // (--store-free-disk-warning-bytes), and the numbers behind the store metrics and `platform store-info`.
-// Sizes are read every refreshMs (SQLite: a few PRAGMAs, every second; etcd: every member's status, every 10 s)
-// and right after each compaction, so the quota is as exact as that: a burst can pass it by a second's writes.
+// Sizes are read every refreshMs (SQLite: a few PRAGMAs, every 250 ms; etcd: every member's status, every 10 s)
+// and right after each compaction, so the quota is as exact as that: a burst can pass it by that long's writes.
 
 import { statfs } from "node:fs/promises";
 import type { Logger } from "pino";

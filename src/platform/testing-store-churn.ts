@@ -75,15 +75,21 @@ async function inBatches(options: ChurnOptions, names: number[], run: (keys: str
   await Promise.all(Array.from({ length: options.concurrency }, worker));
 }
 
-/** Polls `read` until `done` holds (or `timeoutMs` passes), returning the last value read. */
+/**
+ * Polls `read` until `done` holds or `timeoutMs` passes, and returns the last value read. A read that fails (a member
+ * busy defragmenting, a loaded machine) is tried again; only the last one's error is thrown, at the deadline.
+ */
 export async function readUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
+  for (;;) {
+    try {
+      const value = await read();
+      if (done(value) || Date.now() > deadline) return value;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
-    value = await read();
   }
-  return value;
 }
 
 /** The curve as a Markdown table (for BENCHMARKS.md and test diagnostics). */

@@ -6,6 +6,7 @@
 // and chunks skip the fsync (a lost chunk is redone by the next run; see without-fsync.ts).
 
 import type { DatabaseSync } from "node:sqlite";
+import type { Pacer } from "./pacer.ts";
 import type { Statements } from "./statements.ts";
 import { withoutFsync } from "./without-fsync.ts";
 
@@ -16,6 +17,8 @@ const MIN_CHUNK = 50;
 const MAX_CHUNK = 5000;
 
 export interface CompactorOptions {
+  /** When the next cleanup transaction may run (none: the next macrotask). */
+  pacer?: Pacer;
   /** Longest a cleanup transaction should hold the connection (default 4 ms). */
   chunkBudgetMs?: number;
   /** After each cleanup transaction, with the rows it deleted (the checkpointer counts them). */
@@ -60,7 +63,9 @@ export class Compactor {
       const rows = withoutFsync(this.db, () => this.clean(from, to));
       this.adapt(to - from, performance.now() - started);
       this.options.onChunk?.(rows);
-      if (to < this.compacted) await new Promise((resolve) => setImmediate(resolve));
+      if (to < this.compacted) {
+        await (this.options.pacer ? this.options.pacer.wait() : new Promise((resolve) => setImmediate(resolve)));
+      }
     }
     return this.compacted;
   }

@@ -31,6 +31,7 @@ import { fileSizes } from "./file-stats.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { readHistory } from "./history.ts";
 import { LatestCache } from "./latest-cache.ts";
+import { Pacer } from "./pacer.ts";
 import { openDatabase, type SynchronousMode } from "./schema.ts";
 import { writeSnapshot } from "./snapshot.ts";
 import { toStorageError } from "./sqlite-errors.ts";
@@ -93,6 +94,8 @@ class SqliteStore implements KeyValueStore {
   private readonly timer?: NodeJS.Timeout;
   private readonly options: SqliteStoreOptions;
   private readonly snapshots = new Set<Promise<void>>();
+  /** Spaces compaction chunks and vacuum steps out while writes wait. */
+  private readonly pacer = new Pacer({ busy: () => this.writes.pending });
   /** The message of the write that last failed for space, until a write succeeds or a probe finds room. */
   private outOfSpace?: string;
   private closed = false;
@@ -110,7 +113,10 @@ class SqliteStore implements KeyValueStore {
       });
       statements = prepareStatements(db);
       last = statements.lastRevision.get() as [number] | undefined;
-      this.compactor = new Compactor(db, statements, { onChunk: (rows) => this.checkpointer?.committed(rows) });
+      this.compactor = new Compactor(db, statements, {
+        pacer: this.pacer,
+        onChunk: (rows) => this.checkpointer?.committed(rows),
+      });
     } catch (error) {
       db.close();
       throw toStorageError(error, options.path);
@@ -131,6 +137,7 @@ class SqliteStore implements KeyValueStore {
       this.vacuum = new IncrementalVacuum({
         ...options.vacuum,
         db,
+        pacer: this.pacer,
         paused: () => this.snapshots.size > 0,
         onStep: (pages) => this.checkpointer?.committed(pages),
       });

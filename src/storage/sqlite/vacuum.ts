@@ -3,15 +3,19 @@
 // `PRAGMA incremental_vacuum(n)` moves up to n pages from the end of the file into free slots and truncates the end.
 // node:sqlite runs it on the event loop, so it runs as short steps, one per macrotask: a group commit queued
 // meanwhile runs between two steps and waits at most one. Each step's page count adapts so a step stays within its
-// time budget (moving a page costs more when it has many children to re-point, and on a busy disk).
+// time budget (moving a page costs more when it has many children to re-point, and on a busy disk), and while writes
+// wait steps are spaced out (pacer.ts).
 
 import type { DatabaseSync } from "node:sqlite";
 import type { ReclaimRun } from "../store-stats.ts";
 import { pragmaNumber } from "./auto-vacuum.ts";
+import type { Pacer } from "./pacer.ts";
 import { withoutFsync } from "./without-fsync.ts";
 
 export interface VacuumOptions {
   db: DatabaseSync;
+  /** When the next step may run (none: the next macrotask). */
+  pacer?: Pacer;
   /** Longest a step should hold the connection (default 2 ms). */
   stepBudgetMs?: number;
   /** A run starts when free pages exceed both this many bytes (default 1 MiB) ... */
@@ -26,9 +30,12 @@ export interface VacuumOptions {
   onError?(error: unknown): void;
 }
 
-/** Page counts per step stay within these bounds. */
+/**
+ * Page counts per step stay within these bounds. A page at the end of the file costs nothing to drop when free and
+ * up to ~10 us to move when not, so a count grown over cheap steps must not be able to make one step long.
+ */
 const MIN_PAGES = 8;
-const MAX_PAGES = 4096;
+const MAX_PAGES = 512;
 
 export class IncrementalVacuum {
   /** The last finished run. */
@@ -37,7 +44,6 @@ export class IncrementalVacuum {
   private readonly budgetMs: number;
   private pagesPerStep = 32;
   private run?: { at: Date; started: number; pagesBefore: number; longestStepMs: number };
-  private immediate?: NodeJS.Immediate;
   private closed = false;
 
   constructor(options: VacuumOptions) {
@@ -67,17 +73,15 @@ export class IncrementalVacuum {
   /** Stops after the current step (a run in progress ends unfinished; the next check resumes the work). */
   close(): void {
     this.closed = true;
-    if (this.immediate) clearImmediate(this.immediate);
-    this.immediate = undefined;
     this.run = undefined;
   }
 
   private schedule(): void {
-    this.immediate = setImmediate(() => this.step());
+    if (this.options.pacer) void this.options.pacer.wait().then(() => this.step());
+    else setImmediate(() => this.step());
   }
 
   private step(): void {
-    this.immediate = undefined;
     const run = this.run;
     const { db } = this.options;
     if (!run || this.closed || !db.isOpen) return;

@@ -1,0 +1,308 @@
+// Issue 23: a store that stays small. Two measurements, in one run:
+//
+// 1. Create latency with and without a vacuum step running (SQLite). One store file is prepared once with lots of
+//    free pages spread through it (objects created, nine in ten deleted, compacted, with the vacuum off). Each round copies it twice: copy A is
+//    opened with the vacuum off (baseline: the same file, the same free pages for creates to reuse), copy B with it
+//    on, so its incremental vacuum starts at open; `--callers` concurrent callers create `--creates` objects on each.
+//    B counts only the creates that started while its vacuum was still running. Rounds alternate A and B.
+// 2. The size curve of the churn test: `--churn` objects created and deleted in waves through the platform's
+//    housekeeping (compaction every 200 ms keeping 200 ms), on SQLite and, when etcd is installed, on a 3-member
+//    etcd (bulk writes in transactions of 100 keys, as src/platform/store-churn.test.ts does).
+//
+//   node bench/store-compaction.ts [--rounds 3] [--creates 20000] [--callers 16] [--free-mib 200] [--churn 100000]
+//                                  [--no-etcd]
+
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Registry as MetricsRegistry } from "prom-client";
+import { etcdLeadership, soleLeadership } from "../src/platform/leader.ts";
+import { StoreHousekeeping } from "../src/platform/store-housekeeping.ts";
+import {
+  type ChurnWriter,
+  churn,
+  curveTable,
+  readUntil,
+  type SizePoint,
+  sampleValue,
+  storeWriter,
+} from "../src/platform/testing-store-churn.ts";
+import { toBase64 } from "../src/storage/etcd/etcd-client.ts";
+import { EtcdMaintenance } from "../src/storage/etcd/etcd-maintenance.ts";
+import { type EtcdStore, openEtcdStore } from "../src/storage/etcd/etcd-store.ts";
+import { etcdBinary, startEtcdCluster } from "../src/storage/etcd/testing-etcd-cluster.ts";
+import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.ts";
+import type { KeyValueStore } from "../src/storage/types.ts";
+import { type LatencySummary, summarize } from "./lib/stats.ts";
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    creates: { type: "string", default: "20000" },
+    callers: { type: "string", default: "16" },
+    "free-mib": { type: "string", default: "200" },
+    churn: { type: "string", default: "100000" },
+    "no-etcd": { type: "boolean", default: false },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const CREATES = Number(values.creates);
+const CALLERS = Number(values.callers);
+const FREE_MIB = Number(values["free-mib"]);
+const CHURN = Number(values.churn);
+const VALUE = sampleValue(1000);
+const dir = mkdtempSync(join(tmpdir(), "bench-store-compaction-"));
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+
+/**
+ * A store file with about FREE_MIB of free pages spread through it, the vacuum off while it was made: objects are
+ * created in order and nine in ten deleted, so the survivors sit all along the file and the vacuum has to move
+ * pages from its end into the holes (the costly case; free pages at the end only need a truncation).
+ */
+async function prepare(path: string): Promise<void> {
+  const store = await openSqliteStore({ path, vacuum: false });
+  const writer = storeWriter(store);
+  const count = Math.ceil((FREE_MIB * 1024 * 1024) / 1400 / 0.9);
+  for (let start = 0; start < count; start += 5000) {
+    const keys = Array.from({ length: Math.min(5000, count - start) }, (_, i) => `/object/${start + i}`);
+    await writer.create(keys, VALUE);
+  }
+  for (let start = 0; start < count; start += 5000) {
+    const keys = Array.from({ length: Math.min(5000, count - start) }, (_, i) => start + i)
+      .filter((i) => i % 10 !== 0)
+      .map((i) => `/object/${i}`);
+    await writer.delete(keys);
+  }
+  await store.compact(0);
+  const stats = await store.stats!();
+  await store.close();
+  console.log(`prepared ${path}: ${mib(statSync(path).size)} MiB, ${mib(stats.freeBytes)} MiB free pages`);
+}
+
+/** Creates from CALLERS concurrent callers; each sample is one create's latency (ms) and when it started. */
+async function createLoad(store: KeyValueStore, round: number): Promise<{ at: number; ms: number }[]> {
+  const samples: { at: number; ms: number }[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CALLERS }, async () => {
+      while (next < CREATES) {
+        const i = next++;
+        const at = performance.now();
+        await store.create(`/bench/${round}/${i}`, VALUE);
+        samples.push({ at, ms: performance.now() - at });
+      }
+    }),
+  );
+  return samples;
+}
+
+interface RoundResult {
+  summary: LatencySummary;
+  vacuumMs?: number;
+  longestStepMs?: number;
+  freedMib?: number;
+}
+
+async function roundWithout(prepared: string, round: number): Promise<RoundResult> {
+  const path = join(dir, `a-${round}.db`);
+  copyFileSync(prepared, path);
+  const store = await openSqliteStore({ path, vacuum: false });
+  try {
+    const samples = await createLoad(store, round);
+    return { summary: summarize(samples.map((s) => s.ms)) };
+  } finally {
+    await store.close();
+    rmSync(path, { force: true });
+  }
+}
+
+async function roundWith(prepared: string, round: number): Promise<RoundResult> {
+  const path = join(dir, `b-${round}.db`);
+  copyFileSync(prepared, path);
+  const store = await openSqliteStore({ path });
+  // When the vacuum run ended (it starts in the first turn after open).
+  let ended = Number.POSITIVE_INFINITY;
+  const watcher = setInterval(async () => {
+    if (ended === Number.POSITIVE_INFINITY && (await store.stats!()).lastReclaim) ended = performance.now();
+  }, 5);
+  try {
+    const samples = await createLoad(store, round);
+    const during = samples.filter((s) => s.at < ended).map((s) => s.ms);
+    const run = (
+      await readUntil(
+        () => store.stats!(),
+        (s) => s.lastReclaim !== undefined,
+        60_000,
+      )
+    ).lastReclaim;
+    return {
+      summary: summarize(during),
+      vacuumMs: run?.durationMs,
+      longestStepMs: run?.longestStepMs,
+      freedMib: run ? run.freedBytes / 1024 / 1024 : undefined,
+    };
+  } finally {
+    clearInterval(watcher);
+    await store.close();
+    rmSync(path, { force: true });
+  }
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const ms = (value: number | undefined) => (value === undefined ? "-" : value.toFixed(2));
+
+async function latencyComparison(): Promise<void> {
+  const prepared = join(dir, "prepared.db");
+  await prepare(prepared);
+  console.log(`\n## Create latency, ${CALLERS} callers, ${CREATES} creates per round (load ${load()})\n`);
+  console.log(
+    "| round | without vacuum p50 / p99 / max (ms) | during vacuum p50 / p99 / max (ms) | creates during vacuum | vacuum run | longest step | p99 ratio |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Alternate which goes first, so a drift in the machine's load does not favour one side.
+    const first = round % 2 === 1;
+    const a = first ? await roundWithout(prepared, round) : undefined;
+    const b = await roundWith(prepared, round);
+    const without = a ?? (await roundWithout(prepared, round));
+    const s = without.summary;
+    const v = b.summary;
+    console.log(
+      `| ${round} | ${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)} | ${ms(v.p50)} / ${ms(v.p99)} / ${ms(v.max)} | ${v.samples} | ` +
+        `${ms(b.vacuumMs)} ms, ${b.freedMib?.toFixed(0)} MiB | ${ms(b.longestStepMs)} ms | ${(v.p99 / s.p99).toFixed(2)}x |`,
+    );
+  }
+  console.log(`(load after: ${load()})`);
+}
+
+async function sqliteCurve(): Promise<void> {
+  const dataDir = join(dir, "churn-sqlite");
+  mkdirSync(dataDir);
+  const store = await openSqliteStore({ path: join(dataDir, "platform.db") });
+  const housekeeping = await StoreHousekeeping.start({
+    storage: store,
+    dataDir,
+    metrics: new MetricsRegistry(),
+    options: { compactionIntervalMs: 200, compactionRetentionMs: 200, refreshMs: 200 },
+  });
+  const leadership = soleLeadership();
+  housekeeping.runOn(leadership);
+  try {
+    await storeWriter(store).create(
+      Array.from({ length: 2000 }, (_, i) => `/live/${i}`),
+      VALUE,
+    );
+    const started = performance.now();
+    const curve = await churn({
+      total: CHURN,
+      wave: Math.max(1, CHURN / 10),
+      concurrency: 4,
+      batch: 250,
+      prefix: "/churn/",
+      value: VALUE,
+      writer: storeWriter(store),
+      size: () => store.stats!(),
+    });
+    const churnMs = performance.now() - started;
+    const settled = await readUntil(
+      () => store.stats!(),
+      (s) => s.walBytes === 0 && s.freeBytes === 0,
+      120_000,
+    );
+    const settledMs = performance.now() - started - churnMs;
+    printCurve("SQLite", curve, settled, churnMs, settledMs);
+  } finally {
+    await leadership.stop();
+    await housekeeping.close();
+    await store.close();
+  }
+}
+
+function printCurve(
+  name: string,
+  curve: SizePoint[],
+  settled: { sizeBytes: number; inUseBytes: number },
+  churnMs: number,
+  settledMs: number,
+) {
+  console.log(`\n## Size curve, ${name}: ${CHURN.toLocaleString("en")} objects created and deleted (load ${load()})\n`);
+  console.log(curveTable([...curve, { operations: 2 * CHURN, ...settled }]));
+  console.log(`\nchurn ${(churnMs / 1000).toFixed(1)} s; settled (last row) ${(settledMs / 1000).toFixed(1)} s later`);
+}
+
+function transactionWriter(store: EtcdStore): ChurnWriter {
+  const txn = async (ops: unknown[]) => {
+    await store.client.call("/v3/kv/txn", { success: ops });
+  };
+  return {
+    create: (keys, value) =>
+      txn(keys.map((key) => ({ request_put: { key: toBase64(store.keys.key(key)), value: toBase64(value) } }))),
+    delete: (keys) => txn(keys.map((key) => ({ request_delete_range: { key: toBase64(store.keys.key(key)) } }))),
+  };
+}
+
+async function etcdCurve(): Promise<void> {
+  const cluster = await startEtcdCluster({ members: 3 });
+  const dataDir = join(dir, "churn-etcd");
+  mkdirSync(dataDir);
+  const store = await openEtcdStore({ endpoints: cluster.endpoints, prefix: "/bench", requestTimeoutMs: 20_000 });
+  const housekeeping = await StoreHousekeeping.start({
+    storage: store,
+    etcd: { store, endpoints: cluster.endpoints },
+    dataDir,
+    metrics: new MetricsRegistry(),
+    options: {
+      compactionIntervalMs: 200,
+      compactionRetentionMs: 200,
+      etcdDefrag: { freeShare: 0.5, minFreeBytes: 1024 * 1024 },
+      defragIntervalMs: 500,
+    },
+  });
+  const leadership = etcdLeadership({ store, identity: "bench" });
+  housekeeping.runOn(leadership);
+  const maintenance = new EtcdMaintenance({ endpoints: cluster.endpoints });
+  const size = async () => {
+    const stats = await maintenance.stats({ revision: 0, compactedRevision: 0 });
+    return { sizeBytes: stats.sizeBytes, inUseBytes: stats.inUseBytes };
+  };
+  try {
+    await storeWriter(store).create(
+      Array.from({ length: 2000 }, (_, i) => `/live/${i}`),
+      VALUE,
+    );
+    const started = performance.now();
+    const curve = await churn({
+      total: CHURN,
+      wave: Math.max(1, CHURN / 5),
+      concurrency: 8,
+      batch: 100,
+      prefix: "/churn/",
+      value: VALUE,
+      writer: transactionWriter(store),
+      size,
+    });
+    const churnMs = performance.now() - started;
+    const settled = await readUntil(size, (s) => s.sizeBytes < 4 * 1024 * 1024, 120_000);
+    printCurve("etcd (3 members)", curve, settled, churnMs, performance.now() - started - churnMs);
+    console.log(`defragmentations: ${housekeeping.defragRuns.length} (one member at a time)`);
+  } finally {
+    await maintenance.close();
+    await leadership.stop();
+    await housekeeping.close();
+    await store.close();
+    await cluster.stop();
+  }
+}
+
+try {
+  console.log(`# bench/store-compaction.ts (load average at start: ${load()})`);
+  await latencyComparison();
+  await sqliteCurve();
+  if (!values["no-etcd"] && etcdBinary()) await etcdCurve();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,7 +1,12 @@
 // Test and benchmark support: churning a store (creating and deleting many objects in waves) while recording its
 // size, and the size the live objects alone take in a fresh store of the same kind, to compare against.
 
+import { Registry as MetricsRegistry } from "prom-client";
+import { toBase64 } from "../storage/etcd/etcd-client.ts";
+import type { EtcdStore } from "../storage/etcd/etcd-store.ts";
 import type { KeyValueStore } from "../storage/types.ts";
+import { etcdLeadership, soleLeadership } from "./leader.ts";
+import { StoreHousekeeping } from "./store-housekeeping.ts";
 
 /** One point of the size curve: after `operations` creates and deletes. */
 export interface SizePoint {
@@ -49,6 +54,60 @@ export function storeWriter(store: KeyValueStore): ChurnWriter {
       await Promise.all(keys.map((key) => store.delete(key)));
     },
   };
+}
+
+/** Puts and deletes as etcd transactions of many keys (the store's keys, under its prefix): the fast bulk path. */
+export function etcdTransactionWriter(store: EtcdStore): ChurnWriter {
+  const txn = async (ops: unknown[]) => {
+    await store.client.call("/v3/kv/txn", { success: ops });
+  };
+  return {
+    create: (keys, value) =>
+      txn(keys.map((key) => ({ request_put: { key: toBase64(store.keys.key(key)), value: toBase64(value) } }))),
+    delete: (keys) => txn(keys.map((key) => ({ request_delete_range: { key: toBase64(store.keys.key(key)) } }))),
+  };
+}
+
+/**
+ * The platform's housekeeping as the churn test runs it: compaction every 200 ms keeping 200 ms (so a wave's
+ * history is compactable within the next), sizes read every 200 ms, and on etcd defragmentation of members past half
+ * free and 1 MiB, looked for every 500 ms. `stop()` ends the leadership and the housekeeping (not the store).
+ */
+export async function quickHousekeeping(parts: {
+  storage: KeyValueStore;
+  etcd?: { store: EtcdStore; endpoints: string[] };
+  dataDir: string;
+}): Promise<{ housekeeping: StoreHousekeeping; stop(): Promise<void> }> {
+  const housekeeping = await StoreHousekeeping.start({
+    ...parts,
+    metrics: new MetricsRegistry(),
+    options: {
+      compactionIntervalMs: 200,
+      compactionRetentionMs: 200,
+      refreshMs: 200,
+      etcdDefrag: { freeShare: 0.5, minFreeBytes: 1024 * 1024 },
+      defragIntervalMs: 500,
+    },
+  });
+  const leadership = parts.etcd
+    ? etcdLeadership({ store: parts.etcd.store, identity: "churn", ttlSeconds: 5 })
+    : soleLeadership();
+  housekeeping.runOn(leadership);
+  return {
+    housekeeping,
+    async stop() {
+      await leadership.stop();
+      await housekeeping.close();
+    },
+  };
+}
+
+/** Creates `count` live objects `/live/<i>` through the store's own create. */
+export async function createLive(store: KeyValueStore, count: number, value: string): Promise<void> {
+  await storeWriter(store).create(
+    Array.from({ length: count }, (_, i) => `/live/${i}`),
+    value,
+  );
 }
 
 /** Creates and deletes `total` objects in waves, and returns the size after each wave (the first point is before). */

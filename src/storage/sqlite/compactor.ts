@@ -15,6 +15,8 @@ const CLEANED = "cleaned_revision";
 /** Bounds of the revisions whose superseded rows are deleted per transaction. */
 const MIN_CHUNK = 50;
 const MAX_CHUNK = 5000;
+/** Revisions left to clean up past which chunks stop yielding to writes (pacer.ts) and run every turn. */
+const CATCH_UP_REVISIONS = 20_000;
 
 export interface CompactorOptions {
   /** When the next cleanup transaction may run (none: the next macrotask). */
@@ -64,7 +66,9 @@ export class Compactor {
       this.adapt(to - from, performance.now() - started);
       this.options.onChunk?.(rows);
       if (to < this.compacted) {
-        await (this.options.pacer ? this.options.pacer.wait() : new Promise((resolve) => setImmediate(resolve)));
+        // Far behind (a sustained burst of writes), cleanup takes every turn again rather than let the file grow.
+        const paced = this.options.pacer && this.compacted - this.cleaned < CATCH_UP_REVISIONS;
+        await (paced ? this.options.pacer!.wait() : new Promise((resolve) => setImmediate(resolve)));
       }
     }
     return this.compacted;

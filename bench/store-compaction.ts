@@ -8,15 +8,19 @@
 // 2. The size curve of the churn test: `--churn` objects created and deleted in waves through the platform's
 //    housekeeping (compaction every 200 ms keeping 200 ms), on SQLite and, when etcd is installed, on a 3-member
 //    etcd (bulk writes in transactions of 100 keys, as src/platform/store-churn.test.ts does).
+// 3. The issue's own measurement: `--users` users created and deleted over HTTPS through a platform process
+//    (compaction every 10 s keeping 10 s), its store's size read through `platform store-info`'s control socket
+//    before, after the creates, after the deletes and every 2 s until it is back.
 //
 //   node bench/store-compaction.ts [--rounds 3] [--creates 20000] [--callers 16] [--free-mib 200] [--churn 100000]
-//                                  [--no-etcd]
+//                                  [--users 10000] [--no-etcd]      (0 rounds, churn or users: that part is skipped)
 
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { parseArgs } from "node:util";
+import { readStoreInfo } from "../src/platform/store-info.ts";
 import {
   type ChurnWriter,
   churn,
@@ -33,6 +37,9 @@ import { openEtcdStore } from "../src/storage/etcd/etcd-store.ts";
 import { etcdBinary, startEtcdCluster } from "../src/storage/etcd/testing-etcd-cluster.ts";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.ts";
 import type { KeyValueStore } from "../src/storage/types.ts";
+import { formatBytes } from "../src/utils/byte-size.ts";
+import { startPlatformProcess } from "../test/support/platform-process.ts";
+import { ApiClient, GROUP_VERSION, USERS_PATH } from "./lib/api.ts";
 import { type LatencySummary, summarize } from "./lib/stats.ts";
 
 const { values } = parseArgs({
@@ -42,6 +49,7 @@ const { values } = parseArgs({
     callers: { type: "string", default: "16" },
     "free-mib": { type: "string", default: "200" },
     churn: { type: "string", default: "100000" },
+    users: { type: "string", default: "10000" },
     "no-etcd": { type: "boolean", default: false },
   },
 });
@@ -50,6 +58,7 @@ const CREATES = Number(values.creates);
 const CALLERS = Number(values.callers);
 const FREE_MIB = Number(values["free-mib"]);
 const CHURN = Number(values.churn);
+const USERS = Number(values.users);
 const VALUE = sampleValue(1000);
 const dir = mkdtempSync(join(tmpdir(), "bench-store-compaction-"));
 const load = () =>
@@ -278,11 +287,56 @@ async function etcdCurve(): Promise<void> {
   }
 }
 
+async function httpChurn(): Promise<void> {
+  const platform = await startPlatformProcess({
+    extraArgs: ["--store-compaction-interval", "10s", "--store-compaction-retention", "10s"],
+  });
+  const api = new ApiClient(platform.url, platform.adminKey, platform.caPem, 16);
+  const size = async () => (await readStoreInfo({ dataDir: platform.dataDir })).info.stats!;
+  const row = (label: string, stats: { sizeBytes: number; inUseBytes: number }) =>
+    console.log(`| ${label} | ${formatBytes(stats.sizeBytes)} | ${formatBytes(stats.inUseBytes)} |`);
+  try {
+    const before = await readUntil(size, (s) => s.walBytes === 0, 30_000);
+    console.log(`\n## ${USERS.toLocaleString("en")} users created and deleted over HTTPS (load ${load()})\n`);
+    console.log("| when | size on disk | in use |\n|---|---|---|");
+    row("before", before);
+    const started = performance.now();
+    const each = async (call: (i: number) => Promise<number>, expected: number) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < USERS) {
+            const i = next++;
+            const status = await call(i);
+            if (status !== expected) throw new Error(`user ${i}: HTTP ${status}`);
+          }
+        }),
+      );
+    };
+    const user = (name: string) => ({ apiVersion: GROUP_VERSION, kind: "User", metadata: { name }, spec: {} });
+    await each(async (i) => (await api.request("POST", USERS_PATH, user(`churn-${i}`))).status, 201);
+    row(`after the creates (${((performance.now() - started) / 1000).toFixed(0)} s)`, await size());
+    await each(async (i) => (await api.request("DELETE", `${USERS_PATH}/churn-${i}`)).status, 200);
+    const deleted = performance.now();
+    row(`after the deletes (${((deleted - started) / 1000).toFixed(0)} s)`, await size());
+    for (let waited = 2; waited <= 60; waited += 2) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const stats = await size();
+      row(`${waited} s after the deletes`, stats);
+      if (stats.sizeBytes <= before.sizeBytes * 1.5 && stats.walBytes === 0) break;
+    }
+  } finally {
+    api.close();
+    await platform.stop();
+  }
+}
+
 try {
   console.log(`# bench/store-compaction.ts (load average at start: ${load()})`);
-  await latencyComparison();
-  await sqliteCurve();
-  if (!values["no-etcd"] && etcdBinary()) await etcdCurve();
+  if (ROUNDS > 0) await latencyComparison();
+  if (CHURN > 0) await sqliteCurve();
+  if (CHURN > 0 && !values["no-etcd"] && etcdBinary()) await etcdCurve();
+  if (USERS > 0) await httpChurn();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -3,8 +3,8 @@
 // A check may pass with a warning (it returns the text): the answer stays 200, and the warning goes into the
 // verbose line and a `Warning` header (kubectl prints those), for conditions to act on before anything fails.
 
-/** Throws to fail; returns a text to pass with that warning. */
-export type HealthCheck = () => Promise<string | undefined | void> | string | undefined | void;
+/** Throws (or rejects) to fail; returns (or resolves to) a string to pass with that warning; anything else passes. */
+export type HealthCheck = () => unknown;
 
 export interface HealthResult {
   code: number;

@@ -78,7 +78,8 @@ async function freshSqliteSize(path: string): Promise<number> {
 
 const missing = etcdMissing();
 
-test("the platform's housekeeping keeps etcd within 2x its live size through 100,000 creates and deletes, defragmenting one member at a time", { // Its own timeout: on a loaded machine the 200,000 etcd writes alone can take a minute.
+test("the platform's housekeeping keeps etcd within 2x its live size through 100,000 creates and deletes, defragmenting one member at a time", {
+  // Its own timeout: on a loaded machine the 200,000 etcd writes alone can take a minute.
   skip: missing,
   timeout: 300_000,
 }, async (t) => {

@@ -28,6 +28,7 @@ import { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import type { ResourceStore } from "../registry/types.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
+import { RetentionCompaction } from "../storage/retention-compaction.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { AdminTokenAuthenticator, ensureAdminToken } from "./admin-token.ts";
 import { bootstrapRbac } from "./bootstrap-rbac.ts";
@@ -92,6 +93,14 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
     metrics.storageOperation(op, r, ok, s),
   );
   const stops: (() => void | Promise<void>)[] = [() => storage.close()];
+  // As the platform does (without a leader: one process owns the file): every minute, drop history older than five
+  // minutes; the SQLite store then returns the freed pages by itself.
+  const compaction = new RetentionCompaction({ storage, retentionMs: 5 * 60_000 });
+  const compactor = setInterval(() => {
+    compaction.tick().catch((error) => logger?.warn({ err: String(error) }, "compaction failed"));
+  }, 60_000);
+  compactor.unref();
+  stops.push(() => clearInterval(compactor));
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
   };

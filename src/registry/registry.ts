@@ -7,15 +7,22 @@ import type { KeyValueStore, StoredRecord } from "../storage/types.ts";
 import { ActionStore } from "./action-store.ts";
 import { parseKey } from "./keys.ts";
 import { GenericStore } from "./store.ts";
-import type { ResourceDefinition, ResourceStore } from "./types.ts";
+import type { ResourceDefinition, ResourceStore, WriteGate } from "./types.ts";
+
+export interface RegistryOptions {
+  /** Asked before every write that adds data, in every resource (the platform's store quota). */
+  writeGate?: WriteGate;
+}
 
 export class Registry {
   readonly storage: KeyValueStore;
   private readonly byResource = new Map<string, ResourceStore>();
   private readonly byKind = new Map<string, ResourceDefinition>();
+  private readonly options: RegistryOptions;
 
-  constructor(storage: KeyValueStore) {
+  constructor(storage: KeyValueStore, options: RegistryOptions = {}) {
     this.storage = storage;
+    this.options = options;
   }
 
   /** Registers a resource; returns its store. Registering the same group/plural twice is a programming error. */
@@ -26,7 +33,12 @@ export class Registry {
       ? definition.serve(definition)
       : definition.action
         ? new ActionStore(definition)
-        : new GenericStore({ definition, storage: this.storage, resolveKind: (v, k) => this.definitionForKind(v, k) });
+        : new GenericStore({
+            definition,
+            storage: this.storage,
+            resolveKind: (v, k) => this.definitionForKind(v, k),
+            writeGate: this.options.writeGate,
+          });
     this.byResource.set(id, store);
     const apiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
     this.byKind.set(`${apiVersion}|${definition.kind}`, definition);

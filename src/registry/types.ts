@@ -188,6 +188,13 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   authorization?: AuthorizationFacts;
 }
 
+/**
+ * Asked before a write that adds data: a create, or an update of an object that is not being deleted. Throws a
+ * StatusError to refuse it (the platform's store quota). Deletes, the updates that carry them out (deletionTimestamp,
+ * finalizers of an object being deleted) and dry runs are never asked, so a full store can still be emptied.
+ */
+export type WriteGate = () => void;
+
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
 export type FieldValidation = "Strict" | "Warn" | "Ignore";

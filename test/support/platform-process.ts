@@ -31,6 +31,8 @@ export interface PlatformProcess {
   child: ChildProcess;
   /** Everything the process printed on stdout so far. */
   stdout(): string;
+  /** Everything it logged on stderr so far. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ export async function startPlatformProcess(
     caPem,
     child,
     stdout: () => stdout,
+    stderr: () => stderr,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));

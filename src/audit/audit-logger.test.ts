@@ -116,6 +116,28 @@ describe("AuditLogger", () => {
     assert.deepEqual(events[0].responseObject, { ok: true });
   });
 
+  it("AuditLogger decides once per request through its slot, and again after a settings change", async () => {
+    const path = join(dir, "slot.log");
+    setAudit({ enabled: true, level: 1, path });
+    const slot = { hookValue: undefined as unknown };
+    const get = request("get", "users", { id: "id-slot", slot });
+    audit.hooks.onRequestReceived(get);
+    assert.notEqual(slot.hookValue, undefined, "the decision is kept in the request's slot");
+    const kept = slot.hookValue;
+    audit.hooks.onRequestComplete(get);
+    assert.equal(slot.hookValue, kept, "later stages reuse it");
+    const next = request("get", "users", { id: "id-slot-2", slot: { hookValue: undefined } });
+    audit.hooks.onRequestReceived(next);
+    setAudit({ enabled: true, path, policy: { omitStages: ["ResponseComplete"], rules: [{ level: "Metadata" }] } });
+    audit.hooks.onRequestComplete(next);
+    await audit.settled();
+    assert.deepEqual(
+      (await lines(path)).map((e) => `${e.auditID} ${e.stage}`),
+      ["id-slot RequestReceived", "id-slot ResponseComplete", "id-slot-2 RequestReceived"],
+      "a stage after the change follows the new policy",
+    );
+  });
+
   it("AuditLogger moves to a new file when the path changes, and stops when disabled", async () => {
     const next = join(dir, "b", "b.log");
     setAudit({ enabled: true, level: 1, path: next });

@@ -20,7 +20,7 @@ import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
 import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
 import type { RotationSettings } from "./rotating-file-sink.ts";
-import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditRequestInfo, AuditStage } from "./types.ts";
+import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditStage } from "./types.ts";
 
 const MEGABYTE = 1024 * 1024;
 const DEFAULT_MAX_SIZE_MB = 100;
@@ -72,10 +72,17 @@ interface Active {
   policy: CompiledAuditPolicy;
 }
 
-/** What the logger keeps of a request in flight: its policy decision, and the text its event lines share. */
-interface InFlight {
-  decision: AuditDecision;
-  parts: RequestParts | undefined;
+/** What the logger keeps of a request in flight (in its slot): its policy decision, the text its lines share. */
+class InFlight {
+  /** The settings it was decided under: a change of them decides again. */
+  readonly generation: number;
+  readonly decision: AuditDecision;
+  parts: RequestParts | undefined = undefined;
+
+  constructor(generation: number, decision: AuditDecision) {
+    this.generation = generation;
+    this.decision = decision;
+  }
 }
 
 function rotationOf(config: AuditConfig): RotationSettings {
@@ -94,8 +101,8 @@ export class AuditLogger {
   private readonly unsubscribe: () => void;
   private readonly pipe: AuditPipe;
   private active: Active | undefined;
-  /** Requests in flight, by their request info (one object per request): the policy runs once per request. */
-  private inFlight = new WeakMap<AuditRequestInfo, InFlight>();
+  /** Counts settings changes: what a request's slot holds from before one is decided again. */
+  private generation = 0;
   private failures = { count: 0, lastLog: 0 };
   private datastoreFailures = { count: 0, lastLog: 0, failing: false };
 
@@ -160,7 +167,7 @@ export class AuditLogger {
     const on = config.enabled === true && Boolean(config.path);
     const wasOn = this.active !== undefined;
     this.active = on ? { config, policy: compileAuditPolicy(auditPolicyOf(config)) } : undefined;
-    this.inFlight = new WeakMap();
+    this.generation++;
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
@@ -177,16 +184,16 @@ export class AuditLogger {
     } else if (!on && wasOn) this.options.logger?.info("audit log disabled");
   }
 
+  /** The request's decision (and shared text), from its slot when a hook call of it made them under these settings. */
   private track(request: AuditRequest): InFlight | undefined {
     const active = this.active;
     if (!active) return undefined;
-    const info = request.requestInfo;
-    let tracked = this.inFlight.get(info);
-    if (tracked === undefined) {
-      const attributes = { user: request.user ?? ANONYMOUS, info };
-      tracked = { decision: capCredentialRequests(active.policy(attributes), attributes), parts: undefined };
-      this.inFlight.set(info, tracked);
-    }
+    const slot = request.slot;
+    const kept = slot?.hookValue;
+    if (kept instanceof InFlight && kept.generation === this.generation) return kept;
+    const attributes = { user: request.user ?? ANONYMOUS, info: request.requestInfo };
+    const tracked = new InFlight(this.generation, capCredentialRequests(active.policy(attributes), attributes));
+    if (slot) slot.hookValue = tracked;
     return tracked;
   }
 

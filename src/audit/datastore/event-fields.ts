@@ -1,8 +1,8 @@
 // The searchable fields of an audit event line. Only the head of the line is read: requestObject and
 // responseObject come last in every line (event.ts) and can be large, and a string value inside the head cannot
 // contain `,"requestObject":` unescaped (JSON escapes its quotes), so the first such key ends the head. A line in
-// event.ts's own member order is read in place (ownLineFields), several times cheaper than JSON.parse of the head,
-// which decides for any other line.
+// event.ts's own shape is read by one regular expression (ownLineFields), a third of the CPU of JSON.parse of the
+// head, which decides for any other line.
 
 import type { AuditEventFields } from "./types.ts";
 
@@ -39,7 +39,7 @@ export function auditEventFields(line: string, fallbackTime: number): AuditEvent
   return ownLineFields(line, fallbackTime) ?? parsedEventFields(line, fallbackTime);
 }
 
-/** The same fields through JSON.parse of the head: exact for any line, and several times the CPU of the scan. */
+/** The same fields through JSON.parse of the head: exact for any line, at three times the CPU of OWN_LINE. */
 export function parsedEventFields(line: string, fallbackTime: number): AuditEventFields {
   const head = parseEventHead(line);
   const ref = head.objectRef ?? {};
@@ -72,170 +72,46 @@ function eventTime(timestamp: unknown, fallbackTime: number): number {
   return Number.isFinite(lastTime) ? lastTime : fallbackTime;
 }
 
-/** How every line event.ts writes begins; the level follows. */
-const OWN_HEAD = '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":';
+/** Any JSON string; one that has no escapes, its text captured. */
+const STRING = String.raw`"(?:[^"\\]|\\.)*"`;
+const PLAIN = String.raw`"([^"\\]*)"`;
+const STRINGS = String.raw`\[(?:${STRING}(?:,${STRING})*)?\]`;
 
 /**
- * The fields of a line with event.ts's own members in its order (the platform's lines and its virtual clusters'),
- * read in place: each member is expected at the position where the previous one ended, so no key is searched for
- * and nothing is built but the field values. Undefined as soon as the line differs (other member order, an escape
- * in a value read here): JSON.parse then decides.
+ * The head of a line as event.ts writes it, member by member in its order (userPart, objectRef and responseStatus
+ * included), capturing the indexed fields. A line that differs in any way (another member order, an escape in a
+ * captured value) does not match. One pass of compiled regular expression code, about half the CPU of reading the
+ * members one by one in JavaScript and a third of JSON.parse of the head.
  */
+const OWN_LINE = new RegExp(
+  String.raw`^\{"kind":"Event","apiVersion":"audit\.k8s\.io/v1","level":${PLAIN},"auditID":${PLAIN},"stage":${PLAIN}` +
+    `,"requestURI":${STRING},"verb":${PLAIN}` +
+    String.raw`,"user":\{"username":${PLAIN}(?:,"uid":${STRING})?,"groups":${STRINGS}` +
+    String.raw`(?:,"extra":\{(?:${STRING}:${STRINGS}(?:,${STRING}:${STRINGS})*)?\})?\}` +
+    `,"sourceIPs":${STRINGS}(?:,"userAgent":${STRING})?` +
+    String.raw`(?:,"objectRef":\{"resource":${PLAIN}(?:,"namespace":${PLAIN})?(?:,"name":${PLAIN})?` +
+    String.raw`(?:,"apiGroup":${PLAIN})?,"apiVersion":${STRING}(?:,"subresource":${STRING})?\})?` +
+    String.raw`(?:,"responseStatus":\{"metadata":\{\}(?:,"status":${STRING})?(?:,"message":${STRING})?` +
+    String.raw`(?:,"reason":${STRING})?,"code":(\d{1,15})\})?` +
+    `,"requestReceivedTimestamp":${STRING},"stageTimestamp":${PLAIN}`,
+);
+
+/** The fields of a line in event.ts's own shape (the platform's lines and its virtual clusters'), or undefined. */
 function ownLineFields(line: string, fallbackTime: number): AuditEventFields | undefined {
-  if (!line.startsWith(OWN_HEAD)) return undefined;
-  const reader = new LineReader(line, OWN_HEAD.length);
-  const level = reader.string();
-  const auditID = reader.member(',"auditID":') ? reader.string() : undefined;
-  const stage = reader.member(',"stage":') ? reader.string() : undefined;
-  if (!reader.member(',"requestURI":') || !reader.skip()) return undefined;
-  const verb = reader.member(',"verb":') ? reader.string() : undefined;
-  const username = reader.member(',"user":{"username":') ? reader.string() : undefined;
-  if (level === undefined || auditID === undefined || stage === undefined || verb === undefined) return undefined;
-  if (username === undefined || !reader.skipMembers() || !reader.member(',"sourceIPs":') || !reader.skip()) {
-    return undefined;
-  }
-  if (reader.member(',"userAgent":') && !reader.skip()) return undefined;
-  const fields: AuditEventFields = {
+  const match = OWN_LINE.exec(line);
+  if (match === null) return undefined;
+  const [, level, auditID, stage, verb, username, resource, namespace, name, apiGroup, code, timestamp] = match;
+  return {
     auditID,
     stage,
     level,
     verb,
     username,
-    apiGroup: "",
-    resource: "",
-    namespace: "",
-    name: "",
-    code: 0,
-    time: fallbackTime,
+    apiGroup: apiGroup ?? "",
+    resource: resource ?? "",
+    namespace: namespace ?? "",
+    name: name ?? "",
+    code: code === undefined ? 0 : Number(code),
+    time: eventTime(timestamp, fallbackTime),
   };
-  if (reader.member(',"objectRef":{')) {
-    for (let key = reader.key(); key !== ""; key = reader.key()) {
-      const value = reader.string();
-      if (key === undefined || value === undefined) return undefined;
-      if (key === "apiGroup" || key === "resource" || key === "namespace" || key === "name") fields[key] = value;
-    }
-  }
-  if (reader.member(',"responseStatus":{')) {
-    for (let key = reader.key(); key !== ""; key = reader.key()) {
-      if (key === undefined) return undefined;
-      if (key !== "code") {
-        if (!reader.skip()) return undefined;
-        continue;
-      }
-      const code = reader.integer();
-      if (code === undefined) return undefined;
-      fields.code = code;
-    }
-  }
-  if (!reader.member(',"requestReceivedTimestamp":') || !reader.skip()) return undefined;
-  const timestamp = reader.member(',"stageTimestamp":') ? reader.string() : undefined;
-  if (timestamp === undefined) return undefined;
-  fields.time = eventTime(timestamp, fallbackTime);
-  return fields;
-}
-
-const QUOTE = 34;
-const BACKSLASH = 92;
-
-/** A position in a compact JSON line and the few steps ownLineFields() takes; each answers undefined/false when the text is not what it expects. */
-class LineReader {
-  private readonly line: string;
-  private at: number;
-
-  constructor(line: string, at: number) {
-    this.line = line;
-    this.at = at;
-  }
-
-  /** Moves past `prefix` if the text continues with it. */
-  member(prefix: string): boolean {
-    if (!this.line.startsWith(prefix, this.at)) return false;
-    this.at += prefix.length;
-    return true;
-  }
-
-  /** A string without escapes. */
-  string(): string | undefined {
-    const line = this.line;
-    if (line.charCodeAt(this.at) !== QUOTE) return undefined;
-    const close = line.indexOf('"', this.at + 1);
-    if (close === -1) return undefined;
-    const value = line.slice(this.at + 1, close);
-    if (value.includes("\\")) return undefined;
-    this.at = close + 1;
-    return value;
-  }
-
-  /** A member's key (the reader is then at its value); "" at the end of the object (left); undefined: no key. */
-  key(): string | undefined {
-    const code = this.line.charCodeAt(this.at);
-    if (code === 125 /* } */) {
-      this.at++;
-      return "";
-    }
-    if (code === 44 /* , */) this.at++;
-    const key = this.string();
-    if (key === undefined || this.line.charCodeAt(this.at) !== 58 /* : */) return undefined;
-    this.at++;
-    return key;
-  }
-
-  /** A non-negative integer (status codes). */
-  integer(): number | undefined {
-    const line = this.line;
-    let value = 0;
-    const start = this.at;
-    for (let code = line.charCodeAt(this.at); code >= 48 && code <= 57; code = line.charCodeAt(++this.at)) {
-      value = value * 10 + code - 48;
-    }
-    return this.at > start && this.at - start < 16 ? value : undefined;
-  }
-
-  /** Skips a value: a string, an object or array (brackets counted outside strings), or a number or literal. */
-  skip(): boolean {
-    const line = this.line;
-    const first = line.charCodeAt(this.at);
-    if (first === QUOTE) return this.skipString();
-    if (first !== 123 && first !== 91) {
-      while (this.at < line.length && !",}]".includes(line[this.at])) this.at++;
-      return true;
-    }
-    this.at++;
-    return this.skipMembers();
-  }
-
-  /** Skips to the end of the object or array the reader is in, past its closing bracket. */
-  skipMembers(): boolean {
-    const line = this.line;
-    let depth = 1;
-    for (;;) {
-      // Only the few characters between strings are looked at one by one; strings are jumped over.
-      const quote = line.indexOf('"', this.at);
-      const end = quote === -1 ? line.length : quote;
-      for (; this.at < end; this.at++) {
-        const code = line.charCodeAt(this.at);
-        if (code === 123 || code === 91) depth++;
-        else if ((code === 125 || code === 93) && --depth === 0) {
-          this.at++;
-          return true;
-        }
-      }
-      if (quote === -1 || !this.skipString()) return false;
-    }
-  }
-
-  /** Moves past the string at the reader, escapes and all. */
-  private skipString(): boolean {
-    const line = this.line;
-    let close = line.indexOf('"', this.at + 1);
-    for (;;) {
-      if (close === -1) return false;
-      let backslashes = 0;
-      while (line.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
-      if (backslashes % 2 === 0) break;
-      close = line.indexOf('"', close + 1);
-    }
-    this.at = close + 1;
-    return true;
-  }
 }

@@ -12,6 +12,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { batchLines } from "../src/audit/batch-lines.ts";
 import { DatastoreWriter } from "../src/audit/datastore/datastore-writer.ts";
 import { auditEventFields } from "../src/audit/datastore/event-fields.ts";
 import { SqliteAuditStore } from "../src/audit/datastore/sqlite-audit-store.ts";
@@ -134,11 +135,7 @@ interface Step {
   run(input: Buffer[], dir: string, start: () => void): Promise<void>;
 }
 
-const decode = (bytes: Buffer) => {
-  const lines = bytes.toString("utf8").split("\n");
-  lines.pop();
-  return lines;
-};
+const decode = batchLines;
 
 const steps: Step[] = [
   {

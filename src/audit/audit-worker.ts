@@ -4,6 +4,7 @@
 
 import { parentPort, workerData } from "node:worker_threads";
 import type { FromWorker, ToWorker, WorkerCall, WorkerConfig } from "./audit-worker-protocol.ts";
+import { batchLines } from "./batch-lines.ts";
 import { AuditDatastore } from "./datastore/audit-datastore.ts";
 import { RotatingFileSink } from "./rotating-file-sink.ts";
 
@@ -100,11 +101,7 @@ port.on("message", (message: ToWorker) => {
       return;
     case "events": {
       const bytes = Buffer.from(message.bytes, 0, message.length);
-      if (datastore) {
-        const lines = bytes.toString("utf8").split("\n");
-        lines.pop(); // after the last newline
-        datastore.add(lines, message.instance);
-      }
+      if (datastore) datastore.add(batchLines(bytes), message.instance);
       // The file gets the bytes as they came; the buffer goes back to the main thread once they are on disk.
       const release = () =>
         port.postMessage({ type: "buffer", bytes: message.bytes } satisfies FromWorker, [message.bytes]);

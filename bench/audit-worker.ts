@@ -1,7 +1,7 @@
 // The audit worker's CPU per event line, step by step (issue 19): the lines of GETs of one user, as event.ts writes
 // them at Metadata or RequestResponse, in 1 MiB batches as the audit pipe hands them over, through the steps the
 // worker runs on a batch: decoding it into lines, reading each line's indexed fields, inserting the rows into the
-// embedded datastore (SQLite, one transaction per 1,000 rows, the writer's batch), and appending the bytes to the
+// embedded datastore (SQLite, one transaction per 5,000 rows, the writer's batch), and appending the bytes to the
 // file. It runs in this process, so each step's CPU is measured alone: "thread" is this thread's CPU time (what
 // the worker thread pays), "process" adds the threads that work for it (libuv's pool doing the file writes, V8's
 // helpers). A GET logs two lines (RequestReceived and ResponseComplete).
@@ -151,14 +151,14 @@ const steps: Step[] = [
     },
   },
   {
-    name: "insert the rows into SQLite (1,000 a transaction)",
+    name: "insert the rows into SQLite (5,000 a transaction, as the writer batches)",
     async run(input, dir, start) {
       const rows = input.flatMap((bytes) =>
         decode(bytes).map((line) => ({ ...auditEventFields(line, 0), instance: "", line })),
       );
       const store = new SqliteAuditStore(join(dir, "insert.db"));
       start(); // only the inserts count: the rows were prepared above
-      for (let i = 0; i < rows.length; i += 1000) await store.append(rows.slice(i, i + 1000));
+      for (let i = 0; i < rows.length; i += 5000) await store.append(rows.slice(i, i + 5000));
       await store.close();
     },
   },

@@ -121,7 +121,18 @@ export function objectRef(request: AuditRequest, completion?: AuditCompletion): 
   return ref;
 }
 
+/**
+ * How the registry encodes an object it answers (apiVersion, kind, then metadata starting with resourceVersion and
+ * name), capturing a name without escapes: a create's answer is read without decoding it.
+ */
+const ENCODED_NAME =
+  /^\{"apiVersion":"(?:[^"\\]|\\.)*","kind":"(?:[^"\\]|\\.)*","metadata":\{"resourceVersion":"[^"\\]*","name":"([^"\\]*)"/;
+
 function createdMetadata(completion: AuditCompletion): { name?: string; namespace?: string } | undefined {
+  // A pre-encoded answer with no "namespace" key anywhere: only the name is needed, and it is read from the text.
+  const json = completion.responseJson;
+  const encoded = json !== undefined && !json.includes('"namespace":') ? ENCODED_NAME.exec(json) : null;
+  if (encoded) return { name: encoded[1], namespace: undefined };
   const metadata = (completion.responseObject as { metadata?: unknown } | undefined)?.metadata;
   if (typeof metadata !== "object" || metadata === null) return undefined;
   const { name, namespace } = metadata as Record<string, unknown>;

@@ -27,6 +27,8 @@ export interface EtcdMember {
   name: string;
   clientUrl: string;
   readonly running: boolean;
+  /** The process id while started (benchmarks count its CPU time). */
+  readonly pid: number | undefined;
   /** SIGKILL, as a crash. */
   kill(): Promise<void>;
   /** Starts the member again on its data directory. */
@@ -145,6 +147,9 @@ export async function startEtcdCluster(options: { members?: number; tls?: EtcdCl
       clientUrl,
       get running() {
         return child !== undefined && child.exitCode === null && child.signalCode === null;
+      },
+      get pid() {
+        return child?.pid;
       },
       killNow() {
         child?.kill("SIGKILL");

@@ -16,8 +16,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
-import { createKubeClient } from "../src/virtualcluster/syncer/kube-client.ts";
-import { memoryStatus } from "./lib/proc.ts";
+import { createKubeClient } from "./lib/pooled-kube-client.ts";
+import { cpuTimeMs, memoryStatus } from "./lib/proc.ts";
 import { round, summarize } from "./lib/stats.ts";
 
 const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
@@ -51,8 +51,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const progress = (phase: string) => process.stderr.write(`[bench/runtime-sync] ${phase}\n`);
 const mib = (kib: number) => round(kib / 1024, 1);
 
-function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+const optionText = (name: string) => {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+};
+/** Node options for the runtime process only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+const RUNTIME_NODE_OPTIONS = optionText("--runtime-node-options")?.split(/\s+/).filter(Boolean) ?? [];
+
+function start(
+  args: string[],
+  ready: RegExp,
+  nodeOptions: string[] = [],
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [...nodeOptions, MAIN, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, LOG_LEVEL: "warn", LICENSE: undefined },
   });
@@ -107,6 +118,7 @@ async function main(): Promise<void> {
       join(dir, "vc"),
     ],
     /listening on (https:\/\/\S+)/,
+    RUNTIME_NODE_OPTIONS,
   );
   await sleep(3000);
   const idleRss = memoryStatus(runtime.child.pid!);
@@ -151,12 +163,20 @@ async function main(): Promise<void> {
     );
     return started;
   };
-  const measure = (started: Float64Array, keys: string[]) => {
+  /** CPU time of both server processes so far, to charge a run's work per object (moves less than throughput). */
+  const cpuNow = () => ({ runtime: cpuTimeMs(runtime.child.pid!), host: cpuTimeMs(hostServer.child.pid!) });
+  const measure = async (started: Float64Array, keys: string[], cpuBefore: ReturnType<typeof cpuNow>) => {
     const arrivals = keys.map((key) => seen.get(key)!);
     const span = Math.max(...arrivals) - Math.min(...started);
+    await sleep(500); // the runtime's trailing work (host watch events of its own writes) is part of the cost
+    const cpu = cpuNow();
     return {
       latency: summarize(arrivals.map((arrival, i) => arrival - started[i])),
       perSecond: round((keys.length * 1000) / span, 1),
+      cpuMsPerObject: {
+        runtime: round((cpu.runtime - cpuBefore.runtime) / keys.length, 3),
+        host: round((cpu.host - cpuBefore.host) / keys.length, 3),
+      },
     };
   };
   const hostName = (name: string) => `${name}-x-default-x-${VC}`;
@@ -174,6 +194,7 @@ async function main(): Promise<void> {
       );
       await sleep(1000); // the Services' own sync settles before the measured writes
     }
+    const cpuBefore = cpuNow();
     const started = await write(
       count,
       (i) =>
@@ -187,15 +208,15 @@ async function main(): Promise<void> {
     );
     const keys = names.map((name, i) => `${side === "direct" ? name : hostName(name)}|${ipOf(i, tag)}`);
     await waitFor(keys);
-    return measure(started, keys);
+    return await measure(started, keys, cpuBefore);
   };
 
   const rounds: { burst: Record<string, unknown>; paced: Record<string, unknown> }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved A/B: direct then syncer in one round, syncer then direct in the next.
     const order: ("direct" | "syncer")[] = r % 2 === 0 ? ["direct", "syncer"] : ["syncer", "direct"];
-    const burst: Record<string, ReturnType<typeof measure>> = {};
-    const paced: Record<string, ReturnType<typeof measure>> = {};
+    const burst: Record<string, Awaited<ReturnType<typeof measure>>> = {};
+    const paced: Record<string, Awaited<ReturnType<typeof measure>>> = {};
     for (const side of order) {
       progress(`round ${r + 1}: ${side} burst of ${BURST}`);
       burst[side] = await run(side, BURST);

@@ -51,16 +51,13 @@ export function runCommand(): Command {
     .action(
       runAction(async (opts: RunOptions) => {
         const settingsText = readSettingsFile(opts.file);
-        const [{ pino }, { KubeConfig }, { startRuntime }] = await Promise.all([
+        const [{ pino }, { loadKubeAccess }, { startRuntime }] = await Promise.all([
           import("pino"),
-          import("@kubernetes/client-node"),
+          import("../virtualcluster/kube/kube-access.ts"),
           import("../virtualcluster/runtime.ts"),
         ]);
         const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
-        const host = new KubeConfig();
-        if (opts.hostKubeconfig) host.loadFromFile(opts.hostKubeconfig);
-        else host.loadFromDefault();
-        if (!host.getCurrentCluster()) throw new Error("the host kubeconfig has no current cluster");
+        const host = await loadKubeAccess({ file: opts.hostKubeconfig });
         const runtime = await startRuntime({
           name: opts.name,
           namespace: opts.namespace,

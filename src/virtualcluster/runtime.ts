@@ -5,15 +5,17 @@
 // Start order: settings (fail fast on any problem) -> API server -> platform connection (its failure never stops the
 // control plane) -> syncer. Close in reverse.
 
-import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { Registry as PromRegistry } from "prom-client";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import { createTokenVerifier } from "../identity/token-verifier.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
+import { hostApi } from "./connect/host-api.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
+import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
+import { KubeHttp } from "./kube/kube-http.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
@@ -26,7 +28,7 @@ export interface RuntimeOptions {
   /** Text of virtualcluster.yaml. */
   settingsText: string;
   /** The host cluster to sync into. */
-  host: KubeConfig;
+  host: KubeAccess;
   dataDir: string;
   /** Address the virtual cluster's API listens on (default 127.0.0.1) and its port (0: ephemeral). */
   listenHost?: string;
@@ -86,13 +88,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   });
   const endpoint = new URL(server.url).host;
 
-  const core = options.host.makeApiClient(CoreV1Api);
+  // The connection's few host calls get their own pool; the syncer's informers and writes keep theirs.
+  const hostHttp = new KubeHttp(options.host, { userAgent: "virtualcluster-platform-connection" });
   if (platformSettings) {
     connection = new PlatformConnection({
       name,
       namespace,
       platform: platformSettings,
-      host: { core, rbac: options.host.makeApiClient(RbacAuthorizationV1Api) },
+      host: hostApi(hostHttp),
       describe: () => ({
         kubernetesVersion: kubernetesVersion(),
         servingCaPem: server.caPem,
@@ -116,8 +119,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     await connection.start();
   }
 
-  const virtual = new KubeConfig();
-  virtual.loadFromFile(server.kubeconfigPath);
+  // The syncer reaches its own API server like any client, as the admin its kubeconfig names.
+  const virtual = await loadKubeAccess({ file: server.kubeconfigPath });
   try {
     syncer = await startSyncer({
       virtual,
@@ -129,6 +132,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     });
   } catch (error) {
     await connection?.close();
+    hostHttp.close();
     await server.close();
     loaded.dispose();
     throw error;
@@ -155,6 +159,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
       clearInterval(statusTimer);
       await syncer?.close();
       await connection?.close();
+      hostHttp.close();
       await server.close();
       loaded.dispose();
     },

@@ -3,6 +3,7 @@
 // `virtualcluster create` starts this command in the background; people and tests can run it directly.
 
 import { Command, InvalidArgumentError } from "commander";
+import { ensureRuntimeNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 import { readSettingsFile } from "../virtualcluster/settings/load.ts";
 import { runAction } from "./run-action.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
@@ -51,6 +52,7 @@ export function runCommand(): Command {
     .action(
       runAction(async (opts: RunOptions) => {
         const settingsText = readSettingsFile(opts.file);
+        ensureRuntimeNodeFlags();
         const [{ pino }, { loadKubeAccess }, { startRuntime }] = await Promise.all([
           import("pino"),
           import("../virtualcluster/kube/kube-access.ts"),

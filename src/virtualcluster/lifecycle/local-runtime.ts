@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 
 import { request } from "node:https";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { RUNTIME_NODE_FLAGS } from "../runtime-node-flags.ts";
 import { type RuntimeStatus, readRuntimeStatus } from "../runtime-status.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import type { ClusterPaths, LocalCluster } from "./local-clusters.ts";
@@ -114,6 +115,7 @@ export function startRuntime(options: StartRuntimeOptions): StartedRuntime {
   const log = openSync(paths.log, "a", 0o600);
   try {
     const args = [
+      ...RUNTIME_NODE_FLAGS,
       options.program,
       "run",
       "--name",

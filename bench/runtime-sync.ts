@@ -20,7 +20,10 @@ import { createKubeClient } from "./lib/pooled-kube-client.ts";
 import { cpuTimeMs, memoryStatus } from "./lib/proc.ts";
 import { round, summarize } from "./lib/stats.ts";
 
-const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
+// As users start it: bin/virtualcluster.js (in a checkout it runs the TypeScript sources), or with --from dist the
+// JavaScript an installed copy runs (`npm run build` first).
+const FROM_DIST = process.argv.includes("--from") && process.argv[process.argv.indexOf("--from") + 1] === "dist";
+const MAIN = new URL(FROM_DIST ? "../dist/cli/main.js" : "../bin/virtualcluster.js", import.meta.url).pathname;
 const argument = (name: string, fallback: number) => {
   const index = process.argv.indexOf(name);
   return index >= 0 ? Number(process.argv[index + 1]) : fallback;

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import { Registry as PromRegistry } from "prom-client";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
-import { createTokenVerifier } from "../identity/token-verifier.ts";
+import type { TokenVerifier } from "../identity/token-verifier.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
 import { hostApi } from "./connect/host-api.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
@@ -50,7 +50,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   const loaded: LoadedSettings = loadSettings(options.settingsText, { namespace });
   const platformSettings = loaded.settings.external.platform;
   let connection: PlatformConnection | undefined;
-  let verifier: ReturnType<typeof createTokenVerifier> | undefined;
+  // The verifier (and jose with it) loads once the platform is known: a virtual cluster without one never needs it.
+  let verifier: Promise<TokenVerifier> | undefined;
   let verifierFor: string | undefined;
 
   const platformUsers = new PlatformUserAuthenticator({
@@ -67,7 +68,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     },
     verifyToken: async (token) => {
       if (!verifier) throw new Error("the platform's signing keys are not known yet");
-      const verified = await verifier.verify(token);
+      const verified = await (await verifier).verify(token);
       return { name: verified.name, uid: verified.uid, kind: verified.kind, scope: verified.scope, exp: verified.exp };
     },
   });
@@ -106,11 +107,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
         // One verifier per platform address; it refetches the JWKS itself when it meets an unknown key id.
         if (verifierFor === credentials.host) return;
         verifierFor = credentials.host;
-        verifier = createTokenVerifier({
+        const jwks = {
           jwksUrl: `https://${credentials.host}/.well-known/jwks.json`,
           ca: credentials.certificateAuthorityPem,
           insecure: credentials.insecure,
-        });
+        };
+        verifier = import("../identity/token-verifier.ts").then(({ createTokenVerifier }) => createTokenVerifier(jwks));
       },
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       env: options.env,

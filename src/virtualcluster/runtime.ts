@@ -6,9 +6,9 @@
 // control plane) -> syncer. Close in reverse.
 
 import type { Logger } from "pino";
-import { Registry as PromRegistry } from "prom-client";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
+import { Registry as PromRegistry } from "../http/prometheus.ts";
 import type { TokenVerifier } from "../identity/token-verifier.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
 import { hostApi } from "./connect/host-api.ts";

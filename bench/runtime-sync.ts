@@ -33,6 +33,7 @@ const BURST = argument("--burst", 800);
 const RATE = argument("--rate", 50);
 const PACED_SECONDS = argument("--paced-seconds", 10);
 const ROUNDS = argument("--rounds", 2);
+const WARMUP = argument("--warmup", 200);
 const WRITERS = 4;
 const VC = "bench";
 const HOST_NS = "bench-host";
@@ -214,6 +215,13 @@ async function main(): Promise<void> {
     return await measure(started, keys, cpuBefore);
   };
 
+  // Both servers' code is compiled and their stores past their first pages before anything is measured: without
+  // this the first round's direct burst runs on a cold host and flatters the syncer.
+  if (WARMUP > 0) {
+    progress(`warm-up: ${WARMUP} objects each way`);
+    await run("direct", WARMUP);
+    await run("syncer", WARMUP);
+  }
   const rounds: { burst: Record<string, unknown>; paced: Record<string, unknown> }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved A/B: direct then syncer in one round, syncer then direct in the next.
@@ -234,7 +242,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const have = serial > 0 ? rounds.length * (BURST + RATE * PACED_SECONDS) : 0;
+  const have = rounds.length * (BURST + RATE * PACED_SECONDS) + (WARMUP > 0 ? WARMUP : 0);
   const more = Math.max(0, OBJECTS - have);
   progress(`memory: ${more} more objects to reach ${OBJECTS} synced`);
   if (more > 0) await run("syncer", more);

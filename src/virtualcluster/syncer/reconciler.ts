@@ -89,12 +89,34 @@ export class Reconciler {
     this.#options = options;
   }
 
-  /** The host informer saw an event for `key`: drop our write overlay once the informer has caught up. */
-  hostEvent(key: string, caughtUp: (state: NonNullable<KeyState["written"]>) => boolean): void {
+  /**
+   * The host informer saw an event for `key`: drops our write overlay once the informer has caught up. Returns
+   * whether the key needs a sync: not for the echo of our own last write (the host object is the one we wrote and
+   * no patch of the resource reads the host object), which would compute the same desired object again for nothing.
+   */
+  hostEvent(
+    key: string,
+    event: "add" | "update" | "delete",
+    seen: WireObject,
+    caughtUp: (state: NonNullable<KeyState["written"]>) => boolean,
+  ): boolean {
     const state = this.#states.get(key);
-    if (!state?.written || !caughtUp(state.written)) return;
-    delete state.written;
-    if (!state.last && !state.applied) this.#states.delete(key); // a deleted object: nothing left to remember
+    if (state?.written && caughtUp(state.written)) {
+      delete state.written;
+      if (!state.last && !state.applied) this.#states.delete(key); // a deleted object: nothing left to remember
+    }
+    const ours =
+      event !== "delete" &&
+      state !== undefined &&
+      !state.written &&
+      state.applied !== undefined &&
+      state.applied.resourceVersion === seen.metadata?.resourceVersion;
+    return !ours || this.#readsHost(parseKey(key).resource);
+  }
+
+  /** Whether some patch of the resource can read `context.hostObject` (its desired object may follow the host's). */
+  #readsHost(resource: SyncedResource): boolean {
+    return this.#options.context.patches[resource]?.contextUse === "full";
   }
 
   /** Forgets the overlay of `key` (after a failure, so the next attempt reads the informer). */

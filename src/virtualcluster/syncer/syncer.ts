@@ -263,8 +263,9 @@ class SyncerRuntime {
       return;
     }
     const key = this.#hostKey(resource, object);
-    this.#reconciler.hostEvent(key, (written) => caughtUp(written, event, object));
-    this.#queue.add(key);
+    if (this.#reconciler.hostEvent(key, event, object, (written) => caughtUp(written, event, object))) {
+      this.#queue.add(key);
+    }
   }
 
   /** The key of a managed host object: from the syncer's annotations, else by reversing its name. */

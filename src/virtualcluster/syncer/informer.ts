@@ -26,6 +26,16 @@ export interface InformerOptions {
 
 const cacheKey = (namespace: string | undefined, name: string | undefined) => `${namespace ?? ""}/${name ?? ""}`;
 
+/**
+ * Objects are cached without metadata.managedFields, as client-go informers with the managed-fields transform keep
+ * them: nothing in the syncer reads them, and their field sets were most of the cache (four copies of every synced
+ * object: virtual and host, Service and Endpoints).
+ */
+function cached(object: WireObject): WireObject {
+  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+  return object;
+}
+
 /** Watches end after 5 to 10 minutes (spread, as client-go does) and resume from the last resourceVersion. */
 const watchTimeoutSeconds = () => 300 + Math.floor(Math.random() * 300);
 
@@ -39,7 +49,7 @@ const isGone = (error: unknown) =>
  * List, then watch from the list's resourceVersion, forever: a watch that ends (its timeout) resumes where it
  * stopped; 410 Gone re-lists at once; any other failure (an API server restarting, a refused list) re-lists after a
  * backoff. A re-list reports what changed meanwhile (adds, updates, deletes), so handlers see every difference.
- * Objects are kept as the plain JSON the server sent.
+ * Objects are kept as the plain JSON the server sent, less their managedFields.
  */
 export class Informer {
   readonly ready: Promise<void>;
@@ -143,7 +153,9 @@ export class Informer {
   #replace(items: WireObject[]): void {
     const previous = new Map(this.#cache);
     this.#cache.clear();
-    for (const object of items) this.#cache.set(cacheKey(object.metadata?.namespace, object.metadata?.name), object);
+    for (const object of items) {
+      this.#cache.set(cacheKey(object.metadata?.namespace, object.metadata?.name), cached(object));
+    }
     for (const [key, object] of this.#cache) {
       const old = previous.get(key);
       previous.delete(key);
@@ -170,7 +182,7 @@ export class Informer {
   }
 
   #event(event: WatchEvent): void {
-    const object = event.object as WireObject;
+    const object = cached(event.object as WireObject);
     const resourceVersion = object.metadata?.resourceVersion;
     switch (event.type) {
       case "ADDED":

@@ -18,7 +18,7 @@ test("stableJson() writes what JSON.stringify writes, with object keys sorted", 
   const values: unknown[] = [
     { b: 1, a: { d: [3, { z: 1, y: null }], c: 'x\n"y"' } },
     [undefined, () => 1, Number.NaN, -0, 1e21, true, "é"],
-    { skip: undefined, fn: () => 1, keep: false, date: new Date(0) },
+    { skip: undefined, fn: () => 1, keep: false, date: new Date(0), gone: { toJSON: () => undefined } },
     "text",
     42,
     null,

@@ -67,7 +67,7 @@ describe("auditJson()", () => {
 });
 
 describe("auditRequestUri()", () => {
-  it("auditRequestUri() hides codes, states and assertions on the login endpoints only", () => {
+  it("auditRequestUri() hides codes, states, tokens and assertions on the login and OpenID provider endpoints only", () => {
     assert.equal(
       auditRequestUri("/auth/oidc/callback?code=abc&state=xyz&other=1"),
       "/auth/oidc/callback?code=%3Credacted%3E&state=%3Credacted%3E&other=1",
@@ -75,6 +75,10 @@ describe("auditRequestUri()", () => {
     assert.equal(
       auditRequestUri("/kubernetes/management/auth/x/login?cli_state=s&cli_redirect=http%3A%2F%2F127.0.0.1%3A1%2F"),
       "/kubernetes/management/auth/x/login?cli_state=%3Credacted%3E&cli_redirect=http%3A%2F%2F127.0.0.1%3A1%2F",
+    );
+    assert.equal(
+      auditRequestUri("/oidc/session/end?id_token_hint=eyJ.x.y&post_logout_redirect_uri=https%3A%2F%2Fa%2F&state=s"),
+      "/oidc/session/end?id_token_hint=%3Credacted%3E&post_logout_redirect_uri=https%3A%2F%2Fa%2F&state=%3Credacted%3E",
     );
     assert.equal(auditRequestUri("/auth/info"), "/auth/info");
     assert.equal(auditRequestUri("/api/v1/pods?state=x"), "/api/v1/pods?state=x");

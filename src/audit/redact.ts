@@ -48,7 +48,7 @@ export function auditJson(value: unknown): string {
   return JSON.stringify(value, replacer) ?? "null";
 }
 
-/** Query parameters of the login endpoints that carry one-time credentials or assertions. */
+/** Query parameters of the login and OpenID provider endpoints that carry credentials or assertions. */
 const LOGIN_SECRET_PARAMETERS = [
   "code",
   "state",
@@ -57,15 +57,21 @@ const LOGIN_SECRET_PARAMETERS = [
   "RelayState",
   "id_token",
   "access_token",
+  "id_token_hint",
+  "refresh_token",
+  "token",
+  "client_secret",
+  "code_verifier",
 ];
 
 /**
- * The request URI as audited: on the login endpoints (/auth/..., also under a mount prefix) the values of
- * authorization codes, states and assertions are replaced, since the URI is logged at every level.
+ * The request URI as audited: on the login endpoints (/auth/...) and the OpenID provider's (/oidc/...), also under
+ * a mount prefix, the values of codes, states, tokens and assertions are replaced, since the URI is logged at every
+ * level.
  */
 export function auditRequestUri(uri: string): string {
   const query = uri.indexOf("?");
-  if (query < 0 || !/(^|\/)auth\//.test(uri.slice(0, query))) return uri;
+  if (query < 0 || !/(^|\/)(auth|oidc)\//.test(uri.slice(0, query))) return uri;
   const params = new URLSearchParams(uri.slice(query + 1));
   let changed = false;
   for (const name of LOGIN_SECRET_PARAMETERS) {

@@ -12,6 +12,14 @@ export interface ThrottleOptions {
   now?: () => number;
 }
 
+export interface ThrottleChange {
+  counter: "username" | "address";
+  id: string;
+  /** true: one more failure; false: the count was cleared by a success. */
+  failed: boolean;
+  at: number;
+}
+
 type CounterOptions = Required<Omit<ThrottleOptions, "failuresPerUsername" | "failuresPerAddress">>;
 
 interface Entry {
@@ -49,10 +57,13 @@ class FailureCounter {
 
   fail(id: string, now: number): void {
     const entry = this.entry(id, now) ?? { failures: 0, lastMs: now };
-    entry.failures++;
-    entry.lastMs = now;
+    this.set(id, entry.failures + 1, now);
+  }
+
+  /** Sets a count (another replica's, shared through the store), keeping the newer of two. */
+  set(id: string, failures: number, lastMs: number): void {
     this.entries.delete(id);
-    this.entries.set(id, entry);
+    this.entries.set(id, { failures, lastMs });
     if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
@@ -87,10 +98,29 @@ export class LoginThrottle {
   failed(username: string, address: string | undefined): void {
     const now = this.now();
     this.byUsername.fail(username, now);
-    if (address) this.byAddress.fail(address, now);
+    this.listener?.({ counter: "username", id: username, failed: true, at: now });
+    if (address) {
+      this.byAddress.fail(address, now);
+      this.listener?.({ counter: "address", id: address, failed: true, at: now });
+    }
   }
 
   succeeded(username: string): void {
     this.byUsername.clear(username);
+    this.listener?.({ counter: "username", id: username, failed: false, at: this.now() });
   }
+
+  /** Reports every local failure and success (replicas share their counts through the store). */
+  onChange(listener: (change: ThrottleChange) => void): void {
+    this.listener = listener;
+  }
+
+  /** Applies a count another replica stored (failures 0: cleared). */
+  apply(counter: ThrottleChange["counter"], id: string, failures: number, lastMs: number): void {
+    const target = counter === "username" ? this.byUsername : this.byAddress;
+    if (failures <= 0) target.clear(id);
+    else target.set(id, failures, lastMs);
+  }
+
+  private listener?: (change: ThrottleChange) => void;
 }

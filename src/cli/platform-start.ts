@@ -1,10 +1,12 @@
 // `virtualcluster platform start`: runs the management platform in this process until SIGINT/SIGTERM.
 // The server modules load only when the command runs, so the other commands start quickly.
 
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
+import { addStoreOptions, type StoreFlags, storeSelection } from "./store-options.ts";
 
 function port(value: string): number {
   const n = Number(value);
@@ -19,7 +21,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions extends InflightFlags {
+interface StartOptions extends InflightFlags, StoreFlags {
   instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
@@ -72,14 +74,22 @@ export function addStartCommand(platform: Command): void {
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
-  addInflightOptions(start)
+  addInflightOptions(addStoreOptions(start))
     .addHelpText(
       "after",
-      "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443",
+      "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443" +
+        "\n  virtualcluster platform start --store etcd --etcd-endpoints https://10.0.0.1:2379,https://10.0.0.2:2379 \\" +
+        "\n    --etcd-cafile ca.pem --etcd-certfile client.pem --etcd-keyfile client-key.pem --encryption-key-file enc.key",
     )
     .action(async (opts: StartOptions) => {
       if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) {
         platform.error("error: --tls-cert and --tls-key go together");
+      }
+      let etcd: ReturnType<typeof storeSelection>;
+      try {
+        etcd = storeSelection(opts);
+      } catch (error) {
+        platform.error(`error: ${(error as Error).message}`);
       }
       const [{ pino }, { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE }, { ADMIN_KUBECONFIG_FILE, startPlatform }, settings] =
         await Promise.all([
@@ -106,6 +116,7 @@ export function addStartCommand(platform: Command): void {
         tlsCertFile: opts.tlsCert,
         tlsKeyFile: opts.tlsKey,
         encryptionKeyFile: opts.encryptionKeyFile,
+        etcd,
         configFile: opts.config,
         instanceOfflineAfterMs:
           opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
@@ -126,7 +137,9 @@ export function addStartCommand(platform: Command): void {
             `It is also stored in ${join(running.dataDir, ADMIN_PASSWORD_FILE)} (mode 0600).\n`,
         );
       }
-      lines.push(`Try: kubectl --kubeconfig ${join(running.dataDir, ADMIN_KUBECONFIG_FILE)} get users\n`);
+      // Another replica on the same etcd may have made the admin: then this data directory has no kubeconfig.
+      const kubeconfig = join(running.dataDir, ADMIN_KUBECONFIG_FILE);
+      if (existsSync(kubeconfig)) lines.push(`Try: kubectl --kubeconfig ${kubeconfig} get users\n`);
       process.stdout.write(lines.join(""));
       stopOnSignal(logger, () => running.close());
     });

@@ -6,6 +6,7 @@ import { addCreateCommand } from "./platform-create.ts";
 import { addGetCommand } from "./platform-get.ts";
 import { addLoginCommand } from "./platform-login.ts";
 import { addLogoutCommand } from "./platform-logout.ts";
+import { addMigrateCommand } from "./platform-migrate.ts";
 import { addRestoreCommand } from "./platform-restore.ts";
 import { addRotateEncryptionKeyCommand } from "./platform-rotate-encryption-key.ts";
 import { addRotateSigningKeyCommand } from "./platform-rotate-signing-key.ts";
@@ -22,6 +23,7 @@ export function platformCommand(): Command {
   addRotateEncryptionKeyCommand(platform);
   addBackupCommand(platform);
   addRestoreCommand(platform);
+  addMigrateCommand(platform);
   platform.addHelpText(
     "after",
     `

@@ -286,6 +286,23 @@ checkTable("oidc (deprecated)", [
     yaml: "oidc:\n  clients: [{clientId: a, redirectURIs: [/callback]}]\n",
     field: "spec.raw.oidc.clients[0].redirectURIs[0]",
   },
+  {
+    name: "a redirect with a fragment",
+    yaml: "oidc:\n  clients: [{clientId: a, redirectURIs: ['https://a.example.com/cb#x']}]\n",
+    field: "spec.raw.oidc.clients[0].redirectURIs[0]",
+    detail: /fragment/,
+  },
+  {
+    name: "a wildcard port",
+    yaml: "oidc:\n  wildcardRedirect: true\n  clients: [{clientId: a, redirectURIs: ['https://a.example.com:*/cb']}]\n",
+    field: "spec.raw.oidc.clients[0].redirectURIs[0]",
+  },
+  {
+    name: "a wildcard in another scheme",
+    yaml: "oidc:\n  wildcardRedirect: true\n  clients: [{clientId: a, redirectURIs: ['myapp://*/cb']}]\n",
+    field: "spec.raw.oidc.clients[0].redirectURIs[0]",
+    detail: /http or https/,
+  },
   { name: "enabled not a boolean", yaml: "oidc:\n  enabled: on-ish\n", field: "spec.raw.oidc.enabled" },
 ]);
 
@@ -621,7 +638,7 @@ describe("parseConfigText() on valid configs", () => {
     );
     assert.deepEqual(parsed.errors, []);
     assert.deepEqual(parsed.warnings.sort(), [
-      "spec.raw.oidc: oidc is deprecated: configure OIDC clients elsewhere",
+      "spec.raw.oidc: oidc is deprecated: its clients are still served at /oidc",
       "spec.raw.workspaceSubDomain: workspaceSubDomain is deprecated and no longer used",
       'unknown field "spec.raw.auth.rancher"',
     ]);

@@ -13,15 +13,17 @@ export const oidcServerSchema: JsonMap = object(
         {
           name: string("Name of the client."),
           clientId: string("Client ID."),
-          clientSecret: secret("Client secret."),
-          redirectURIs: stringList("Registered redirect URIs; a redirect must match one unless the client is public."),
+          clientSecret: secret("Client secret; without one the client is public and must use PKCE."),
+          redirectURIs: stringList(
+            'Registered redirect URIs; a redirect must match one exactly (or through "*" with wildcardRedirect). A public client (no secret) without any may redirect to http loopback addresses.',
+          ),
         },
         "An OIDC client allowed to request platform tokens.",
       ),
       "Clients allowed to request platform tokens.",
     ),
   },
-  "Clients are configured elsewhere. The platform as an OIDC provider.",
+  "The platform as an OpenID provider for other tools, served at https://<platformHost>/oidc.",
 );
 
 export const appsSchema: JsonMap = object(

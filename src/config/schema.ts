@@ -12,7 +12,7 @@ import { appsSchema, cloudSchema, oidcServerSchema, secretStoreSchema, uiSetting
 export const configSchema: JsonMap = object(
   {
     auth: authSchema,
-    oidc: deprecated(oidcServerSchema, "clients are configured elsewhere."),
+    oidc: deprecated(oidcServerSchema, "the platform still serves these clients at https://<platformHost>/oidc."),
     apps: appsSchema,
     audit: auditSchema,
     platformHost: string("Domain where the platform is reached, without scheme (platform.example.com)."),
@@ -37,6 +37,6 @@ export const configSchema: JsonMap = object(
 
 /** Top-level fields that are deprecated, with the warning to give when they are set. */
 export const DEPRECATED_FIELDS: Record<string, string> = {
-  oidc: "oidc is deprecated: configure OIDC clients elsewhere",
+  oidc: "oidc is deprecated: its clients are still served at /oidc",
   workspaceSubDomain: "workspaceSubDomain is deprecated and no longer used",
 };

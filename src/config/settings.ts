@@ -25,6 +25,28 @@ export interface PlatformSettings {
   projectNamespacePrefix: string;
   authenticateVersionEndpoint: boolean;
   audit: AuditSettings;
+  /** status.uiSettings as written (the web console reads it on every page load). */
+  ui: Record<string, unknown>;
+  disableConfigEndpoint: boolean;
+  /** The platform as an OpenID provider (Config status.oidc), served under /oidc. */
+  oidc: OidcProviderSettings;
+}
+
+/** One relying party of the platform's OpenID provider. */
+export interface OidcClientSettings {
+  name: string;
+  clientId: string;
+  /** Empty: a public client (PKCE required). Never log or return it. */
+  clientSecret: string;
+  redirectURIs: string[];
+}
+
+export interface OidcProviderSettings {
+  /** Off: every /oidc path is a 404. On by default; without clients nobody can use it. */
+  enabled: boolean;
+  /** Allow "*" in the clients' redirect URIs. */
+  wildcardRedirect: boolean;
+  clients: OidcClientSettings[];
 }
 
 /** The provider kinds, named as their config blocks. */
@@ -62,6 +84,9 @@ export function defaultSettings(platformHost = ""): PlatformSettings {
     projectNamespacePrefix: "p-",
     authenticateVersionEndpoint: false,
     audit: { enabled: false },
+    ui: {},
+    disableConfigEndpoint: false,
+    oidc: { enabled: true, wildcardRedirect: false, clients: [] },
   };
 }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { defaultSettings } from "./settings.ts";
-import { connectorsOf, toPlatformSettings } from "./to-settings.ts";
+import { connectorsOf, oidcProviderSettingsOf, toPlatformSettings } from "./to-settings.ts";
 
 describe("toPlatformSettings()", () => {
   it("toPlatformSettings() maps every live field the config sets", () => {
@@ -78,5 +78,36 @@ describe("connectorsOf()", () => {
       disableUserCreation: true,
       groupsFilters: ["^dev"],
     });
+  });
+});
+
+describe("oidcProviderSettingsOf()", () => {
+  it("oidcProviderSettingsOf() keeps the provider on by default and lists the clients that have an id", () => {
+    assert.deepEqual(oidcProviderSettingsOf(undefined), { enabled: true, wildcardRedirect: false, clients: [] });
+    assert.deepEqual(
+      oidcProviderSettingsOf({
+        enabled: false,
+        wildcardRedirect: true,
+        clients: [
+          { name: "Grafana", clientId: "grafana", clientSecret: "s", redirectURIs: ["https://g/cb", 3] },
+          { name: "no id" },
+          { clientId: "cli" },
+        ],
+      }),
+      {
+        enabled: false,
+        wildcardRedirect: true,
+        clients: [
+          { name: "Grafana", clientId: "grafana", clientSecret: "s", redirectURIs: ["https://g/cb"] },
+          { name: "", clientId: "cli", clientSecret: "", redirectURIs: [] },
+        ],
+      },
+    );
+  });
+
+  it("toPlatformSettings() takes status.oidc when the config has it and the seed's otherwise", () => {
+    const seed = defaultSettings();
+    assert.deepEqual(toPlatformSettings({}, seed).oidc, seed.oidc);
+    assert.equal(toPlatformSettings({ oidc: { enabled: false } }, seed).oidc.enabled, false);
   });
 });

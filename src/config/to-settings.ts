@@ -3,7 +3,13 @@
 
 import { DEFAULT_AUDIT_MAX_SIZE_MB } from "./defaults.ts";
 import { PROVIDERS } from "./schema-auth.ts";
-import type { AuditSettings, ConnectorSettings, PlatformSettings, ProviderKind } from "./settings.ts";
+import type {
+  AuditSettings,
+  ConnectorSettings,
+  OidcProviderSettings,
+  PlatformSettings,
+  ProviderKind,
+} from "./settings.ts";
 import type { AuditConfig, AuthConfig, PlatformConfig, ProviderBlocks } from "./types.ts";
 
 /** Names shown for the built-in blocks (an OIDC block's `type` wins). */
@@ -50,6 +56,27 @@ export function auditSettingsOf(audit: AuditConfig | undefined): AuditSettings {
   };
 }
 
+const text = (value: unknown) => (typeof value === "string" ? value : "");
+
+/** status.oidc as the OpenID provider reads it: clients without a clientId are left out (validation names them). */
+export function oidcProviderSettingsOf(oidc: Record<string, unknown> | undefined): OidcProviderSettings {
+  const clients = Array.isArray(oidc?.clients) ? (oidc.clients as Record<string, unknown>[]) : [];
+  return {
+    enabled: oidc?.enabled !== false,
+    wildcardRedirect: oidc?.wildcardRedirect === true,
+    clients: clients
+      .filter((client) => client && typeof client === "object" && text(client.clientId) !== "")
+      .map((client) => ({
+        name: text(client.name),
+        clientId: text(client.clientId),
+        clientSecret: text(client.clientSecret),
+        redirectURIs: Array.isArray(client.redirectURIs)
+          ? client.redirectURIs.filter((u) => typeof u === "string")
+          : [],
+      })),
+  };
+}
+
 /** `explicit` is the config as written (parse result without defaults); `seed` the settings before any config. */
 export function toPlatformSettings(explicit: PlatformConfig, seed: PlatformSettings): PlatformSettings {
   const auth = explicit.auth ?? {};
@@ -72,5 +99,8 @@ export function toPlatformSettings(explicit: PlatformConfig, seed: PlatformSetti
     projectNamespacePrefix: explicit.projectNamespacePrefix || seed.projectNamespacePrefix,
     authenticateVersionEndpoint: explicit.authenticateVersionEndpoint ?? seed.authenticateVersionEndpoint,
     audit: explicit.audit ? auditSettingsOf(explicit.audit) : seed.audit,
+    ui: structuredClone(explicit.uiSettings ?? {}),
+    disableConfigEndpoint: explicit.disableConfigEndpoint === true,
+    oidc: explicit.oidc ? oidcProviderSettingsOf(explicit.oidc) : seed.oidc,
   };
 }

@@ -33,6 +33,19 @@ export function validateTopLevel(config: Record<string, unknown>, p: Problems): 
   }
 }
 
+/** What is wrong with a registered redirect URI of the platform's OpenID provider, if anything. */
+function redirectUriProblem(uri: string, wildcard: boolean): string | undefined {
+  if (!isAbsoluteUrl(uri)) return "must be an absolute address";
+  const url = new URL(uri);
+  if (url.hash || uri.includes("#")) return "must not have a fragment";
+  if (url.username || url.password) return "must not hold user information";
+  if (!uri.includes("*")) return undefined;
+  if (!wildcard) return '"*" needs oidc.wildcardRedirect';
+  if (url.protocol !== "https:" && url.protocol !== "http:") return 'a redirect with "*" must be http or https';
+  if (url.port.includes("*")) return '"*" may stand in the host, path or query, not the port';
+  return undefined;
+}
+
 export function validateOidcServer(oidc: Record<string, unknown>, p: Problems): void {
   const wildcard = read.bool(oidc, "wildcardRedirect");
   const ids = new Set<string>();
@@ -43,9 +56,8 @@ export function validateOidcServer(oidc: Record<string, unknown>, p: Problems): 
     else if (ids.has(id)) p.duplicate([...at, "clientId"], id);
     else ids.add(id);
     for (const [uri, i] of read.strings(client, "redirectURIs")) {
-      if (uri.includes("*") && !wildcard) p.invalid([...at, "redirectURIs", i], uri, '"*" needs oidc.wildcardRedirect');
-      else if (!uri.includes("*") && !isAbsoluteUrl(uri))
-        p.invalid([...at, "redirectURIs", i], uri, "must be an absolute address");
+      const problem = redirectUriProblem(uri, wildcard);
+      if (problem) p.invalid([...at, "redirectURIs", i], uri, problem);
     }
   });
 }

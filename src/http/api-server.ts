@@ -6,7 +6,7 @@
 // The connection and request limits (server-limits.ts) are the node:https server's timeouts and the in-flight limit
 // that admit applies to both ways.
 
-import type { Server as HttpServer, IncomingMessage } from "node:http";
+import type { Server as HttpServer, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { createServer, type ServerOptions } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Server as TlsServer } from "node:tls";
@@ -58,6 +58,8 @@ export interface ApiServerOptions {
   version: Record<string, string>;
   /** Served without authentication. "/x" covers "/x" and "/x/..."; "/x/*" covers "/x/...". */
   publicPaths?: string[];
+  /** Per request: more public non-resource requests, e.g. the web console's pages for browser navigations only. */
+  isPublicRequest?: (path: string, headers: IncomingHttpHeaders) => boolean;
   /**
    * Asked per request for a public path: true makes this request authenticate (401 without valid credentials),
    * still without authorization. Lets a live setting protect /version (authenticateVersionEndpoint).
@@ -114,6 +116,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     authenticators: options.authenticators,
     authorizer: options.authorizer,
     isPublic: publicPathMatcher(options.publicPaths ?? DEFAULT_PUBLIC_PATHS),
+    isPublicRequest: options.isPublicRequest,
     authenticatePublicPath: options.authenticatePublicPath,
     reporter,
     metrics,

@@ -55,6 +55,9 @@ export function toStatusError(error: unknown): MappedError {
   if (error instanceof StorageError && error.storageCode === "NoSpace") {
     return { error: errors.insufficientStorage(), internal: false };
   }
+  if (error instanceof StorageError && error.storageCode === "Unavailable") {
+    return { error: errors.serviceUnavailable(`storage is unavailable: ${error.message}`), internal: false };
+  }
   if (typeof error === "object" && error !== null) {
     const mapped = fastifyError(error as Record<string, unknown>);
     if (mapped) return { error: mapped, internal: false };

@@ -23,7 +23,7 @@
 // admit() below, so its requests pass the same steps in the same order and are audited alike. A path that does not
 // decode is no resource request: fastify answers it 400, as any such path.
 
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { errors } from "../apimachinery/errors.ts";
 import type { Authenticator } from "../auth/types.ts";
@@ -54,6 +54,8 @@ export interface PipelineOptions {
   authorizer: Authorizer;
   /** Non-resource paths served without authentication and authorization. */
   isPublic(path: string): boolean;
+  /** Per request: more public non-resource requests (the web console's pages, for browser navigations only). */
+  isPublicRequest?(path: string, headers: IncomingHttpHeaders): boolean;
   /** Asked per request for a public path: true makes it authenticate (still without authorization). */
   authenticatePublicPath?(path: string): boolean;
   reporter: RequestReporter;
@@ -171,7 +173,9 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
       state.closeConnection = true;
       throw errors.requestEntityTooLarge(MAX_BODY_BYTES);
     }
-    const publicPath = !info.resourceRequest && options.isPublic(info.path);
+    const publicPath =
+      !info.resourceRequest &&
+      (options.isPublic(info.path) || options.isPublicRequest?.(info.path, state.raw.headers) === true);
     const authenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
     // Authentication.
     const user = authenticate ? await requireUser(options.authenticators, state.raw) : ANONYMOUS;

@@ -48,6 +48,8 @@ export interface UserEntry {
   email?: string;
   subject?: string;
   groups: string[];
+  /** Groups remembered from the user's last single sign-on (spec.ssoGroups). */
+  ssoGroups: string[];
   clusterRoles: string[];
   disabled: boolean;
   tokenGeneration: number;
@@ -123,6 +125,7 @@ function userEntry(user: User): UserEntry {
     email: spec.email,
     subject: spec.subject,
     groups: strings(spec.groups),
+    ssoGroups: strings(spec.ssoGroups),
     clusterRoles: roleNames(spec.clusterRoles),
     disabled: spec.disabled === true,
     tokenGeneration: typeof spec.tokenGeneration === "number" ? spec.tokenGeneration : 0,

@@ -124,8 +124,8 @@ export class TokenAuthenticator implements Authenticator {
     try {
       ({ payload } = await jwtVerify(
         token,
-        (header) => {
-          const key = typeof header.kid === "string" ? ring.verificationKey(header.kid) : undefined;
+        async (header) => {
+          const key = typeof header.kid === "string" ? await ring.resolveVerificationKey(header.kid) : undefined;
           if (!key || key.alg !== header.alg) {
             throw errors.unauthorized("token was signed by an unknown or retired signing key");
           }

@@ -19,7 +19,8 @@ export interface IssueOptions {
   organizations?: string[];
   dnsNames?: string[];
   ipAddresses?: string[];
-  usage: "server" | "client";
+  /** "peer": both, as etcd members' certificates (its gateway presents the serving certificate as a client). */
+  usage: "server" | "client" | "peer";
   validitySeconds: number;
   /** Sign this SPKI ("PUBLIC KEY") PEM instead of generating a key pair; then no keyPem is returned. */
   publicKeyPem?: string;
@@ -104,7 +105,9 @@ export async function issueCertificate(options: IssueOptions): Promise<{ certPem
         true,
       ),
       new x509.ExtendedKeyUsageExtension(
-        [options.usage === "server" ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth],
+        options.usage === "peer"
+          ? [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth]
+          : [options.usage === "server" ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth],
         false,
       ),
       ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names, false)] : []),

@@ -3,7 +3,7 @@
 // key authenticator, the authorizer, password login routes, the lastActivity recorder and the Login key sweeper;
 // and signed tokens: the signing key ring, DirectClusterEndpointToken and SigningKeyRotation, token review through
 // selves, the refusal of endpoint tokens as bearer tokens (401, before the access key authenticator) and the public
-// JWKS and OpenID discovery routes.
+// JWKS and OpenID discovery routes; and the platform as an OpenID provider for other tools (oidc.ts, under /oidc).
 
 import type { Logger } from "pino";
 import { isStatusError } from "../apimachinery/errors.ts";
@@ -32,12 +32,14 @@ import { describeCaller } from "../identity/describe-caller.ts";
 import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
+import { OIDC_MOUNT } from "../identity/oidc-provider/platform-oidc-provider.ts";
 import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
 import { passwordService } from "../identity/password-service.ts";
 import { PasswordStore, type UserRef } from "../identity/password-store.ts";
 import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
 import { principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
+import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -47,6 +49,8 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import type { KeyValueStore } from "../storage/types.ts";
 import { loginRoutes } from "./login-routes.ts";
+import { createPlatformOidc } from "./oidc.ts";
+import { shareLoginThrottle } from "./shared-login-throttle.ts";
 import { platformSso } from "./sso.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
@@ -62,6 +66,8 @@ export interface PlatformAuthOptions {
   sweepIntervalMs?: number;
   /** Algorithm of the first signing key of a new data directory (default ES256). */
   signingAlgorithm?: SigningAlgorithm;
+  /** Other replicas share the store (etcd): the signing key ring follows their rotations. */
+  sharedStore?: boolean;
 }
 
 /** The auth layer's parts of the resource list (src/platform/management-resources.ts). */
@@ -79,6 +85,8 @@ export interface PlatformAuth {
   passwords: PasswordStore;
   /** Call once the definitions are registered. */
   attach(registry: Registry): void;
+  /** The login-key sweeper, run by the leader replica only (src/platform/leader.ts). */
+  sweeper: { start(): void; stop(): void };
   /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
   stores(registry: Registry): ResourceStore[];
   serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
@@ -111,6 +119,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     storage,
     maxTokenTTLSeconds: MAX_TOKEN_TTL_SECONDS,
     algorithm: options.signingAlgorithm,
+    shared: options.sharedStore,
     onError: (error) => logger?.warn({ err: String(error) }, "pruning expired signing keys failed"),
   });
   const issuer = () => {
@@ -120,6 +129,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
 
   const passwords = new PasswordStore(storage, options.scrypt);
   const throttle = new LoginThrottle(options.throttle);
+  // Replicas share failure counts through the store, so spreading guesses over them gains nothing.
+  const sharedThrottle = options.sharedStore ? await shareLoginThrottle({ storage, throttle, logger }) : undefined;
   const activity = new ActivityRecorder(
     async (key, at) => {
       await store("ownedaccesskeys").patch(
@@ -196,6 +207,22 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     }
   };
 
+  const keyOf = async (accessKey: string) => {
+    const user = await authenticator.authenticateToken(accessKey, { touch: false });
+    return principalOf(user)?.key;
+  };
+  const oidc = await createPlatformOidc({
+    storage,
+    index,
+    fresh,
+    settings,
+    signingKeys,
+    baseUrl: issuer,
+    keyOf,
+    deleteKey,
+    logger,
+  });
+
   const keysDefinition = createOwnedAccessKeyDefinition({
     owners: keyOwners(index, fresh),
     caller: keyCaller,
@@ -259,8 +286,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     attach(target) {
       registry = target;
       index.decodeWith((record) => target.decodeShared(record));
-      sweeper.start();
     },
+    sweeper,
     stores(target) {
       return target
         .stores()
@@ -272,7 +299,14 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     },
     serverOptions: {
       // Endpoint tokens are reviewed through selves (describeCaller above), never accepted as the caller here.
-      authenticators: [refuseEndpointTokens(tokens), authenticator],
+      authenticators: [
+        refuseEndpointTokens(tokens),
+        authenticator,
+        // The console's session cookie, taken only with the console header (src/identity/session-cookie.ts).
+        new SessionCookieAuthenticator({
+          authenticateKey: (key, connection) => authenticator.authenticateToken(key, { connection }),
+        }),
+      ],
       authorizer: new PlatformAuthorizer({
         index,
         projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
@@ -280,7 +314,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         definitions: () => registry?.stores().map((store) => store.definition) ?? [],
       }),
       // Login, callbacks and logout: logout authenticates the key (bearer or session cookie) it deletes itself.
-      publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*"],
+      publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*", OIDC_MOUNT],
       plugins: [
         loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey }),
         platformSso({
@@ -291,12 +325,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
           deleteKey,
           baseUrl: issuer,
           logger,
-          keyOf: async (accessKey) => {
-            const user = await authenticator.authenticateToken(accessKey, { touch: false });
-            return principalOf(user)?.key;
-          },
+          keyOf,
         }),
         wellKnownRoutes({ jwks: () => signingKeys.jwks(), issuer }),
+        oidc.plugin,
       ],
     },
     setServerHost(host) {
@@ -305,6 +337,9 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     issuer,
     close() {
       sweeper.stop();
+      oidc.close();
+      signingKeys.close();
+      sharedThrottle?.close();
       unsubscribe();
       informer.stop();
     },

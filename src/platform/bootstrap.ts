@@ -12,6 +12,7 @@ import { generateAccessKey } from "../auth/access-key-material.ts";
 import type { PasswordStore } from "../identity/password-store.ts";
 import type { Registry } from "../registry/registry.ts";
 import { systemContext } from "../registry/system-context.ts";
+import { claimOneTimeJob, waitForOneTimeJob } from "../storage/one-time-claim.ts";
 import { StorageError } from "../storage/types.ts";
 
 export const ADMIN_USER = "admin";
@@ -19,6 +20,7 @@ export const ADMIN_KEY_FILE = "admin-access-key";
 export const ADMIN_PASSWORD_FILE = "admin-password";
 export const ADMIN_KEY_NAME = "admin-bootstrap";
 const MARKER = "/internal/bootstrap/admin";
+const CLAIM = "/internal/bootstrap/claim";
 /** Where the first design kept the admin key's digest (before access keys were objects). */
 const LEGACY_RECORD = "/internal/bootstrap/admin-access-key";
 const MANAGER = "virtualcluster-bootstrap";
@@ -37,9 +39,15 @@ export async function bootstrapAdmin(
   registry: Registry,
   dataDir: string,
   passwords: PasswordStore,
+  options: { shared?: boolean } = {},
 ): Promise<BootstrapResult> {
   const storage = registry.storage;
   if (await storage.get(MARKER)) return {};
+  // Replicas starting together on an empty etcd: one makes the admin, the others wait for it.
+  if (options.shared && !(await claimOneTimeJob({ storage, key: CLAIM }))) {
+    await waitForOneTimeJob("the first start's admin user", () => storage.get(MARKER));
+    return {};
+  }
   const users = registry.genericStore(GROUP, "users");
   const keys = registry.genericStore(GROUP, "ownedaccesskeys");
   if (!users || !keys) throw new Error("the users and ownedaccesskeys resources are not registered");

@@ -1,5 +1,6 @@
 // Password login, served as a plugin route inside the API server's pipeline (logout: sso-routes.ts):
 //   POST /auth/password/login {username, password} -> {user, username, accessKey}  (public; a new Login key)
+// From the web console (header X-Platform-Console) the key goes into the HttpOnly session cookie instead of the body.
 // Failed logins are throttled per username and per client address (429 + Retry-After). The request body is parsed
 // here with messages that never quote it, since it holds a password.
 
@@ -10,6 +11,7 @@ import type { LoginThrottle } from "../auth/login-throttle.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { AuthIndex, UserEntry } from "../identity/auth-index.ts";
 import type { PasswordStore } from "../identity/password-store.ts";
+import { CONSOLE_HEADER, sessionCookie } from "../identity/session-cookie.ts";
 
 export const LOGIN_PATH = "/auth/password/login";
 const MAX_FIELD_LENGTH = 1024;
@@ -74,6 +76,15 @@ export function loginRoutes(options: LoginRoutesOptions): (app: FastifyInstance)
       if (user.disabled) throw errors.unauthorized("user is disabled");
       throttle.succeeded(username);
       const accessKey = await options.issueLoginKey(user);
+      if (request.headers[CONSOLE_HEADER]) {
+        const ttl = settings.current().auth.loginAccessKeyTTLSeconds;
+        return reply
+          .code(200)
+          .header("set-cookie", sessionCookie(accessKey, ttl))
+          .header("cache-control", "no-store")
+          .header("content-type", "application/json")
+          .send(JSON.stringify({ user: user.name, username: user.username }));
+      }
       return reply
         .code(200)
         .header("content-type", "application/json")

@@ -2,6 +2,7 @@
 // bootstrap admin, TLS and the HTTPS API server.
 
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
@@ -22,16 +23,22 @@ import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { StorageError } from "../storage/types.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
+import { compactionTask } from "./compaction-task.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
+import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
+import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
 import { startControlSocket } from "./control-socket.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
+import { EncryptionKeyFileError, readEncryptionKeys } from "./encryption-key-file.ts";
+import { type EtcdBackendOptions, openEtcdBackend } from "./etcd-backend.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
+import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
-import { restoreAdvice, STORE_FILE } from "./store-files.ts";
+import { ENCRYPTION_KEY_FILE, restoreAdvice, STORE_FILE } from "./store-files.ts";
 import { registrySubjects } from "./subject-directory.ts";
 
 export const API_PREFIX = "/kubernetes/management";
@@ -62,6 +69,8 @@ export interface PlatformOptions {
   limits?: Partial<ServerLimits>;
   /** For tests of a full disk: SqliteStoreOptions.pageLimit of the store. */
   storePageLimit?: () => number;
+  /** --store etcd: the store is on etcd, shared by every replica on the same prefix (default: SQLite in dataDir). */
+  etcd?: EtcdBackendOptions;
   /** TEST-ONLY FAULT SEAM of the audit log (AuditLoggerOptions.testOnlyRequestObjectFault); never set outside tests. */
   testOnlyAuditFault?: AuditLoggerOptions["testOnlyRequestObjectFault"];
 }
@@ -92,13 +101,20 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     );
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const logger = options.logger;
   const metrics = createApiMetrics();
   const encryption = await openPlatformStore(dataDir, options);
   const storage = instrumentStore(encryption.store, (op, resource, ok, s) =>
     metrics.storageOperation(op, resource, ok, s),
   );
   const settings = options.settings ?? new LiveSettings(defaultSettings());
-  const auth = await createPlatformAuth({ storage, settings, logger: options.logger, ...options.auth });
+  const auth = await createPlatformAuth({
+    storage,
+    settings,
+    logger,
+    sharedStore: Boolean(encryption.etcd),
+    ...options.auth,
+  });
   const registry = new Registry(storage);
   const projects = createProjectResources({ storage, settings, logger: options.logger });
   // The audit log stays in the data directory or a directory the operator allowed.
@@ -120,12 +136,24 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   }
   auth.attach(registry);
 
-  const collector = new GarbageCollector({
-    registry,
-    onError: (error, key) => options.logger?.warn({ key, err: String(error) }, "garbage collection failed"),
+  // Background controllers run on one replica: the elected leader on etcd, this process on SQLite.
+  const leadership = encryption.etcd
+    ? etcdLeadership({ store: encryption.etcd, identity: `${hostname()}/${process.pid}`, logger })
+    : soleLeadership(logger);
+  leadership.run(() => {
+    const collector = new GarbageCollector({
+      registry,
+      onError: (error, key) => logger?.warn({ key, err: String(error) }, "garbage collection failed"),
+    });
+    return { name: "garbage collector", start: () => collector.start(), stop: () => collector.stop() };
   });
-  await collector.start();
-  const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords);
+  leadership.run(() => ({
+    name: "login key sweeper",
+    start: () => auth.sweeper.start(),
+    stop: () => auth.sweeper.stop(),
+  }));
+  if (encryption.etcd) leadership.run(() => compactionTask({ storage, logger }));
+  const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords, { shared: Boolean(encryption.etcd) });
   // The stored (or file) config is in force before the first request; the audit log follows it.
   const config = await startPlatformConfig({
     registry,
@@ -134,12 +162,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     logger: options.logger,
   });
   await projects.start(registry, auth.serverOptions.authorizer);
-  const liveness = new InstanceLiveness({
-    registry,
-    offlineAfterMs: options.instanceOfflineAfterMs,
-    logger: options.logger,
+  leadership.run(() => projects.controller());
+  leadership.run(() => {
+    const liveness = new InstanceLiveness({ registry, offlineAfterMs: options.instanceOfflineAfterMs, logger });
+    return { name: "instance liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
   });
-  liveness.start();
   const audit = new AuditLogger({
     settings,
     logger: options.logger,
@@ -152,9 +179,17 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ? { ...(await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)), caPem: undefined }
       : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
+  const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({
     resources: withConfigUpsert(auth.stores(registry), config.controller),
     ...auth.serverOptions,
+    // The web console (src/platform/console/): its pages for browser navigations, its bundle and branding.
+    publicPaths: [...(auth.serverOptions.publicPaths ?? []), ...CONSOLE_PUBLIC_PATHS],
+    isPublicRequest: isConsolePageRequest,
+    plugins: [
+      ...(auth.serverOptions.plugins ?? []),
+      consoleRoutes({ settings, files: consoleFiles, version: platformVersion().gitVersion }),
+    ],
     hooks: audit.hooks,
     authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem },
@@ -166,9 +201,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     metrics,
     limits: options.limits,
     // Failing while writes fail for lack of space, so a load balancer sends clients to a replica that can write.
-    healthChecks: { "store-space": () => storage.checkSpace?.() },
+    healthChecks: {
+      "store-space": () => storage.checkSpace?.(),
+      ...(encryption.etcd ? { etcd: () => encryption.etcd?.checkHealth() } : {}),
+    },
   });
-  const control = await startControlSocket({ dataDir, storage, logger: options.logger });
+  // Backups of an etcd store are etcd's own (etcdctl snapshot save).
+  const control = encryption.etcd ? undefined : await startControlSocket({ dataDir, storage, logger: options.logger });
 
   const url = serverUrl(options.host, server.port);
   auth.setServerHost(new URL(url).host);
@@ -187,8 +226,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await server.close();
       await audit.close();
       config.close();
-      collector.stop();
-      await liveness.stop();
+      await leadership.stop();
       projects.close();
       auth.close();
       await storage.close();
@@ -208,17 +246,22 @@ async function openPlatformStore(dataDir: string, options: PlatformOptions) {
     error instanceof StorageError && error.storageCode === "Corrupt"
       ? new Error(`the platform's ${error.message}; ${restoreAdvice(dataDir)}`, { cause: error })
       : error;
-  const store = await openSqliteStore({
-    path,
-    pageLimit: options.storePageLimit,
-    onSpaceChange: (outOfSpace, message) => {
-      if (outOfSpace) logger?.error({ path }, `${message}: writes fail until space is freed`);
-      else logger?.info({ path }, "the store can be written again");
-    },
-  }).catch((error: unknown) => {
-    throw corrupt(error);
-  });
+  const etcd = options.etcd && (await openEtcdBackend(options.etcd));
+  const store =
+    etcd ??
+    (await openSqliteStore({
+      path,
+      pageLimit: options.storePageLimit,
+      onSpaceChange: (outOfSpace, message) => {
+        if (outOfSpace) logger?.error({ path }, `${message}: writes fail until space is freed`);
+        else logger?.info({ path }, "the store can be written again");
+      },
+    }).catch((error: unknown) => {
+      throw corrupt(error);
+    }));
   try {
+    // Replicas must seal with one key: on etcd the key file is never made here (two first starts would make two).
+    if (etcd) await requireSharedKeyFile(options.encryptionKeyFile ?? join(dataDir, ENCRYPTION_KEY_FILE));
     const encryption = await startStoreEncryption({
       storage: store,
       dataDir,
@@ -230,11 +273,19 @@ async function openPlatformStore(dataDir: string, options: PlatformOptions) {
       const reason = `key ${bad.key} (revision ${bad.revision}) does not hold a JSON object`;
       throw new StorageError("Corrupt", `storage ${path} is corrupt: ${reason}`);
     }
-    return encryption;
+    return { ...encryption, etcd };
   } catch (error) {
     await store.close();
     throw corrupt(error);
   }
+}
+
+async function requireSharedKeyFile(file: string): Promise<void> {
+  if (await readEncryptionKeys(file)) return;
+  throw new EncryptionKeyFileError(
+    `with --store etcd every replica needs the same encryption key file, and ${file} does not exist: make one ` +
+      `(openssl rand -base64 32 > FILE; chmod 600 FILE) and give it to every replica with --encryption-key-file`,
+  );
 }
 
 /** Rewritten on every start so the kubeconfig follows the current address and certificate. */

@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors, isStatusError, StatusError, successStatus } from "../apimachinery/errors.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { KeyEntry } from "../identity/auth-index.ts";
+import { SESSION_COOKIE, sessionCookie } from "../identity/session-cookie.ts";
 import type { ConnectorSet } from "../identity/sso/connector-set.ts";
 import { autoPostPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
 import type { PendingLogins } from "../identity/sso/pending-logins.ts";
@@ -21,7 +22,9 @@ import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
 
 export const INFO_PATH = "/auth/info";
 export const LOGOUT_PATH = "/auth/logout";
-export const SESSION_COOKIE = "vcp_session";
+export { SESSION_COOKIE };
+/** The Set-Cookie value that ends a browser's platform session. */
+export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
 const BINDING_COOKIE_PREFIX = "vcp_sso_";
 const MAX_PARAM_LENGTH = 64 * 1024;
 const CLI_STATE = /^[A-Za-z0-9_-]{16,128}$/;
@@ -43,14 +46,17 @@ export interface SsoRoutesOptions {
 
 const digest = (text: string) => createHash("sha256").update(text).digest("base64url");
 
-function cookies(request: FastifyRequest): Map<string, string> {
+/** The cookies of a Cookie header, by name. */
+export function parseCookies(header: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of String(request.headers.cookie ?? "").split(";")) {
+  for (const part of String(header ?? "").split(";")) {
     const at = part.indexOf("=");
     if (at > 0) out.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
   }
   return out;
 }
+
+const cookies = (request: FastifyRequest) => parseCookies(request.headers.cookie);
 
 function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html/i.test(String(request.headers.accept ?? ""));
@@ -238,10 +244,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
       );
     }
     const ttl = settings.current().auth.loginAccessKeyTTLSeconds;
-    reply.header(
-      "set-cookie",
-      `${SESSION_COOKIE}=${result.accessKey}; Path=/; HttpOnly; Secure; SameSite=Lax${ttl > 0 ? `; Max-Age=${ttl}` : ""}`,
-    );
+    reply.header("set-cookie", sessionCookie(result.accessKey, ttl));
     if (login.returnPath) return reply.code(303).header("cache-control", "no-store").redirect(login.returnPath);
     return sendPage(
       reply,
@@ -268,7 +271,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     } else if (!wantsHtml(request)) {
       throw errors.unauthorized();
     }
-    reply.header("set-cookie", `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`);
+    reply.header("set-cookie", CLEAR_SESSION_COOKIE);
     let providerLogout: string | undefined;
     if (key?.type === "Login") {
       const connectorId = await options.connectorOfKey(key.name);

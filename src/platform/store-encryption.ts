@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import { GROUP } from "../apis/management/v1/common.ts";
 import { SIGNING_KEYS_PREFIX } from "../auth/signing/key-ring.ts";
+import { OIDC_PREFIX } from "../identity/oidc-provider/store-adapter.ts";
 import { PASSWORDS_PREFIX } from "../identity/password-store.ts";
 import { type EncryptedStore, encryptSecretValues } from "../storage/encryption/encrypted-store.ts";
 import { resealSecretValues } from "../storage/encryption/reseal.ts";
@@ -34,6 +35,7 @@ export const SECRET_PREFIXES: readonly string[] = [
   INSTANCE_CA_PREFIX, // client-CA private keys of virtual cluster instances
   PASSWORDS_PREFIX, // password hashes
   `/${GROUP}/configs/`, // the platform Config: SSO client secrets and other credentials in spec.raw
+  OIDC_PREFIX, // the OpenID provider's sessions, grants, codes and tokens, and its cookie keys
 ];
 
 export interface StoreEncryptionOptions {

@@ -2,6 +2,8 @@
 // tests; the real server is exercised over HTTPS in test/.
 
 import { isStatusError, type StatusError } from "../apimachinery/errors.ts";
+import { openEtcdStore } from "../storage/etcd/etcd-store.ts";
+import { testEtcdFromEnv } from "../storage/etcd/testing-etcd-cluster.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { Registry } from "./registry.ts";
 import type { GenericStore } from "./store.ts";
@@ -14,7 +16,9 @@ export interface TestRegistry {
 }
 
 export async function openTestRegistry(definitions: ResourceDefinition[]): Promise<TestRegistry> {
-  const storage = await openSqliteStore({ path: ":memory:" });
+  // VCP_TEST_STORE=etcd: the same tests on a real etcd (see testEtcdFromEnv).
+  const etcd = await testEtcdFromEnv();
+  const storage = etcd ? await openEtcdStore(etcd) : await openSqliteStore({ path: ":memory:" });
   const registry = new Registry(storage);
   for (const definition of definitions) registry.register(definition);
   return {

@@ -76,8 +76,18 @@ export interface Watcher {
  *   was stored and no revision was taken; reads keep working and writes succeed again once space is freed.
  * - Corrupt: the backend's files are damaged (not a database, a broken page). The message names the file; the way
  *   out is restoring a backup.
+ * - Unavailable: a networked backend (etcd) did not answer in time or has no quorum. A write that failed so may
+ *   still have been applied; reads and writes succeed again once the backend is back.
  */
-export type StorageErrorCode = "KeyExists" | "NotFound" | "Conflict" | "Compacted" | "Closed" | "NoSpace" | "Corrupt";
+export type StorageErrorCode =
+  | "KeyExists"
+  | "NotFound"
+  | "Conflict"
+  | "Compacted"
+  | "Closed"
+  | "NoSpace"
+  | "Corrupt"
+  | "Unavailable";
 
 /** Raised by backends; the registry maps it to a Status (409, 404, 410, 507...). */
 export class StorageError extends Error {

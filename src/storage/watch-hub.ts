@@ -11,8 +11,11 @@ export interface WatchSource {
   /** Newest committed revision. */
   revision(): number;
   compactedRevision(): number;
-  /** Up to `limit` committed events with revision > `afterRevision` under `prefix`, in revision order. */
-  history(prefix: string, afterRevision: number, limit: number): WatchEvent[];
+  /**
+   * Up to `limit` committed events with revision > `afterRevision` under `prefix`, in revision order. A source that
+   * keeps only recent events (etcd's) answers undefined once they are gone: the watcher is cut off as "slow".
+   */
+  history(prefix: string, afterRevision: number, limit: number): WatchEvent[] | undefined;
 }
 
 export interface WatchHubOptions {
@@ -113,6 +116,11 @@ export class WatchHub {
       if (matching.length === 0) continue;
       for (const sub of subs) this.enqueue(sub, matching);
     }
+  }
+
+  /** Ends every watch with `reason` (they re-list) while the hub stays open: the source lost its place. */
+  endAll(reason: WatchCloseReason): void {
+    for (const sub of this.all) if (sub.state !== "ending" && sub.state !== "done") this.end(sub, reason);
   }
 
   /** Ends every watch with reason "closed" (a pending "slow" or "compacted" is reported instead). */
@@ -228,6 +236,10 @@ export class WatchHub {
       return;
     }
     const events = this.source.history(sub.options.prefix, sub.position, this.pageSize);
+    if (events === undefined) {
+      this.end(sub, { kind: "slow" });
+      return;
+    }
     if (events.length > 0) {
       sub.queue.push(events);
       sub.queued += events.length;

@@ -5,6 +5,7 @@
 // Start order: settings (fail fast on any problem) -> API server -> platform connection (its failure never stops the
 // control plane) -> syncer. Close in reverse.
 
+import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
@@ -12,6 +13,7 @@ import { Registry as PromRegistry } from "../http/prometheus.ts";
 import type { TokenVerifier } from "../identity/token-verifier.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
 import { hostApi } from "./connect/host-api.ts";
+import type { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
 import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
@@ -76,13 +78,26 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   const metrics = new PromRegistry();
   let syncer: Syncer | undefined;
   registerSyncerMetrics(metrics, () => syncer?.stats());
+  // ID tokens of the configured OIDC issuer (such as the platform's /oidc) before the platform's own credentials.
+  const oidc = loaded.settings.controlPlane.apiServer.oidc;
+  // Loaded only when configured: it brings jose, which a virtual cluster without OIDC never needs.
+  let oidcUsers: OidcAuthenticator[] = [];
+  try {
+    if (oidc) {
+      const { OidcAuthenticator } = await import("./connect/oidc-authenticator.ts");
+      oidcUsers = [new OidcAuthenticator(oidc, { caPem: oidc.caFile ? readCaFile(oidc.caFile) : undefined })];
+    }
+  } catch (error) {
+    loaded.dispose();
+    throw error;
+  }
   const server = await startClusterApiServer({
     metricsRegistry: metrics,
     dataDir: options.dataDir,
     host: options.listenHost,
     port: options.port ?? 0,
     name,
-    authenticators: platformSettings ? [platformUsers] : [],
+    authenticators: [...oidcUsers, ...(platformSettings ? [platformUsers] : [])],
     // Only the instance's client CA is trusted, and the platform signs only for users allowed to reach this cluster.
     clientCertificateGroups: [ADMIN_GROUP],
     logger,
@@ -171,4 +186,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
 function kubernetesVersion(): string {
   const version = platformVersion();
   return `v${version.major}.${version.minor}.0`;
+}
+
+function readCaFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`controlPlane.apiServer.oidc.caFile: cannot read ${file}: ${(error as Error).message}`);
+  }
 }

@@ -92,6 +92,14 @@ export class AuthClient {
     if (reply.status !== 201) throw new Error(`creating user ${name}: ${reply.status} ${reply.body}`);
   }
 
+  async createTeam(admin: string, name: string, spec: Record<string, unknown> = {}): Promise<void> {
+    const reply = await this.send("POST", `${API}/teams`, {
+      token: admin,
+      body: { apiVersion: "management.platform.sh/v1", kind: "Team", metadata: { name }, spec },
+    });
+    if (reply.status !== 201) throw new Error(`creating team ${name}: ${reply.status} ${reply.body}`);
+  }
+
   async setPassword(token: string, user: string, password: string, currentPassword?: string): Promise<Reply> {
     return this.send("POST", `${API}/users/${user}/password`, { token, body: { spec: { password, currentPassword } } });
   }

@@ -2,11 +2,24 @@
 // fresh data directory, and hands tests its URL, admin key and admin kubeconfig.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import { testEtcdFromEnv } from "../../src/storage/etcd/testing-etcd-cluster.ts";
+
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+
+/** VCP_TEST_STORE=etcd: the platform stores on a real etcd (fresh prefix) with an encryption key file made for it. */
+async function etcdArgsFromEnv(dataDir: string): Promise<string[]> {
+  const etcd = await testEtcdFromEnv(createHash("sha256").update(dataDir).digest("hex").slice(0, 16));
+  if (!etcd) return [];
+  const keyFile = join(dataDir, "pki", "encryption.key");
+  await mkdir(join(dataDir, "pki"), { recursive: true, mode: 0o700 });
+  await writeFile(keyFile, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" }).catch(() => {});
+  return ["--store", "etcd", "--etcd-endpoints", etcd.endpoints.join(","), "--etcd-prefix", etcd.prefix];
+}
 
 export interface PlatformProcess {
   url: string;
@@ -25,9 +38,10 @@ export async function startPlatformProcess(
   options: { dataDir?: string; extraArgs?: string[]; env?: Record<string, string> } = {},
 ): Promise<PlatformProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-test-")));
+  const storeArgs = options.extraArgs?.includes("--store") ? [] : await etcdArgsFromEnv(dataDir);
   const child = spawn(
     process.execPath,
-    [MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...(options.extraArgs ?? [])],
+    [MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...storeArgs, ...(options.extraArgs ?? [])],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...options.env } },
   );
   let stderr = "";
@@ -50,7 +64,8 @@ export async function startPlatformProcess(
       reject(new Error(`platform exited with ${code}:\n${stderr}`));
     });
   });
-  const adminKey = (await readFile(join(dataDir, "admin-access-key"), "utf8")).trim();
+  // Replicas on one etcd: only the one that made the admin has its key file.
+  const adminKey = (await readFile(join(dataDir, "admin-access-key"), "utf8").catch(() => "")).trim();
   const caPem = await readFile(join(dataDir, "pki", "ca.crt"), "utf8");
   return {
     url,

@@ -2,8 +2,11 @@
 // /internal/, so the private keys are never readable through the API). Exactly one key is current and signs; a
 // rotation adds a new current key and retires the old one, which stays published for verification until every token
 // it can have signed has expired (retiredAt + the longest token lifetime + clock-skew grace), then it is deleted.
-// Loaded once at start; rotations are serialized, and this process is the store's only writer.
+// Loaded at start; rotations are serialized. With `shared` (replicas on one etcd) the first key is made by one
+// replica only (a one-time claim), and the ring re-reads the store every REFRESH_MS and whenever a token names a key
+// it does not know, so a rotation on one replica reaches the others.
 
+import { claimOneTimeJob, waitForOneTimeJob } from "../../storage/one-time-claim.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import {
   DEFAULT_SIGNING_ALGORITHM,
@@ -18,6 +21,10 @@ import {
 export const SIGNING_KEYS_PREFIX = "/internal/signingkeys/";
 /** Verifiers may run with a slightly wrong clock: keep retired keys this much longer. */
 export const CLOCK_SKEW_GRACE_MS = 5 * 60 * 1000;
+/** How often a shared ring re-reads the store, and the least time between two reads for an unknown key id. */
+const REFRESH_MS = 30_000;
+const UNKNOWN_KID_REFRESH_MS = 1_000;
+const FIRST_KEY_CLAIM = "/internal/signingkeys-first";
 
 export interface SigningKeyRingOptions {
   storage: KeyValueStore;
@@ -27,6 +34,8 @@ export interface SigningKeyRingOptions {
   algorithm?: SigningAlgorithm;
   now?: () => number;
   onError?: (error: unknown) => void;
+  /** Other processes share the store and may rotate (etcd replicas). */
+  shared?: boolean;
 }
 
 export interface RotationResult {
@@ -62,7 +71,51 @@ export class SigningKeyRing {
   static async open(options: SigningKeyRingOptions): Promise<SigningKeyRing> {
     const ring = new SigningKeyRing(options);
     await ring.#load();
+    if (options.shared) {
+      ring.#refreshTimer = setInterval(() => {
+        ring.refresh().catch((error) => options.onError?.(error));
+      }, REFRESH_MS);
+      ring.#refreshTimer.unref();
+    }
     return ring;
+  }
+
+  #refreshTimer?: NodeJS.Timeout;
+  #lastRefresh = 0;
+
+  close(): void {
+    if (this.#refreshTimer) clearInterval(this.#refreshTimer);
+  }
+
+  /** verificationKey(), re-reading a shared store first when the id is unknown (another replica rotated). */
+  async resolveVerificationKey(kid: string): Promise<SigningKey | undefined> {
+    const known = this.verificationKey(kid);
+    if (known || !this.#options.shared || Date.now() - this.#lastRefresh < UNKNOWN_KID_REFRESH_MS) return known;
+    await this.refresh();
+    return this.verificationKey(kid);
+  }
+
+  /** Re-reads the stored keys (another replica may have rotated); the newest live key signs. */
+  refresh(): Promise<void> {
+    return this.#serialized(async () => {
+      this.#lastRefresh = Date.now();
+      const { records } = await this.#options.storage.list({ prefix: SIGNING_KEYS_PREFIX });
+      const seen = new Set<string>();
+      for (const record of records) {
+        const stored = JSON.parse(record.value) as StoredSigningKey;
+        seen.add(stored.kid);
+        const entry = this.#entries.get(stored.kid);
+        if (entry?.revision === record.revision) continue;
+        this.#entries.set(stored.kid, { key: loadSigningKey(stored), revision: record.revision });
+      }
+      for (const kid of [...this.#entries.keys()]) if (!seen.has(kid)) this.#entries.delete(kid);
+      const live = [...this.#entries.values()]
+        .map((entry) => entry.key)
+        .filter((key) => key.stored.retiredAt === undefined)
+        .sort((a, b) => a.stored.createdAt - b.stored.createdAt);
+      const newest = live.pop();
+      if (newest) this.#current = newest;
+    });
   }
 
   /** The key that signs new tokens. */
@@ -126,7 +179,18 @@ export class SigningKeyRing {
       .filter((key) => key.stored.retiredAt === undefined)
       .sort((a, b) => a.stored.createdAt - b.stored.createdAt);
     const newest = live.pop();
-    if (!newest) {
+    if (
+      !newest &&
+      this.#options.shared &&
+      !(await claimOneTimeJob({ storage: this.#options.storage, key: FIRST_KEY_CLAIM }))
+    ) {
+      // Another replica makes the first key: wait for it.
+      await waitForOneTimeJob("the first signing key", async () => {
+        const { records } = await this.#options.storage.list({ prefix: SIGNING_KEYS_PREFIX });
+        return records.length > 0 ? records : undefined;
+      });
+      await this.refresh();
+    } else if (!newest) {
       await this.#add(await generateSigningKey(this.#options.algorithm ?? DEFAULT_SIGNING_ALGORITHM, this.#now()));
     } else {
       this.#current = newest;

@@ -119,6 +119,20 @@ export class OidcClient {
   }
 
   async verifyIdToken(token: string, nonce: string): Promise<JWTPayload> {
+    const claims = await this.verifyJwt(token);
+    if (claims.nonce !== nonce || !nonce) throw new SsoFailure("the provider's ID token has the wrong nonce");
+    // Several audiences: the authorized party must be this client (OpenID Connect Core 3.1.3.7).
+    if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== this.options.clientId) {
+      throw new SsoFailure("the provider's ID token was issued to another party (azp)");
+    }
+    return claims;
+  }
+
+  /**
+   * A JWT the provider signed for this client, as a bearer token (no nonce): signature against the provider's JWKS
+   * (refetched for an unknown key id), issuer, audience, expiry.
+   */
+  async verifyJwt(token: string): Promise<JWTPayload> {
     const meta = await this.metadata();
     const verify = async (keys: ReturnType<typeof createLocalJWKSet>) =>
       (
@@ -140,11 +154,6 @@ export class OidcClient {
     } catch (error) {
       if (error instanceof SsoFailure) throw error;
       throw new SsoFailure(`the provider's ID token is not valid: ${idTokenProblem(error)}`);
-    }
-    if (claims.nonce !== nonce || !nonce) throw new SsoFailure("the provider's ID token has the wrong nonce");
-    // Several audiences: the authorized party must be this client (OpenID Connect Core 3.1.3.7).
-    if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== this.options.clientId) {
-      throw new SsoFailure("the provider's ID token was issued to another party (azp)");
     }
     return claims;
   }

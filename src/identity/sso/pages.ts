@@ -35,9 +35,14 @@ h1{font-size:1.4rem}p{line-height:1.5}code{background:#eef;padding:0 .2rem}</sty
 
 /** A page with a heading and paragraphs. */
 export function messagePage(title: string, paragraphs: string[]): HtmlPage {
+  return formPage(title, paragraphs, "");
+}
+
+/** A page with a heading, paragraphs and a form the caller built (its values escaped by the caller). */
+export function formPage(title: string, paragraphs: string[], formHtml: string): HtmlPage {
   return document(
     title,
-    `<h1>${escapeHtml(title)}</h1>\n${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n")}`,
+    `<h1>${escapeHtml(title)}</h1>\n${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join("\n")}\n${formHtml}`,
   );
 }
 

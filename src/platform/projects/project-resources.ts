@@ -40,6 +40,8 @@ export interface ProjectResources {
   definitions: ProjectDefinitions;
   /** Creates the default project (first start), starts the controller and gives `authorizer` the project index. */
   start(registry: Registry, authorizer: Authorizer): Promise<void>;
+  /** A new project controller, run by the leader replica only (src/platform/leader.ts). */
+  controller(): { name: string; start(): Promise<void>; stop(): void };
   close(): void;
 }
 
@@ -89,8 +91,12 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
       await informer.start();
       if (authorizer instanceof PlatformAuthorizer) authorizer.useProjects(index, () => informer.fresh());
       await ensureDefaultProject(target);
-      controller = new ProjectController({ registry: target, settings, cas, logger });
-      await controller.start();
+    },
+    controller() {
+      if (!registry) throw new Error("the project resources are not started");
+      const current = new ProjectController({ registry, settings, cas, logger });
+      controller = current;
+      return { name: "project controller", start: () => current.start(), stop: () => current.stop() };
     },
     close() {
       controller?.stop();

@@ -32,11 +32,15 @@ export function encryptSecretValues(store: KeyValueStore, options: EncryptedStor
   const overlaps = (prefix: string): boolean => prefixes.some((p) => p.startsWith(prefix) || prefix.startsWith(p));
   const open = (record: StoredRecord): StoredRecord =>
     isSecret(record.key) ? { ...record, value: options.cipher().open(record.key, record.value) } : record;
-  const openEvent = (event: WatchEvent): WatchEvent => ({
-    type: event.type,
-    record: open(event.record),
-    ...(event.previous ? { previous: open(event.previous) } : {}),
-  });
+  /** An event of a non-secret key is passed on as it is (watchers of "/", such as the garbage collector, see all). */
+  const openEvent = (event: WatchEvent): WatchEvent =>
+    isSecret(event.record.key)
+      ? {
+          type: event.type,
+          record: open(event.record),
+          ...(event.previous ? { previous: open(event.previous) } : {}),
+        }
+      : event;
   /** A CAS failure carries the current record: it must not leak the sealed form either. */
   const openError = (error: unknown): never => {
     if (error instanceof StorageError && error.current && isSecret(error.current.key)) {

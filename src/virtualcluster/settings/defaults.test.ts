@@ -13,6 +13,7 @@ test("defaultSettings() turns on endpoint, service and secret syncing with no pa
         namespaces: { enabled: false },
       },
     },
+    controlPlane: { apiServer: {} },
     external: {},
     experimental: { multiNamespaceMode: { enabled: false } },
   });
@@ -46,7 +47,7 @@ test("withDefaults() reports unknown keys and bad values with their field paths"
     extra: true,
   });
   assert.deepEqual(problems, [
-    "extra: Forbidden: unknown field; known fields: sync, external, experimental",
+    "extra: Forbidden: unknown field; known fields: sync, controlPlane, external, experimental",
     "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, configMaps, secrets, namespaces",
     'sync.toHost.endpoints.enabled: Invalid value: "yes": must be a boolean',
     "sync.toHost.endpoints.patches[0].expresion: Forbidden: unknown field; known fields: path, expression, reverseExpression, reference, labels",
@@ -71,4 +72,23 @@ test("withDefaults() keeps __proto__ keys as data", () => {
   assert.match(problems[0], /^sync.__proto__: Forbidden: unknown field/);
   assert.equal(Object.getPrototypeOf(settings.sync), Object.prototype);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test("withDefaults() takes OIDC authentication with an https issuer and a client id, the user name from sub by default", () => {
+  const oidc = (block: Record<string, unknown>) => withDefaults({ controlPlane: { apiServer: { oidc: block } } });
+  const valid = oidc({ issuerURL: "https://platform.example.com/oidc", clientID: "kubernetes", groupsClaim: "groups" });
+  assert.deepEqual(valid.problems, []);
+  assert.deepEqual(valid.settings.controlPlane.apiServer.oidc, {
+    issuerURL: "https://platform.example.com/oidc",
+    clientID: "kubernetes",
+    usernameClaim: "sub",
+    groupsClaim: "groups",
+  });
+  assert.deepEqual(oidc({}).problems, [
+    "controlPlane.apiServer.oidc.issuerURL: Required value: the issuer of the ID tokens",
+    "controlPlane.apiServer.oidc.clientID: Required value: the audience the ID tokens must name",
+  ]);
+  assert.deepEqual(oidc({ issuerURL: "http://platform.example.com/oidc", clientID: "k" }).problems, [
+    'controlPlane.apiServer.oidc.issuerURL: Invalid value: "http://platform.example.com/oidc": must be an https address without query',
+  ]);
 });

@@ -1,4 +1,4 @@
-import { type FieldError, formatFieldError } from "../../apimachinery/field-errors.ts";
+import { type FieldError, fieldError, formatFieldError } from "../../apimachinery/field-errors.ts";
 import { applySchema } from "./schema.ts";
 import { settingsSchema } from "./settings-schema.ts";
 import type { VirtualClusterSettings } from "./types.ts";
@@ -26,6 +26,15 @@ export function withDefaults(
       badValue: true,
       detail: "service syncing requires sync.toHost.endpoints.enabled",
     });
+  }
+  const oidc = settings.controlPlane.apiServer.oidc;
+  if (oidc) {
+    const at = "controlPlane.apiServer.oidc";
+    if (!oidc.issuerURL) errors.push(fieldError.required(`${at}.issuerURL`, "the issuer of the ID tokens"));
+    else if (!/^https:\/\/[^?#]+$/.test(oidc.issuerURL) || !URL.canParse(oidc.issuerURL)) {
+      errors.push(fieldError.invalid(`${at}.issuerURL`, oidc.issuerURL, "must be an https address without query"));
+    }
+    if (!oidc.clientID) errors.push(fieldError.required(`${at}.clientID`, "the audience the ID tokens must name"));
   }
   const apiKey = settings.external.platform?.apiKey;
   if (apiKey && apiKey.namespace === undefined && options.namespace) apiKey.namespace = options.namespace;

@@ -36,6 +36,23 @@ export const settingsSchema = object({
       namespaces: object({ enabled: boolean(false) }),
     }),
   }),
+  controlPlane: object({
+    apiServer: object({
+      // OpenID Connect authentication of the API server, as kube-apiserver's --oidc-* flags.
+      oidc: object(
+        {
+          issuerURL: string(),
+          clientID: string(),
+          usernameClaim: string({ default: "sub" }),
+          usernamePrefix: string(),
+          groupsClaim: string(),
+          groupsPrefix: string(),
+          caFile: string(),
+        },
+        "optional",
+      ),
+    }),
+  }),
   external: object({
     platform: object(
       {

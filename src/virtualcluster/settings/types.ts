@@ -26,6 +26,23 @@ export interface PlatformSettings {
   project?: string;
 }
 
+/** OpenID Connect authentication of the virtual cluster's API server (kube-apiserver's --oidc-* flags). */
+export interface OidcAuthenticationSettings {
+  /** The issuer, https only, e.g. the platform's https://<platformHost>/oidc. */
+  issuerURL: string;
+  /** The audience ID tokens must name. */
+  clientID: string;
+  /** Claim holding the user name (default "sub"). */
+  usernameClaim: string;
+  /** Prefix of user names; unset: "<issuerURL>#" unless the claim is "email"; "-": none. */
+  usernamePrefix?: string;
+  /** Claim holding the groups (a string or a list of strings); unset: no groups. */
+  groupsClaim?: string;
+  groupsPrefix?: string;
+  /** PEM file of the CA that signed the issuer's serving certificate (default: the system's CAs). */
+  caFile?: string;
+}
+
 /** virtualcluster.yaml, the parts implemented so far, with defaults applied. */
 export interface VirtualClusterSettings {
   sync: {
@@ -37,6 +54,9 @@ export interface VirtualClusterSettings {
       /** Multi-namespace mode: each virtual namespace gets its own host namespace, names are kept. */
       namespaces: { enabled: boolean };
     };
+  };
+  controlPlane: {
+    apiServer: { oidc?: OidcAuthenticationSettings };
   };
   external: {
     /** Absent: no platform connection. `{}`: dedicated access keys. */

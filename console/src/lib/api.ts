@@ -1,0 +1,85 @@
+// Calls to the platform API from the console: same origin, the session cookie, and the console header without which
+// the API ignores the cookie (no CSRF). A 401 means the session ended: back to the login page, then here again.
+
+import { loginPath } from "./return-path.ts";
+
+export const API = "/kubernetes/management/apis/management.platform.sh/v1";
+export const CONSOLE_HEADERS = { "X-Platform-Console": "1" };
+
+export interface Status {
+  kind?: string;
+  code?: number;
+  reason?: string;
+  message?: string;
+  details?: { causes?: { field?: string; message?: string; reason?: string }[] };
+}
+
+/** A failed API call: the Status the server answered (its message is what forms show). */
+export class ApiError extends Error {
+  readonly code: number;
+  readonly status: Status;
+  constructor(code: number, status: Status) {
+    super(status.message || `the platform answered ${code}`);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+export function sessionEnded(): void {
+  const here = `${window.location.pathname}${window.location.search}`;
+  window.location.assign(loginPath(here));
+}
+
+export interface RequestOptions {
+  method?: string;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  /** Leave a 401 to the caller (the login page). */
+  allowUnauthorized?: boolean;
+}
+
+export async function apiRequest<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { ...CONSOLE_HEADERS, Accept: "application/json" };
+  if (options.body !== undefined) headers["Content-Type"] = options.contentType ?? "application/json";
+  const response = await fetch(path, {
+    method: options.method ?? "GET",
+    headers,
+    credentials: "same-origin",
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = { message: text.slice(0, 500) };
+  }
+  if (!response.ok) {
+    if (response.status === 401 && !options.allowUnauthorized) sessionEnded();
+    throw new ApiError(response.status, (parsed as Status) ?? {});
+  }
+  return parsed as T;
+}
+
+/** A path of the management API: mgmt("users", name, "password"). */
+export function mgmt(...parts: (string | undefined)[]): string {
+  return [API, ...parts.filter((p): p is string => !!p).map(encodeURIComponent)].join("/");
+}
+
+export const api = {
+  get: <T>(path: string) => apiRequest<T>(path),
+  create: <T>(path: string, body: unknown) => apiRequest<T>(path, { method: "POST", body }),
+  replace: <T>(path: string, body: unknown) => apiRequest<T>(path, { method: "PUT", body }),
+  patch: <T>(path: string, body: unknown) =>
+    apiRequest<T>(path, { method: "PATCH", body, contentType: "application/merge-patch+json" }),
+  remove: <T>(path: string) => apiRequest<T>(path, { method: "DELETE" }),
+};
+
+/** The message a form shows for a failed call: the API's Status message, never a blank failure. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.status.message || error.message;
+  if (error instanceof Error) return error.message || "the request failed";
+  return String(error);
+}

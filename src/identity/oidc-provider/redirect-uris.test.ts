@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { redirectAllowed, wildcardMatches } from "./redirect-uris.ts";
+
+const confidential = (registered: string[], wildcard = false) => ({ registered, wildcard, publicClient: false });
+
+describe("redirectAllowed()", () => {
+  it("redirectAllowed() takes a registered URI only as the exact string", () => {
+    const rules = confidential(["https://app.example.com/cb"]);
+    assert.ok(redirectAllowed("https://app.example.com/cb", rules));
+    for (const uri of [
+      "https://app.example.com/cb/",
+      "https://app.example.com/cb?x=1",
+      "https://APP.example.com/cb",
+      "https://app.example.com:443/cb",
+      "http://app.example.com/cb",
+      "https://app.example.com/cb#frag",
+    ]) {
+      assert.equal(redirectAllowed(uri, rules), false, uri);
+    }
+  });
+
+  it("redirectAllowed() ignores '*' in a registered URI unless wildcards are on", () => {
+    const uri = "https://*.example.com/cb";
+    assert.equal(redirectAllowed("https://a.example.com/cb", confidential([uri])), false);
+    assert.ok(redirectAllowed("https://a.example.com/cb", confidential([uri], true)));
+  });
+
+  it("redirectAllowed() gives a public client without registered URIs any http loopback address, nothing else", () => {
+    const rules = { registered: [], wildcard: false, publicClient: true };
+    for (const uri of ["http://127.0.0.1:5555/callback", "http://localhost:1/", "http://[::1]:8000/x?y=1"]) {
+      assert.ok(redirectAllowed(uri, rules), uri);
+    }
+    for (const uri of [
+      "https://127.0.0.1:5555/cb",
+      "http://127.0.0.2:5555/cb",
+      "http://app.example.com/cb",
+      "http://u:p@127.0.0.1:1/",
+    ]) {
+      assert.equal(redirectAllowed(uri, rules), false, uri);
+    }
+    assert.equal(redirectAllowed("http://127.0.0.1:5555/callback", { ...rules, publicClient: false }), false);
+  });
+
+  it("redirectAllowed() lets a public client's registered loopback URI change only its port", () => {
+    const rules = { registered: ["http://127.0.0.1/callback"], wildcard: false, publicClient: true };
+    assert.ok(redirectAllowed("http://127.0.0.1:43210/callback", rules));
+    assert.equal(redirectAllowed("http://127.0.0.1:43210/other", rules), false);
+    assert.equal(redirectAllowed("http://localhost:43210/callback", rules), false);
+  });
+});
+
+describe("wildcardMatches()", () => {
+  it("wildcardMatches() lets '*' in the host stand for one label's letters, digits and '-'", () => {
+    const pattern = "https://*.example.com/cb";
+    for (const uri of ["https://a.example.com/cb", "https://team-1.example.com/cb", "https://A.example.com/cb"]) {
+      assert.ok(wildcardMatches(pattern, uri), uri);
+    }
+    for (const uri of [
+      "https://a.b.example.com/cb",
+      "https://example.com/cb",
+      "https://evil.com/.example.com/cb",
+      "https://evil.com#.example.com/cb",
+      "https://a.example.com.evil.com/cb",
+      "https://user@a.example.com/cb",
+      "https://a.example.com:8443/cb",
+      "http://a.example.com/cb",
+      "https://a.example.com/cb/x",
+    ]) {
+      assert.equal(wildcardMatches(pattern, uri), false, uri);
+    }
+  });
+
+  it("wildcardMatches() lets '*' in the path and query stand for anything up to the next '?' or '#'", () => {
+    assert.ok(wildcardMatches("https://app.example.com/*/cb", "https://app.example.com/team/cb"));
+    assert.ok(wildcardMatches("https://app.example.com/cb?tenant=*", "https://app.example.com/cb?tenant=a"));
+    assert.equal(wildcardMatches("https://app.example.com/*", "https://app.example.com/a?b=c"), false);
+    assert.equal(wildcardMatches("https://app.example.com/*", "https://other.example.com/a"), false);
+    assert.equal(wildcardMatches("https://app.example.com/a.*", "https://app.example.com/abx"), false);
+  });
+});

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { LoginThrottle } from "../auth/login-throttle.ts";
+import { openEtcdStore } from "../storage/etcd/etcd-store.ts";
+import { type EtcdCluster, etcdMissing, startEtcdCluster } from "../storage/etcd/testing-etcd-cluster.ts";
+import { shareLoginThrottle } from "./shared-login-throttle.ts";
+
+/** Resolves once `check` holds, polling (a watch brings the other replica's count). */
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.ok(check());
+}
+
+describe("shareLoginThrottle()", { skip: etcdMissing() }, () => {
+  let cluster: EtcdCluster;
+  before(async () => {
+    cluster = await startEtcdCluster({ members: 1 });
+  });
+  after(() => cluster?.stop());
+
+  it("shareLoginThrottle() counts failures on every replica together and clears them on success", async () => {
+    const open = () => openEtcdStore({ endpoints: cluster.endpoints, prefix: "/throttle" });
+    const stores = [await open(), await open()];
+    const throttles = stores.map(() => new LoginThrottle({ failuresPerUsername: 4, failuresPerAddress: 100 }));
+    const shared = await Promise.all(
+      stores.map((storage, i) => shareLoginThrottle({ storage, throttle: throttles[i] })),
+    );
+    try {
+      const [a, b] = throttles;
+      a.failed("alice", "10.0.0.1");
+      a.failed("alice", "10.0.0.1");
+      b.failed("alice", "10.0.0.2");
+      assert.equal(b.retryAfter("alice", undefined), 0, "three failures: not yet");
+      await until(() => a.retryAfter("alice", undefined) === 0);
+      b.failed("alice", "10.0.0.2");
+      // Four failures in all, two on each replica: both refuse the next attempt.
+      await until(() => a.retryAfter("alice", undefined) > 0 && b.retryAfter("alice", undefined) > 0);
+      assert.equal(a.retryAfter("bob", undefined), 0, "other usernames are not throttled");
+      a.succeeded("alice");
+      await until(() => b.retryAfter("alice", undefined) === 0);
+    } finally {
+      for (const s of shared) s.close();
+      for (const store of stores) await store.close();
+    }
+  });
+});

@@ -1,0 +1,68 @@
+// Single sign-on from the console's login page in Chromium: a button per connector of /auth/info, the provider's
+// login, and the browser back at the return path with the session cookie (an OpenID provider of the tests, over
+// HTTPS). Password login turned off hides the form.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Browser } from "playwright-core";
+import { chromiumSkip, launchChromium, seriousViolations } from "../support/chromium.ts";
+import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "../support/oidc-test-provider.ts";
+import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
+import { setPlatformConfig, tempFile } from "../support/sso-platform.ts";
+
+describe("single sign-on from the console", { skip: chromiumSkip }, () => {
+  let platform: PlatformProcess;
+  let provider: OidcTestProvider;
+  let browser: Browser;
+  let oidc: string;
+
+  before(async () => {
+    platform = await startPlatformProcess();
+    provider = await startOidcTestProvider({ redirectUris: [`${platform.url}/auth/oidc/callback`] });
+    provider.accounts.set("alice", { email: "alice@example.com", preferred_username: "alice", name: "Alice Example" });
+    const caFile = await tempFile("provider-ca.pem", provider.tls.caPem);
+    oidc = `auth:\n  oidc:\n${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, caFile, indent: "    " })}`;
+    await setPlatformConfig(platform, oidc);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await platform?.stop();
+    await provider?.close();
+  });
+
+  it("logs in through the connector's button and lands on the return path with the session cookie", async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(`${platform.url}/login?return=${encodeURIComponent("/profile")}`);
+    const button = page.getByRole("link", { name: "Log in with OpenID Connect" });
+    await button.waitFor();
+    assert.equal(await button.getAttribute("href"), "/auth/oidc/login?return=%2Fprofile");
+    assert.deepEqual(await seriousViolations(page), []);
+    await button.click();
+    await page.waitForURL((url) => url.origin === provider.issuer);
+    await page.locator('input[name="login"]').fill("alice");
+    await page.locator('input[name="password"]').fill("anything");
+    await page.locator('button[type="submit"]').click();
+    // The provider's consent prompt on a first login.
+    const consent = page.locator('button[type="submit"]');
+    if (new URL(page.url()).origin === provider.issuer && (await consent.count()) > 0) await consent.click();
+    await page.waitForURL((url) => url.origin === platform.url && url.pathname === "/profile");
+    await page.getByRole("heading", { name: "Profile" }).waitFor();
+    await page.getByText("alice", { exact: true }).first().waitFor();
+    const cookie = (await context.cookies()).find((c) => c.name === "vcp_session");
+    assert.equal(cookie?.httpOnly, true);
+    await context.close();
+  });
+
+  it("shows only the connectors when password login is off", async () => {
+    await setPlatformConfig(platform, `${oidc}  password:\n    disabled: true\n`);
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/login`);
+    await page.getByRole("link", { name: "Log in with OpenID Connect" }).waitFor();
+    assert.equal(await page.getByRole("textbox", { name: "Password" }).count(), 0);
+    await context.close();
+  });
+});

@@ -1,5 +1,6 @@
 // Runtime sync benchmark (issue 21). Run: node bench/runtime-sync.ts [--objects 4000] [--burst 800] [--rate 50]
-//   [--paced-seconds 10] [--rounds 2] [--json]
+//   [--paced-seconds 10] [--rounds 2] [--warmup 200] [--quiet-seconds 25] [--from dist]
+//   [--runtime-node-options "<node flags for the runtime, e.g. --cpu-prof>"]
 //
 // Method: a host cluster API server (`virtualcluster apiserver`) and a virtual cluster (`virtualcluster run`, its
 // own API server + syncer, Endpoints patches on) as child processes over HTTPS; a watch on the host namespace
@@ -7,12 +8,16 @@
 //   A (baseline) = the same Endpoints written directly on the host by 4 writers;
 //   B (syncer)   = written in the virtual cluster by 4 writers, latency to the host watch event.
 // Per round: a burst of --burst creates (throughput = objects / span, p99 latency), then a paced run at --rate
-// objects/s for --paced-seconds (p99 latency). Memory: the runtime's resident set after start-up when idle, and
-// after --objects Endpoints (with their Services) are synced; the host API server's own RSS holding the same
-// objects is printed beside it as the baseline. The machine is shared: read numbers as orders of magnitude.
+// objects/s for --paced-seconds (p99 latency). Before a syncer run, the virtual Services its Endpoints need are
+// created and their sync (host Service, cluster IP shown back) is waited out, so it is not part of the measure.
+// Memory: the runtime's resident set after start-up when idle, and with --objects Endpoints (with their Services)
+// synced: 3 s after the last arrived, and once the syncer is done and the runtime was quiet for --quiet-seconds;
+// the host API server's own RSS holding the same objects is printed beside it as the baseline. The machine is
+// shared: read numbers as orders of magnitude.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
@@ -34,6 +39,7 @@ const RATE = argument("--rate", 50);
 const PACED_SECONDS = argument("--paced-seconds", 10);
 const ROUNDS = argument("--rounds", 2);
 const WARMUP = argument("--warmup", 200);
+const QUIET_SECONDS = argument("--quiet-seconds", 25);
 const WRITERS = 4;
 const VC = "bench";
 const HOST_NS = "bench-host";
@@ -126,19 +132,57 @@ async function main(): Promise<void> {
   );
   await sleep(3000);
   const idleRss = memoryStatus(runtime.child.pid!);
-  const virtualClient = createKubeClient(kubeConfig(join(dir, "vc", "admin.kubeconfig")));
+  const virtualConfig = kubeConfig(join(dir, "vc", "admin.kubeconfig"));
+  const virtualClient = createKubeClient(virtualConfig);
   const virtual = virtualClient.core;
+  /** The syncer's queue depth, from the virtual cluster's /metrics. */
+  const queueDepth = async () => {
+    const options: Parameters<typeof request>[1] = { method: "GET" };
+    await virtualConfig.applyToHTTPSOptions(options);
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = request(`${virtualConfig.getCurrentCluster()?.server}/metrics`, options, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve(body));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    return Number(/^virtualcluster_syncer_queue_depth (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+  };
+  /** Waits until the syncer has had nothing queued for three looks in a row (its own follow-up work included). */
+  const settled = async () => {
+    for (let quiet = 0; quiet < 3; ) {
+      await sleep(100);
+      quiet = (await queueDepth()) === 0 ? quiet + 1 : 0;
+    }
+  };
 
   const seen = new Map<string, number>();
-  const watch = await new Watch(hostConfig).watch(
-    `/api/v1/namespaces/${HOST_NS}/endpoints`,
-    {},
-    (_type, object: V1Endpoints) => {
-      const key = `${object.metadata?.name}|${object.subsets?.[0]?.addresses?.[0]?.ip}`;
-      if (!seen.has(key)) seen.set(key, performance.now());
-    },
-    () => {},
-  );
+  // The watch resumes from its last event when it ends (client-node's fetch gives up on a body silent for 5 min,
+  // as during a long memory run's Service phase), so no arrival is lost.
+  let lastVersion: string | undefined;
+  let watch: AbortController | undefined;
+  let watching = true;
+  const startWatch = async (): Promise<void> => {
+    watch = await new Watch(hostConfig).watch(
+      `/api/v1/namespaces/${HOST_NS}/endpoints`,
+      lastVersion ? { resourceVersion: lastVersion } : {},
+      (_type, object: V1Endpoints) => {
+        lastVersion = object.metadata?.resourceVersion ?? lastVersion;
+        const key = `${object.metadata?.name}|${object.subsets?.[0]?.addresses?.[0]?.ip}`;
+        if (!seen.has(key)) seen.set(key, performance.now());
+      },
+      () => restartWatch(),
+    );
+  };
+  const restartWatch = () => {
+    if (watching) void sleep(100).then(startWatch).catch(restartWatch);
+  };
+  await startWatch();
   const waitFor = async (keys: string[]) => {
     const deadline = performance.now() + 300_000;
     while (keys.some((key) => !seen.has(key))) {
@@ -196,7 +240,7 @@ async function main(): Promise<void> {
           body: { metadata: { name: names[i] }, spec: { ports: [{ port: 80 }] } },
         }),
       );
-      await sleep(1000); // the Services' own sync settles before the measured writes
+      await settled(); // the Services' own sync (host create, cluster IP shown) ends before the measured writes
     }
     const cpuBefore = cpuNow();
     const started = await write(
@@ -246,7 +290,12 @@ async function main(): Promise<void> {
   const more = Math.max(0, OBJECTS - have);
   progress(`memory: ${more} more objects to reach ${OBJECTS} synced`);
   if (more > 0) await run("syncer", more);
+  // Right after the last object arrived, and once the syncer is done and the runtime has been quiet for a while
+  // (it gives its spare heap back 10-20 s after work stops: src/virtualcluster/heap-compactor.ts).
   await sleep(3000);
+  const busyRss = memoryStatus(runtime.child.pid!);
+  await settled();
+  await sleep(QUIET_SECONDS * 1000);
   const loadedRss = memoryStatus(runtime.child.pid!);
   const hostRss = memoryStatus(hostServer.child.pid!);
 
@@ -255,13 +304,16 @@ async function main(): Promise<void> {
     memory: {
       runtimeIdleMiB: mib(idleRss.vmRssKiB),
       runtimeWithObjectsMiB: mib(loadedRss.vmRssKiB),
+      runtimeWithObjectsJustAfterMiB: mib(busyRss.vmRssKiB),
+      runtimePeakMiB: mib(loadedRss.vmHwmKiB),
       objects: OBJECTS,
       hostServerWithObjectsMiB: mib(hostRss.vmRssKiB),
     },
   };
   console.log(JSON.stringify(result, null, 2));
 
-  watch.abort();
+  watching = false;
+  watch?.abort();
   await Promise.all([virtualClient.close(), hostClient.close()]);
   for (const child of [runtime.child, hostServer.child]) {
     const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -16,6 +16,7 @@ import { hostApi } from "./connect/host-api.ts";
 import type { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
+import { exposedGc, HeapCompactor } from "./heap-compactor.ts";
 import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
 import { KubeHttp } from "./kube/kube-http.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
@@ -155,6 +156,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     throw error;
   }
 
+  // Start-up garbage, and later each burst's, goes back to the system once the runtime is quiet.
+  const gc = exposedGc();
+  const compactor = gc && new HeapCompactor({ gc, work: () => syncer?.stats().syncs ?? 0 });
+  let closed = false;
+  void syncer.synced().then(() => {
+    if (!closed) compactor?.start();
+  });
+
   const status = (): RuntimeStatus => ({
     name,
     namespace,
@@ -173,6 +182,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     kubeconfigPath: server.kubeconfigPath,
     status,
     async close() {
+      closed = true;
+      compactor?.stop();
       clearInterval(statusTimer);
       await syncer?.close();
       await connection?.close();

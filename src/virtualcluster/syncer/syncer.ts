@@ -40,7 +40,10 @@ export interface SyncerOptions {
   hostNamespace: string;
   settings: LoadedSettings;
   logger?: Logger;
-  /** Concurrent workers (default 4); a key is only ever handled by one of them at a time. */
+  /**
+   * Concurrent workers (default 16); a key is only ever handled by one of them at a time. A sync mostly waits on the
+   * host's answer (its commit and fsync), so more workers let the host commit more creates at once.
+   */
   workers?: number;
 }
 
@@ -191,7 +194,7 @@ class SyncerRuntime {
           );
         }
       }
-      const workers = this.#options.workers ?? 4;
+      const workers = this.#options.workers ?? 16;
       for (let i = 0; i < workers; i++) this.#workers.push(this.#work());
       this.#options.logger?.info(
         { name: this.#options.name, hostNamespace: this.#options.hostNamespace },

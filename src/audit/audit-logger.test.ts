@@ -219,3 +219,61 @@ describe("AuditLogger and events that cannot be built", () => {
     assert.ok(event?.annotations["audit.platform.sh/event-incomplete"]);
   });
 });
+
+describe("AuditLogger with a datastore", () => {
+  let dir: string;
+  let audit: AuditLogger;
+  let metrics: Registry;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "audit-logger-store-"));
+    const settings = new LiveSettings(defaultSettings());
+    settings.update({
+      ...settings.current(),
+      audit: auditSettingsOf({ enabled: true, level: 1, path: join(dir, "audit.log") }),
+    });
+    metrics = new Registry();
+    audit = new AuditLogger({ settings, metrics, dataDir: dir });
+  });
+  after(async () => {
+    await audit.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("AuditLogger writes each event line to the file and the datastore alike", async () => {
+    const get = request("get", "teams", { id: "id-store-1" });
+    audit.hooks.onRequestReceived(get);
+    audit.hooks.onRequestComplete(get);
+    await audit.settled();
+    const file = (await lines(join(dir, "audit.log"))).filter((e) => e.auditID === "id-store-1");
+    const stored = await audit.byAuditId("id-store-1");
+    assert.deepEqual(
+      stored.map((e) => JSON.parse(e.line)),
+      file,
+    );
+    assert.deepEqual(
+      stored.map((e) => e.instance),
+      ["", ""],
+    );
+    assert.match(await metrics.metrics(), /platform_audit_datastore_events_total 2/);
+  });
+
+  it("AuditLogger.ingest() stores a virtual cluster's events in the datastore only, tagged with its instance", async () => {
+    const line = JSON.stringify({ kind: "Event", auditID: "vc-1", stage: "ResponseComplete", verb: "create" });
+    audit.ingest([line], "p-demo/vc1");
+    await audit.settled();
+    const result = await audit.search({
+      filters: [{ column: "instance", equals: true, value: "p-demo/vc1" }],
+      limit: 5,
+    });
+    assert.deepEqual(
+      result.events.map((e) => e.line),
+      [line],
+    );
+    const file = await lines(join(dir, "audit.log"));
+    assert.equal(
+      file.some((e) => e.auditID === "vc-1"),
+      false,
+    );
+  });
+});

@@ -59,6 +59,25 @@ describe("auditEventLine()", () => {
     });
   });
 
+  it("auditEventLine() names the created object of a create, from its answer, as kube-apiserver does", () => {
+    const create = (code: number, namespace = "") =>
+      completion({
+        method: "POST",
+        requestInfo: { ...completion().requestInfo, verb: "create", name: "", namespace },
+        code,
+        responseObject: { kind: "User", metadata: { name: "bob", namespace: "p-default" } },
+      });
+    const ref = (stage: "RequestReceived" | "ResponseComplete", request: AuditCompletion) =>
+      JSON.parse(
+        auditEventLine(stage, "Metadata", request, stage === "RequestReceived" ? undefined : request, received),
+      ).objectRef;
+    assert.equal(ref("ResponseComplete", create(201)).name, "bob");
+    assert.equal(ref("ResponseComplete", create(201)).namespace, "p-default");
+    assert.equal(ref("ResponseComplete", create(201, "p-other")).namespace, "p-other", "the path's namespace wins");
+    assert.equal(ref("RequestReceived", create(201)).name, undefined, "nothing is created yet");
+    assert.equal(ref("ResponseComplete", create(409)).name, undefined, "a refused create names nothing");
+  });
+
   it("auditEventLine() adds the request object at Request and both objects at RequestResponse", () => {
     const request = JSON.parse(auditEventLine("ResponseComplete", "Request", completion(), completion(), received));
     assert.deepEqual(request.requestObject, { kind: "User", spec: { email: "a@example.com" } });

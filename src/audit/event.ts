@@ -2,7 +2,7 @@
 // a payload above 2 MiB can be left out with an annotation saying so, without ever building a huge line.
 
 import { levelAtLeast } from "./policy.ts";
-import { auditJson, auditRequestUri } from "./redact.ts";
+import { auditJson, auditRequestUri, mayHoldSecrets } from "./redact.ts";
 import type { AuditBodyRequest, AuditCompletion, AuditLevel, AuditRequest, AuditStage, AuditUser } from "./types.ts";
 
 export const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
@@ -99,17 +99,36 @@ export function prepareRequestObject(request: AuditBodyRequest): PreparedRequest
   return new PreparedRequest(json, annotations);
 }
 
-/** The objectRef of a resource request; exported for the minimal event. */
-export function objectRef(request: AuditRequest): Record<string, string> | undefined {
+/**
+ * The objectRef of a resource request; exported for the minimal event. A create names no object in its path: once
+ * it succeeded, the name (and namespace) come from the created object, as kube-apiserver logs them.
+ */
+export function objectRef(request: AuditRequest, completion?: AuditCompletion): Record<string, string> | undefined {
   const info = request.requestInfo;
   if (!info.resourceRequest) return undefined;
   const ref: Record<string, string> = { resource: info.resource };
-  if (info.namespace) ref.namespace = info.namespace;
-  if (info.name) ref.name = info.name;
+  const created =
+    !info.name && info.verb === "create" && completion && completion.code < 300
+      ? createdMetadata(completion)
+      : undefined;
+  const namespace = info.namespace || created?.namespace;
+  const name = info.name || created?.name;
+  if (namespace) ref.namespace = namespace;
+  if (name) ref.name = name;
   if (info.group) ref.apiGroup = info.group;
   ref.apiVersion = info.version;
   if (info.subresource) ref.subresource = info.subresource;
   return ref;
+}
+
+function createdMetadata(completion: AuditCompletion): { name?: string; namespace?: string } | undefined {
+  const metadata = (completion.responseObject as { metadata?: unknown } | undefined)?.metadata;
+  if (typeof metadata !== "object" || metadata === null) return undefined;
+  const { name, namespace } = metadata as Record<string, unknown>;
+  return {
+    name: typeof name === "string" ? name : undefined,
+    namespace: typeof namespace === "string" ? namespace : undefined,
+  };
 }
 
 function responseStatus(completion: AuditCompletion): Record<string, unknown> {
@@ -139,9 +158,14 @@ export function auditEventLine(
       requestObject = prepared.json;
       Object.assign(annotations, prepared.annotations);
     }
-    if (levelAtLeast(level, "RequestResponse") && completion.responseObject !== undefined) {
-      const response = completion.responseObject;
-      responseObject = payload(() => response, undefined, OMITTED_RESPONSE_ANNOTATION, annotations);
+    if (levelAtLeast(level, "RequestResponse")) {
+      // A pre-encoded answer with nothing to redact is logged as it is: no decode and re-encode per request.
+      const text = completion.responseJson;
+      if (text !== undefined && byteLength(text) <= MAX_PAYLOAD_BYTES && !mayHoldSecrets(text)) responseObject = text;
+      else if (completion.responseObject !== undefined) {
+        const response = completion.responseObject;
+        responseObject = payload(() => response, undefined, OMITTED_RESPONSE_ANNOTATION, annotations);
+      }
     }
   }
   // Built as text: one JSON.stringify per string value is much cheaper than building and serializing an object.
@@ -151,7 +175,7 @@ export function auditEventLine(
   line += `,"verb":${JSON.stringify(info.verb)},"user":${userPart(request.user)}`;
   line += `,"sourceIPs":${request.sourceIp ? `[${JSON.stringify(request.sourceIp)}]` : "[]"}`;
   if (request.userAgent) line += `,"userAgent":${JSON.stringify(request.userAgent)}`;
-  const ref = objectRef(request);
+  const ref = objectRef(request, completion);
   if (ref) line += `,"objectRef":${JSON.stringify(ref)}`;
   if (completion) line += `,"responseStatus":${JSON.stringify(responseStatus(completion))}`;
   line += `,"requestReceivedTimestamp":"${microTime(request.receivedAt)}","stageTimestamp":"${microTime(now)}"`;

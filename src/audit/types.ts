@@ -51,6 +51,8 @@ export interface AuditCompletion extends AuditBodyRequest {
   message?: string;
   /** The response object (before encoding); absent for watches and non-resource responses. */
   responseObject?: unknown;
+  /** The response object as compact JSON, when the server has it encoded already (logged as is when it may). */
+  responseJson?: string;
   /** What the request-body hook returned (a PreparedRequest from this logger), if it ran. */
   prepared?: unknown;
   /** The request-body hook threw: the request was refused with 500 before anything was stored. */

@@ -7,12 +7,15 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   create: async () => (await import("./create.ts")).createCommand(),
   delete: async () => (await import("./delete.ts")).deleteCommand(),
   list: async () => (await import("./list.ts")).listCommand(),
+  pause: async () => (await import("./pause.ts")).pauseCommand(),
+  resume: async () => (await import("./resume.ts")).resumeCommand(),
   connect: async () => (await import("./connect.ts")).connectCommand(),
   platform: async () => (await import("./platform.ts")).platformCommand(),
   patches: async () => (await import("./patches.ts")).patchesCommand(),
   config: async () => (await import("./settings.ts")).settingsCommand(),
   apiserver: async () => (await import("./apiserver.ts")).apiserverCommand(),
   run: async () => (await import("./run.ts")).runCommand(),
+  version: async () => (await import("./version.ts")).versionCommand(),
 };
 
 /** The commands to load for these arguments: the one named first, else (help, completion, a typo) all of them. */

@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { ensureRuntimeNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 import { readSettingsFile } from "../virtualcluster/settings/load.ts";
+import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { runAction } from "./run-action.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 
@@ -20,7 +21,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface RunOptions {
+interface RunOptions extends LogFlags {
   name: string;
   namespace: string;
   file: string;
@@ -32,7 +33,7 @@ interface RunOptions {
 }
 
 export function runCommand(): Command {
-  return new Command("run")
+  const command = new Command("run")
     .description("Run a virtual cluster in the foreground: its API server, the syncer and the platform connection")
     .requiredOption("--name <name>", "virtual cluster name")
     .requiredOption("-n, --namespace <namespace>", "host namespace the virtual cluster syncs into")
@@ -41,7 +42,8 @@ export function runCommand(): Command {
     .option("--data-dir <dir>", "data directory (storage, certificates, admin.kubeconfig, status.json)")
     .option("--host <host>", "address to listen on and to put in certificates and kubeconfigs", "127.0.0.1")
     .option("--port <port>", "port of the virtual cluster's API (0: any free port)", port, 0)
-    .option("--heartbeat-seconds <seconds>", "how often to report to the platform and re-read the access key", seconds)
+    .option("--heartbeat-seconds <seconds>", "how often to report to the platform and re-read the access key", seconds);
+  return addLogOptions(command)
     .addHelpText(
       "after",
       "\nExamples:\n" +
@@ -53,12 +55,11 @@ export function runCommand(): Command {
       runAction(async (opts: RunOptions) => {
         const settingsText = readSettingsFile(opts.file);
         ensureRuntimeNodeFlags();
-        const [{ pino }, { loadKubeAccess }, { startRuntime }] = await Promise.all([
-          import("pino"),
+        const [logger, { loadKubeAccess }, { startRuntime }] = await Promise.all([
+          commandLogger(opts),
           import("../virtualcluster/kube/kube-access.ts"),
           import("../virtualcluster/runtime.ts"),
         ]);
-        const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
         const host = await loadKubeAccess({ file: opts.hostKubeconfig });
         const runtime = await startRuntime({
           name: opts.name,

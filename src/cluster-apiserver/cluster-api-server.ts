@@ -19,6 +19,7 @@ import type { Authenticator } from "../auth/types.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
+import type { ApiServerHooks } from "../http/types.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
@@ -27,6 +28,7 @@ import { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import type { ResourceStore } from "../registry/types.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
+import { RetentionCompaction } from "../storage/retention-compaction.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { AdminTokenAuthenticator, ensureAdminToken } from "./admin-token.ts";
 import { bootstrapRbac } from "./bootstrap-rbac.ts";
@@ -64,6 +66,8 @@ export interface ClusterApiServerOptions {
   metricsRegistry?: PromRegistry;
   /** Connection timeouts and in-flight limits of its API server (unset ones: DEFAULT_SERVER_LIMITS). */
   limits?: Partial<ServerLimits>;
+  /** Audit hooks (a virtual cluster's audit log). */
+  hooks?: ApiServerHooks;
   logger?: Logger;
 }
 
@@ -99,6 +103,14 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
   });
   const storage = instrumentStore(store, (op, r, ok, s) => metrics.storageOperation(op, r, ok, s));
   const stops: (() => void | Promise<void>)[] = [() => storage.close()];
+  // As the platform does (without a leader: one process owns the file): every minute, drop history older than five
+  // minutes; the SQLite store then returns the freed pages by itself.
+  const compaction = new RetentionCompaction({ storage, retentionMs: 5 * 60_000 });
+  const compactor = setInterval(() => {
+    compaction.tick().catch((error) => logger?.warn({ err: String(error) }, "compaction failed"));
+  }, 60_000);
+  compactor.unref();
+  stops.push(() => clearInterval(compactor));
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
   };
@@ -174,6 +186,7 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
       logger,
       metrics,
       limits: options.limits,
+      hooks: options.hooks,
       // Failing while writes fail for lack of space (they answer 507 meanwhile).
       healthChecks: { "store-space": () => storage.checkSpace?.() },
     });

@@ -1,7 +1,7 @@
 // The records the audit hooks receive, built from a request's pipeline state: the one place both the resource
 // pipeline and the fastify path (non-resource paths, plugin routes) make them.
 
-import { decodedValue } from "../registry/encoded-json.ts";
+import { decodedValue, EncodedJson } from "../registry/encoded-json.ts";
 import type { UserInfo } from "../registry/types.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
 import type { RequestInfo } from "./request-info.ts";
@@ -79,6 +79,12 @@ class CompletedRecord implements CompletedRequest {
     this.prepared = state.auditPrepared;
     this.preparationFailed = state.auditPreparationFailed === true;
     this.#state = state;
+  }
+
+  /** The pre-encoded answer's text, if the registry gave one and no hook decoded it yet. */
+  get responseJson(): string | undefined {
+    const value = this.#state.responseObject;
+    return value instanceof EncodedJson ? value.json : undefined;
   }
 
   /** Decoded only if a hook reads it (reads may answer with pre-encoded JSON). */

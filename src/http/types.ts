@@ -35,6 +35,8 @@ export interface CompletedRequest extends BodyReadRequest {
   latencySeconds: number;
   /** The object answered, before encoding, or the failure Status; absent for watches and non-resource paths. */
   responseObject?: unknown;
+  /** The object answered as compact JSON, when the registry answered pre-encoded (GET, LIST, POST). */
+  responseJson?: string;
   /** What onRequestBody returned for this request (undefined when it did not run). */
   prepared?: unknown;
   /** onRequestBody threw: the request was answered 500 before the registry ran. */

@@ -19,6 +19,7 @@ import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-
 import { exposedGc, HeapCompactor } from "./heap-compactor.ts";
 import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
 import { KubeHttp } from "./kube/kube-http.ts";
+import { startRuntimeAudit } from "./runtime-audit.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
@@ -56,6 +57,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   // The verifier (and jose with it) loads once the platform is known: a virtual cluster without one never needs it.
   let verifier: Promise<TokenVerifier> | undefined;
   let verifierFor: string | undefined;
+  let credentialsNow: PlatformCredentials | undefined;
+  const audit =
+    loaded.settings.audit &&
+    startRuntimeAudit({
+      settings: loaded.settings.audit,
+      dataDir: options.dataDir,
+      platform: platformSettings && {
+        instance: () => connection?.state().instance,
+        credentials: () => credentialsNow,
+      },
+      logger,
+      forwardIntervalMs: options.heartbeatIntervalMs,
+    });
 
   const platformUsers = new PlatformUserAuthenticator({
     target: () => {
@@ -101,6 +115,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     authenticators: [...oidcUsers, ...(platformSettings ? [platformUsers] : [])],
     // Only the instance's client CA is trusted, and the platform signs only for users allowed to reach this cluster.
     clientCertificateGroups: [ADMIN_GROUP],
+    hooks: audit ? audit.hooks : undefined,
     logger,
   });
   const endpoint = new URL(server.url).host;
@@ -120,6 +135,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
       }),
       onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
       onConnected: (credentials: PlatformCredentials) => {
+        credentialsNow = credentials;
         // One verifier per platform address; it refetches the JWKS itself when it meets an unknown key id.
         if (verifierFor === credentials.host) return;
         verifierFor = credentials.host;
@@ -152,6 +168,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     await connection?.close();
     hostHttp.close();
     await server.close();
+    await audit?.close();
     loaded.dispose();
     throw error;
   }
@@ -170,6 +187,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     url: server.url,
     platform: connection?.state(),
     syncer: syncer!.stats(),
+    audit: audit ? audit.forwarding() : undefined,
   });
   // The status file is how `virtualcluster list` and people read the connection state without credentials.
   const writeStatus = () => writeRuntimeStatus(options.dataDir, status()).catch(() => {});
@@ -186,9 +204,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
       compactor?.stop();
       clearInterval(statusTimer);
       await syncer?.close();
+      await server.close();
+      await audit?.close(); // sends what is left while the connection still holds
       await connection?.close();
       hostHttp.close();
-      await server.close();
       loaded.dispose();
     },
   };

@@ -47,6 +47,11 @@ export class GroupCommit {
     this.committedRevision = options.log.revision;
   }
 
+  /** True while writes wait for their commit. */
+  get pending(): boolean {
+    return this.queue.length > 0;
+  }
+
   submit(request: WriteRequest): Promise<StoredRecord> {
     return this.enqueue(request) as Promise<StoredRecord>;
   }

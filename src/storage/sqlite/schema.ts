@@ -41,6 +41,11 @@ export function openDatabase(
       // One process owns the log: the revision counter and the watch hub live in its memory. EXCLUSIVE also keeps
       // the WAL index in heap memory (no -shm file). Must precede the switch to WAL.
       db.exec("PRAGMA locking_mode = EXCLUSIVE");
+    }
+    // Freed pages can be handed back to the file system a few at a time (vacuum.ts). Takes effect on a new file;
+    // an existing one keeps its mode until a VACUUM converts it (auto-vacuum.ts). Set before WAL creates the file.
+    db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+    if (path !== ":memory:") {
       const mode = db.prepare("PRAGMA journal_mode = WAL").get()?.journal_mode;
       if (mode !== "wal") throw new Error(`could not switch ${path} to WAL mode (got ${String(mode)})`);
     }

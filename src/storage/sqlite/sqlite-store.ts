@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { prefixEnd } from "../prefix-end.ts";
+import type { StoreStats } from "../store-stats.ts";
 import {
   type KeyValueStore,
   type ListOptions,
@@ -18,15 +19,24 @@ import {
 } from "../types.ts";
 import { WatchHub } from "../watch-hub.ts";
 import { AppendLog, type WriteRequest } from "./append-log.ts";
+import {
+  type AutoVacuumMode,
+  type ConversionEvent,
+  DEFAULT_CONVERT_MAX_BYTES,
+  ensureIncrementalVacuum,
+} from "./auto-vacuum.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { Compactor } from "./compactor.ts";
+import { fileSizes } from "./file-stats.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { readHistory } from "./history.ts";
 import { LatestCache } from "./latest-cache.ts";
+import { Pacer } from "./pacer.ts";
 import { openDatabase, type SynchronousMode } from "./schema.ts";
 import { writeSnapshot } from "./snapshot.ts";
 import { toStorageError } from "./sqlite-errors.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
+import { IncrementalVacuum, type VacuumOptions } from "./vacuum.ts";
 import { WalSync } from "./wal-sync.ts";
 
 export interface SqliteStoreOptions {
@@ -51,8 +61,20 @@ export interface SqliteStoreOptions {
    * OS's cache, which does not count against the process's memory.
    */
   pageCacheBytes?: number;
-  /** WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms) and row cap (2,000). */
-  checkpoint?: { intervalMs?: number; maxRows?: number };
+  /**
+   * WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms), row cap (2,000), and the
+   * quiet time after which the WAL file is truncated (default 2 s).
+   */
+  checkpoint?: { intervalMs?: number; maxRows?: number; truncateAfterIdleMs?: number };
+  /**
+   * Returning pages freed by compaction to the file system (see vacuum.ts): each step's time budget and when a run
+   * starts. On by default; false leaves freed pages for later writes to reuse.
+   */
+  vacuum?: Pick<VacuumOptions, "stepBudgetMs" | "minFreeBytes" | "minFreeShare"> | false;
+  /** A file made before incremental auto-vacuum is converted at open up to this size (default 1 GiB; auto-vacuum.ts). */
+  convertMaxBytes?: number;
+  /** Hears of that conversion: started, converted (with its duration) or skipped (with the reason). */
+  onConversion?(event: ConversionEvent): void;
   /** Called when writes start failing for lack of space (true) and when they can succeed again (false). */
   onSpaceChange?(outOfSpace: boolean, message: string): void;
   /**
@@ -83,9 +105,12 @@ class SqliteStore implements KeyValueStore {
   private readonly latest: LatestCache;
   private readonly checkpointer?: Checkpointer;
   private readonly walSync?: WalSync;
+  private readonly vacuum?: IncrementalVacuum;
   private readonly timer?: NodeJS.Timeout;
   private readonly options: SqliteStoreOptions;
   private readonly snapshots = new Set<Promise<void>>();
+  /** Spaces compaction chunks and vacuum steps out while writes wait. */
+  private readonly pacer = new Pacer({ busy: () => this.writes.pending });
   /** The message of the write that last failed for space, until a write succeeds or a probe finds room. */
   private outOfSpace?: string;
   private closed = false;
@@ -98,10 +123,18 @@ class SqliteStore implements KeyValueStore {
     const db = openDatabase(options.path, offLoop ? "NORMAL" : synchronous, options.pageCacheBytes);
     let statements: Statements;
     let last: [number] | undefined;
+    let autoVacuum: AutoVacuumMode;
     try {
+      autoVacuum = ensureIncrementalVacuum(db, options.path, {
+        maxBytes: options.convertMaxBytes ?? DEFAULT_CONVERT_MAX_BYTES,
+        report: options.onConversion,
+      });
       statements = prepareStatements(db);
       last = statements.lastRevision.get() as [number] | undefined;
-      this.compactor = new Compactor(db, statements);
+      this.compactor = new Compactor(db, statements, {
+        pacer: this.pacer,
+        onChunk: (rows) => this.checkpointer?.committed(rows),
+      });
     } catch (error) {
       db.close();
       throw toStorageError(error, options.path);
@@ -115,7 +148,19 @@ class SqliteStore implements KeyValueStore {
         db,
         intervalMs: options.checkpoint?.intervalMs ?? 250,
         maxRows: options.checkpoint?.maxRows ?? 2_000,
+        truncateAfterIdleMs: options.checkpoint?.truncateAfterIdleMs ?? 2_000,
       });
+    }
+    if (options.vacuum !== false && autoVacuum === "incremental") {
+      this.vacuum = new IncrementalVacuum({
+        ...options.vacuum,
+        db,
+        pacer: this.pacer,
+        paused: () => this.snapshots.size > 0,
+        onStep: (pages) => this.checkpointer?.committed(pages),
+      });
+      // Pages a previous run freed and did not get to return.
+      setImmediate(() => this.vacuum?.check());
     }
     this.hub = new WatchHub({
       bufferLimit: options.watchBufferLimit ?? 10_000,
@@ -257,13 +302,30 @@ class SqliteStore implements KeyValueStore {
     this.ensureOpen();
     const compacted = await this.compactor.compact(this.writes.committedRevision - Math.max(0, keepRevisions));
     this.checkpointer?.committed(1);
+    this.vacuum?.check();
     return compacted;
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.ensureOpen();
+    try {
+      return {
+        backend: "sqlite",
+        ...fileSizes(this.db, this.options.path),
+        revision: this.writes.committedRevision,
+        compactedRevision: this.compactor.compacted,
+        lastReclaim: this.vacuum?.last,
+      };
+    } catch (error) {
+      throw toStorageError(error, this.options.path);
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    this.vacuum?.close();
     this.checkpointer?.close();
     // Writes accepted before close still commit (and their callers hear so); watchers hear "closed".
     this.writes.flushAll();

@@ -4,7 +4,7 @@
 
 import { directAccess } from "../kube/kube-access.ts";
 import { KubeApiError } from "../kube/kube-api-error.ts";
-import { KubeHttp } from "../kube/kube-http.ts";
+import { KubeHttp, type KubeHttpOptions } from "../kube/kube-http.ts";
 import type { PlatformCredentials } from "./api-key-lookup.ts";
 
 export const PLATFORM_GROUP = "management.platform.sh";
@@ -58,15 +58,21 @@ const FIELD_MANAGER = "virtualcluster";
 
 const MERGE_PATCH = "application/merge-patch+json";
 
-export function createPlatformApi(credentials: PlatformCredentials): PlatformApi {
-  const server = `https://${credentials.host}${PLATFORM_API_PREFIX}`;
-  const http = new KubeHttp(
+/** HTTP access to the platform's API with these credentials (its own keep-alive pool: close it when done). */
+export function platformHttp(credentials: PlatformCredentials, options: KubeHttpOptions = {}): KubeHttp {
+  return new KubeHttp(
     directAccess({
-      server,
+      server: `https://${credentials.host}${PLATFORM_API_PREFIX}`,
       tls: { ca: credentials.certificateAuthorityPem, insecure: credentials.insecure },
       credential: { kind: "token", token: credentials.accessKey },
     }),
+    options,
   );
+}
+
+export function createPlatformApi(credentials: PlatformCredentials): PlatformApi {
+  const http = platformHttp(credentials);
+  const server = http.access.server;
   const base = `/apis/${PLATFORM_GROUP}/${PLATFORM_VERSION}`;
   const instance = (namespace: string, name: string) =>
     `${base}/namespaces/${encodeURIComponent(namespace)}/virtualclusterinstances/${encodeURIComponent(name)}`;

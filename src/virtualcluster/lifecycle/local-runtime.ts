@@ -215,8 +215,9 @@ export async function waitUntilReady(
       );
     }
     if (Date.now() > deadline) {
+      const problem = lastLoggedProblem(paths, started.logOffset);
       throw new LifecycleError(
-        `the virtual cluster is not ready after ${Math.round(timeoutMs / 1000)}s (still starting; log: ${paths.log})`,
+        `the virtual cluster is not ready after ${Math.round(timeoutMs / 1000)}s (still starting${problem ? `; last problem: ${problem}` : ""}; log: ${paths.log})`,
       );
     }
     await sleep(POLL_MS);

@@ -320,6 +320,7 @@ class SyncerRuntime {
         else await this.#reconciler.reconcile(key);
         this.#queue.forget(key);
         this.#counter.syncs++;
+        this.#counter.synced(key);
       } catch (error) {
         await this.#failed(key, error);
         this.#queue.addRateLimited(key);
@@ -341,7 +342,10 @@ class SyncerRuntime {
     const logger = this.#options.logger;
     const fields = { key, retries: this.#queue.retries(key) };
     if (error instanceof RetryError) logger?.debug({ ...fields, reason: message }, "sync retried");
-    else logger?.warn({ ...fields, error: message }, "sync failed; retrying with backoff");
+    else {
+      logger?.warn({ ...fields, error: message }, "sync failed; retrying with backoff");
+      this.#counter.failed(key, message);
+    }
     if (this.#closed || !deservesEvent(error)) return;
     for (const target of this.#reconciler.eventTargets(parsed)) {
       await this.#events.warning(target.object, KIND_OF[target.resource], SYNC_ERROR_REASON, message);

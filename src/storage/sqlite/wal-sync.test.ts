@@ -9,10 +9,11 @@ const dir = mkdtempSync(join(tmpdir(), "wal-sync-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A WalSync whose fsyncs the test finishes one by one. */
-function controlled() {
+function controlled(maxInFlight?: number) {
   const started: PromiseWithResolvers<void>[] = [];
   const wal = new WalSync({
     path: join(dir, "unused.db"),
+    maxInFlight,
     sync: () => {
       const fsync = Promise.withResolvers<void>();
       started.push(fsync);
@@ -31,27 +32,31 @@ const state = (promise: Promise<unknown>) =>
     new Promise((resolve) => setImmediate(() => resolve("pending"))),
   ]);
 
-test("WalSync.request() waits for an fsync that started after the call, and coalesces the waiting requests", async () => {
-  const { wal, started } = controlled();
+test("WalSync.request() starts an fsync of its own while fewer than maxInFlight run, else waits with the others for the next", async () => {
+  const { wal, started } = controlled(2);
   const first = wal.request();
-  assert.equal(started.length, 1);
-  // Asked while the first fsync runs: their frames may be newer than it, so they wait for the next one, together.
   const second = wal.request();
+  assert.equal(started.length, 2, "two at once");
+  // Asked while both run: their frames may be newer than either, so they wait for the next one, together.
   const third = wal.request();
-  assert.equal(started.length, 1);
-  started[0].resolve();
-  assert.equal(await state(first), "resolved");
-  assert.equal(await state(second), "pending");
-  assert.equal(started.length, 2, "the next fsync starts once the running one ends");
+  const fourth = wal.request();
+  assert.equal(started.length, 2);
   started[1].resolve();
   assert.equal(await state(second), "resolved");
+  assert.equal(await state(first), "pending", "each request waits for its own fsync only");
+  assert.equal(started.length, 3, "the next fsync starts once one of the running ones ends");
+  assert.equal(await state(third), "pending");
+  started[2].resolve();
   assert.equal(await state(third), "resolved");
-  assert.equal(started.length, 2);
+  assert.equal(await state(fourth), "resolved");
+  started[0].resolve();
+  assert.equal(await state(first), "resolved");
+  assert.equal(started.length, 3);
   await wal.close();
 });
 
 test("WalSync fails the waiting and every later request after a failed fsync, and fsyncs nothing more", async () => {
-  const { wal, started } = controlled();
+  const { wal, started } = controlled(1);
   const first = wal.request();
   const second = wal.request();
   started[0].reject(new Error("EIO: i/o error"));

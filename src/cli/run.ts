@@ -3,6 +3,7 @@
 // `virtualcluster create` starts this command in the background; people and tests can run it directly.
 
 import { Command, InvalidArgumentError } from "commander";
+import { ensureRuntimeNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 import { readSettingsFile } from "../virtualcluster/settings/load.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { runAction } from "./run-action.ts";
@@ -53,15 +54,13 @@ export function runCommand(): Command {
     .action(
       runAction(async (opts: RunOptions) => {
         const settingsText = readSettingsFile(opts.file);
-        const [logger, { KubeConfig }, { startRuntime }] = await Promise.all([
+        ensureRuntimeNodeFlags();
+        const [logger, { loadKubeAccess }, { startRuntime }] = await Promise.all([
           commandLogger(opts),
-          import("@kubernetes/client-node"),
+          import("../virtualcluster/kube/kube-access.ts"),
           import("../virtualcluster/runtime.ts"),
         ]);
-        const host = new KubeConfig();
-        if (opts.hostKubeconfig) host.loadFromFile(opts.hostKubeconfig);
-        else host.loadFromDefault();
-        if (!host.getCurrentCluster()) throw new Error("the host kubeconfig has no current cluster");
+        const host = await loadKubeAccess({ file: opts.hostKubeconfig });
         const runtime = await startRuntime({
           name: opts.name,
           namespace: opts.namespace,

@@ -37,18 +37,30 @@ import { writeSnapshot } from "./snapshot.ts";
 import { toStorageError } from "./sqlite-errors.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
 import { IncrementalVacuum, type VacuumOptions } from "./vacuum.ts";
+import { WalSync } from "./wal-sync.ts";
 
 export interface SqliteStoreOptions {
   /** Database file (its directory must exist) or ":memory:". */
   path: string;
   /** FULL (default): a write survives power loss. NORMAL: it survives the process being killed, not power loss. */
   synchronous?: SynchronousMode;
+  /**
+   * With FULL, where the WAL's fsync runs. "commit" (default): inside COMMIT, blocking the event loop for the disk.
+   * "thread-pool": on libuv's thread pool after COMMIT (see wal-sync.ts); a write is still acknowledged only once it
+   * is durable, but the process keeps serving meanwhile, and reads and watchers see a write from its COMMIT on.
+   */
+  fsync?: "commit" | "thread-pool";
   /** Events a watcher may have queued before it is cut off as slow (default 10,000). */
   watchBufferLimit?: number;
   /** Periodic compaction keeping the newest `keepRevisions` revisions readable; off unless given. */
   autoCompact?: { intervalMs: number; keepRevisions: number };
   /** Bytes of recently read values kept in memory for get() (default 16 MiB; 0 turns the cache off). */
   readCacheBytes?: number;
+  /**
+   * Bytes of SQLite's page cache (default 32 MiB). Pages beyond it are read again from the file, usually from the
+   * OS's cache, which does not count against the process's memory.
+   */
+  pageCacheBytes?: number;
   /**
    * WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms), row cap (2,000), and the
    * quiet time after which the WAL file is truncated (default 2 s).
@@ -70,6 +82,8 @@ export interface SqliteStoreOptions {
    * probe. SQLite then fails writes with SQLITE_FULL exactly as on a full disk; raising the cap is space returning.
    */
   pageLimit?: () => number;
+  /** For tests of fsync "thread-pool": the WAL fsync itself (default: fdatasync of the WAL file). */
+  syncWal?: () => Promise<void>;
 }
 
 /** Room a space probe wants before it says writes can succeed again: pages under the page cap, bytes on disk. */
@@ -90,6 +104,7 @@ class SqliteStore implements KeyValueStore {
   private readonly compactor: Compactor;
   private readonly latest: LatestCache;
   private readonly checkpointer?: Checkpointer;
+  private readonly walSync?: WalSync;
   private readonly vacuum?: IncrementalVacuum;
   private readonly timer?: NodeJS.Timeout;
   private readonly options: SqliteStoreOptions;
@@ -102,7 +117,10 @@ class SqliteStore implements KeyValueStore {
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
-    const db = openDatabase(options.path, options.synchronous ?? "FULL");
+    const synchronous = options.synchronous ?? "FULL";
+    const offLoop = synchronous === "FULL" && options.fsync === "thread-pool" && options.path !== ":memory:";
+    // Off the loop, COMMIT only writes the WAL (NORMAL) and WalSync adds FULL's fsync before writes settle.
+    const db = openDatabase(options.path, offLoop ? "NORMAL" : synchronous, options.pageCacheBytes);
     let statements: Statements;
     let last: [number] | undefined;
     let autoVacuum: AutoVacuumMode;
@@ -152,12 +170,15 @@ class SqliteStore implements KeyValueStore {
         history: (prefix, after, limit) => readHistory(statements, prefix, after, limit),
       },
     });
+    const walSync = offLoop ? new WalSync({ path: options.path, sync: options.syncWal }) : undefined;
+    this.walSync = walSync;
     this.writes = new GroupCommit({
       db,
       statements,
       log,
       onCommit: (events) => this.committed(events),
       mapError: (error) => this.failed(error),
+      durable: walSync && (() => walSync.request()),
     });
     const auto = options.autoCompact;
     if (auto) {
@@ -244,6 +265,7 @@ class SqliteStore implements KeyValueStore {
 
   updateChain(key: string, values: string[], expectedRevision: number): Promise<StoredRecord[]> {
     if (this.closed) return Promise.reject(closedError());
+    if (this.walSync?.failure) return Promise.reject(this.failed(this.walSync.failure));
     if (values.length === 0) return Promise.resolve([]);
     this.applyPageLimit();
     return this.writes.submitChain({ type: "chain", key, values, expectedRevision });
@@ -309,6 +331,8 @@ class SqliteStore implements KeyValueStore {
     this.writes.flushAll();
     this.latest.clear();
     this.hub.close();
+    await this.writes.settled();
+    await this.walSync?.close();
     // A snapshot in progress reads the connection from the thread pool: let it finish first.
     await Promise.allSettled(this.snapshots);
     this.db.close();
@@ -327,12 +351,22 @@ class SqliteStore implements KeyValueStore {
 
   private write(request: WriteRequest): Promise<StoredRecord> {
     if (this.closed) return Promise.reject(closedError());
+    if (this.walSync?.failure) return Promise.reject(this.failed(this.walSync.failure));
     this.applyPageLimit();
     return this.writes.submit(request);
   }
 
   /** A failed write's error as callers see it; a failure for space marks the store out of space. */
   private failed(error: unknown): unknown {
+    if (error === this.walSync?.failure) {
+      return new StorageError(
+        "Unavailable",
+        `storage ${this.options.path} cannot make writes durable (${(error as Error).message}); the last writes ` +
+          "may or may not be kept: restart the server",
+        {},
+        { cause: error },
+      );
+    }
     const mapped = toStorageError(error, this.options.path);
     if (mapped instanceof StorageError && mapped.storageCode === "NoSpace") {
       const first = this.outOfSpace === undefined;

@@ -1,10 +1,9 @@
 // POSTs a batch of audit events to `virtualclusterinstances/<name>/auditevents` on the platform with the
-// connection's credentials. client-node has no call for a POST to a custom resource's subresource, so this is a
-// plain HTTPS request configured by the same kubeconfig the connection uses.
+// connection's credentials.
 
-import { request } from "node:https";
+import { KubeApiError } from "../kube/kube-api-error.ts";
 import type { PlatformCredentials } from "./api-key-lookup.ts";
-import { PLATFORM_GROUP, PLATFORM_VERSION, platformKubeConfig } from "./platform-api.ts";
+import { PLATFORM_GROUP, PLATFORM_VERSION, platformHttp } from "./platform-api.ts";
 
 const TIMEOUT_MS = 15_000;
 
@@ -22,43 +21,24 @@ export async function sendAuditBatch(
   instance: { namespace: string; name: string },
   events: unknown[],
 ): Promise<void> {
-  const config = platformKubeConfig(credentials);
-  const server = new URL(config.getCurrentCluster()?.server ?? "");
-  const path = `${server.pathname.replace(/\/$/, "")}/apis/${PLATFORM_GROUP}/${PLATFORM_VERSION}/namespaces/${encodeURIComponent(instance.namespace)}/virtualclusterinstances/${encodeURIComponent(instance.name)}/auditevents`;
-  const body = JSON.stringify({ apiVersion: `${PLATFORM_GROUP}/${PLATFORM_VERSION}`, kind: "AuditEventBatch", events });
-  const options: Parameters<typeof request>[1] = {
-    method: "POST",
-    hostname: server.hostname.replace(/^\[|\]$/g, ""),
-    port: server.port || 443,
-    path,
-    headers: {
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(body),
-      accept: "application/json",
-    },
-    timeout: TIMEOUT_MS,
-  };
-  await config.applyToHTTPSOptions(options);
-  await new Promise<void>((resolve, reject) => {
-    const req = request(options, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const code = res.statusCode ?? 0;
-        if (code >= 200 && code < 300) return resolve();
-        let message = `HTTP ${code}`;
-        try {
-          const status = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { message?: unknown };
-          if (typeof status.message === "string") message = status.message;
-        } catch {
-          // not a Status: the code says enough
-        }
-        reject(new AuditBatchError(code, message));
-      });
-      res.on("error", reject);
+  // Batches are minutes apart: a connection of their own, closed after each.
+  const http = platformHttp(credentials, { timeoutMs: TIMEOUT_MS, userAgent: "virtualcluster-audit" });
+  try {
+    await http.request({
+      method: "POST",
+      path: `/apis/${PLATFORM_GROUP}/${PLATFORM_VERSION}/namespaces/${encodeURIComponent(instance.namespace)}/virtualclusterinstances/${encodeURIComponent(instance.name)}/auditevents`,
+      body: { apiVersion: `${PLATFORM_GROUP}/${PLATFORM_VERSION}`, kind: "AuditEventBatch", events },
     });
-    req.on("timeout", () => req.destroy(new Error(`no answer from the platform in ${TIMEOUT_MS / 1000} s`)));
-    req.on("error", reject);
-    req.end(body);
-  });
+  } catch (error) {
+    if (error instanceof KubeApiError) {
+      const message = error.status?.message;
+      throw new AuditBatchError(error.code, typeof message === "string" && message ? message : `HTTP ${error.code}`);
+    }
+    if ((error as { code?: unknown }).code === "ETIMEDOUT") {
+      throw new Error(`no answer from the platform in ${TIMEOUT_MS / 1000} s`, { cause: error });
+    }
+    throw error;
+  } finally {
+    http.close();
+  }
 }

@@ -1,5 +1,6 @@
 // Runtime sync benchmark (issue 21). Run: node bench/runtime-sync.ts [--objects 4000] [--burst 800] [--rate 50]
-//   [--paced-seconds 10] [--rounds 2] [--json]
+//   [--paced-seconds 10] [--rounds 2] [--warmup 200] [--quiet-seconds 25] [--from dist]
+//   [--runtime-node-options "<node flags for the runtime, e.g. --cpu-prof>"]
 //
 // Method: a host cluster API server (`virtualcluster apiserver`) and a virtual cluster (`virtualcluster run`, its
 // own API server + syncer, Endpoints patches on) as child processes over HTTPS; a watch on the host namespace
@@ -7,20 +8,27 @@
 //   A (baseline) = the same Endpoints written directly on the host by 4 writers;
 //   B (syncer)   = written in the virtual cluster by 4 writers, latency to the host watch event.
 // Per round: a burst of --burst creates (throughput = objects / span, p99 latency), then a paced run at --rate
-// objects/s for --paced-seconds (p99 latency). Memory: the runtime's resident set after start-up when idle, and
-// after --objects Endpoints (with their Services) are synced; the host API server's own RSS holding the same
-// objects is printed beside it as the baseline. The machine is shared: read numbers as orders of magnitude.
+// objects/s for --paced-seconds (p99 latency). Before a syncer run, the virtual Services its Endpoints need are
+// created and their sync (host Service, cluster IP shown back) is waited out, so it is not part of the measure.
+// Memory: the runtime's resident set after start-up when idle, and with --objects Endpoints (with their Services)
+// synced: 3 s after the last arrived, and once the syncer is done and the runtime was quiet for --quiet-seconds;
+// the host API server's own RSS holding the same objects is printed beside it as the baseline. The machine is
+// shared: read numbers as orders of magnitude.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
-import { createKubeClient } from "../src/virtualcluster/syncer/kube-client.ts";
-import { memoryStatus } from "./lib/proc.ts";
+import { createKubeClient } from "./lib/pooled-kube-client.ts";
+import { cpuTimeMs, memoryStatus } from "./lib/proc.ts";
 import { round, summarize } from "./lib/stats.ts";
 
-const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
+// As users start it: bin/virtualcluster.js (in a checkout it runs the TypeScript sources), or with --from dist the
+// JavaScript an installed copy runs (`npm run build` first).
+const FROM_DIST = process.argv.includes("--from") && process.argv[process.argv.indexOf("--from") + 1] === "dist";
+const MAIN = new URL(FROM_DIST ? "../dist/cli/main.js" : "../bin/virtualcluster.js", import.meta.url).pathname;
 const argument = (name: string, fallback: number) => {
   const index = process.argv.indexOf(name);
   return index >= 0 ? Number(process.argv[index + 1]) : fallback;
@@ -30,6 +38,8 @@ const BURST = argument("--burst", 800);
 const RATE = argument("--rate", 50);
 const PACED_SECONDS = argument("--paced-seconds", 10);
 const ROUNDS = argument("--rounds", 2);
+const WARMUP = argument("--warmup", 200);
+const QUIET_SECONDS = argument("--quiet-seconds", 25);
 const WRITERS = 4;
 const VC = "bench";
 const HOST_NS = "bench-host";
@@ -51,8 +61,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const progress = (phase: string) => process.stderr.write(`[bench/runtime-sync] ${phase}\n`);
 const mib = (kib: number) => round(kib / 1024, 1);
 
-function start(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+const optionText = (name: string) => {
+  const index = process.argv.indexOf(name);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+};
+/** Node options for the runtime process only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
+const RUNTIME_NODE_OPTIONS = optionText("--runtime-node-options")?.split(/\s+/).filter(Boolean) ?? [];
+
+function start(
+  args: string[],
+  ready: RegExp,
+  nodeOptions: string[] = [],
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [...nodeOptions, MAIN, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, LOG_LEVEL: "warn", LICENSE: undefined },
   });
@@ -107,22 +128,61 @@ async function main(): Promise<void> {
       join(dir, "vc"),
     ],
     /listening on (https:\/\/\S+)/,
+    RUNTIME_NODE_OPTIONS,
   );
   await sleep(3000);
   const idleRss = memoryStatus(runtime.child.pid!);
-  const virtualClient = createKubeClient(kubeConfig(join(dir, "vc", "admin.kubeconfig")));
+  const virtualConfig = kubeConfig(join(dir, "vc", "admin.kubeconfig"));
+  const virtualClient = createKubeClient(virtualConfig);
   const virtual = virtualClient.core;
+  /** The syncer's queue depth, from the virtual cluster's /metrics. */
+  const queueDepth = async () => {
+    const options: Parameters<typeof request>[1] = { method: "GET" };
+    await virtualConfig.applyToHTTPSOptions(options);
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = request(`${virtualConfig.getCurrentCluster()?.server}/metrics`, options, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve(body));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    return Number(/^virtualcluster_syncer_queue_depth (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+  };
+  /** Waits until the syncer has had nothing queued for three looks in a row (its own follow-up work included). */
+  const settled = async () => {
+    for (let quiet = 0; quiet < 3; ) {
+      await sleep(100);
+      quiet = (await queueDepth()) === 0 ? quiet + 1 : 0;
+    }
+  };
 
   const seen = new Map<string, number>();
-  const watch = await new Watch(hostConfig).watch(
-    `/api/v1/namespaces/${HOST_NS}/endpoints`,
-    {},
-    (_type, object: V1Endpoints) => {
-      const key = `${object.metadata?.name}|${object.subsets?.[0]?.addresses?.[0]?.ip}`;
-      if (!seen.has(key)) seen.set(key, performance.now());
-    },
-    () => {},
-  );
+  // The watch resumes from its last event when it ends (client-node's fetch gives up on a body silent for 5 min,
+  // as during a long memory run's Service phase), so no arrival is lost.
+  let lastVersion: string | undefined;
+  let watch: AbortController | undefined;
+  let watching = true;
+  const startWatch = async (): Promise<void> => {
+    watch = await new Watch(hostConfig).watch(
+      `/api/v1/namespaces/${HOST_NS}/endpoints`,
+      lastVersion ? { resourceVersion: lastVersion } : {},
+      (_type, object: V1Endpoints) => {
+        lastVersion = object.metadata?.resourceVersion ?? lastVersion;
+        const key = `${object.metadata?.name}|${object.subsets?.[0]?.addresses?.[0]?.ip}`;
+        if (!seen.has(key)) seen.set(key, performance.now());
+      },
+      () => restartWatch(),
+    );
+  };
+  const restartWatch = () => {
+    if (watching) void sleep(100).then(startWatch).catch(restartWatch);
+  };
+  await startWatch();
   const waitFor = async (keys: string[]) => {
     const deadline = performance.now() + 300_000;
     while (keys.some((key) => !seen.has(key))) {
@@ -151,12 +211,20 @@ async function main(): Promise<void> {
     );
     return started;
   };
-  const measure = (started: Float64Array, keys: string[]) => {
+  /** CPU time of both server processes so far, to charge a run's work per object (moves less than throughput). */
+  const cpuNow = () => ({ runtime: cpuTimeMs(runtime.child.pid!), host: cpuTimeMs(hostServer.child.pid!) });
+  const measure = async (started: Float64Array, keys: string[], cpuBefore: ReturnType<typeof cpuNow>) => {
     const arrivals = keys.map((key) => seen.get(key)!);
     const span = Math.max(...arrivals) - Math.min(...started);
+    await sleep(500); // the runtime's trailing work (host watch events of its own writes) is part of the cost
+    const cpu = cpuNow();
     return {
       latency: summarize(arrivals.map((arrival, i) => arrival - started[i])),
       perSecond: round((keys.length * 1000) / span, 1),
+      cpuMsPerObject: {
+        runtime: round((cpu.runtime - cpuBefore.runtime) / keys.length, 3),
+        host: round((cpu.host - cpuBefore.host) / keys.length, 3),
+      },
     };
   };
   const hostName = (name: string) => `${name}-x-default-x-${VC}`;
@@ -172,8 +240,9 @@ async function main(): Promise<void> {
           body: { metadata: { name: names[i] }, spec: { ports: [{ port: 80 }] } },
         }),
       );
-      await sleep(1000); // the Services' own sync settles before the measured writes
+      await settled(); // the Services' own sync (host create, cluster IP shown) ends before the measured writes
     }
+    const cpuBefore = cpuNow();
     const started = await write(
       count,
       (i) =>
@@ -187,15 +256,22 @@ async function main(): Promise<void> {
     );
     const keys = names.map((name, i) => `${side === "direct" ? name : hostName(name)}|${ipOf(i, tag)}`);
     await waitFor(keys);
-    return measure(started, keys);
+    return await measure(started, keys, cpuBefore);
   };
 
+  // Both servers' code is compiled and their stores past their first pages before anything is measured: without
+  // this the first round's direct burst runs on a cold host and flatters the syncer.
+  if (WARMUP > 0) {
+    progress(`warm-up: ${WARMUP} objects each way`);
+    await run("direct", WARMUP);
+    await run("syncer", WARMUP);
+  }
   const rounds: { burst: Record<string, unknown>; paced: Record<string, unknown> }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved A/B: direct then syncer in one round, syncer then direct in the next.
     const order: ("direct" | "syncer")[] = r % 2 === 0 ? ["direct", "syncer"] : ["syncer", "direct"];
-    const burst: Record<string, ReturnType<typeof measure>> = {};
-    const paced: Record<string, ReturnType<typeof measure>> = {};
+    const burst: Record<string, Awaited<ReturnType<typeof measure>>> = {};
+    const paced: Record<string, Awaited<ReturnType<typeof measure>>> = {};
     for (const side of order) {
       progress(`round ${r + 1}: ${side} burst of ${BURST}`);
       burst[side] = await run(side, BURST);
@@ -210,11 +286,16 @@ async function main(): Promise<void> {
     });
   }
 
-  const have = serial > 0 ? rounds.length * (BURST + RATE * PACED_SECONDS) : 0;
+  const have = rounds.length * (BURST + RATE * PACED_SECONDS) + (WARMUP > 0 ? WARMUP : 0);
   const more = Math.max(0, OBJECTS - have);
   progress(`memory: ${more} more objects to reach ${OBJECTS} synced`);
   if (more > 0) await run("syncer", more);
+  // Right after the last object arrived, and once the syncer is done and the runtime has been quiet for a while
+  // (it gives its spare heap back 10-20 s after work stops: src/virtualcluster/heap-compactor.ts).
   await sleep(3000);
+  const busyRss = memoryStatus(runtime.child.pid!);
+  await settled();
+  await sleep(QUIET_SECONDS * 1000);
   const loadedRss = memoryStatus(runtime.child.pid!);
   const hostRss = memoryStatus(hostServer.child.pid!);
 
@@ -223,13 +304,16 @@ async function main(): Promise<void> {
     memory: {
       runtimeIdleMiB: mib(idleRss.vmRssKiB),
       runtimeWithObjectsMiB: mib(loadedRss.vmRssKiB),
+      runtimeWithObjectsJustAfterMiB: mib(busyRss.vmRssKiB),
+      runtimePeakMiB: mib(loadedRss.vmHwmKiB),
       objects: OBJECTS,
       hostServerWithObjectsMiB: mib(hostRss.vmRssKiB),
     },
   };
   console.log(JSON.stringify(result, null, 2));
 
-  watch.abort();
+  watching = false;
+  watch?.abort();
   await Promise.all([virtualClient.close(), hostClient.close()]);
   for (const child of [runtime.child, hostServer.child]) {
     const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -22,9 +22,10 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
+import { loadKubeAccess } from "../src/virtualcluster/kube/kube-access.ts";
 import { loadSettings } from "../src/virtualcluster/settings/load.ts";
-import { createKubeClient } from "../src/virtualcluster/syncer/kube-client.ts";
 import { startSyncer } from "../src/virtualcluster/syncer/syncer.ts";
+import { createKubeClient } from "./lib/pooled-kube-client.ts";
 import { cpuTimeMs } from "./lib/proc.ts";
 import { round, summarize } from "./lib/stats.ts";
 
@@ -213,8 +214,8 @@ sync:
   );
   progress("syncer: burst of creates");
   const syncer = await startSyncer({
-    virtual: virtualConfig,
-    host: hostConfig,
+    virtual: await loadKubeAccess({ file: virtualChild.kubeconfigPath }),
+    host: await loadKubeAccess({ file: hostChild.kubeconfigPath }),
     name: VC,
     hostNamespace: HOST_NS,
     settings,

@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
+import { processAlive as alive, assertCliFailure as assertFailure, type CliRun, runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
@@ -50,14 +50,6 @@ async function closedPort(): Promise<number> {
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const clusterDir = (user: User, namespace: string, name: string) => join(user.home, "clusters", namespace, name);
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const decode = (data: Record<string, string> | undefined, key: string) =>
   Buffer.from(data?.[key] ?? "", "base64").toString("utf8");
 
@@ -276,10 +268,10 @@ describe("virtualcluster create, delete, list and connect", { timeout: 300_000 }
       const table = await cli(admin, ["list"]);
       assertOk(table);
       const lines = table.stdout.trimEnd().split("\n");
-      assert.match(lines[0], /^NAME\s+NAMESPACE\s+STATUS\s+URL\s+PLATFORM\s+AGE$/);
+      assert.match(lines[0], /^NAME\s+NAMESPACE\s+STATUS\s+URL\s+PLATFORM\s+SYNC ERRORS\s+AGE$/);
       assert.match(
         lines[1],
-        new RegExp(`^web\\s+team-web\\s+running\\s+${url}\\s+connected \\(p-default/web\\)\\s+\\d+s$`),
+        new RegExp(`^web\\s+team-web\\s+running\\s+${url}\\s+connected \\(p-default/web\\)\\s+0\\s+\\d+s$`),
       );
       const json = await cli(admin, ["list", "-o", "json"]);
       assertOk(json);
@@ -409,8 +401,11 @@ describe("virtualcluster create, delete, list and connect", { timeout: 300_000 }
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const taken = (blocker.address() as { port: number }).port;
     try {
+      const failed = await create(local, "busy", "team-busy", "--port", String(taken));
+      // The progress line create prints while it waits comes before the one error line.
+      failed.stderr = failed.stderr.replace(/^Starting virtual cluster busy\.\.\.\n/, "");
       assertFailure(
-        await create(local, "busy", "team-busy", "--port", String(taken)),
+        failed,
         new RegExp(
           `the virtual cluster exited while starting: listen EADDRINUSE.*127\\.0\\.0\\.1:${taken} \\(log: .*runtime\\.log\\)`,
         ),

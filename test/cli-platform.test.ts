@@ -88,7 +88,7 @@ describe("virtualcluster platform commands against a real platform", () => {
     const home = newHome();
     const wrong = "wrong-key-0123456789abcdefghijklmnop";
     const run = await login(home, wrong);
-    assertFailure(run, /127\.0\.0\.1:\d+ rejected the access key: Access key not found/);
+    assertFailure(run, /127\.0\.0\.1:\d+ refused the access key: Access key not found$/);
     assert.equal(run.stderr.includes(wrong), false);
     assert.equal(existsSync(join(home, "config.json")), false);
   });
@@ -233,6 +233,13 @@ describe("virtualcluster platform commands against a real platform", () => {
     assert.equal(object.spec.type, "User");
     assert.equal(object.spec.user, "admin");
     assertFailure(await cli(admin, ["platform", "create", "accesskey", "ci-key"]), /"ci-key" already exists/);
+    // -o yaml: the created object with its key, as kubectl prints objects (no managedFields).
+    const yaml = await cli(admin, ["platform", "create", "accesskey", "yaml-key", "-o", "yaml"]);
+    assertOk(yaml);
+    const created = parse(yaml.stdout);
+    assert.equal(created.metadata.name, "yaml-key");
+    assert.match(created.spec.key, /^[A-Za-z0-9_-]{32,}$/);
+    assert.equal(yaml.stdout.includes("managedFields"), false);
   });
 
   it("create accesskey --virtualcluster-role scopes the key to the virtualcluster role; -o json shows the key", async () => {

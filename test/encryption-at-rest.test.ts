@@ -26,7 +26,9 @@ import { type PlatformProcess, startPlatformProcess } from "./support/platform-p
 const V1 = "management.platform.sh/v1";
 const CLIENT_SECRET = "oidc-Cl1ent-s3cret-at-rest";
 const VAULT_TOKEN = "vault-T0ken-at-rest";
-const CONFIG_RAW = `auth:\n  oidc: {issuerUrl: "https://idp.example.com", clientId: platform, clientSecret: ${CLIENT_SECRET}}\nsecretStore:\n  auth: {token: ${VAULT_TOKEN}}\n`;
+/** The CLI's one-time state of a single sign-on login in progress (kept with the login until its callback). */
+const CLI_STATE = "cli-St4te-of-a-login-in-progress";
+const CONFIG_RAW = `auth:\n  oidc: {issuerUrl: "https://idp.example.com", clientId: platform, clientSecret: ${CLIENT_SECRET}}\n  saml: {ssoURL: "https://idp.example.com/sso", insecureSkipSignatureValidation: true}\nsecretStore:\n  auth: {token: ${VAULT_TOKEN}}\n`;
 
 interface Row {
   name: string;
@@ -119,6 +121,12 @@ describe("encryption at rest", () => {
       });
       return typeof got.json().status?.clientCertificateAuthority === "string";
     }, "the instance's client CA");
+    // A CLI login through SAML, started and not finished: its state waits in the store for the callback.
+    const started = await client.send(
+      "GET",
+      `/auth/saml/login?cli_redirect=${encodeURIComponent("http://127.0.0.1:4711/cb")}&cli_state=${CLI_STATE}`,
+    );
+    assert.equal(started.status, 200, started.body);
     await stop();
     const { rows, bytes } = await copiedRows(dataDir);
     const secretRows = rows.filter((row) => isSecretKey(row.name) && row.value !== null);
@@ -130,7 +138,15 @@ describe("encryption at rest", () => {
     }
     for (const row of secretRows) assert.ok(isEncryptedValue(row.value!), `${row.name} is sealed`);
     const text = bytes.toString("latin1");
-    for (const secret of [CLIENT_SECRET, VAULT_TOKEN, "PRIVATE KEY", "privateJwk", '"hash"', adminPassword]) {
+    for (const secret of [
+      CLIENT_SECRET,
+      VAULT_TOKEN,
+      CLI_STATE,
+      "PRIVATE KEY",
+      "privateJwk",
+      '"hash"',
+      adminPassword,
+    ]) {
       assert.ok(!text.includes(secret), `platform.db does not contain ${secret}`);
     }
     // Trying to load the signing key from the copy gets nowhere.

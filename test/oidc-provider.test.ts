@@ -2,9 +2,11 @@
 // (openid-client) and a browser with a cookie jar whose platform session comes from a password login. Discovery,
 // the code flow with PKCE, the ID token verified against the JWKS, userinfo, refresh, revocation, RP-initiated
 // logout; refusals with the OAuth error the standard names (wrong redirect URI, wrong secret, public client without
-// PKCE, wildcard on and off, disabled user, tokenGeneration bump); clients live from the Config; enabled: false.
+// PKCE, wildcard on and off, disabled user, tokenGeneration bump); clients live from the Config; enabled: false;
+// wrong client secrets throttled per client (429 + Retry-After); refresh tokens as access keys (spec.oidcProvider).
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
@@ -23,6 +25,7 @@ const GRAFANA = {
 };
 const CLI = { id: "platform-cli" };
 const ARGO = { id: "argo", secret: "argo-client-s3cret-77ab", pattern: "https://*.argo.example.test/auth/callback" };
+const WIKI = { id: "wiki", secret: "wiki-client-s3cret-51c0", redirect: "https://wiki.example.test/oauth" };
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read claims field by field
 type Claims = Record<string, any>;
@@ -34,7 +37,7 @@ describe("the platform as an OpenID provider", () => {
   let logs: () => string;
   let aliceUid: string;
   /** Secrets the configuration holds (the relying parties remember every token, code and key they saw). */
-  const secrets: string[] = [GRAFANA.secret, ARGO.secret];
+  const secrets: string[] = [GRAFANA.secret, ARGO.secret, WIKI.secret];
   const signedIn = (username: string, password: string) => rps.signedIn(username, password);
   const authorize = (browser: TestBrowser, url: URL | string) => rps.authorize(browser, url);
   const relyingParty = (id: string, secret?: string) => rps.relyingParty(id, secret);
@@ -52,6 +55,10 @@ ${oidc}`;
     redirectURIs: [${GRAFANA.redirect}]
   - name: Platform CLI
     clientId: ${CLI.id}
+  - name: Wiki
+    clientId: ${WIKI.id}
+    clientSecret: ${WIKI.secret}
+    redirectURIs: [${WIKI.redirect}]
 ${extra}`;
 
   async function jwks(): Promise<JSONWebKeySet> {
@@ -358,6 +365,115 @@ ${extra}`;
     const fresh = await signedIn("bob", "bob-password-2");
     const renewed = await codeFlow(fresh, rp, GRAFANA.redirect);
     secrets.push((await client.refreshTokenGrant(rp, renewed.refresh_token ?? "")).access_token);
+  });
+
+  /** A token request with client_secret_basic (the grant is never reached when the client does not authenticate). */
+  const tokenRequest = (clientId: string, secret: string) =>
+    send(platform, "POST", "/oidc/token", {
+      authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`,
+      body: "grant_type=refresh_token&refresh_token=not-a-refresh-token",
+      contentType: "application/x-www-form-urlencoded",
+    });
+
+  it("wrong client secrets are throttled per client: then 429 with Retry-After, even for the right secret", async () => {
+    for (let i = 0; i < 10; i++) {
+      const wrong = await tokenRequest(WIKI.id, `guess-${i}-of-the-wiki-secret`);
+      assert.equal(wrong.status, 401, wrong.body);
+      assert.equal(wrong.json().error, "invalid_client");
+    }
+    for (const secret of ["guess-10-of-the-wiki-secret", WIKI.secret]) {
+      const throttled = await tokenRequest(WIKI.id, secret);
+      assert.equal(throttled.status, 429, throttled.body);
+      assert.ok(Number(throttled.headers["retry-after"]) >= 1, String(throttled.headers["retry-after"]));
+      assert.equal(throttled.json().error, "temporarily_unavailable");
+      assert.match(throttled.json().error_description, /too many failed authentications of this client/);
+    }
+    // Another client is not affected: it authenticates and gets to the grant (an unknown refresh token).
+    const other = await tokenRequest(GRAFANA.id, GRAFANA.secret);
+    assert.equal(other.status, 400, other.body);
+    assert.equal(other.json().error, "invalid_grant");
+    assert.match(logs(), /OpenID client throttled after failed client authentications/);
+  });
+
+  it("a refresh token is an access key of its user (spec.oidcProvider): listed, no API credential, revoked by deleting it", async () => {
+    const rp = await relyingParty(GRAFANA.id, GRAFANA.secret);
+    const browser = await signedIn("alice", "alice-password-1");
+    const started = await start(rp, GRAFANA.redirect);
+    const answer = await authorize(browser, started.url);
+    assert.ok(answer.location, answer.body);
+    const tokens = await client.authorizationCodeGrant(rp, answer.location, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+      expectedNonce: started.nonce,
+    });
+    rps.remember(tokens);
+    const refreshToken = tokens.refresh_token ?? "";
+    assert.ok(refreshToken);
+    // The person sees it among their own keys (the platform session is theirs).
+    const session = (await browser.jar.getCookies(platform.url)).find((c) => c.key === "vcp_session")?.value ?? "";
+    const listed = await send(platform, "GET", `${MGMT}/ownedaccesskeys`, { token: session });
+    assert.equal(listed.status, 200, listed.body);
+    assert.equal(listed.body.includes(refreshToken), false, "the token itself is never shown");
+    const nonceDigest = `sha256:${createHash("sha256").update(started.nonce).digest("hex")}`;
+    const keys = listed
+      .json()
+      .items.filter((k: Claims) => k.spec.type === "OIDCRefreshToken" && k.spec.oidcProvider?.nonce === nonceDigest);
+    assert.equal(keys.length, 1, listed.body);
+    const [key] = keys;
+    assert.equal(key.spec.user, "alice");
+    assert.equal(key.spec.key, undefined);
+    assert.equal(key.spec.displayName, "Grafana (OpenID refresh token)");
+    assert.deepEqual(key.spec.oidcProvider, {
+      clientId: GRAFANA.id,
+      redirectUri: GRAFANA.redirect,
+      scopes: "openid profile email groups",
+      nonce: nonceDigest,
+    });
+    assert.ok(key.spec.ttl > 0);
+    // An application's refresh token acts for no one on the platform's API.
+    const asBearer = await send(platform, "GET", `${MGMT}/users/alice`, { token: refreshToken });
+    assert.equal(asBearer.status, 401);
+    assert.match(asBearer.json().message, /OpenID refresh token, not an access key/);
+    // It refreshes while its key is enabled; disabled, then deleted, it does not.
+    rps.remember(await client.refreshTokenGrant(rp, refreshToken));
+    const disable = await send(platform, "PATCH", `${MGMT}/ownedaccesskeys/${key.metadata.name}`, {
+      token: session,
+      body: { spec: { disabled: true } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(disable.status, 200, disable.body);
+    assert.equal((await oauthError(client.refreshTokenGrant(rp, refreshToken))).error, "invalid_grant");
+    const deleted = await send(platform, "DELETE", `${MGMT}/ownedaccesskeys/${key.metadata.name}`, { token: session });
+    assert.equal(deleted.status, 200, deleted.body);
+    assert.equal((await oauthError(client.refreshTokenGrant(rp, refreshToken))).error, "invalid_grant");
+  });
+
+  it("a rotated refresh token (public client) gets a new key with the same redirect URI; revoking it deletes the key", async () => {
+    const rp = await relyingParty(CLI.id);
+    const tokens = await codeFlow(await signedIn("bob", "bob-password-2"), rp, "http://127.0.0.1:41999/callback");
+    const keysOf = async (clientId: string) =>
+      (await adminGet(platform, "ownedaccesskeys")).json.items.filter(
+        (k: Claims) =>
+          k.spec.type === "OIDCRefreshToken" && k.spec.user === "bob" && k.spec.oidcProvider?.clientId === clientId,
+      );
+    const [first] = await keysOf(CLI.id);
+    assert.equal(first.spec.oidcProvider.redirectUri, "http://127.0.0.1:41999/callback");
+    const rotated = await client.refreshTokenGrant(rp, tokens.refresh_token ?? "");
+    rps.remember(rotated);
+    assert.ok(rotated.refresh_token && rotated.refresh_token !== tokens.refresh_token);
+    const now = await keysOf(CLI.id);
+    assert.equal(now.length, 1, "the consumed token's key is gone");
+    assert.notEqual(now[0].metadata.name, first.metadata.name);
+    assert.deepEqual(now[0].spec.oidcProvider, first.spec.oidcProvider);
+    // The rotated-away token used again is reuse: refused, and the whole grant with it.
+    assert.equal((await oauthError(client.refreshTokenGrant(rp, tokens.refresh_token ?? ""))).error, "invalid_grant");
+    assert.equal((await oauthError(client.refreshTokenGrant(rp, rotated.refresh_token))).error, "invalid_grant");
+    assert.deepEqual(await keysOf(CLI.id), []);
+    // A revoked refresh token takes its key with it.
+    const again = await codeFlow(await signedIn("bob", "bob-password-2"), rp, "http://127.0.0.1:41999/callback");
+    assert.equal((await keysOf(CLI.id)).length, 1);
+    await client.tokenRevocation(rp, again.refresh_token ?? "");
+    assert.deepEqual(await keysOf(CLI.id), []);
   });
 
   it("RP-initiated logout: a confirmation page, then the post-logout redirect; the platform session ends too", async () => {

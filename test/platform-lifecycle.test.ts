@@ -180,6 +180,13 @@ describe("platform start on a port already in use", () => {
       return true;
     });
     assert.deepEqual(await readdir(dataDir), [], "no credentials, store or certificates were written");
+    // Every other precondition too: a serving certificate that cannot be read.
+    const missing = join(dataDir, "..", "no-such-cert.pem");
+    await assert.rejects(
+      startPlatformProcess({ dataDir, extraArgs: ["--tls-cert", missing, "--tls-key", missing] }),
+      /--tls-cert .*no-such-cert\.pem: cannot read the file \(ENOENT\)/,
+    );
+    assert.deepEqual(await readdir(dataDir), [], "nothing written before the certificate failed");
     const platform = await startPlatformProcess({ dataDir });
     try {
       assert.match(platform.stdout(), /access key is shown only this once/);

@@ -144,7 +144,7 @@ describe("README walkthrough", { skip: kubectlSkip, timeout: 300_000 }, () => {
       await host.ok(["-n", "team-a", "get", "endpoints", "db-x-default-x-dev", "-o", "json"]),
     );
     assert.equal(endpoints.metadata.annotations["db-host"], "db-x-default-x-dev.team-a.svc.cluster.local");
-    assert.equal(endpoints.metadata.annotations["synced-by"], "virtual cluster dev");
+    assert.equal(endpoints.metadata.annotations.owner, "team-a (virtual cluster dev)");
     assert.equal(endpoints.metadata.labels["virtualcluster.platform.sh/managed-by"], "dev");
     assert.equal(endpoints.subsets[0].addresses[0].ip, "10.0.0.15");
     await host.ok(["-n", "team-a", "get", "service", "db-x-default-x-dev"]);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api } from "@kubernetes/client-node";
 import { parse } from "yaml";
+import { RUNTIME_NODE_FLAGS } from "../src/virtualcluster/runtime-node-flags.ts";
 import { AuthClient } from "./support/auth-client.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { kubeConfig } from "./support/kube-objects.ts";
@@ -41,6 +42,11 @@ describe("a non-converging patch in a running virtual cluster", { timeout: 120_0
   after(async () => {
     await vc?.stop();
     await host?.stop();
+  });
+
+  it("runs as the process that was started, with the runtime's V8 flags (it re-executes itself with them)", () => {
+    const commandLine = readFileSync(`/proc/${vc.child.pid}/cmdline`, "utf8").split("\0");
+    for (const flag of RUNTIME_NODE_FLAGS) assert.ok(commandLine.includes(flag), commandLine.join(" "));
   });
 
   it("is stopped, with a SyncError event, in status.json and in /metrics", async () => {

@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { CoreV1Api, type CoreV1Event, type V1Endpoints } from "@kubernetes/client-node";
 import { parse } from "yaml";
 import { startClusterApiServer } from "../src/cluster-apiserver/cluster-api-server.ts";
+import { loadKubeAccess } from "../src/virtualcluster/kube/kube-access.ts";
 import { type LoadedSettings, loadSettings } from "../src/virtualcluster/settings/load.ts";
 import { type Syncer, startSyncer } from "../src/virtualcluster/syncer/syncer.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../src/virtualcluster/translate/constants.ts";
@@ -104,8 +105,8 @@ async function startPair(settingsText: string, hostSetup?: (host: CoreV1Api) => 
   await writeFile(join(dir, "virtualcluster.yaml"), settingsText);
   const settings = loadSettings(settingsText, { namespace: HOST_NS });
   const syncer = await startSyncer({
-    virtual: virtualConfig,
-    host: hostConfig,
+    virtual: await loadKubeAccess({ file: virtualServer.kubeconfigPath }),
+    host: await loadKubeAccess({ file: hostServer.kubeconfigPath }),
     name: VC,
     hostNamespace: HOST_NS,
     settings,

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, type CoreV1Event, type V1Endpoints } from "@kubernetes/client-node";
 import { startClusterApiServer } from "../src/cluster-apiserver/cluster-api-server.ts";
+import { loadKubeAccess } from "../src/virtualcluster/kube/kube-access.ts";
 import { type LoadedSettings, loadSettings } from "../src/virtualcluster/settings/load.ts";
 import { type Syncer, startSyncer } from "../src/virtualcluster/syncer/syncer.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../src/virtualcluster/translate/constants.ts";
@@ -110,8 +111,8 @@ describe("syncer between two cluster API servers", () => {
     ownerUid = owner.metadata?.uid ?? "";
     settings = loadSettings(SETTINGS, { namespace: HOST_NS });
     syncer = await startSyncer({
-      virtual: virtualConfig,
-      host: hostConfig,
+      virtual: await loadKubeAccess({ file: virtualServer.kubeconfigPath }),
+      host: await loadKubeAccess({ file: hostServer.kubeconfigPath }),
       name: VC,
       hostNamespace: HOST_NS,
       settings,

@@ -39,7 +39,7 @@ spec:
 ---
 apiVersion: v1
 kind: Endpoints
-metadata: {name: ${name}, namespace: default, labels: {app: ${name}}, annotations: {owner: dba}}
+metadata: {name: ${name}, namespace: default, labels: {app: ${name}}, annotations: {owner: dba, team: ""}}
 subsets:
 - addresses: [{ip: ${ip}}]
   ports: [{name: db, port: 5432}]

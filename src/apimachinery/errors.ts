@@ -1,6 +1,7 @@
 // The one catalogue of API errors. Every failure a client can see is built here, as a Kubernetes Status
 // with a stable reason and code, so messages stay identical across handlers (and match what kubectl expects).
 
+import { formatBytes } from "../utils/byte-size.ts";
 import { MAX_NESTING_DEPTH } from "../utils/max-nesting-depth.ts";
 import { type FieldError, fieldErrorBody, formatFieldError } from "./field-errors.ts";
 import type { GroupKind, GroupResource, Status, StatusDetails } from "./types.ts";
@@ -217,6 +218,17 @@ export const errors = {
       507,
       "InsufficientStorage",
       "the server's store is out of disk space: writes fail until space is freed on the volume of its data directory (reads keep working)",
+    ),
+
+  /**
+   * 507: the store passed its quota (--store-quota-bytes, like etcd's --quota-backend-bytes). Same reason as a full
+   * disk, its own message: what is refused, what still works, and that it lifts by itself.
+   */
+  storeQuotaReached: (quotaBytes: number): StatusError =>
+    new StatusError(
+      507,
+      "InsufficientStorage",
+      `the server's store reached its quota of ${formatBytes(quotaBytes)} (--store-quota-bytes): creates and updates are refused until compaction brings it back under (reads and deletes keep working)`,
     ),
 };
 

@@ -1,19 +1,25 @@
-// The audit log of the API server: follows the live settings (enable, level or policy, file and rotation change
-// without a restart), decides per request and stage what to log, and hands lines to the rotating file sink.
-// Runs inside the request hooks, so it never waits: writing happens in the background. It throws in one place:
-// the request-body hook builds the event's request object before the registry runs, and throwing there refuses
-// the request with 500. An event that still cannot be built is replaced by a minimal one (minimal-event.ts).
+// The audit log of an API server: follows the live settings (enable, level or policy, file, rotation and datastore
+// change without a restart), decides once per request what to log, and builds each event line once. Lines go in
+// batches to the audit worker (audit-pipe.ts), which appends them to the rotating file and, on the platform, the
+// searchable datastore; a virtual cluster also taps them to send to its platform. Runs inside the request hooks,
+// so it never waits. It throws in one place: the request-body hook builds the event's request object before the
+// registry runs, and throwing there refuses the request with 500. An event that still cannot be built is replaced
+// by a minimal one (minimal-event.ts).
 
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
-import type { AuditSettings, LiveSettings } from "../config/settings.ts";
+import type { AuditSettings } from "../config/settings.ts";
 import type { AuditConfig, AuditLevel } from "../config/types.ts";
 import { type AuditMetrics, createAuditMetrics } from "./audit-metrics.ts";
-import { auditEventLine, prepareRequestObject } from "./event.ts";
+import { AuditPipe } from "./audit-pipe.ts";
+import type { FromWorker, WorkerConfig } from "./audit-worker-protocol.ts";
+import type { DatastoreReport } from "./datastore/audit-datastore.ts";
+import type { AuditSearch, AuditSearchResult, StoredAuditEvent } from "./datastore/types.ts";
+import { auditEventLine, prepareRequestObject, RequestParts } from "./event.ts";
 import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
-import { type AuditAttributes, type AuditDecision, evaluateAuditPolicy, levelAtLeast } from "./policy.ts";
-import { RotatingFileSink, type RotationSettings, type SinkOperation } from "./rotating-file-sink.ts";
+import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
+import type { RotationSettings } from "./rotating-file-sink.ts";
 import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditStage } from "./types.ts";
 
 const MEGABYTE = 1024 * 1024;
@@ -22,12 +28,27 @@ const DEFAULT_MAX_SIZE_MB = 100;
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 const ANONYMOUS = { name: "system:anonymous", groups: ["system:unauthenticated"] };
 
+/** Where the audit settings come from: the platform's LiveSettings, or a virtual cluster's fixed settings. */
+export interface AuditSettingsSource {
+  current(): { audit: AuditSettings };
+  onChange(listener: (next: { audit: AuditSettings }) => void): () => void;
+}
+
 export interface AuditLoggerOptions {
-  settings: LiveSettings;
+  settings: AuditSettingsSource;
   logger?: Logger;
   /** Registry to add the audit metrics to (the API server's, so /metrics shows them). */
   metrics?: Registry;
   now?: () => Date;
+  /**
+   * The platform's data directory: events also go to the datastore (embedded there, or the configured
+   * `dataStoreEndpoint`), which `search` reads. Unset: no datastore (a virtual cluster, tests of the file).
+   */
+  dataDir?: string;
+  /** Sees every batch of event lines as it leaves the request path (a virtual cluster sends them to its platform). */
+  tap?: (lines: readonly string[]) => void;
+  /** Tuning of the datastore for tests (sweep interval, spool bound, retry delay). */
+  datastoreTuning?: WorkerConfig["tuning"];
   /**
    * TEST-ONLY FAULT SEAM: called as the request object of an event is built, before the registry runs; throwing
    * stands for an event that cannot be built. No input can cause that once bodies are held to MAX_NESTING_DEPTH,
@@ -48,8 +69,20 @@ export interface AuditHooks {
 
 interface Active {
   config: AuditConfig;
-  policy: ReturnType<typeof auditPolicyOf>;
-  sink: RotatingFileSink;
+  policy: CompiledAuditPolicy;
+}
+
+/** What the logger keeps of a request in flight (in its slot): its policy decision, the text its lines share. */
+class InFlight {
+  /** The settings it was decided under: a change of them decides again. */
+  readonly generation: number;
+  readonly decision: AuditDecision;
+  parts: RequestParts | undefined = undefined;
+
+  constructor(generation: number, decision: AuditDecision) {
+    this.generation = generation;
+    this.decision = decision;
+  }
 }
 
 function rotationOf(config: AuditConfig): RotationSettings {
@@ -66,14 +99,22 @@ export class AuditLogger {
   private readonly options: AuditLoggerOptions;
   private readonly metrics: AuditMetrics;
   private readonly unsubscribe: () => void;
+  private readonly pipe: AuditPipe;
   private active: Active | undefined;
-  /** The previous sink's close, which a new sink of the same file waits for. */
-  private closing: Promise<void> = Promise.resolve();
+  /** Counts settings changes: what a request's slot holds from before one is decided again. */
+  private generation = 0;
   private failures = { count: 0, lastLog: 0 };
+  private datastoreFailures = { count: 0, lastLog: 0, failing: false };
 
   constructor(options: AuditLoggerOptions) {
     this.options = options;
     this.metrics = createAuditMetrics(options.metrics ?? new Registry());
+    this.pipe = new AuditPipe({
+      onMessage: (message) => this.reported(message),
+      onWorkerError: (error) =>
+        options.logger?.error({ err: error.message }, "audit worker failed; restarting it (batched events lost)"),
+      tap: options.tap,
+    });
     this.configure(options.settings.current().audit);
     this.unsubscribe = options.settings.onChange((next) => this.configure(next.audit));
     this.hooks = {
@@ -90,67 +131,76 @@ export class AuditLogger {
     return this.active !== undefined;
   }
 
-  /** Resolves when every event so far is on disk and rotated files are compressed and pruned. */
+  /** Resolves when every event so far is on disk and in the datastore (or the datastore is failing). */
   async settled(): Promise<void> {
-    await this.closing;
-    await this.active?.sink.settled();
+    await this.pipe.call({ method: "settle" });
+  }
+
+  /** Searches the datastore (the platform only). */
+  search(query: AuditSearch): Promise<AuditSearchResult> {
+    return this.pipe.call({ method: "search", query });
+  }
+
+  /** Every stored stage of one request (the platform only). */
+  byAuditId(auditID: string): Promise<StoredAuditEvent[]> {
+    return this.pipe.call({ method: "byAuditId", auditID });
+  }
+
+  /** Deletes expired events now (also done periodically). */
+  async sweep(): Promise<void> {
+    await this.pipe.call({ method: "sweep" });
+  }
+
+  /** Stores a virtual cluster's events (already redacted lines) in the datastore, tagged with its instance. */
+  ingest(lines: string[], instance: string): void {
+    this.pipe.forward(lines, instance);
   }
 
   async close(): Promise<void> {
     this.unsubscribe();
-    this.stop();
-    await this.closing;
+    this.active = undefined;
+    await this.pipe.close();
   }
 
   private configure(settings: AuditSettings): void {
     const config = settings as AuditConfig;
-    if (!config.enabled || !config.path) {
-      this.stop();
-      return;
-    }
-    const policy = auditPolicyOf(config);
-    const current = this.active;
-    if (current && current.sink.path === config.path) {
-      current.sink.reconfigure(rotationOf(config));
-      this.active = { config, policy, sink: current.sink };
-      return;
-    }
-    this.stop();
-    const sink = new RotatingFileSink({
-      path: config.path,
-      ...rotationOf(config),
-      startAfter: this.closing,
-      now: this.options.now,
-      onFailure: (operation, error) => this.sinkFailure(operation, error),
-      onDropped: (lines) => this.metrics.dropped(lines),
+    const on = config.enabled === true && Boolean(config.path);
+    const wasOn = this.active !== undefined;
+    this.active = on ? { config, policy: compileAuditPolicy(auditPolicyOf(config)) } : undefined;
+    this.generation++;
+    const dataDir = this.options.dataDir;
+    this.pipe.configure({
+      dataDir: dataDir ?? "",
+      file: on ? { path: config.path!, rotation: rotationOf(config) } : undefined,
+      // The datastore stays searchable while audit is off; it only receives no new events then.
+      datastore: dataDir ? { endpoint: config.dataStoreEndpoint ?? "", ttlHours: config.dataStoreTTL } : undefined,
+      tuning: this.options.datastoreTuning,
     });
-    this.active = { config, policy, sink };
-    this.options.logger?.info(
-      { path: config.path, auditLevel: config.level, rules: policy.rules?.length ?? 0 },
-      "audit log enabled",
-    );
+    if (on && !wasOn) {
+      this.options.logger?.info(
+        { path: config.path, auditLevel: config.level, rules: config.policy?.rules?.length ?? 0 },
+        "audit log enabled",
+      );
+    } else if (!on && wasOn) this.options.logger?.info("audit log disabled");
   }
 
-  private stop(): void {
-    const current = this.active;
-    if (!current) return;
-    this.active = undefined;
-    const previous = this.closing;
-    this.closing = previous.then(() => current.sink.close());
-    this.options.logger?.info({ path: current.sink.path }, "audit log disabled");
-  }
-
-  private decide(request: AuditRequest): AuditDecision | undefined {
+  /** The request's decision (and shared text), from its slot when a hook call of it made them under these settings. */
+  private track(request: AuditRequest): InFlight | undefined {
     const active = this.active;
     if (!active) return undefined;
-    const attributes: AuditAttributes = { user: request.user ?? ANONYMOUS, info: request.requestInfo };
-    return capCredentialRequests(evaluateAuditPolicy(active.policy, attributes), attributes);
+    const slot = request.slot;
+    const kept = slot?.hookValue;
+    if (kept instanceof InFlight && kept.generation === this.generation) return kept;
+    const attributes = { user: request.user ?? ANONYMOUS, info: request.requestInfo };
+    const tracked = new InFlight(this.generation, capCredentialRequests(active.policy(attributes), attributes));
+    if (slot) slot.hookValue = tracked;
+    return tracked;
   }
 
   /** The request object of the ResponseComplete event, built now; undefined when the event will not have one. */
   private prepare(request: AuditBodyRequest): unknown {
     if (!request.requestObject) return undefined;
-    const decision = this.decide(request);
+    const decision = this.track(request)?.decision;
     if (!decision || !levelAtLeast(decision.level, "Request") || decision.omitStages.has("ResponseComplete")) {
       return undefined;
     }
@@ -160,12 +210,16 @@ export class AuditLogger {
 
   private log(stage: AuditStage, request: AuditRequest, completion: AuditCompletion | undefined): void {
     try {
-      const decision = this.decide(request);
-      if (!decision || decision.level === "None" || decision.omitStages.has(stage)) return;
+      const tracked = this.track(request);
+      if (!tracked || tracked.decision.level === "None" || tracked.decision.omitStages.has(stage)) return;
+      const decision = tracked.decision;
       const now = this.options.now?.() ?? new Date();
       // The request object could not be built before (the request was refused): the stand-in says what it was.
       if (completion?.preparationFailed) this.write(minimalEventLine(stage, request, completion.code, now), "Metadata");
-      else this.write(auditEventLine(stage, decision.level, request, completion, now), decision.level);
+      else {
+        tracked.parts ??= new RequestParts(request);
+        this.write(auditEventLine(stage, decision.level, request, completion, now, tracked.parts), decision.level);
+      }
     } catch (error) {
       this.options.logger?.error(
         { err: String(error), stage },
@@ -180,20 +234,73 @@ export class AuditLogger {
   }
 
   private write(line: string, level: AuditLevel): void {
-    const sink = this.active!.sink;
-    if (sink.write(line)) this.metrics.event(level);
-    this.metrics.queuedBytes(sink.queuedBytes());
+    this.pipe.write(line);
+    this.metrics.event(level);
   }
 
-  private sinkFailure(operation: SinkOperation, error: Error): void {
+  private reported(message: Exclude<FromWorker, { type: "reply" | "buffer" }>): void {
+    switch (message.type) {
+      case "stats":
+        this.metrics.queuedBytes(message.fileQueuedBytes);
+        this.metrics.datastoreSpooled(message.datastoreSpooled);
+        return;
+      case "file":
+        if (message.report.kind === "dropped") this.metrics.dropped(message.report.count, "log");
+        else this.fileFailure(message.report.operation, message.report.message);
+        return;
+      case "datastore":
+        this.datastoreReport(message.report);
+    }
+  }
+
+  private fileFailure(operation: Parameters<AuditMetrics["failure"]>[0], message: string): void {
     this.metrics.failure(operation);
     this.failures.count++;
     const now = Date.now();
     if (now - this.failures.lastLog < FAILURE_LOG_INTERVAL_MS) return;
     this.options.logger?.error(
-      { operation, err: error.message, failuresSinceLastReport: this.failures.count, path: this.active?.sink.path },
+      { operation, err: message, failuresSinceLastReport: this.failures.count, path: this.active?.config.path },
       "audit log file failing; events are kept in memory and retried (and dropped past the queue limit)",
     );
     this.failures = { count: 0, lastLog: now };
+  }
+
+  private datastoreReport(report: DatastoreReport): void {
+    const logger = this.options.logger;
+    switch (report.kind) {
+      case "written":
+        this.metrics.datastoreWritten(report.count);
+        return;
+      case "swept":
+        this.metrics.datastoreSwept(report.count);
+        logger?.info({ events: report.count }, "expired audit events deleted from the datastore");
+        return;
+      case "dropped":
+        this.metrics.dropped(report.count, "datastore");
+        logger?.warn(
+          { events: report.count, reason: report.reason },
+          "audit events dropped from the datastore spool (the audit log file still has them)",
+        );
+        return;
+      case "recovered":
+        this.datastoreFailures.failing = false;
+        logger?.info("audit datastore reachable again; spooled events are being written");
+        return;
+      case "sweep-failure":
+      case "failure": {
+        if (report.kind === "failure") this.metrics.datastoreFailure();
+        const state = this.datastoreFailures;
+        state.count++;
+        state.failing = true;
+        const now = Date.now();
+        if (now - state.lastLog < FAILURE_LOG_INTERVAL_MS) return;
+        logger?.error(
+          { err: report.message, failuresSinceLastReport: state.count, during: report.kind },
+          "audit datastore failing; events are spooled in memory and retried (the newest dropped past the bound)",
+        );
+        state.count = 0;
+        state.lastLog = now;
+      }
+    }
   }
 }

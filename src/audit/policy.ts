@@ -65,12 +65,24 @@ export function ruleMatches(rule: AuditPolicyRule, { user, info }: AuditAttribut
   return true;
 }
 
+/** A policy ready to evaluate: each rule's decision is made once, so evaluating allocates nothing. */
+export type CompiledAuditPolicy = (attributes: AuditAttributes) => AuditDecision;
+
+export function compileAuditPolicy(policy: AuditPolicy): CompiledAuditPolicy {
+  const rules = (policy.rules ?? []).map((rule) => ({
+    rule,
+    decision: {
+      level: rule.level,
+      omitStages: new Set<AuditStage>([...(policy.omitStages ?? []), ...(rule.omitStages ?? [])]),
+    } satisfies AuditDecision,
+  }));
+  return (attributes) => {
+    for (const { rule, decision } of rules) if (ruleMatches(rule, attributes)) return decision;
+    return NONE;
+  };
+}
+
 /** The level and omitted stages for a request: the first matching rule wins; none matching is level None. */
 export function evaluateAuditPolicy(policy: AuditPolicy, attributes: AuditAttributes): AuditDecision {
-  for (const rule of policy.rules ?? []) {
-    if (!ruleMatches(rule, attributes)) continue;
-    const omitStages = new Set<AuditStage>([...(policy.omitStages ?? []), ...(rule.omitStages ?? [])]);
-    return { level: rule.level, omitStages };
-  }
-  return NONE;
+  return compileAuditPolicy(policy)(attributes);
 }

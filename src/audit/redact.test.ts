@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import fc from "fast-check";
 import { LAST_APPLIED } from "../config/last-applied.ts";
 import { REDACTED } from "../config/redaction-marker.ts";
-import { auditJson, auditRequestUri } from "./redact.ts";
+import { auditJson, auditRequestUri, mayHoldSecrets } from "./redact.ts";
 
 const SECRET = /hunter2|k3y-material|oidc-s3cret|tok3n|apiVersion: v1\\nclusters/;
 
@@ -63,6 +64,46 @@ describe("auditJson()", () => {
       JSON.parse(auditJson({ metadata: { annotations: { [LAST_APPLIED]: fits } } })).metadata.annotations[LAST_APPLIED],
       JSON.stringify(JSON.parse(fits)),
     );
+  });
+
+  it("mayHoldSecrets() is true whenever auditJson() would change an object's JSON", () => {
+    const keys = fc.constantFrom(
+      "name",
+      "spec",
+      "key",
+      "accessKey",
+      "token",
+      "userPassword",
+      "raw",
+      "op",
+      "path",
+      "value",
+      "tokenTTL",
+      "clientSecret",
+      "KEY",
+      "apiKey",
+      "Op",
+      LAST_APPLIED,
+      'x"key',
+    );
+    const values = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        fc.string(),
+        fc.integer(),
+        fc.dictionary(keys, tie("node")),
+        fc.array(tie("node"), { maxLength: 3 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(fc.dictionary(keys, values), (object) => {
+        const json = JSON.stringify(object);
+        if (!mayHoldSecrets(json)) assert.equal(auditJson(object), json);
+      }),
+      { numRuns: 2000 },
+    );
+    assert.equal(mayHoldSecrets(JSON.stringify({ spec: { accessKey: "k3y-material" } })), true);
+    assert.equal(mayHoldSecrets(JSON.stringify({ kind: "User", spec: { username: "bob", email: "b@x" } })), false);
   });
 });
 

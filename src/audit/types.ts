@@ -35,6 +35,8 @@ export interface AuditRequest {
   userAgent?: string;
   sourceIp?: string;
   receivedAt: Date;
+  /** The server's per-request slot, the same in every hook call of the request (the logger keeps its state there). */
+  slot?: { hookValue: unknown };
 }
 
 /** A request whose body was read, before it reaches the registry. */
@@ -51,6 +53,8 @@ export interface AuditCompletion extends AuditBodyRequest {
   message?: string;
   /** The response object (before encoding); absent for watches and non-resource responses. */
   responseObject?: unknown;
+  /** The response object as compact JSON, when the server has it encoded already (logged as is when it may). */
+  responseJson?: string;
   /** What the request-body hook returned (a PreparedRequest from this logger), if it ran. */
   prepared?: unknown;
   /** The request-body hook threw: the request was refused with 500 before anything was stored. */

@@ -39,6 +39,17 @@ describe("LoginThrottle", () => {
     assert.equal(throttle.retryAfter("erin", undefined), 0);
   });
 
+  it("onChange() hears every failure, and a success only when it cleared a count", () => {
+    const throttle = make();
+    const heard: string[] = [];
+    throttle.onChange((change) => heard.push(`${change.counter}:${change.id}:${change.failed}`));
+    throttle.succeeded("frank");
+    throttle.failed("frank", "10.0.0.3");
+    throttle.succeeded("frank");
+    throttle.succeeded("frank");
+    assert.deepEqual(heard, ["username:frank:true", "address:10.0.0.3:true", "username:frank:false"]);
+  });
+
   it("failed() keeps memory bounded", () => {
     const throttle = new LoginThrottle({ failuresPerUsername: 1, maxEntries: 100, now: () => clock.now });
     for (let i = 0; i < 1000; i++) throttle.failed(`u${i}`, undefined);

@@ -67,8 +67,9 @@ class FailureCounter {
     if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 
-  clear(id: string): void {
-    this.entries.delete(id);
+  /** True when there was a count to clear. */
+  clear(id: string): boolean {
+    return this.entries.delete(id);
   }
 }
 
@@ -106,8 +107,10 @@ export class LoginThrottle {
   }
 
   succeeded(username: string): void {
-    this.byUsername.clear(username);
-    this.listener?.({ counter: "username", id: username, failed: false, at: this.now() });
+    // Only a count to clear is worth telling the other replicas (most successes follow no failure).
+    if (this.byUsername.clear(username)) {
+      this.listener?.({ counter: "username", id: username, failed: false, at: this.now() });
+    }
   }
 
   /** Reports every local failure and success (replicas share their counts through the store). */

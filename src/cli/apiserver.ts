@@ -4,6 +4,7 @@
 
 import { Command, InvalidArgumentError } from "commander";
 import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
+import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { runAction } from "./run-action.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 
@@ -15,7 +16,7 @@ function port(value: string): number {
   return n;
 }
 
-interface ApiServerOptions extends InflightFlags {
+interface ApiServerOptions extends InflightFlags, LogFlags {
   dataDir: string;
   host: string;
   port: number;
@@ -33,7 +34,7 @@ export function apiserverCommand(): Command {
     .option("--host <host>", "address to listen on and to put in certificates and the kubeconfig", "127.0.0.1")
     .option("--port <port>", "port to listen on (0: any free port)", port, 6443)
     .option("--name <name>", "cluster and context name in admin.kubeconfig", "virtualcluster-apiserver");
-  return addInflightOptions(command)
+  return addLogOptions(addInflightOptions(command))
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster apiserver\n  virtualcluster apiserver --data-dir /var/lib/host-cluster --port 7443\n" +
@@ -41,11 +42,10 @@ export function apiserverCommand(): Command {
     )
     .action(
       runAction(async (opts: ApiServerOptions) => {
-        const [{ pino }, { startClusterApiServer }] = await Promise.all([
-          import("pino"),
+        const [logger, { startClusterApiServer }] = await Promise.all([
+          commandLogger(opts),
           import("../cluster-apiserver/cluster-api-server.ts"),
         ]);
-        const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
         const running = await startClusterApiServer({
           dataDir: opts.dataDir,
           host: opts.host,

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Command } from "commander";
-import { bashCompletion, completionCommand, zshCompletion } from "./completion.ts";
+import { bashCompletion, completionCommand, fishCompletion, zshCompletion } from "./completion.ts";
 import { platformCommand } from "./platform.ts";
 
 function program(): Command {
@@ -36,7 +39,7 @@ describe("completion", { skip: !hasBash && "bash is not installed" }, () => {
     assert.deepEqual(complete("virtualcluster pl"), ["platform"]);
     assert.deepEqual(complete("virtualcluster platform lo"), ["login", "logout"]);
     assert.deepEqual(complete("virtualcluster platform create "), ["accesskey"]);
-    assert.deepEqual(complete("virtualcluster completion "), ["bash", "zsh"]);
+    assert.deepEqual(complete("virtualcluster completion "), ["bash", "zsh", "fish"]);
   });
 
   it("bashCompletion() offers resources once, after get or list, also past option values", () => {
@@ -65,6 +68,45 @@ describe("completion", { skip: !hasBash && "bash is not installed" }, () => {
     assert.match(zsh, /bashcompinit/);
     assert.ok(zsh.includes(script));
     assert.equal(spawnSync("bash", ["-n"], { input: script }).status, 0);
+  });
+});
+
+const hasFish = spawnSync("fish", ["--version"]).status === 0;
+
+/** What fish offers after typing `line` (`complete -C`), without the descriptions. */
+function completeFish(line: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), "vc-fish-"));
+  try {
+    const file = join(dir, "virtualcluster.fish");
+    writeFileSync(file, fishCompletion(program()));
+    const result = spawnSync("fish", ["--no-config", "-c", `source ${file}; complete -C ${JSON.stringify(line)}`], {
+      encoding: "utf8",
+      cwd: import.meta.dirname,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stderr, "");
+    return result.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((entry) => entry.split("\t")[0]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("fish completion", { skip: !hasFish && "fish is not installed" }, () => {
+  it("fishCompletion() completes commands, options, their values, argument choices and files", () => {
+    assert.deepEqual(completeFish("virtualcluster pl"), ["platform"]);
+    assert.deepEqual(completeFish("virtualcluster platform lo"), ["login", "logout"]);
+    assert.deepEqual(completeFish("virtualcluster completion "), ["bash", "fish", "zsh"]);
+    assert.deepEqual(completeFish("virtualcluster platform get users -o "), ["json", "table", "wide", "yaml"]);
+    assert.ok(completeFish("virtualcluster platform get ").includes("virtualclusters"));
+    assert.ok(completeFish("virtualcluster platform login h --").includes("--access-key"));
+    assert.ok(completeFish("virtualcluster platform login h --ca-file completion.t").includes("completion.test.ts"));
+    assert.deepEqual(
+      completeFish("virtualcluster platform login --"),
+      completeFish("virtualcluster platform login h --"),
+    );
   });
 });
 

@@ -114,6 +114,73 @@ complete -o default -F ${fn} ${program.name()}
 `;
 }
 
+/** Fish quoting: single quotes, with backslash and quote escaped. */
+const fishQuote = (text: string) => `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+
+/** The first line of a description, short enough for fish's completion pager. */
+const fishDescription = (text: string) =>
+  fishQuote(
+    text
+      .split("\n")[0]
+      .replace(/\s+\([^()]*\)$/, "")
+      .slice(0, 80),
+  );
+
+/**
+ * The fish completion script: a helper finds the command path typed so far (the words that name subcommands), and
+ * one `complete` line per subcommand, option and argument choice says under which path it applies.
+ */
+export function fishCompletion(program: Command): string {
+  const name = program.name();
+  const fn = `__${name.replace(/[^A-Za-z0-9_]/g, "_")}`;
+  const nodes = walk(program).filter(({ command }) => !isHidden(command));
+  const paths = nodes.map(({ path }) => path.slice(1).replaceAll("/", " ")).filter(Boolean);
+  const lines: string[] = [];
+  for (const { path, command } of nodes) {
+    const at = `-n ${fishQuote(`${fn}_at ${fishQuote(path.slice(1).replaceAll("/", " "))}`)}`;
+    for (const sub of command.commands.filter((c) => !isHidden(c))) {
+      lines.push(`complete -c ${name} -f ${at} -a ${fishQuote(sub.name())} -d ${fishDescription(sub.description())}`);
+    }
+    const first = command.registeredArguments[0] as Argument | undefined;
+    const choices = ARGUMENT_WORDS[path] ?? first?.argChoices ?? [];
+    if (choices.length > 0) lines.push(`complete -c ${name} -f ${at} -a ${fishQuote(choices.join(" "))}`);
+    // Files only where a command takes a free argument (e.g. patches apply <object>) or an option value.
+    else if (!first) lines.push(`complete -c ${name} -f ${at}`);
+    for (const option of command.options.filter((o) => !o.hidden)) {
+      const flags = [
+        option.long ? `-l ${option.long.replace(/^--/, "")}` : "",
+        option.short ? `-s ${option.short.replace(/^-/, "")}` : "",
+      ].filter(Boolean);
+      const value =
+        !option.required && !option.optional
+          ? ""
+          : option.argChoices
+            ? `-x -a ${fishQuote(option.argChoices.join(" "))}`
+            : "-r -F";
+      lines.push(
+        `complete -c ${name} ${at} ${[...flags, value].filter(Boolean).join(" ")} -d ${fishDescription(option.description)}`,
+      );
+    }
+  }
+  return `# ${name} completion for fish. Load it with: ${name} completion fish | source
+set -g ${fn}_commands ${paths.map(fishQuote).join(" ")}
+function ${fn}_path --description 'the ${name} subcommands typed so far'
+    set -l path
+    for word in (commandline -opc)[2..-1]
+        string match -q -- '-*' $word; and continue
+        set -l next (string join ' ' $path $word)
+        contains -- $next $${fn}_commands; and set path $path $word
+    end
+    string join ' ' $path
+end
+function ${fn}_at --description 'whether the typed subcommands are exactly $argv[1]'
+    test "$(${fn}_path)" = "$argv[1]"
+end
+complete -c ${name} -e
+${lines.join("\n")}
+`;
+}
+
 export function zshCompletion(program: Command): string {
   return `#compdef ${program.name()}
 # ${program.name()} completion for zsh. Load it with: source <(${program.name()} completion zsh)
@@ -125,16 +192,18 @@ ${bashCompletion(program)}`;
 export function completionCommand(program: () => Command): Command {
   return new Command("completion")
     .description("Print a shell completion script")
-    .addArgument(new Argument("<shell>", "shell to complete for").choices(["bash", "zsh"]))
+    .addArgument(new Argument("<shell>", "shell to complete for").choices(["bash", "zsh", "fish"]))
     .addHelpText(
       "after",
       `
 Examples:
   source <(virtualcluster completion bash)                         # this shell
   virtualcluster completion bash > /etc/bash_completion.d/virtualcluster
-  echo 'source <(virtualcluster completion zsh)' >> ~/.zshrc`,
+  echo 'source <(virtualcluster completion zsh)' >> ~/.zshrc
+  virtualcluster completion fish > ~/.config/fish/completions/virtualcluster.fish`,
     )
-    .action((shell: "bash" | "zsh") => {
-      process.stdout.write(shell === "zsh" ? zshCompletion(program()) : bashCompletion(program()));
+    .action((shell: "bash" | "zsh" | "fish") => {
+      const scripts = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion };
+      process.stdout.write(scripts[shell](program()));
     });
 }

@@ -1,17 +1,15 @@
 // `virtualcluster create` once its options are parsed: runs the lifecycle (src/virtualcluster/lifecycle/) with a
 // spinner per step, then says where the virtual cluster is, how to reach it and what to know.
 
-import { fileURLToPath } from "node:url";
 import { type CreateResult, createVirtualCluster } from "../virtualcluster/lifecycle/create-virtual-cluster.ts";
 import { clusterPaths } from "../virtualcluster/lifecycle/local-clusters.ts";
 import { DEFAULT_PROJECT } from "../virtualcluster/lifecycle/platform-registration.ts";
+import { describeSettingsChanges } from "../virtualcluster/lifecycle/settings-changes.ts";
 import { readClientConfig } from "./client-config.ts";
 import type { CreateFlags } from "./create.ts";
 import { platformClient } from "./platform-session.ts";
-import { colorEnabled, styles, withSpinner } from "./terminal.ts";
-
-// The program itself, which runs the virtual cluster: src/cli/main.ts in a checkout, dist/cli/main.js when installed.
-const MAIN = fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? "./main.ts" : "./main.js", import.meta.url));
+import { PROGRAM } from "./program.ts";
+import { colorEnabled, styles, withProgress, withSpinner } from "./terminal.ts";
 
 export async function createCommandAction(name: string, flags: CreateFlags): Promise<void> {
   const login = readClientConfig().platform;
@@ -20,24 +18,33 @@ export async function createCommandAction(name: string, flags: CreateFlags): Pro
     namespace: flags.namespace,
     settingsFile: flags.file,
     upgrade: flags.upgrade,
+    resetSettings: flags.resetSettings,
     project: flags.project,
     hostKubeconfig: flags.hostKubeconfig,
     port: flags.port,
     timeoutMs: (flags.timeout ?? 120) * 1000,
     platform: login ? platformClient(login) : undefined,
-    program: MAIN,
+    program: PROGRAM,
     step: withSpinner,
+    waitStep: withProgress,
   });
   report(result);
 }
 
-function report({ cluster, status, updated, notes }: CreateResult): void {
+function report({ cluster, status, updated, notes, settings }: CreateResult): void {
   const paths = clusterPaths(cluster.namespace, cluster.name);
   const style = styles(colorEnabled(process.stdout));
   const out: string[] = [
     `${style.green(updated ? "Updated" : "Created")} virtual cluster ${cluster.name} in namespace ${cluster.namespace}: ${status.url}`,
     `  kubectl --kubeconfig ${paths.adminKubeconfig} get namespaces`,
   ];
+  if (updated && settings) {
+    out.push(
+      settings.kept
+        ? "Settings: kept the stored settings (-f FILE replaces them, --reset-settings drops them)"
+        : `Settings: ${describeSettingsChanges(settings.changes)}`,
+    );
+  }
   const platform = status.platform;
   if (platform?.connected) {
     const project = platform.project ?? cluster.registration?.project ?? DEFAULT_PROJECT;

@@ -9,6 +9,7 @@ export interface CreateFlags {
   namespace: string;
   file?: string;
   upgrade?: boolean;
+  resetSettings?: boolean;
   project?: string;
   hostKubeconfig?: string;
   port?: number;
@@ -29,6 +30,7 @@ export function createCommand(): Command {
     .requiredOption("-n, --namespace <namespace>", "host namespace of the virtual cluster (created when missing)")
     .option("-f, --file <file>", "settings file (virtualcluster.yaml); default: no settings")
     .option("--upgrade", "apply new settings to an existing virtual cluster and restart it (creates it when missing)")
+    .option("--reset-settings", "with --upgrade and no -f: drop the stored settings (without it they are kept)")
     .option("--project <project>", "platform project to register the virtual cluster in (default: default)")
     .option("--host-kubeconfig <file>", "kubeconfig of the host cluster (default: the current context)")
     .option("--port <port>", "port of the virtual cluster's API (default: a free port, kept across upgrades)", port)
@@ -39,6 +41,7 @@ export function createCommand(): Command {
 Examples:
   virtualcluster create dev -n team-a -f virtualcluster.yaml
   virtualcluster create dev -n team-a -f virtualcluster.yaml --upgrade
+  virtualcluster create dev -n team-a --upgrade                     # restart with the stored settings
   virtualcluster create dev -n team-a --host-kubeconfig ./host-data/admin.kubeconfig --project web
 
 The settings are checked first and stored in the host namespace (Secret vc-config-NAME). When you are logged in to

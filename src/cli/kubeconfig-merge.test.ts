@@ -6,7 +6,14 @@ import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { parse, stringify } from "yaml";
 import { buildKubeconfig } from "../pki/kubeconfig.ts";
-import { mergeKubeconfig, readKubeconfigFile, targetKubeconfig, writeKubeconfigFile } from "./kubeconfig-merge.ts";
+import {
+  currentContext,
+  mergeKubeconfig,
+  readKubeconfigFile,
+  removeKubeconfigContext,
+  targetKubeconfig,
+  writeKubeconfigFile,
+} from "./kubeconfig-merge.ts";
 import { CommandError } from "./patches-io.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vc-kubeconfig-merge-"));
@@ -26,6 +33,22 @@ const existing = stringify({
 });
 
 describe("kubeconfig merge", () => {
+  it("removeKubeconfigContext() undoes mergeKubeconfig() and makes the previous context current again", () => {
+    const merged = mergeKubeconfig(existing, incoming("vc_dev_default", "https://127.0.0.1:1234"), "f");
+    assert.equal(currentContext(existing), "prod");
+    const removed = removeKubeconfigContext(merged.text, "vc_dev_default", "prod", "f");
+    assert.equal(removed.removed, true);
+    assert.equal(removed.switchedTo, "prod");
+    assert.deepEqual(parse(removed.text), parse(existing));
+    // Another context current: left alone. The previous context gone: no current context.
+    const elsewhere = stringify({ ...parse(merged.text), "current-context": "prod" });
+    assert.equal(parse(removeKubeconfigContext(elsewhere, "vc_dev_default", "x", "f").text)["current-context"], "prod");
+    const orphan = removeKubeconfigContext(merged.text, "vc_dev_default", "gone", "f");
+    assert.equal(orphan.switchedTo, undefined);
+    assert.equal(parse(orphan.text)["current-context"], undefined);
+    assert.equal(removeKubeconfigContext(existing, "vc_dev_default", "prod", "f").removed, false);
+  });
+
   it("mergeKubeconfig() adds the context, cluster and user, makes it current and keeps everything else", () => {
     const merged = mergeKubeconfig(existing, incoming("vc_dev_default", "https://127.0.0.1:1234"), "f");
     assert.equal(merged.context, "vc_dev_default");

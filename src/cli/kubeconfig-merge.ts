@@ -89,6 +89,56 @@ export function mergeKubeconfig(existing: string, incoming: string, where: strin
   return { text: stringify(document), context: contextName, server };
 }
 
+/** The current context of a kubeconfig text, if it names one ("" and unparsable texts: none). */
+export function currentContext(text: string): string | undefined {
+  try {
+    const value = parse(text) as KubeconfigDocument | null;
+    const current = value?.["current-context"];
+    return typeof current === "string" && current !== "" ? current : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RemoveResult {
+  text: string;
+  /** The context was in the file. */
+  removed: boolean;
+  /** The context made current instead of the removed one. */
+  switchedTo?: string;
+}
+
+/**
+ * Removes a context and the user entry named after it (as mergeKubeconfig names it), and its cluster entry when no
+ * other context uses it. When it was current, `previous` becomes current if it is still there; else none is.
+ */
+export function removeKubeconfigContext(
+  existing: string,
+  contextName: string,
+  previous: string | undefined,
+  where: string,
+): RemoveResult {
+  const document = parseDocument(existing, where);
+  const context = document.contexts?.find((entry) => entry.name === contextName);
+  if (!context) return { text: existing, removed: false };
+  const contexts = (document.contexts ?? []).filter((entry) => entry !== context);
+  const clusterName = context.context?.cluster;
+  const clusterInUse = contexts.some((entry) => entry.context?.cluster === clusterName);
+  const result: KubeconfigDocument = {
+    ...document,
+    contexts,
+    users: (document.users ?? []).filter((entry) => entry.name !== context.context?.user),
+    clusters: (document.clusters ?? []).filter((entry) => clusterInUse || entry.name !== clusterName),
+  };
+  let switchedTo: string | undefined;
+  if (document["current-context"] === contextName) {
+    switchedTo = previous !== undefined && contexts.some((entry) => entry.name === previous) ? previous : undefined;
+    if (switchedTo) result["current-context"] = switchedTo;
+    else delete result["current-context"];
+  }
+  return { text: stringify(result), removed: true, switchedTo };
+}
+
 /** Reads the file ("" when missing). */
 export function readKubeconfigFile(path: string): string {
   try {

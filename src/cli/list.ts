@@ -1,6 +1,7 @@
 // `virtualcluster list`: the virtual clusters this machine runs, from their directories under
 // ~/.virtualcluster/clusters: running or stopped (from the PID), URL, platform connection (from the status file the
-// runtime writes every few seconds) and age. No cluster or platform is contacted.
+// runtime writes every few seconds), sync errors and age. No cluster or platform is contacted. Errors are cut to
+// their column in the table, and whole in -o wide, yaml and json.
 
 import { Command, Option } from "commander";
 import { humanDuration } from "../http/table.ts";
@@ -11,13 +12,17 @@ import { formatData, renderTable, type ServerTable } from "./output.ts";
 import { runAction } from "./run-action.ts";
 import { colorEnabled, styles } from "./terminal.ts";
 
-export const LIST_FORMATS = ["table", "yaml", "json"] as const;
+export const LIST_FORMATS = ["table", "wide", "yaml", "json"] as const;
+
+/** Longest error shown in a table cell (-o wide shows it whole). */
+export const ERROR_CELL_WIDTH = 50;
 
 /** One virtual cluster as `list -o yaml|json` prints it. */
 export interface ListedCluster {
   name: string;
   namespace: string;
-  status: "running" | "stopped";
+  /** paused: stopped by `virtualcluster pause`. */
+  status: "running" | "stopped" | "paused";
   pid?: number;
   url: string;
   created: string;
@@ -28,6 +33,9 @@ export interface ListedCluster {
     instance?: { namespace: string; name: string };
     lastHeartbeat?: string;
   };
+  /** Objects whose last sync failed or that were stopped as not converging (running clusters only). */
+  syncErrors?: number;
+  lastSyncError?: { object: string; message: string; time: string };
   hostServer: string;
   kubeconfig: string;
   log: string;
@@ -40,7 +48,7 @@ export function describeCluster(state: LocalCluster): ListedCluster {
   const listed: ListedCluster = {
     name: state.name,
     namespace: state.namespace,
-    status: pid === undefined ? "stopped" : "running",
+    status: pid !== undefined ? "running" : state.paused ? "paused" : "stopped",
     url: status?.url ?? `https://${state.listenHost}:${state.port}`,
     created: state.created,
     hostServer: state.hostServer,
@@ -53,28 +61,48 @@ export function describeCluster(state: LocalCluster): ListedCluster {
     const { connected, error, platform, instance, lastHeartbeat } = status.platform;
     listed.platform = { connected, error, platform, instance, lastHeartbeat };
   }
+  if (pid !== undefined && status?.syncer) {
+    // Failing syncs, and objects stopped because their patches do not converge.
+    listed.syncErrors = (status.syncer.failing ?? 0) + (status.syncer.stalled ?? 0);
+    const last = status.syncer.lastError;
+    if (last) listed.lastSyncError = { object: last.key, message: last.message, time: last.time };
+  }
   return listed;
 }
 
-function platformCell(cluster: ListedCluster): string {
+/** An error cut to its column: the first ERROR_CELL_WIDTH characters and an ellipsis. */
+export function cutError(text: string): string {
+  return text.length <= ERROR_CELL_WIDTH ? text : `${text.slice(0, ERROR_CELL_WIDTH - 1)}…`;
+}
+
+function platformCell(cluster: ListedCluster, wide: boolean): string {
   const platform = cluster.platform;
   if (!platform) return "-";
   if (platform.connected) return `connected (${platform.instance?.namespace}/${platform.instance?.name})`;
-  return platform.error ?? "not connected";
+  const error = platform.error ?? "not connected";
+  return wide ? error : cutError(error);
 }
 
-/** The table `list` prints (kubectl-style columns, ages relative to `now`). */
-export function clusterTable(clusters: ListedCluster[], now: number = Date.now()): ServerTable {
+function lastErrorCell(cluster: ListedCluster): string {
+  const last = cluster.lastSyncError;
+  return last ? `${last.object}: ${last.message}` : "-";
+}
+
+/** The table `list` prints (kubectl-style columns, ages relative to `now`); `wide` adds the last sync error. */
+export function clusterTable(clusters: ListedCluster[], now: number = Date.now(), wide = false): ServerTable {
+  const names = ["Name", "Namespace", "Status", "URL", "Platform", "Sync Errors", "Age"];
   return {
-    columnDefinitions: ["Name", "Namespace", "Status", "URL", "Platform", "Age"].map((name) => ({ name })),
+    columnDefinitions: [...names.map((name) => ({ name })), { name: "Last Sync Error", priority: 1 }],
     rows: clusters.map((cluster) => ({
       cells: [
         cluster.name,
         cluster.namespace,
         cluster.status,
         cluster.url,
-        platformCell(cluster),
+        platformCell(cluster, wide),
+        cluster.syncErrors === undefined ? "-" : String(cluster.syncErrors),
         humanDuration(now - Date.parse(cluster.created)),
+        lastErrorCell(cluster),
       ],
     })),
   };
@@ -89,12 +117,13 @@ export function listCommand(): Command {
       `
 Examples:
   virtualcluster list
+  virtualcluster list -o wide      # with the last sync error, errors whole
   virtualcluster list -o json`,
     )
     .action(
       runAction(async (flags: { output: (typeof LIST_FORMATS)[number] }) => {
         const clusters = listLocalClusters().map(describeCluster);
-        if (flags.output !== "table") {
+        if (flags.output === "yaml" || flags.output === "json") {
           process.stdout.write(formatData({ items: clusters }, flags.output));
           return;
         }
@@ -104,8 +133,12 @@ Examples:
           );
           return;
         }
+        const wide = flags.output === "wide";
         process.stdout.write(
-          renderTable(clusterTable(clusters), { header: styles(colorEnabled(process.stdout)).bold }),
+          renderTable(clusterTable(clusters, Date.now(), wide), {
+            wide,
+            header: styles(colorEnabled(process.stdout)).bold,
+          }),
         );
       }),
     );

@@ -1,32 +1,19 @@
-// The `virtualcluster` program: one command per file, wired here.
+// The `virtualcluster` program: one command per file, wired here (loaded on demand, see commands.ts).
 
 import { Command } from "commander";
 import { platformVersion } from "../apimachinery/version.ts";
-import { apiserverCommand } from "./apiserver.ts";
+import { COMMANDS, commandsFor } from "./commands.ts";
 import { completionCommand } from "./completion.ts";
-import { connectCommand } from "./connect.ts";
-import { createCommand } from "./create.ts";
-import { deleteCommand } from "./delete.ts";
-import { listCommand } from "./list.ts";
-import { patchesCommand } from "./patches.ts";
-import { platformCommand } from "./platform.ts";
-import { runCommand } from "./run.ts";
-import { settingsCommand } from "./settings.ts";
+import { markRequiredOptions } from "./required-in-help.ts";
 
 const program = new Command("virtualcluster")
   .description("Manage virtual Kubernetes clusters and the platform they connect to")
   .version(platformVersion().version)
-  .showHelpAfterError()
-  .addCommand(createCommand())
-  .addCommand(deleteCommand())
-  .addCommand(listCommand())
-  .addCommand(connectCommand())
-  .addCommand(platformCommand())
-  .addCommand(patchesCommand())
-  .addCommand(settingsCommand())
-  .addCommand(apiserverCommand())
-  .addCommand(runCommand());
+  .showHelpAfterError();
+const loaded = await Promise.all(commandsFor(process.argv).map((name) => COMMANDS[name]()));
+for (const command of loaded) program.addCommand(command);
 program.addCommand(completionCommand(() => program));
+markRequiredOptions(program);
 
 try {
   await program.parseAsync(process.argv);

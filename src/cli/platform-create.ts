@@ -5,7 +5,7 @@
 import { type Command, Option } from "commander";
 import { API_GROUP_PATH } from "../virtualcluster/lifecycle/platform-client.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
-import { formatData } from "./output.ts";
+import { formatData, withoutManagedFields } from "./output.ts";
 import { CommandError } from "./patches-io.ts";
 import { loggedInClient } from "./platform-session.ts";
 import { runAction } from "./run-action.ts";
@@ -47,7 +47,8 @@ async function createAccessKey(name: string, flags: AccessKeyFlags): Promise<voi
   const key = created.spec?.key;
   if (!key) throw new CommandError(`the platform created access key "${name}" but returned no key`);
   if (flags.output !== "key") {
-    process.stdout.write(formatData(created, flags.output));
+    // As kubectl prints objects: without managedFields.
+    process.stdout.write(formatData(withoutManagedFields(created), flags.output));
     return;
   }
   process.stdout.write(`${key}\n`);

@@ -116,7 +116,9 @@ async function login(url: string, flags: LoginFlags): Promise<void> {
   try {
     const self = await withSpinner(`Checking the access key with ${host}`, () => client.self()).catch((error) => {
       if (error instanceof PlatformError && error.code === 401) {
-        throw new PlatformError(`${new URL(host).host} rejected the access key: ${error.message}`, 401);
+        // The server's "Please login again" is advice for a stored key; this is the login itself.
+        const reason = error.message.replace(/\.?\s*Please login again\.?$/i, "");
+        throw new PlatformError(`${new URL(host).host} refused the access key: ${reason}`, 401);
       }
       throw error;
     });

@@ -5,7 +5,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
 import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
+import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
+import {
+  addStoreHousekeepingOptions,
+  type StoreHousekeepingFlags,
+  storeHousekeepingOptions,
+} from "./store-housekeeping-options.ts";
 import { addStoreOptions, type StoreFlags, storeSelection } from "./store-options.ts";
 
 function port(value: string): number {
@@ -21,7 +27,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions extends InflightFlags, StoreFlags {
+interface StartOptions extends InflightFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
   instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
@@ -74,7 +80,7 @@ export function addStartCommand(platform: Command): void {
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
-  addInflightOptions(addStoreOptions(start))
+  addLogOptions(addInflightOptions(addStoreHousekeepingOptions(addStoreOptions(start))))
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443" +
@@ -86,20 +92,21 @@ export function addStartCommand(platform: Command): void {
         platform.error("error: --tls-cert and --tls-key go together");
       }
       let etcd: ReturnType<typeof storeSelection>;
+      let store: ReturnType<typeof storeHousekeepingOptions>;
       try {
         etcd = storeSelection(opts);
+        store = storeHousekeepingOptions(opts, etcd !== undefined);
       } catch (error) {
         platform.error(`error: ${(error as Error).message}`);
       }
-      const [{ pino }, { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE }, { ADMIN_KUBECONFIG_FILE, startPlatform }, settings] =
+      const [logger, { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE }, { ADMIN_KUBECONFIG_FILE, startPlatform }, settings] =
         await Promise.all([
-          import("pino"),
+          commandLogger(opts),
           import("../platform/bootstrap.ts"),
           import("../platform/platform.ts"),
           import("../config/settings.ts"),
         ]);
       const { defaultSettings, LiveSettings } = settings;
-      const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
       // Until the Config resource drives them, these flags seed the live settings.
       const initial = defaultSettings();
       if (opts.accessKeyMaxTtlSeconds !== undefined) initial.auth.accessKeyMaxTTLSeconds = opts.accessKeyMaxTtlSeconds;
@@ -117,6 +124,7 @@ export function addStartCommand(platform: Command): void {
         tlsKeyFile: opts.tlsKey,
         encryptionKeyFile: opts.encryptionKeyFile,
         etcd,
+        store,
         configFile: opts.config,
         instanceOfflineAfterMs:
           opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,

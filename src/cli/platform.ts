@@ -11,6 +11,7 @@ import { addRestoreCommand } from "./platform-restore.ts";
 import { addRotateEncryptionKeyCommand } from "./platform-rotate-encryption-key.ts";
 import { addRotateSigningKeyCommand } from "./platform-rotate-signing-key.ts";
 import { addStartCommand } from "./platform-start.ts";
+import { addStoreInfoCommand } from "./platform-store-info.ts";
 
 export function platformCommand(): Command {
   const platform = new Command("platform").description("Run and use the management platform");
@@ -24,6 +25,7 @@ export function platformCommand(): Command {
   addBackupCommand(platform);
   addRestoreCommand(platform);
   addMigrateCommand(platform);
+  addStoreInfoCommand(platform);
   platform.addHelpText(
     "after",
     `

@@ -3,7 +3,9 @@
 // `virtualcluster create` starts this command in the background; people and tests can run it directly.
 
 import { Command, InvalidArgumentError } from "commander";
+import { ensureRuntimeNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 import { readSettingsFile } from "../virtualcluster/settings/load.ts";
+import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { runAction } from "./run-action.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 
@@ -19,7 +21,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface RunOptions {
+interface RunOptions extends LogFlags {
   name: string;
   namespace: string;
   file: string;
@@ -31,7 +33,7 @@ interface RunOptions {
 }
 
 export function runCommand(): Command {
-  return new Command("run")
+  const command = new Command("run")
     .description("Run a virtual cluster in the foreground: its API server, the syncer and the platform connection")
     .requiredOption("--name <name>", "virtual cluster name")
     .requiredOption("-n, --namespace <namespace>", "host namespace the virtual cluster syncs into")
@@ -40,7 +42,8 @@ export function runCommand(): Command {
     .option("--data-dir <dir>", "data directory (storage, certificates, admin.kubeconfig, status.json)")
     .option("--host <host>", "address to listen on and to put in certificates and kubeconfigs", "127.0.0.1")
     .option("--port <port>", "port of the virtual cluster's API (0: any free port)", port, 0)
-    .option("--heartbeat-seconds <seconds>", "how often to report to the platform and re-read the access key", seconds)
+    .option("--heartbeat-seconds <seconds>", "how often to report to the platform and re-read the access key", seconds);
+  return addLogOptions(command)
     .addHelpText(
       "after",
       "\nExamples:\n" +
@@ -51,16 +54,13 @@ export function runCommand(): Command {
     .action(
       runAction(async (opts: RunOptions) => {
         const settingsText = readSettingsFile(opts.file);
-        const [{ pino }, { KubeConfig }, { startRuntime }] = await Promise.all([
-          import("pino"),
-          import("@kubernetes/client-node"),
+        ensureRuntimeNodeFlags();
+        const [logger, { loadKubeAccess }, { startRuntime }] = await Promise.all([
+          commandLogger(opts),
+          import("../virtualcluster/kube/kube-access.ts"),
           import("../virtualcluster/runtime.ts"),
         ]);
-        const logger = pino({ level: process.env.LOG_LEVEL ?? "info" }, pino.destination(2));
-        const host = new KubeConfig();
-        if (opts.hostKubeconfig) host.loadFromFile(opts.hostKubeconfig);
-        else host.loadFromDefault();
-        if (!host.getCurrentCluster()) throw new Error("the host kubeconfig has no current cluster");
+        const host = await loadKubeAccess({ file: opts.hostKubeconfig });
         const runtime = await startRuntime({
           name: opts.name,
           namespace: opts.namespace,

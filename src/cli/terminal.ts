@@ -60,6 +60,27 @@ export async function withSpinner<T>(text: string, work: () => Promise<T>): Prom
   }
 }
 
+const PROGRESS_EVERY_MS = 10_000;
+
+/**
+ * For the long waits (a virtual cluster starting): a spinner on a terminal; elsewhere (pipes, logs, CI) a line when
+ * the wait begins and another every ten seconds, so a script's output shows what it waits for.
+ */
+export async function withProgress<T>(text: string, work: () => Promise<T>, stream: Stream = process.stderr) {
+  if (colorEnabled(stream) && !process.env.CI) return withSpinner(text, work);
+  const started = Date.now();
+  stream.write(`${text}...\n`);
+  const timer = setInterval(() => {
+    stream.write(`${text}... (${Math.round((Date.now() - started) / 1000)}s)\n`);
+  }, PROGRESS_EVERY_MS);
+  timer.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 /** The first line of standard input (the rest is ignored), without its line ending. */
 export async function readFirstLine(input: NodeJS.ReadableStream = process.stdin): Promise<string> {
   const chunks: Buffer[] = [];

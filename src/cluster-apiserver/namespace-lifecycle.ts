@@ -7,9 +7,20 @@ import { CORE_GROUP } from "../apis/core/v1/common.ts";
 import { isTerminating, type Namespace, namespaceDefinition } from "../apis/core/v1/namespace.ts";
 import { objectKey } from "../registry/keys.ts";
 import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
-import type { KeyValueStore } from "../storage/types.ts";
+import type { KeyValueStore, StoredRecord } from "../storage/types.ts";
 
 const NAMESPACES = { group: CORE_GROUP, resource: "namespaces" };
+
+/** Whether a stored Namespace is terminating, per record: the store hands out the same record until it changes. */
+const terminating = new WeakMap<StoredRecord, boolean>();
+const isTerminatingRecord = (record: StoredRecord) => {
+  let known = terminating.get(record);
+  if (known === undefined) {
+    known = isTerminating(JSON.parse(record.value) as Namespace);
+    terminating.set(record, known);
+  }
+  return known;
+};
 
 export async function checkNamespaceOpen(
   storage: KeyValueStore,
@@ -20,7 +31,7 @@ export async function checkNamespaceOpen(
   if (!namespace) return; // the generic metadata rules report the missing namespace
   const record = await storage.get(objectKey(namespaceDefinition, undefined, namespace));
   if (!record) throw errors.notFound(NAMESPACES, namespace);
-  if (isTerminating(JSON.parse(record.value) as Namespace)) {
+  if (isTerminatingRecord(record)) {
     throw errors.forbidden(
       { group: definition.group, resource: definition.plural },
       name,

@@ -7,7 +7,6 @@
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeJwt, jwtVerify, SignJWT } from "jose";
 import { errors, isStatusError } from "../apimachinery/errors.ts";
 import type { KubeObject } from "../apimachinery/types.ts";
 import { requestBearerToken } from "../auth/access-key-material.ts";
@@ -15,6 +14,13 @@ import type { AuthenticationRequest, Authenticator } from "../auth/types.ts";
 import type { Registry } from "../registry/registry.ts";
 import { systemContext } from "../registry/system-context.ts";
 import type { ActionHandler, UserInfo } from "../registry/types.ts";
+
+// jose loads with the first token issued or presented: most clusters never see one, and it is a few MB resident.
+let joseModule: Promise<typeof import("jose")> | undefined;
+const jose = () => {
+  joseModule ??= import("jose");
+  return joseModule;
+};
 
 export const SERVICE_ACCOUNT_KEY_FILE = "service-account.key";
 export const SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc";
@@ -61,6 +67,7 @@ export class ServiceAccountTokens {
   async issue(serviceAccount: KubeObject, expirationSeconds: number, audiences: string[]): Promise<string> {
     const { name = "", namespace = "", uid = "" } = serviceAccount.metadata;
     const now = Math.floor(Date.now() / 1000);
+    const { SignJWT } = await jose();
     return new SignJWT({ "kubernetes.io": { namespace, serviceaccount: { name, uid } } })
       .setProtectedHeader({ alg: "HS256", typ: "JWT" })
       .setIssuer(SERVICE_ACCOUNT_ISSUER)
@@ -128,6 +135,7 @@ export class ServiceAccountTokens {
       authenticate: async (request: AuthenticationRequest): Promise<UserInfo | undefined> => {
         const token = requestBearerToken(request) ?? "";
         if (token.split(".").length !== 3) return undefined;
+        const { decodeJwt, jwtVerify } = await jose();
         let issuer: string | undefined;
         try {
           issuer = decodeJwt(token).iss;

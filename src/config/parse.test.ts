@@ -431,6 +431,11 @@ checkTable("audit", [
     yaml: "audit:\n  dataStoreEndpoint: store:9000\n",
     field: "spec.raw.audit.dataStoreEndpoint",
   },
+  {
+    name: "an http data store endpoint (PostgreSQL only)",
+    yaml: "audit:\n  dataStoreEndpoint: https://store.example:9000\n",
+    field: "spec.raw.audit.dataStoreEndpoint",
+  },
   { name: "dataStoreTTL negative", yaml: "audit:\n  dataStoreTTL: -3\n", field: "spec.raw.audit.dataStoreTTL" },
 ]);
 

@@ -2,7 +2,7 @@
 
 import { array, boolean, integer, object, string, stringList } from "../apimachinery/schema-builders.ts";
 import type { JsonMap } from "../apimachinery/types.ts";
-import { count } from "./schema-builders.ts";
+import { count, secret } from "./schema-builders.ts";
 
 export const AUDIT_LEVELS = ["None", "Metadata", "Request", "RequestResponse"] as const;
 export const AUDIT_STAGES = ["RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"] as const;
@@ -54,7 +54,9 @@ const ruleSchema: JsonMap = object(
 export const auditSchema: JsonMap = object(
   {
     enabled: boolean("Log incoming API requests according to level or policy."),
-    disableAgentSyncBack: boolean("When true, agents do not send their audit events back to the platform."),
+    disableAgentSyncBack: boolean(
+      "When true, connected virtual clusters do not send their audit events to the platform's datastore.",
+    ),
     level: integer(
       "Shorthand instead of policy: 1 Metadata, 2 Request, 3 RequestResponse for every request (except the built-in exclusions). Cannot be combined with policy.",
       { minimum: 0, maximum: 3 },
@@ -66,8 +68,10 @@ export const auditSchema: JsonMap = object(
       },
       "The audit policy.",
     ),
-    dataStoreEndpoint: string("Endpoint of a data store events are also sent to."),
-    dataStoreTTL: count("Hours to keep events in the data store."),
+    dataStoreEndpoint: secret(
+      "Where audit events are also stored and searched (the auditevents resource): empty for the embedded datastore in the data directory, or a PostgreSQL address postgres://user:password@host:port/database shared by several platform replicas.",
+    ),
+    dataStoreTTL: count("Hours to keep events in the datastore. Unset or 0: 720 (30 days)."),
     path: string("Path of the audit log file. Required when audit is enabled. Rotated files are kept beside it."),
     maxAge: count("Days to keep rotated files, by the timestamp in their names. Default: no age-based removal."),
     maxBackups: count("Number of rotated files to keep. Default: keep all."),

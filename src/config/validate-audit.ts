@@ -1,7 +1,18 @@
 // Checks of status.audit beyond the schema: level and policy are exclusive, a path is needed when enabled, and
 // policy rules are well formed (the checks of the Kubernetes audit policy validation).
 
-import { isHttpUrl } from "./formats.ts";
+import { REDACTED } from "./redaction-marker.ts";
+
+/** postgres:// or postgresql:// with a host. */
+function isPostgresUrl(value: string): boolean {
+  if (!/^postgres(ql)?:\/\//i.test(value)) return false;
+  try {
+    return new URL(value).hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
 import { type Problems, read } from "./problems.ts";
 import type { PathSegment } from "./yaml-source.ts";
 
@@ -72,8 +83,13 @@ export function validateAudit(audit: Record<string, unknown>, p: Problems): void
     p.required([...path, "path"], "required when audit is enabled");
   }
   const endpoint = read.string(audit, "dataStoreEndpoint");
-  if (endpoint && !isHttpUrl(endpoint)) {
-    p.invalid([...path, "dataStoreEndpoint"], endpoint, "must be an absolute http(s) address");
+  if (endpoint && endpoint !== REDACTED && !isPostgresUrl(endpoint)) {
+    // The value may hold a password: the message shows only its scheme.
+    p.invalid(
+      [...path, "dataStoreEndpoint"],
+      REDACTED,
+      "must be empty (the embedded datastore) or a PostgreSQL address postgres://user:password@host:port/database",
+    );
   }
   read.list(policy, "rules").forEach((rule, index) => {
     if (rule && typeof rule === "object")

@@ -66,7 +66,7 @@ export interface ApiServerOptions {
    */
   authenticatePublicPath?: (path: string) => boolean;
   /** Extra named checks for /healthz and /readyz. */
-  healthChecks?: Record<string, () => Promise<void> | void>;
+  healthChecks?: Record<string, HealthCheck>;
   /** Extra routes (login endpoints), registered inside the pipeline: they pass its hooks like any route. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
   logger?: Logger;

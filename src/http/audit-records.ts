@@ -1,12 +1,12 @@
 // The records the audit hooks receive, built from a request's pipeline state: the one place both the resource
 // pipeline and the fastify path (non-resource paths, plugin routes) make them.
 
-import { decodedValue } from "../registry/encoded-json.ts";
+import { decodedValue, EncodedJson } from "../registry/encoded-json.ts";
 import type { UserInfo } from "../registry/types.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
 import type { RequestInfo } from "./request-info.ts";
 import type { RequestState } from "./request-state.ts";
-import type { BodyReadRequest, CompletedRequest, ReceivedRequest } from "./types.ts";
+import type { BodyReadRequest, CompletedRequest, HookSlot, ReceivedRequest } from "./types.ts";
 
 /** RequestReceived (and ResponseStarted of a watch). The state has its request info. */
 export function receivedRequest(state: RequestState): ReceivedRequest {
@@ -19,6 +19,7 @@ export function receivedRequest(state: RequestState): ReceivedRequest {
     userAgent: state.raw.headers["user-agent"],
     sourceIp: state.raw.socket?.remoteAddress,
     receivedAt: state.receivedAt,
+    slot: state,
   };
 }
 
@@ -58,6 +59,7 @@ class CompletedRecord implements CompletedRequest {
   readonly requestObject: (() => unknown) | undefined;
   readonly prepared: unknown;
   readonly preparationFailed: boolean;
+  readonly slot: HookSlot;
   readonly #state: RequestState;
 
   constructor(state: RequestState, code: number, latencySeconds: number) {
@@ -78,7 +80,14 @@ class CompletedRecord implements CompletedRequest {
     this.requestObject = requestObjectOf(state);
     this.prepared = state.auditPrepared;
     this.preparationFailed = state.auditPreparationFailed === true;
+    this.slot = state;
     this.#state = state;
+  }
+
+  /** The pre-encoded answer's text, if the registry gave one and no hook decoded it yet. */
+  get responseJson(): string | undefined {
+    const value = this.#state.responseObject;
+    return value instanceof EncodedJson ? value.json : undefined;
   }
 
   /** Decoded only if a hook reads it (reads may answer with pre-encoded JSON). */

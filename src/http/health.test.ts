@@ -53,4 +53,17 @@ describe("runHealthChecks()", () => {
     assert.equal(excluded.code, 200);
     assert.match(excluded.body, /\[\+\]storage excluded: ok/);
   });
+
+  it("runHealthChecks() passes a check that returns a warning, and reports the warning", async () => {
+    const warned = new Map<string, HealthCheck>([
+      ["ping", () => {}],
+      ["disk", () => "12 MiB free"],
+    ]);
+    const plain = await runHealthChecks(warned, { endpoint: "readyz", check: "", verbose: false, exclude: [] });
+    assert.deepEqual(plain, { code: 200, body: "ok", warnings: ["12 MiB free"] });
+    const verbose = await runHealthChecks(warned, { endpoint: "readyz", check: "", verbose: true, exclude: [] });
+    assert.equal(verbose.body, "[+]ping ok\n[+]disk ok (warning: 12 MiB free)\nreadyz check passed\n");
+    const single = await runHealthChecks(warned, { endpoint: "readyz", check: "disk", verbose: false, exclude: [] });
+    assert.deepEqual(single, { code: 200, body: "ok", warnings: ["12 MiB free"] });
+  });
 });

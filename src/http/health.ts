@@ -1,11 +1,16 @@
 // /healthz, /livez and /readyz in apiserver's text format: `ok`, or with ?verbose one `[+]<check> ok` line per
 // check and a summary; any failing check answers 500 and lists `[-]<check> failed: reason withheld`.
+// A check may pass with a warning (it returns the text): the answer stays 200, and the warning goes into the
+// verbose line and a `Warning` header (kubectl prints those), for conditions to act on before anything fails.
 
-export type HealthCheck = () => Promise<void> | void;
+/** Throws (or rejects) to fail; returns (or resolves to) a string to pass with that warning; anything else passes. */
+export type HealthCheck = () => unknown;
 
 export interface HealthResult {
   code: number;
   body: string;
+  /** Warnings of passing checks (absent when none). */
+  warnings?: string[];
 }
 
 export interface HealthRequest {
@@ -17,13 +22,23 @@ export interface HealthRequest {
   exclude: readonly string[];
 }
 
-async function passes(check: HealthCheck): Promise<boolean> {
+interface Outcome {
+  ok: boolean;
+  warning?: string;
+}
+
+async function run(check: HealthCheck): Promise<Outcome> {
   try {
-    await check();
-    return true;
+    const warning = await check();
+    return typeof warning === "string" && warning ? { ok: true, warning } : { ok: true };
   } catch {
-    return false;
+    return { ok: false };
   }
+}
+
+function withWarnings(result: HealthResult, outcomes: Outcome[]): HealthResult {
+  const warnings = outcomes.flatMap((outcome) => (outcome.warning ? [outcome.warning] : []));
+  return warnings.length > 0 ? { ...result, warnings } : result;
 }
 
 /** Runs the named checks (in their insertion order) and renders the answer. */
@@ -34,20 +49,25 @@ export async function runHealthChecks(
   if (request.check) {
     const check = checks.get(request.check);
     if (!check) return { code: 404, body: "404 page not found\n" };
-    return (await passes(check))
-      ? { code: 200, body: "ok" }
+    const outcome = await run(check);
+    return outcome.ok
+      ? withWarnings({ code: 200, body: "ok" }, [outcome])
       : { code: 500, body: "internal server error: reason withheld\n" };
   }
   const names = [...checks.keys()];
   const results = await Promise.all(
-    names.map((name) => (request.exclude.includes(name) ? Promise.resolve(true) : passes(checks.get(name)!))),
+    names.map((name) =>
+      request.exclude.includes(name) ? Promise.resolve<Outcome>({ ok: true }) : run(checks.get(name)!),
+    ),
   );
-  const failed = results.includes(false);
-  if (!failed && !request.verbose) return { code: 200, body: "ok" };
+  const failed = results.some((result) => !result.ok);
+  if (!failed && !request.verbose) return withWarnings({ code: 200, body: "ok" }, results);
   const lines = names.map((name, i) => {
     if (request.exclude.includes(name)) return `[+]${name} excluded: ok`;
-    return results[i] ? `[+]${name} ok` : `[-]${name} failed: reason withheld`;
+    const { ok, warning } = results[i];
+    if (!ok) return `[-]${name} failed: reason withheld`;
+    return warning ? `[+]${name} ok (warning: ${warning})` : `[+]${name} ok`;
   });
   lines.push(`${request.endpoint} check ${failed ? "failed" : "passed"}`);
-  return { code: failed ? 500 : 200, body: `${lines.join("\n")}\n` };
+  return withWarnings({ code: failed ? 500 : 200, body: `${lines.join("\n")}\n` }, results);
 }

@@ -1,8 +1,8 @@
 // Prometheus metrics of one API server, in its own registry (several servers may share a process in tests).
 // Names follow kube-apiserver where one exists. Label values are bounded: only served resources appear.
 
-import { Counter, Gauge, Registry } from "prom-client";
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from "./metric-series.ts";
+import { Counter, Gauge, Registry } from "./prometheus.ts";
 
 export interface RequestLabels {
   verb: string;

@@ -19,6 +19,7 @@ import { buildOpenApiV2, buildOpenApiV3Document, buildOpenApiV3Index } from "./o
 import { encodeOpenApiV2Protobuf, OPENAPI_V2_PROTOBUF_CONTENT_TYPE } from "./openapi-v2-protobuf.ts";
 import { parsePretty, type Query, queryValue } from "./query-options.ts";
 import type { ResourceIndex } from "./resource-index.ts";
+import { warningHeaderValues } from "./warning-headers.ts";
 
 export interface NonResourceResponse {
   code: number;
@@ -176,12 +177,12 @@ export function createNonResourceHandler(
       verbose: request.query.verbose !== undefined,
       exclude: exclude === undefined ? [] : Array.isArray(exclude) ? exclude : [exclude],
     });
-    return {
-      code: result.code,
-      body: result.body,
-      contentType: "text/plain; charset=utf-8",
-      headers: { "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache, private" },
+    const headers: Record<string, string> = {
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-cache, private",
     };
+    if (result.warnings) headers.Warning = warningHeaderValues(result.warnings).join(", ");
+    return { code: result.code, body: result.body, contentType: "text/plain; charset=utf-8", headers };
   };
 
   const rootPaths = (): string[] => {

@@ -4,10 +4,10 @@
 // prepares the audit event's request object: when it cannot, the request is refused with 500 before anything is
 // stored, since no write may go unaudited.
 
-import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { Logger } from "pino";
 import { errors } from "../apimachinery/errors.ts";
+import { timeOrderedUuid } from "../utils/time-ordered-uuid.ts";
 import { bodyReadRequest, completedRequest, receivedRequest } from "./audit-records.ts";
 import { errorSummary } from "./error-log.ts";
 import { metricLabels } from "./metric-labels.ts";
@@ -35,7 +35,8 @@ export function createRequestReporter(hooks: ApiServerHooks, metrics: ApiMetrics
   const listening = Boolean(hooks.onRequestReceived || hooks.onRequestComplete || hooks.onResponseStarted);
   const failed = (what: string, error: unknown) => logger?.error({ err: errorSummary(error) }, `${what} hook failed`);
   return {
-    auditId: () => (listening && (hooks.enabled?.() ?? true) ? randomUUID() : ""),
+    // Time-ordered, so the audit datastore indexes them at the end (src/utils/time-ordered-uuid.ts).
+    auditId: () => (listening && (hooks.enabled?.() ?? true) ? timeOrderedUuid() : ""),
     received(state) {
       if (!hooks.onRequestReceived || !state.id) return;
       try {

@@ -3,6 +3,11 @@
 import type { UserInfo } from "../registry/types.ts";
 import type { RequestInfo } from "./request-info.ts";
 
+/** Where a hook keeps what it learned of a request between its calls. */
+export interface HookSlot {
+  hookValue: unknown;
+}
+
 /** After authentication, before authorization (audit stage RequestReceived). */
 export interface ReceivedRequest {
   /** Random per-request id (the audit ID). */
@@ -16,6 +21,11 @@ export interface ReceivedRequest {
   userAgent?: string;
   sourceIp?: string;
   receivedAt: Date;
+  /**
+   * The same slot in every hook call of one request (the audit log keeps the request's policy decision and the
+   * text its event lines share there), so a hook needs no lookup per call. Starts undefined.
+   */
+  slot: HookSlot;
 }
 
 /** The body was read; nothing has reached the registry yet. */
@@ -35,6 +45,8 @@ export interface CompletedRequest extends BodyReadRequest {
   latencySeconds: number;
   /** The object answered, before encoding, or the failure Status; absent for watches and non-resource paths. */
   responseObject?: unknown;
+  /** The object answered as compact JSON, when the registry answered pre-encoded (GET, LIST, POST). */
+  responseJson?: string;
   /** What onRequestBody returned for this request (undefined when it did not run). */
   prepared?: unknown;
   /** onRequestBody threw: the request was answered 500 before the registry ran. */

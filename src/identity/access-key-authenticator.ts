@@ -10,7 +10,7 @@ import type { UserInfo } from "../registry/types.ts";
 import type { ActivityRecorder } from "./activity-recorder.ts";
 import type { AuthIndex, KeyEntry } from "./auth-index.ts";
 import { callerOf } from "./caller-of.ts";
-import { KEY_NOT_FOUND, type KeyLimits, keyProblem } from "./key-validity.ts";
+import { KEY_NOT_FOUND, type KeyLimits, keyProblem, NOT_AN_API_KEY, REFRESH_TOKEN_KEY_TYPE } from "./key-validity.ts";
 import { compileScope } from "./scope.ts";
 
 /** Longer bearer tokens are not keys of ours (supplied keys are at most 512 characters). */
@@ -69,6 +69,8 @@ export class AccessKeyAuthenticator implements Authenticator {
     const { index } = this.options;
     const key = index.key(digest);
     if (!key) throw errors.unauthorized(KEY_NOT_FOUND);
+    // An application holds it to refresh its sign-in; acting as the person through the API is not what it was given.
+    if (key.type === REFRESH_TOKEN_KEY_TYPE) throw errors.unauthorized(NOT_AN_API_KEY);
     const now = this.now();
     const problem = keyProblem(key, index, now, this.options.limits(), this.options.activity.lastSeen(key.name));
     if (problem) throw errors.unauthorized(problem);

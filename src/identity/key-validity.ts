@@ -10,6 +10,9 @@ export interface KeyLimits {
 }
 
 export const KEY_NOT_FOUND = "Access key not found. Please login again";
+/** The type of the keys that are the OpenID provider's refresh tokens (oidc-provider/refresh-token-keys.ts). */
+export const REFRESH_TOKEN_KEY_TYPE = "OIDCRefreshToken";
+export const NOT_AN_API_KEY = "this is an application's OpenID refresh token, not an access key of the platform's API";
 export const KEY_EXPIRED = "access key expired. Please login again";
 
 const passed = (fromMs: number, seconds: number, nowMs: number) => seconds > 0 && nowMs >= fromMs + seconds * 1000;

@@ -1,7 +1,9 @@
-// Deletes Login keys (from password login) once they are older than loginAccessKeyTTLSeconds (0: kept), and those
-// a tokenGeneration change revoked. Runs on a timer over the in-memory index; deletes go through the store.
+// Deletes Login keys (from password login) once they are older than loginAccessKeyTTLSeconds (0: kept), the keys of
+// the OpenID provider's refresh tokens once their own ttl passed, and both kinds once a tokenGeneration change
+// revoked them. Runs on a timer over the in-memory index; deletes go through the store.
 
 import type { AuthIndex, KeyEntry } from "./auth-index.ts";
+import { REFRESH_TOKEN_KEY_TYPE } from "./key-validity.ts";
 
 export interface LoginKeySweeperOptions {
   index: AuthIndex;
@@ -44,8 +46,12 @@ export class LoginKeySweeper {
     const ttl = this.options.loginTTLSeconds();
     const due: KeyEntry[] = [];
     for (const key of index.allKeys()) {
-      if (key.type !== "Login" || key.deleting) continue;
-      const expired = ttl > 0 && now >= key.createdMs + ttl * 1000;
+      if (key.deleting) continue;
+      let expired: boolean;
+      if (key.type === "Login") expired = ttl > 0 && now >= key.createdMs + ttl * 1000;
+      else if (key.type === REFRESH_TOKEN_KEY_TYPE)
+        expired = key.ttlSeconds > 0 && now >= key.createdMs + key.ttlSeconds * 1000;
+      else continue;
       const user = key.user ? index.user(key.user) : undefined;
       const revoked = user !== undefined && key.tokenGeneration < user.tokenGeneration;
       if (expired || revoked) due.push(key);

@@ -70,7 +70,8 @@ function namedInProject(
 }
 
 /**
- * Role virtualcluster: registering and updating its own instance and the instance's status, and the config it reads.
+ * Role virtualcluster: registering and updating its own instance and the instance's status, handing over the
+ * instance's audit events (`auditevents`, create), and the config it reads.
  * An empty list or "*" in `projects` or `virtualClusters` selects all, as everywhere in a scope.
  */
 function virtualClusterRole(projects: string[], names: string[]): ScopeMatcher {
@@ -78,7 +79,8 @@ function virtualClusterRole(projects: string[], names: string[]): ScopeMatcher {
     if (request.group !== GROUP || !request.resourceRequest) return false;
     if (request.resource === "configs") return request.verb === "get" && !request.subresource;
     if (request.resource !== INSTANCES || !VC_VERBS.has(request.verb)) return false;
-    if (request.subresource && request.subresource !== "status") return false;
+    const auditEvents = request.subresource === "auditevents" && request.verb === "create";
+    if (request.subresource && request.subresource !== "status" && !auditEvents) return false;
     const project = projectOf(request, prefix);
     if (!project || (projects.length && !projects.includes("*") && !projects.includes(project))) return false;
     if (names.length === 0 || names.includes("*")) return true;

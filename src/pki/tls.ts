@@ -62,8 +62,13 @@ export async function loadUserCertificates(
   certFile: string,
   keyFile: string,
 ): Promise<{ certPem: string; keyPem: string }> {
-  const certPem = await readFile(certFile, "utf8");
-  const keyPem = await readFile(keyFile, "utf8");
+  const read = (file: string, flag: string) =>
+    readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+      const message = `${flag} ${file}: cannot read the file (${error.code ?? error.message})`;
+      throw Object.assign(new Error(message, { cause: error }), { code: error.code });
+    });
+  const certPem = await read(certFile, "--tls-cert");
+  const keyPem = await read(keyFile, "--tls-key");
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(certPem);

@@ -3,7 +3,8 @@
 // key authenticator, the authorizer, password login routes, the lastActivity recorder and the Login key sweeper;
 // and signed tokens: the signing key ring, DirectClusterEndpointToken and SigningKeyRotation, token review through
 // selves, the refusal of endpoint tokens as bearer tokens (401, before the access key authenticator) and the public
-// JWKS and OpenID discovery routes; and the platform as an OpenID provider for other tools (oidc.ts, under /oidc).
+// JWKS and OpenID discovery routes; and the platform as an OpenID provider for other tools (oidc.ts, under /oidc);
+// and the sweep of the short-lived state all of these keep in the store (expired-state-sweeper.ts, run by the leader).
 
 import type { Logger } from "pino";
 import { isStatusError } from "../apimachinery/errors.ts";
@@ -40,6 +41,7 @@ import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
 import { principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
 import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
+import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -47,10 +49,13 @@ import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
+import { sweepExpired } from "../storage/expiring-records.ts";
 import type { KeyValueStore } from "../storage/types.ts";
+import { expiredStateSweeper } from "./expired-state-sweeper.ts";
+import type { LeaderTask } from "./leader.ts";
 import { loginRoutes } from "./login-routes.ts";
 import { createPlatformOidc } from "./oidc.ts";
-import { shareLoginThrottle } from "./shared-login-throttle.ts";
+import { CLIENT_AUTH_FAILURES_PREFIX, LOGIN_FAILURES_PREFIX, shareLoginThrottle } from "./shared-login-throttle.ts";
 import { platformSso } from "./sso.ts";
 import { wellKnownRoutes } from "./well-known-routes.ts";
 
@@ -63,7 +68,11 @@ export interface PlatformAuthOptions {
   /** Cheaper scrypt for tests; the default costs about 0.1 s per hash. */
   scrypt?: ScryptParams;
   throttle?: ThrottleOptions;
+  /** Failed client authentications at the OpenID provider, per client id ("username") and address. */
+  clientThrottle?: ThrottleOptions;
   sweepIntervalMs?: number;
+  /** How often the leader deletes expired SSO, OpenID and throttling state (default 5 minutes). */
+  stateSweepIntervalMs?: number;
   /** Algorithm of the first signing key of a new data directory (default ES256). */
   signingAlgorithm?: SigningAlgorithm;
   /** Other replicas share the store (etcd): the signing key ring follows their rotations. */
@@ -87,6 +96,8 @@ export interface PlatformAuth {
   attach(registry: Registry): void;
   /** The login-key sweeper, run by the leader replica only (src/platform/leader.ts). */
   sweeper: { start(): void; stop(): void };
+  /** A new sweeper of expired short-lived state, for the leader replica (one per term). */
+  stateSweeper(): LeaderTask;
   /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
   stores(registry: Registry): ResourceStore[];
   serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
@@ -131,6 +142,13 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   const throttle = new LoginThrottle(options.throttle);
   // Replicas share failure counts through the store, so spreading guesses over them gains nothing.
   const sharedThrottle = options.sharedStore ? await shareLoginThrottle({ storage, throttle, logger }) : undefined;
+  // Wrong client secrets at the OpenID provider: a client id counts as a username does (10 tries, then waits).
+  const clientThrottle = new LoginThrottle(
+    options.clientThrottle ?? { failuresPerUsername: 10, failuresPerAddress: 20 },
+  );
+  const sharedClientThrottle = options.sharedStore
+    ? await shareLoginThrottle({ storage, throttle: clientThrottle, prefix: CLIENT_AUTH_FAILURES_PREFIX, logger })
+    : undefined;
   const activity = new ActivityRecorder(
     async (key, at) => {
       await store("ownedaccesskeys").patch(
@@ -211,6 +229,15 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     const user = await authenticator.authenticateToken(accessKey, { touch: false });
     return principalOf(user)?.key;
   };
+  const keysStore = () => store("ownedaccesskeys");
+  /** An access key made by the platform itself. */
+  const createKey = (generateName: string, spec: OwnedAccessKey["spec"]) =>
+    keysStore().create(
+      system(),
+      undefined,
+      { apiVersion: `${GROUP}/${VERSION}`, kind: "OwnedAccessKey", metadata: { generateName }, spec },
+      { fieldManager: MANAGER },
+    );
   const oidc = await createPlatformOidc({
     storage,
     index,
@@ -220,6 +247,11 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     baseUrl: issuer,
     keyOf,
     deleteKey,
+    async createKey(spec) {
+      const created = await createKey("oidc-refresh-", spec);
+      return { name: created.metadata.name ?? "", uid: created.metadata.uid ?? "" };
+    },
+    clientThrottle,
     logger,
   });
 
@@ -229,7 +261,6 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     material: { generate: generateAccessKey, digest: digestAccessKey },
     maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
   });
-  const keysStore = () => store("ownedaccesskeys");
   const self = createSelfDefinition(
     describeCaller({
       authenticate: (credential) =>
@@ -248,17 +279,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   );
 
   const issueLoginKey = async (entry: { name: string }) => {
-    const created = await keysStore().create(
-      system(),
-      undefined,
-      {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: "OwnedAccessKey",
-        metadata: { generateName: "login-" },
-        spec: { type: "Login", user: entry.name, displayName: "Password login" },
-      },
-      { fieldManager: MANAGER },
-    );
+    const created = await createKey("login-", { type: "Login", user: entry.name, displayName: "Password login" });
     return (created.spec as { key: string }).key;
   };
 
@@ -288,6 +309,17 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       index.decodeWith((record) => target.decodeShared(record));
     },
     sweeper,
+    stateSweeper: () =>
+      expiredStateSweeper({
+        jobs: [
+          { name: "OpenID provider", sweep: () => oidc.sweep() },
+          { name: "single sign-on", sweep: () => sweepExpired({ storage, prefix: SSO_STATE_PREFIX }) },
+          { name: "login failures", sweep: () => sweepExpired({ storage, prefix: LOGIN_FAILURES_PREFIX }) },
+          { name: "client failures", sweep: () => sweepExpired({ storage, prefix: CLIENT_AUTH_FAILURES_PREFIX }) },
+        ],
+        intervalMs: options.stateSweepIntervalMs,
+        logger,
+      }),
     stores(target) {
       return target
         .stores()
@@ -318,6 +350,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       plugins: [
         loginRoutes({ index, fresh, passwords, throttle, settings, issueLoginKey }),
         platformSso({
+          storage,
           index,
           fresh,
           settings,
@@ -337,9 +370,9 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     issuer,
     close() {
       sweeper.stop();
-      oidc.close();
       signingKeys.close();
       sharedThrottle?.close();
+      sharedClientThrottle?.close();
       unsubscribe();
       informer.stop();
     },

@@ -1,5 +1,6 @@
 // The running platform's local control socket, `<data-dir>/platform.sock`: HTTP over a Unix socket that answers
-// `GET /v1/snapshot` with a consistent snapshot of the store, for `virtualcluster platform backup`. The store keeps
+// `GET /v1/snapshot` with a consistent snapshot of the store, for `virtualcluster platform backup`, and
+// `GET /v1/store-info` with the store's size and housekeeping (JSON), for `virtualcluster platform store-info`. The store keeps
 // its database file locked while it serves, so a snapshot has to come from this process. Only who may enter the
 // 0700 data directory (who could read the database itself) can connect; nothing is served on the network, and the
 // platform writes no file a caller names: the snapshot goes to a private temporary file, then down the socket.
@@ -13,8 +14,10 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { type KeyValueStore, StorageError } from "../storage/types.ts";
 import { CONTROL_SOCKET_FILE } from "./store-files.ts";
+import type { StoreInfo } from "./store-monitor.ts";
 
 export const SNAPSHOT_PATH = "/v1/snapshot";
+export const STORE_INFO_PATH = "/v1/store-info";
 /** Unix socket paths longer than this do not fit sockaddr_un on every system. */
 const MAX_SOCKET_PATH = 100;
 const TEMP_PREFIX = ".snapshot-";
@@ -22,6 +25,8 @@ const TEMP_PREFIX = ".snapshot-";
 export interface ControlSocketOptions {
   dataDir: string;
   storage: KeyValueStore;
+  /** What GET /v1/store-info answers. */
+  storeInfo?(): StoreInfo;
   logger?: Logger;
 }
 
@@ -50,6 +55,10 @@ export async function startControlSocket(options: ControlSocketOptions): Promise
         if (!response.headersSent) fail(response, error);
         else response.destroy();
       });
+      return;
+    }
+    if (request.method === "GET" && request.url === STORE_INFO_PATH && options.storeInfo) {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(options.storeInfo()));
       return;
     }
     response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ message: "not found" }));

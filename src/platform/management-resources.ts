@@ -22,6 +22,8 @@ export interface ManagementResourceParts {
   encryptionKeyRotations: ResourceDefinition;
   /** Where grant checks look up the users and teams a granting field names. */
   subjects: SubjectDirectory;
+  /** Served from the audit datastore (src/platform/audit-event-store.ts), and the instances' event intake. */
+  audit: { events: ResourceDefinition; instanceEvents: ActionHandler };
 }
 
 /** Every definition that declares granting fields gets the grant checks: none can slip past. */
@@ -41,8 +43,9 @@ export function managementResources(parts: ManagementResourceParts): ResourceDef
     auth.signingKeyRotations,
     parts.encryptionKeyRotations,
     projects.projects,
-    projects.instances,
+    withSubresources(projects.instances, { auditevents: parts.audit.instanceEvents }),
     configDefinition(parts.config),
+    parts.audit.events,
   ];
   return definitions.map((definition) => withGrantChecks(definition, parts.subjects));
 }

@@ -1,22 +1,28 @@
 // The OpenID provider wired into the platform: its artifacts in the platform's store (encrypted, see
-// SECRET_PREFIXES), its accounts over the auth index, ID tokens signed by the platform's key ring, the person behind
-// a browser found through the platform session cookie (a Login key), and a periodic sweep of expired artifacts.
+// SECRET_PREFIXES; every replica sees them), its accounts over the auth index, its refresh tokens as access keys,
+// ID tokens signed by the platform's key ring, the person behind a browser found through the platform session
+// cookie (a Login key), wrong client secrets throttled, and the sweep of expired artifacts (run by the leader).
 
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import type { OwnedAccessKeySpec } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import type { SigningKeyRing } from "../auth/signing/key-ring.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { AuthIndex, KeyEntry } from "../identity/auth-index.ts";
 import { OidcAccounts } from "../identity/oidc-provider/oidc-accounts.ts";
-import { OIDC_MOUNT, PlatformOidcProvider } from "../identity/oidc-provider/platform-oidc-provider.ts";
+import {
+  type ClientThrottle,
+  OIDC_MOUNT,
+  PlatformOidcProvider,
+} from "../identity/oidc-provider/platform-oidc-provider.ts";
+import { RefreshTokenKeys } from "../identity/oidc-provider/refresh-token-keys.ts";
 import { OIDC_PREFIX, OidcStore } from "../identity/oidc-provider/store-adapter.ts";
 import { type KeyValueStore, StorageError } from "../storage/types.ts";
 import { oidcRoutes } from "./oidc-routes.ts";
 import { CLEAR_SESSION_COOKIE, parseCookies, SESSION_COOKIE } from "./sso-routes.ts";
 
 const COOKIE_KEYS = `${OIDC_PREFIX}cookie-keys`;
-const DEFAULT_SWEEP_MS = 10 * 60 * 1000;
 
 export interface PlatformOidcOptions {
   storage: KeyValueStore;
@@ -29,13 +35,16 @@ export interface PlatformOidcOptions {
   /** The stored key behind a plain access key; throws when it does not authenticate. */
   keyOf(accessKey: string): Promise<KeyEntry | undefined>;
   deleteKey(name: string, uid: string): Promise<void>;
-  sweepIntervalMs?: number;
+  /** Creates an access key as the platform (a refresh token's); resolves to its name and uid. */
+  createKey(spec: OwnedAccessKeySpec): Promise<{ name: string; uid: string }>;
+  clientThrottle: ClientThrottle;
   logger?: Logger;
 }
 
 export interface PlatformOidc {
   plugin: (app: FastifyInstance) => Promise<void>;
-  close(): void;
+  /** Deletes expired artifacts (and the keys of expired refresh tokens); run by the leader. */
+  sweep(): Promise<number>;
 }
 
 /** The keys that sign the provider's cookies: made once, kept (encrypted) in the store. */
@@ -55,10 +64,26 @@ async function cookieKeys(storage: KeyValueStore): Promise<string[]> {
 export async function createPlatformOidc(options: PlatformOidcOptions): Promise<PlatformOidc> {
   const { storage, index, settings, signingKeys, logger } = options;
   const accounts = new OidcAccounts({ index, fresh: options.fresh });
-  const store = new OidcStore({
+  const refreshKeys = new RefreshTokenKeys({
+    index,
+    fresh: options.fresh,
+    limits: () => settings.current().auth,
+    userByUid: (uid) => accounts.userByUid(uid),
+    clientName: (clientId) => settings.current().oidc.clients.find((c) => c.clientId === clientId)?.name,
+    createKey: options.createKey,
+    deleteKey: options.deleteKey,
+    stampOf: (tokenId) => store.stampOf("RefreshToken", tokenId),
+  });
+  const store: OidcStore = new OidcStore({
     storage,
-    stamp: (model, payload) => accounts.stamp(model, payload),
-    valid: (model, payload, stamp) => accounts.valid(model, payload, stamp),
+    stamp: (model, payload, expiresIn) =>
+      model === "RefreshToken" ? refreshKeys.issue(payload, expiresIn) : accounts.stamp(model, payload),
+    valid: async (model, payload, stamp) =>
+      (await accounts.valid(model, payload, stamp)) &&
+      (model !== "RefreshToken" || (await refreshKeys.valid(payload, stamp))),
+    released: async (model, _payload, stamp) => {
+      if (model === "RefreshToken") await refreshKeys.release(stamp);
+    },
   });
 
   /** The Login key of a browser's platform session, when it still authenticates an enabled user. */
@@ -86,6 +111,7 @@ export async function createPlatformOidc(options: PlatformOidcOptions): Promise<
     store,
     accounts,
     cookieKeys: await cookieKeys(storage),
+    clientThrottle: options.clientThrottle,
     sessionPerson,
     async endPlatformSession(cookieHeader, accountId) {
       const session = await sessionKey(cookieHeader);
@@ -96,13 +122,8 @@ export async function createPlatformOidc(options: PlatformOidcOptions): Promise<
     logger,
   });
 
-  const timer = setInterval(() => {
-    store.sweep().catch((error) => logger?.warn({ err: String(error) }, "sweeping expired OpenID tokens failed"));
-  }, options.sweepIntervalMs ?? DEFAULT_SWEEP_MS);
-  timer.unref();
-
   return {
     plugin: oidcRoutes({ settings, provider, jwks: () => signingKeys.jwks(), sessionPerson }),
-    close: () => clearInterval(timer),
+    sweep: () => store.sweep(),
   };
 }

@@ -6,10 +6,12 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
+import { auditEventDefinition } from "../apis/management/v1/auditevent.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
 import { createEncryptionKeyRotationDefinition } from "../apis/management/v1/encryptionkeyrotation.ts";
 import { AuditLogger, type AuditLoggerOptions } from "../audit/audit-logger.ts";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
+import type { AuditConfig } from "../config/types.ts";
 import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
@@ -18,19 +20,23 @@ import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
+import type { ConversionEvent } from "../storage/sqlite/auto-vacuum.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { StorageError } from "../storage/types.ts";
+import { formatBytes } from "../utils/byte-size.ts";
+import { auditEventIntake } from "./audit-event-intake.ts";
+import { AuditEventStore } from "./audit-event-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
-import { compactionTask } from "./compaction-task.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
 import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
 import { startControlSocket } from "./control-socket.ts";
 import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.ts";
 import { EncryptionKeyFileError, readEncryptionKeys } from "./encryption-key-file.ts";
-import { type EtcdBackendOptions, openEtcdBackend } from "./etcd-backend.ts";
+import { type EtcdBackendOptions, openEtcdBackend, readEtcdTls } from "./etcd-backend.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
@@ -39,6 +45,7 @@ import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
 import { ENCRYPTION_KEY_FILE, restoreAdvice, STORE_FILE } from "./store-files.ts";
+import { StoreHousekeeping, type StoreHousekeepingOptions } from "./store-housekeeping.ts";
 import { registrySubjects } from "./subject-directory.ts";
 
 export const API_PREFIX = "/kubernetes/management";
@@ -56,7 +63,10 @@ export interface PlatformOptions {
   /** Live settings (access key limits, login); default: defaultSettings(). */
   settings?: LiveSettings;
   /** Auth tuning for tests (cheaper scrypt, throttle limits, sweep interval). */
-  auth?: Pick<PlatformAuthOptions, "scrypt" | "throttle" | "sweepIntervalMs">;
+  auth?: Pick<
+    PlatformAuthOptions,
+    "scrypt" | "throttle" | "clientThrottle" | "sweepIntervalMs" | "stateSweepIntervalMs"
+  >;
   /** `platform start --config FILE`: the platform config file, loaded at start and watched. */
   configFile?: string;
   /** Directories besides the data directory where the Config may put the audit log. */
@@ -71,8 +81,12 @@ export interface PlatformOptions {
   storePageLimit?: () => number;
   /** --store etcd: the store is on etcd, shared by every replica on the same prefix (default: SQLite in dataDir). */
   etcd?: EtcdBackendOptions;
+  /** Compaction, quota, free-disk warning and etcd defragmentation (store-housekeeping.ts; defaults for each). */
+  store?: StoreHousekeepingOptions;
   /** TEST-ONLY FAULT SEAM of the audit log (AuditLoggerOptions.testOnlyRequestObjectFault); never set outside tests. */
   testOnlyAuditFault?: AuditLoggerOptions["testOnlyRequestObjectFault"];
+  /** Tuning of the audit datastore for tests (sweep interval, spool bound, retry delay). */
+  auditDatastoreTuning?: AuditLoggerOptions["datastoreTuning"];
 }
 
 export interface RunningPlatform {
@@ -100,6 +114,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       keyFiles.map((file) => resolve(file)),
     );
   }
+  // Served certificates too: a start that fails on them after bootstrapping would show the admin key to nobody.
+  const userTls =
+    options.tlsCertFile && options.tlsKeyFile
+      ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
+      : undefined;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const logger = options.logger;
   const metrics = createApiMetrics();
@@ -107,6 +126,19 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const storage = instrumentStore(encryption.store, (op, resource, ok, s) =>
     metrics.storageOperation(op, resource, ok, s),
   );
+  const housekeeping = await StoreHousekeeping.start({
+    storage,
+    etcd: encryption.etcd &&
+      options.etcd && {
+        store: encryption.etcd,
+        endpoints: options.etcd.endpoints,
+        tls: await readEtcdTls(options.etcd),
+      },
+    dataDir,
+    metrics: metrics.registry,
+    options: options.store,
+    logger,
+  });
   const settings = options.settings ?? new LiveSettings(defaultSettings());
   const auth = await createPlatformAuth({
     storage,
@@ -115,11 +147,29 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     sharedStore: Boolean(encryption.etcd),
     ...options.auth,
   });
-  const registry = new Registry(storage);
+  // Past the store quota, creates and updates are refused; deletes go through (store-monitor.ts).
+  const registry = new Registry(storage, { writeGate: housekeeping.monitor.gate });
   const projects = createProjectResources({ storage, settings, logger: options.logger });
   // The audit log stays in the data directory or a directory the operator allowed.
   const auditDirs = [dataDir, ...(options.auditDirs ?? []).map((dir) => resolve(dir))];
   const configOptions = { auditDirs: () => auditDirs };
+  // Made before the config is read: it follows the settings, and the audit events resource reads through it.
+  const audit = new AuditLogger({
+    settings,
+    logger: options.logger,
+    metrics: metrics.registry,
+    dataDir,
+    datastoreTuning: options.auditDatastoreTuning,
+    testOnlyRequestObjectFault: options.testOnlyAuditFault,
+  });
+  const auditParts = {
+    events: {
+      ...auditEventDefinition,
+      serve: (definition: ResourceDefinition) =>
+        new AuditEventStore(definition, { audit, isAdmin: (context) => keyCaller.managesAll(context) }),
+    },
+    instanceEvents: auditEventIntake({ audit, auditConfig: () => settings.current().audit as AuditConfig }),
+  };
   const encryptionKeyRotations = createEncryptionKeyRotationDefinition({
     rotate: () => encryption.rotate(),
     isAdmin: (context) => keyCaller.managesAll(context),
@@ -130,6 +180,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     config: configOptions,
     encryptionKeyRotations,
     subjects: registrySubjects(() => registry),
+    audit: auditParts,
   };
   for (const definition of managementResources(parts)) {
     registry.register(definition);
@@ -152,7 +203,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     start: () => auth.sweeper.start(),
     stop: () => auth.sweeper.stop(),
   }));
-  if (encryption.etcd) leadership.run(() => compactionTask({ storage, logger }));
+  leadership.run(() => auth.stateSweeper());
+  housekeeping.runOn(leadership);
   const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords, { shared: Boolean(encryption.etcd) });
   // The stored (or file) config is in force before the first request; the audit log follows it.
   const config = await startPlatformConfig({
@@ -167,17 +219,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     const liveness = new InstanceLiveness({ registry, offlineAfterMs: options.instanceOfflineAfterMs, logger });
     return { name: "instance liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
   });
-  const audit = new AuditLogger({
-    settings,
-    logger: options.logger,
-    metrics: metrics.registry,
-    testOnlyRequestObjectFault: options.testOnlyAuditFault,
-  });
 
-  const tls =
-    options.tlsCertFile && options.tlsKeyFile
-      ? { ...(await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)), caPem: undefined }
-      : await ensureServingCertificates({ dataDir, hosts: [options.host] });
+  const tls = userTls
+    ? { ...userTls, caPem: undefined }
+    : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
   const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({
@@ -203,11 +248,15 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     // Failing while writes fail for lack of space, so a load balancer sends clients to a replica that can write.
     healthChecks: {
       "store-space": () => storage.checkSpace?.(),
+      // Passes; warns (verbose line, Warning header) while free disk is low or the store is near or at its quota.
+      "store-housekeeping": housekeeping.healthCheck,
       ...(encryption.etcd ? { etcd: () => encryption.etcd?.checkHealth() } : {}),
     },
   });
   // Backups of an etcd store are etcd's own (etcdctl snapshot save).
-  const control = encryption.etcd ? undefined : await startControlSocket({ dataDir, storage, logger: options.logger });
+  const control = encryption.etcd
+    ? undefined
+    : await startControlSocket({ dataDir, storage, storeInfo: () => housekeeping.monitor.info(), logger });
 
   const url = serverUrl(options.host, server.port);
   auth.setServerHost(new URL(url).host);
@@ -229,6 +278,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await leadership.stop();
       projects.close();
       auth.close();
+      await housekeeping.close();
       await storage.close();
     },
   };
@@ -252,6 +302,7 @@ async function openPlatformStore(dataDir: string, options: PlatformOptions) {
     (await openSqliteStore({
       path,
       pageLimit: options.storePageLimit,
+      onConversion: (event) => logConversion(logger, event),
       onSpaceChange: (outOfSpace, message) => {
         if (outOfSpace) logger?.error({ path }, `${message}: writes fail until space is freed`);
         else logger?.info({ path }, "the store can be written again");
@@ -277,6 +328,24 @@ async function openPlatformStore(dataDir: string, options: PlatformOptions) {
   } catch (error) {
     await store.close();
     throw corrupt(error);
+  }
+}
+
+/** The one-time conversion of a store file made before incremental vacuum (src/storage/sqlite/auto-vacuum.ts). */
+function logConversion(logger: Logger | undefined, event: ConversionEvent): void {
+  const fields = { path: event.path, bytes: event.bytesBefore };
+  if (event.phase === "started") {
+    logger?.info(fields, `converting the store to incremental vacuum: one VACUUM of ${formatBytes(event.bytesBefore)}`);
+  } else if (event.phase === "converted") {
+    logger?.info(
+      { ...fields, bytesAfter: event.bytesAfter, durationMs: Math.round(event.durationMs ?? 0) },
+      `converted the store to incremental vacuum in ${((event.durationMs ?? 0) / 1000).toFixed(1)} s: ${formatBytes(event.bytesBefore)} -> ${formatBytes(event.bytesAfter ?? 0)}`,
+    );
+  } else {
+    logger?.warn(
+      fields,
+      `the store was not converted to incremental vacuum (${event.reason}): space compaction frees is reused but not returned; convert it with the platform stopped: virtualcluster platform store-info --data-dir DIR --vacuum`,
+    );
   }
 }
 

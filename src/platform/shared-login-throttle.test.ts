@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { LoginThrottle } from "../auth/login-throttle.ts";
 import { openEtcdStore } from "../storage/etcd/etcd-store.ts";
 import { type EtcdCluster, etcdMissing, startEtcdCluster } from "../storage/etcd/testing-etcd-cluster.ts";
-import { shareLoginThrottle } from "./shared-login-throttle.ts";
+import { CLIENT_AUTH_FAILURES_PREFIX, shareLoginThrottle } from "./shared-login-throttle.ts";
 
 /** Resolves once `check` holds, polling (a watch brings the other replica's count). */
 async function until(check: () => boolean): Promise<void> {
@@ -38,6 +38,36 @@ describe("shareLoginThrottle()", { skip: etcdMissing() }, () => {
       assert.equal(a.retryAfter("bob", undefined), 0, "other usernames are not throttled");
       a.succeeded("alice");
       await until(() => b.retryAfter("alice", undefined) === 0);
+    } finally {
+      for (const s of shared) s.close();
+      for (const store of stores) await store.close();
+    }
+  });
+
+  it("shareLoginThrottle() loses no failure of a burst on two replicas (each folds its own into few writes)", async () => {
+    const open = () => openEtcdStore({ endpoints: cluster.endpoints, prefix: "/throttle-burst" });
+    const stores = [await open(), await open()];
+    const now = () => 1_800_000_000_000;
+    const throttles = stores.map(() => new LoginThrottle({ failuresPerUsername: 59, failuresPerAddress: 1000, now }));
+    const shared = await Promise.all(
+      stores.map((storage, i) =>
+        shareLoginThrottle({ storage, throttle: throttles[i], prefix: CLIENT_AUTH_FAILURES_PREFIX }),
+      ),
+    );
+    try {
+      for (let i = 0; i < 30; i++) for (const throttle of throttles) throttle.failed("wiki", undefined);
+      const stored = async () => {
+        const { records } = await stores[0].list({ prefix: `${CLIENT_AUTH_FAILURES_PREFIX}username/` });
+        return records.length === 1 ? (JSON.parse(records[0].value) as { failures: number }).failures : 0;
+      };
+      let failures = 0;
+      for (let i = 0; i < 400 && failures < 60; i++) {
+        failures = await stored();
+        if (failures < 60) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assert.equal(failures, 60);
+      // Sixty failures against a limit of 59: both replicas ask for the second doubling (2 s).
+      await until(() => throttles.every((throttle) => throttle.retryAfter("wiki", undefined) === 2));
     } finally {
       for (const s of shared) s.close();
       for (const store of stores) await store.close();

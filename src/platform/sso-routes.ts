@@ -157,7 +157,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
         "Login failed",
       );
     }
-    pending.put(state, {
+    await pending.put(state, {
       connectorId: id,
       connector: started.state,
       browserDigest: digest(binding),
@@ -180,7 +180,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     const { id } = request.params;
     const params = parameters(request);
     const state = params.state ?? params.RelayState ?? "";
-    const login = state ? pending.take(state) : undefined;
+    const login = state ? await pending.take(state) : undefined;
     const cookieName = `${BINDING_COOKIE_PREFIX}${state.slice(0, 16)}`;
     reply.header("set-cookie", `${cookieName}=; Path=/auth/${id}/callback; Max-Age=0; HttpOnly; Secure; SameSite=Lax`);
     if (!login || login.connectorId !== id) {

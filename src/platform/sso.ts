@@ -1,5 +1,6 @@
-// Single sign-on wired into the platform: the connectors of the live settings, the pending logins, the account
-// mapping over the registry's stores, and the routes (sso-routes.ts).
+// Single sign-on wired into the platform: the connectors of the live settings, the pending logins and the SAML
+// assertion IDs already used (both in the store, shared by every replica), the account mapping over the registry's
+// stores, and the routes (sso-routes.ts).
 
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -12,9 +13,11 @@ import { PendingLogins } from "../identity/sso/pending-logins.ts";
 import { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
+import type { KeyValueStore } from "../storage/types.ts";
 import { ssoRoutes } from "./sso-routes.ts";
 
 export interface PlatformSsoOptions {
+  storage: KeyValueStore;
   index: AuthIndex;
   fresh: () => Promise<void>;
   settings: LiveSettings;
@@ -28,7 +31,7 @@ export interface PlatformSsoOptions {
 
 export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance) => void {
   const sso = () => options.settings.current().auth.sso;
-  const connectors = new ConnectorSet(sso, connectorFactories());
+  const connectors = new ConnectorSet(sso, connectorFactories(options.storage));
   const accounts = new SsoAccounts({
     index: options.index,
     fresh: options.fresh,
@@ -38,7 +41,7 @@ export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance)
   return ssoRoutes({
     settings: options.settings,
     connectors,
-    pending: new PendingLogins(),
+    pending: new PendingLogins({ storage: options.storage }),
     accounts,
     baseUrl: options.baseUrl,
     keyOf: options.keyOf,

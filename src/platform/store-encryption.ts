@@ -16,6 +16,7 @@ import { GROUP } from "../apis/management/v1/common.ts";
 import { SIGNING_KEYS_PREFIX } from "../auth/signing/key-ring.ts";
 import { OIDC_PREFIX } from "../identity/oidc-provider/store-adapter.ts";
 import { PASSWORDS_PREFIX } from "../identity/password-store.ts";
+import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
 import { type EncryptedStore, encryptSecretValues } from "../storage/encryption/encrypted-store.ts";
 import { resealSecretValues } from "../storage/encryption/reseal.ts";
 import { isEncryptedValue, ValueCipher, ValueDecryptionError } from "../storage/encryption/value-cipher.ts";
@@ -36,6 +37,7 @@ export const SECRET_PREFIXES: readonly string[] = [
   PASSWORDS_PREFIX, // password hashes
   `/${GROUP}/configs/`, // the platform Config: SSO client secrets and other credentials in spec.raw
   OIDC_PREFIX, // the OpenID provider's sessions, grants, codes and tokens, and its cookie keys
+  SSO_STATE_PREFIX, // single sign-on logins in progress (PKCE verifiers, nonces, CLI states), SAML assertion IDs
 ];
 
 export interface StoreEncryptionOptions {

@@ -1,29 +1,44 @@
 // The set of served resources over one storage: builds a GenericStore per stored resource and an ActionStore per
-// create-only resource, and answers "which resource is this apiVersion/kind" for owner references.
+// create-only resource (or the store a definition brings, for resources kept elsewhere), and answers "which
+// resource is this apiVersion/kind" for owner references.
 
 import type { KubeObject } from "../apimachinery/types.ts";
 import type { KeyValueStore, StoredRecord } from "../storage/types.ts";
 import { ActionStore } from "./action-store.ts";
 import { parseKey } from "./keys.ts";
 import { GenericStore } from "./store.ts";
-import type { ResourceDefinition, ResourceStore } from "./types.ts";
+import type { ResourceDefinition, ResourceStore, WriteGate } from "./types.ts";
+
+export interface RegistryOptions {
+  /** Asked before every write that adds data, in every resource (the platform's store quota). */
+  writeGate?: WriteGate;
+}
 
 export class Registry {
   readonly storage: KeyValueStore;
   private readonly byResource = new Map<string, ResourceStore>();
   private readonly byKind = new Map<string, ResourceDefinition>();
+  private readonly options: RegistryOptions;
 
-  constructor(storage: KeyValueStore) {
+  constructor(storage: KeyValueStore, options: RegistryOptions = {}) {
     this.storage = storage;
+    this.options = options;
   }
 
   /** Registers a resource; returns its store. Registering the same group/plural twice is a programming error. */
   register(definition: ResourceDefinition): ResourceStore {
     const id = resourceId(definition.group, definition.plural);
     if (this.byResource.has(id)) throw new Error(`resource ${id} is registered twice`);
-    const store = definition.action
-      ? new ActionStore(definition)
-      : new GenericStore({ definition, storage: this.storage, resolveKind: (v, k) => this.definitionForKind(v, k) });
+    const store = definition.serve
+      ? definition.serve(definition)
+      : definition.action
+        ? new ActionStore(definition)
+        : new GenericStore({
+            definition,
+            storage: this.storage,
+            resolveKind: (v, k) => this.definitionForKind(v, k),
+            writeGate: this.options.writeGate,
+          });
     this.byResource.set(id, store);
     const apiVersion = definition.group ? `${definition.group}/${definition.version}` : definition.version;
     this.byKind.set(`${apiVersion}|${definition.kind}`, definition);

@@ -47,6 +47,7 @@ import type {
   WatchHandle,
   WatchOptions,
   WatchSink,
+  WriteGate,
   WriteOptions,
 } from "./types.ts";
 
@@ -65,6 +66,8 @@ export interface GenericStoreOptions {
   resolveKind?: (apiVersion: string, kind: string) => ResourceDefinition | undefined;
   /** Byte budget of the encoded-read cache (used only when presentForRead is declared caller-independent). */
   encodedCacheBytes?: number;
+  /** Refuses writes that add data (see WriteGate); none: every write may go ahead. */
+  writeGate?: WriteGate;
 }
 
 /** What an internal write needs beyond the object itself. */
@@ -88,6 +91,7 @@ export class GenericStore implements ResourceStore {
   /** Encodes stored versions for JSON reads (see store-encoded.ts). */
   readonly encoder: ReadEncoder;
   private readonly resolveKind: GenericStoreOptions["resolveKind"];
+  private readonly writeGate?: WriteGate;
   private readonly sharedDecodes = new WeakMap<StoredRecord, KubeObject>();
   private readonly sharedPresented = new WeakMap<StoredRecord, KubeObject>();
   private readonly writes = new KeyedQueue();
@@ -104,6 +108,7 @@ export class GenericStore implements ResourceStore {
     this.schema = compileObjectSchema(d.schema);
     this.fullSchema = objectSchemaOf(d.schema);
     this.resolveKind = options.resolveKind;
+    this.writeGate = options.writeGate;
     this.chains = new PatchChains(this.chainHost(), this.writes);
     this.encoder = new ReadEncoder(
       { apiVersion: this.apiVersion, kind: d.kind, strategy: d.strategy, decode: (record) => this.decode(record) },
@@ -225,6 +230,7 @@ export class GenericStore implements ResourceStore {
       }
       return { object };
     }
+    this.writeGate?.();
     if (meta.name) return this.insert(object, meta.name);
 
     // generateName: try a few random suffixes; a collision every time means the prefix space is crowded.
@@ -395,6 +401,8 @@ export class GenericStore implements ResourceStore {
     if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length && deletionDue(next, context.now)) {
       return { kind: "delete", object: next };
     }
+    // An object being deleted may still change (its finalizers go as controllers finish): that empties the store.
+    if (!next.metadata.deletionTimestamp) this.writeGate?.();
     return { kind: "write", object: next };
   }
 

@@ -168,6 +168,8 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   subresources?: Record<string, ActionHandler>;
   /** Set for resources with no storage (selves, tokens, reviews): only this handler serves them. */
   action?: ActionHandler;
+  /** Set for resources kept outside the key-value store (audit events): the store that serves them instead. */
+  serve?: (definition: ResourceDefinition) => ResourceStore;
   /** Restricts the verbs served (default: all of get, list, watch, create, update, patch, delete, deletecollection). */
   verbs?: Verb[];
   /**
@@ -185,6 +187,13 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   /** Owner rights, credentials it mints, fields that grant rights: read by the serving server's identity layer. */
   authorization?: AuthorizationFacts;
 }
+
+/**
+ * Asked before a write that adds data: a create, or an update of an object that is not being deleted. Throws a
+ * StatusError to refuse it (the platform's store quota). Deletes, the updates that carry them out (deletionTimestamp,
+ * finalizers of an object being deleted) and dry runs are never asked, so a full store can still be emptied.
+ */
+export type WriteGate = () => void;
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 

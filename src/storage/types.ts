@@ -2,6 +2,8 @@
 // One global revision counter; every create, update and delete appends one row and gets the next revision.
 // The registry is written against this interface only, so a distributed backend can replace SQLite.
 
+import type { StoreStats } from "./store-stats.ts";
+
 /** One stored version of a key. `value` is the serialized object (JSON text) exactly as the registry wrote it. */
 export interface StoredRecord {
   key: string;
@@ -148,6 +150,8 @@ export interface KeyValueStore {
    * revision) to `file` while the store keeps serving, like `etcdctl snapshot save`. `file` must not be in use.
    */
   snapshot?(file: string): Promise<void>;
+  /** Optional: the store's size on disk, in use and free, and its last vacuum (see store-stats.ts). */
+  stats?(): Promise<StoreStats>;
   /** Drops history so that only the newest `keepRevisions` revisions stay readable; returns the new compacted revision. */
   compact(keepRevisions: number): Promise<number>;
   /** Ends all watches (reason "closed") and releases the backend. Further calls fail with StorageError "Closed". */

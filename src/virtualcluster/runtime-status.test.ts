@@ -23,6 +23,7 @@ const status: RuntimeStatus = {
     syncErrorEvents: 0,
     notConverging: 0,
     stalled: 0,
+    failing: 0,
     synced: true,
   },
 };

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { ForwarderStats } from "./connect/audit-forwarder.ts";
 import type { ConnectionState } from "./connect/platform-connection.ts";
 import type { SyncerStats } from "./syncer/stats.ts";
 
@@ -18,6 +19,8 @@ export interface RuntimeStatus {
   /** Absent when the settings ask for no platform connection. */
   platform?: ConnectionState;
   syncer: SyncerStats;
+  /** Sending audit events to the platform; absent when audit is off or there is no platform. */
+  audit?: ForwarderStats;
 }
 
 export function runtimeStatusPath(dataDir: string): string {

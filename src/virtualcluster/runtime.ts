@@ -6,16 +6,20 @@
 // control plane) -> syncer. Close in reverse.
 
 import { readFileSync } from "node:fs";
-import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import { Registry as PromRegistry } from "prom-client";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
-import { createTokenVerifier } from "../identity/token-verifier.ts";
+import { Registry as PromRegistry } from "../http/prometheus.ts";
+import type { TokenVerifier } from "../identity/token-verifier.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
-import { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
+import { hostApi } from "./connect/host-api.ts";
+import type { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
+import { exposedGc, HeapCompactor } from "./heap-compactor.ts";
+import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
+import { KubeHttp } from "./kube/kube-http.ts";
+import { startRuntimeAudit } from "./runtime-audit.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
@@ -28,7 +32,7 @@ export interface RuntimeOptions {
   /** Text of virtualcluster.yaml. */
   settingsText: string;
   /** The host cluster to sync into. */
-  host: KubeConfig;
+  host: KubeAccess;
   dataDir: string;
   /** Address the virtual cluster's API listens on (default 127.0.0.1) and its port (0: ephemeral). */
   listenHost?: string;
@@ -50,8 +54,22 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   const loaded: LoadedSettings = loadSettings(options.settingsText, { namespace });
   const platformSettings = loaded.settings.external.platform;
   let connection: PlatformConnection | undefined;
-  let verifier: ReturnType<typeof createTokenVerifier> | undefined;
+  // The verifier (and jose with it) loads once the platform is known: a virtual cluster without one never needs it.
+  let verifier: Promise<TokenVerifier> | undefined;
   let verifierFor: string | undefined;
+  let credentialsNow: PlatformCredentials | undefined;
+  const audit =
+    loaded.settings.audit &&
+    startRuntimeAudit({
+      settings: loaded.settings.audit,
+      dataDir: options.dataDir,
+      platform: platformSettings && {
+        instance: () => connection?.state().instance,
+        credentials: () => credentialsNow,
+      },
+      logger,
+      forwardIntervalMs: options.heartbeatIntervalMs,
+    });
 
   const platformUsers = new PlatformUserAuthenticator({
     target: () => {
@@ -67,7 +85,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     },
     verifyToken: async (token) => {
       if (!verifier) throw new Error("the platform's signing keys are not known yet");
-      const verified = await verifier.verify(token);
+      const verified = await (await verifier).verify(token);
       return { name: verified.name, uid: verified.uid, kind: verified.kind, scope: verified.scope, exp: verified.exp };
     },
   });
@@ -77,9 +95,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   registerSyncerMetrics(metrics, () => syncer?.stats());
   // ID tokens of the configured OIDC issuer (such as the platform's /oidc) before the platform's own credentials.
   const oidc = loaded.settings.controlPlane.apiServer.oidc;
-  let oidcUsers: OidcAuthenticator[];
+  // Loaded only when configured: it brings jose, which a virtual cluster without OIDC never needs.
+  let oidcUsers: OidcAuthenticator[] = [];
   try {
-    oidcUsers = oidc ? [new OidcAuthenticator(oidc, { caPem: oidc.caFile ? readCaFile(oidc.caFile) : undefined })] : [];
+    if (oidc) {
+      const { OidcAuthenticator } = await import("./connect/oidc-authenticator.ts");
+      oidcUsers = [new OidcAuthenticator(oidc, { caPem: oidc.caFile ? readCaFile(oidc.caFile) : undefined })];
+    }
   } catch (error) {
     loaded.dispose();
     throw error;
@@ -93,17 +115,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     authenticators: [...oidcUsers, ...(platformSettings ? [platformUsers] : [])],
     // Only the instance's client CA is trusted, and the platform signs only for users allowed to reach this cluster.
     clientCertificateGroups: [ADMIN_GROUP],
+    hooks: audit ? audit.hooks : undefined,
     logger,
   });
   const endpoint = new URL(server.url).host;
 
-  const core = options.host.makeApiClient(CoreV1Api);
+  // The connection's few host calls get their own pool; the syncer's informers and writes keep theirs.
+  const hostHttp = new KubeHttp(options.host, { userAgent: "virtualcluster-platform-connection" });
   if (platformSettings) {
     connection = new PlatformConnection({
       name,
       namespace,
       platform: platformSettings,
-      host: { core, rbac: options.host.makeApiClient(RbacAuthorizationV1Api) },
+      host: hostApi(hostHttp),
       describe: () => ({
         kubernetesVersion: kubernetesVersion(),
         servingCaPem: server.caPem,
@@ -111,14 +135,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
       }),
       onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
       onConnected: (credentials: PlatformCredentials) => {
+        credentialsNow = credentials;
         // One verifier per platform address; it refetches the JWKS itself when it meets an unknown key id.
         if (verifierFor === credentials.host) return;
         verifierFor = credentials.host;
-        verifier = createTokenVerifier({
+        const jwks = {
           jwksUrl: `https://${credentials.host}/.well-known/jwks.json`,
           ca: credentials.certificateAuthorityPem,
           insecure: credentials.insecure,
-        });
+        };
+        verifier = import("../identity/token-verifier.ts").then(({ createTokenVerifier }) => createTokenVerifier(jwks));
       },
       heartbeatIntervalMs: options.heartbeatIntervalMs,
       env: options.env,
@@ -127,8 +153,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     await connection.start();
   }
 
-  const virtual = new KubeConfig();
-  virtual.loadFromFile(server.kubeconfigPath);
+  // The syncer reaches its own API server like any client, as the admin its kubeconfig names.
+  const virtual = await loadKubeAccess({ file: server.kubeconfigPath });
   try {
     syncer = await startSyncer({
       virtual,
@@ -140,10 +166,20 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     });
   } catch (error) {
     await connection?.close();
+    hostHttp.close();
     await server.close();
+    await audit?.close();
     loaded.dispose();
     throw error;
   }
+
+  // Start-up garbage, and later each burst's, goes back to the system once the runtime is quiet.
+  const gc = exposedGc();
+  const compactor = gc && new HeapCompactor({ gc, work: () => syncer?.stats().syncs ?? 0 });
+  let closed = false;
+  void syncer.synced().then(() => {
+    if (!closed) compactor?.start();
+  });
 
   const status = (): RuntimeStatus => ({
     name,
@@ -151,6 +187,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     url: server.url,
     platform: connection?.state(),
     syncer: syncer!.stats(),
+    audit: audit ? audit.forwarding() : undefined,
   });
   // The status file is how `virtualcluster list` and people read the connection state without credentials.
   const writeStatus = () => writeRuntimeStatus(options.dataDir, status()).catch(() => {});
@@ -163,10 +200,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     kubeconfigPath: server.kubeconfigPath,
     status,
     async close() {
+      closed = true;
+      compactor?.stop();
       clearInterval(statusTimer);
       await syncer?.close();
-      await connection?.close();
       await server.close();
+      await audit?.close(); // sends what is left while the connection still holds
+      await connection?.close();
+      hostHttp.close();
       loaded.dispose();
     },
   };

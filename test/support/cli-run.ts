@@ -2,6 +2,8 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
 
@@ -33,6 +35,27 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRun
   });
   child.stdin.end(options.input ?? "");
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Whether a process (e.g. a virtual cluster's background runtime) is alive. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stops the background runtime of a virtual cluster's directory (teardown), if its PID file names a live one. */
+export function stopBackgroundRuntime(clusterDir: string): void {
+  const pidFile = join(clusterDir, "runtime.pid");
+  if (!existsSync(pidFile)) return;
+  try {
+    process.kill(Number(readFileSync(pidFile, "utf8")), "SIGTERM");
+  } catch {
+    // not running
+  }
 }
 
 /** Exit code 1 and exactly one stderr line (no stack trace) matching `pattern`; nothing on stdout. */

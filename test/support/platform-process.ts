@@ -31,17 +31,35 @@ export interface PlatformProcess {
   child: ChildProcess;
   /** Everything the process printed on stdout so far. */
   stdout(): string;
+  /** Everything it logged on stderr so far. */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
 export async function startPlatformProcess(
-  options: { dataDir?: string; extraArgs?: string[]; env?: Record<string, string> } = {},
+  options: {
+    dataDir?: string;
+    extraArgs?: string[];
+    env?: Record<string, string>;
+    /** Another tree's src/cli/main.ts (A/B benchmarks). */
+    main?: string;
+  } = {},
 ): Promise<PlatformProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-test-")));
   const storeArgs = options.extraArgs?.includes("--store") ? [] : await etcdArgsFromEnv(dataDir);
   const child = spawn(
     process.execPath,
-    [MAIN, "platform", "start", "--data-dir", dataDir, "--port", "0", ...storeArgs, ...(options.extraArgs ?? [])],
+    [
+      options.main ?? MAIN,
+      "platform",
+      "start",
+      "--data-dir",
+      dataDir,
+      "--port",
+      "0",
+      ...storeArgs,
+      ...(options.extraArgs ?? []),
+    ],
     { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...options.env } },
   );
   let stderr = "";
@@ -76,6 +94,7 @@ export async function startPlatformProcess(
     caPem,
     child,
     stdout: () => stdout,
+    stderr: () => stderr,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -1,5 +1,6 @@
 // Audit: search the audit datastore's events (the auditevents resource) by time, user, verb, resource and name,
-// newest first, page by page; where the platform has no audit datastore, a notice saying how to turn it on.
+// newest first, page by page. While the Config has audit off, a notice says how to turn it on (events recorded
+// earlier stay searchable); where the platform has no auditevents resource, only the notice.
 
 import {
   Alert,
@@ -17,7 +18,8 @@ import {
 import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
 import { type FormEvent, useEffect, useState } from "react";
 import { Empty, ErrorAlert, Loading, TimeAgo } from "../components/common.tsx";
-import { API, api, mgmt } from "../lib/api.ts";
+import { API, ApiError, api, mgmt } from "../lib/api.ts";
+import { Link } from "../lib/router.tsx";
 
 interface AuditEventObject {
   metadata: { name: string; creationTimestamp?: string };
@@ -50,8 +52,24 @@ const selector = (filters: Filters) =>
     .filter(Boolean)
     .join(",");
 
+interface AuditStatus {
+  status?: { audit?: { enabled?: boolean; path?: string } };
+}
+
+/** Whether the Config turns audit on (the datastore records only then); undefined when the Config cannot be read. */
+async function auditTurnedOn(): Promise<boolean | undefined> {
+  try {
+    const config = await api.get<AuditStatus>(mgmt("configs", "platform-config"));
+    return config.status?.audit?.enabled === true && Boolean(config.status.audit.path);
+  } catch (failure) {
+    if (failure instanceof ApiError && failure.code === 404) return false;
+    return undefined;
+  }
+}
+
 export default function AuditPage() {
   const [available, setAvailable] = useState<boolean>();
+  const [auditOn, setAuditOn] = useState<boolean>();
   const [filters, setFilters] = useState<Filters>({ since: "24h", user: "", verb: "", resource: "", name: "" });
   const [events, setEvents] = useState<AuditEventObject[]>();
   const [next, setNext] = useState<string>();
@@ -62,6 +80,7 @@ export default function AuditPage() {
     api
       .get<{ resources: { name: string }[] }>(API)
       .then((discovery) => setAvailable(discovery.resources.some((r) => r.name === "auditevents")), setError);
+    void auditTurnedOn().then(setAuditOn);
   }, []);
 
   const search = async (continueToken?: string) => {
@@ -108,11 +127,12 @@ export default function AuditPage() {
     <PageSection>
       <Title headingLevel="h1">Audit</Title>
       <ErrorAlert error={error} title="Audit events cannot be searched" />
-      {available === false && (
-        <Alert variant="info" isInline title="The audit datastore is not available">
-          Audit events are written to the audit log file when the Config sets audit.enabled: true (with audit.path).
-          Searching them here needs the audit datastore, which this platform version does not include: read the log file
-          meanwhile.
+      {(available === false || auditOn === false) && (
+        <Alert variant="info" isInline title="Audit is off">
+          Requests are recorded, and searchable here, once the <Link to="/config">Config</Link> sets{" "}
+          <code>audit.enabled: true</code> with <code>audit.path</code> (the audit log file); the events are kept in the
+          audit datastore for <code>audit.dataStoreTTL</code> hours (30 days by default).
+          {available && " Events recorded while audit was on stay searchable below."}
         </Alert>
       )}
       {available && (

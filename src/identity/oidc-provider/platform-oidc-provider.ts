@@ -8,7 +8,11 @@
 //     supported scopes is granted without a consent page;
 //   - keys: ID tokens are signed with the platform's current signing key; the provider is rebuilt when the key
 //     ring rotates (or the issuer changes), and the JWKS the discovery names is the key ring's, retired keys included;
-//   - accounts and revocation: oidc-accounts.ts; persistence: store-adapter.ts.
+//   - wrong client secrets (at the token, revocation and pushed authorization endpoints) are throttled per client
+//     and per address as failed logins are: past the limit every attempt of that client, right secret or not, is a
+//     429 with Retry-After until the wait is over;
+//   - accounts and revocation: oidc-accounts.ts; refresh tokens as access keys: refresh-token-keys.ts;
+//     persistence: store-adapter.ts.
 
 import type { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -17,6 +21,7 @@ import Provider, {
   type AdapterPayload,
   type ClientMetadata,
   type Configuration,
+  errors,
   interactionPolicy,
   type KoaContextWithOIDC,
 } from "oidc-provider";
@@ -51,6 +56,22 @@ export interface SessionPerson {
   loginMs: number;
 }
 
+/** Failed client authentications, counted per client id and per client address (a LoginThrottle). */
+export interface ClientThrottle {
+  /** Seconds the client must wait (0: may try now). */
+  retryAfter(clientId: string, address: string | undefined): number;
+  failed(clientId: string, address: string | undefined): void;
+  succeeded(clientId: string): void;
+}
+
+/** A client that must wait: 429 with Retry-After (no OAuth error code names throttling; this one says wait). */
+class ClientThrottled extends errors.OIDCProviderError {
+  constructor(seconds: number) {
+    super(429, "temporarily_unavailable");
+    this.error_description = `too many failed authentications of this client; try again in ${seconds} seconds`;
+  }
+}
+
 /** The key that signs: a private JWK with its id and algorithm. */
 export interface ProviderSigningKey {
   kid: string;
@@ -67,6 +88,7 @@ export interface PlatformOidcProviderOptions {
   accounts: OidcAccounts;
   /** Keys that sign the provider's cookies (first signs, all verify). */
   cookieKeys: string[];
+  clientThrottle: ClientThrottle;
   /** The person behind a request's cookies (their platform session), if any. */
   sessionPerson(cookieHeader: string | undefined): Promise<SessionPerson | undefined>;
   /** Ends the platform session of a request's cookies; resolves to Set-Cookie values for the answer. */
@@ -294,6 +316,28 @@ export class PlatformOidcProvider {
     };
     provider.Client.prototype.postLogoutRedirectUriAllowed = function postLogoutRedirectUriAllowed(uri: string) {
       return redirectAllowed(uri, rules(this.clientId));
+    };
+    // Every client_secret_basic and client_secret_post authentication comes through here.
+    const throttle = this.#options.clientThrottle;
+    const compareSecret = provider.Client.prototype.compareClientSecret;
+    provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
+      const ctx = Provider.ctx;
+      const address = ctx?.req.socket.remoteAddress;
+      const wait = throttle.retryAfter(this.clientId, address);
+      if (wait > 0) {
+        ctx?.set("retry-after", String(wait));
+        throw new ClientThrottled(wait);
+      }
+      const matches = await compareSecret.call(this, actual);
+      if (matches) {
+        throttle.succeeded(this.clientId);
+        return true;
+      }
+      throttle.failed(this.clientId, address);
+      if (throttle.retryAfter(this.clientId, address) > 0) {
+        logger?.warn({ client: this.clientId }, "OpenID client throttled after failed client authentications");
+      }
+      return false;
     };
     // Signing out of the provider (the person confirmed on our page) ends the platform session as well.
     provider.use(async (ctx, next) => {

@@ -57,6 +57,60 @@ describe("OidcStore", () => {
     await storage.close();
   });
 
+  it("consume() a second time (two redemptions racing) is invalid_grant and revokes the grant", async () => {
+    const storage = await openSqliteStore({ path: ":memory:" });
+    // Two replicas: two stores over one storage.
+    const [one, two] = [new OidcStore({ storage }), new OidcStore({ storage })];
+    await one.adapterFor("AuthorizationCode").upsert("code-2", { grantId: "g2", accountId: "u" }, 60);
+    await one.adapterFor("AccessToken").upsert("at-2", { grantId: "g2", accountId: "u" }, 60);
+    const outcomes = await Promise.allSettled([
+      one.adapterFor("AuthorizationCode").consume("code-2"),
+      two.adapterFor("AuthorizationCode").consume("code-2"),
+    ]);
+    assert.equal(outcomes.filter((o) => o.status === "fulfilled").length, 1);
+    const refused = outcomes.find((o) => o.status === "rejected");
+    assert.equal((refused?.reason as { error?: string } | undefined)?.error, "invalid_grant");
+    assert.equal(await one.adapterFor("AccessToken").find("at-2"), undefined, "the grant's tokens are revoked");
+    await storage.close();
+  });
+
+  it("released() hears of consumed, destroyed, revoked and swept artifacts with their stamps", async () => {
+    const storage = await openSqliteStore({ path: ":memory:" });
+    let now = 1_000_000;
+    const heard: string[] = [];
+    const store = new OidcStore({
+      storage,
+      now: () => now,
+      stamp: (_model, payload) => `stamp-of-${payload.jti}`,
+      released: async (model, _payload, stamp) => {
+        heard.push(`${model}:${stamp}`);
+      },
+    });
+    const refresh = store.adapterFor("RefreshToken");
+    for (const [id, grantId, ttl] of [
+      ["rt-1", "g1", 60],
+      ["rt-2", "g1", 60],
+      ["rt-3", "g2", 60],
+      ["rt-4", "g3", 1],
+    ] as const) {
+      await refresh.upsert(id, { jti: id, grantId }, ttl);
+    }
+    assert.equal(await store.stampOf("RefreshToken", "rt-1"), "stamp-of-rt-1");
+    await refresh.consume("rt-1");
+    await refresh.destroy("rt-3");
+    await refresh.revokeByGrantId("g1");
+    now += 2000;
+    await store.sweep();
+    assert.deepEqual(heard.sort(), [
+      "RefreshToken:stamp-of-rt-1",
+      "RefreshToken:stamp-of-rt-1",
+      "RefreshToken:stamp-of-rt-2",
+      "RefreshToken:stamp-of-rt-3",
+      "RefreshToken:stamp-of-rt-4",
+    ]);
+    await storage.close();
+  });
+
   it("revokeByGrantId() deletes every artifact of the grant and nothing else", async () => {
     const storage = await openSqliteStore({ path: ":memory:" });
     const store = new OidcStore({ storage });

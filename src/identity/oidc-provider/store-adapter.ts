@@ -1,23 +1,28 @@
 // Persistence of the OpenID provider's artifacts (sessions, interactions, grants, codes, access and refresh tokens)
 // in the platform's KeyValueStore, as oidc-provider's adapter contract asks (upsert, find, findByUid,
-// findByUserCode, consume, destroy, revokeByGrantId). Keys never hold a token: an artifact lives under
+// findByUserCode, consume, destroy, revokeByGrantId). Every replica on the store sees every artifact, so a sign-in
+// started on one finishes on another. Keys never hold a token: an artifact lives under
 //   /internal/oidc/records/<Model>/<sha256 of its id>            {payload, expiresAt, stamp}
 // (an opaque token's id is the token itself), with two kinds of pointers beside it:
 //   /internal/oidc/index/<uid|userCode>/<sha256 of the value>    {key, expiresAt}   findByUid, findByUserCode
 //   /internal/oidc/grants/<sha256 of grantId>/<Model>.<digest>   {key, expiresAt}   revokeByGrantId
 // Values are encrypted at rest (the prefix is one of the platform's secret prefixes). An expired artifact reads as
-// absent at once and is deleted by sweep(). `stamp` records something about the world when an artifact is written
-// (the user's tokenGeneration for a grant); `valid` decides on every read whether it still counts.
+// absent at once and is deleted by sweep() (run by the leader). `stamp` records something about the world when an
+// artifact is first written (the user's tokenGeneration for a grant, the access key of a refresh token); `valid`
+// decides on every read whether it still counts; `released` hears of every artifact that was consumed or removed.
+// consume() is a compare-and-swap: a code or rotated refresh token is consumed once across every replica, and a
+// second consume (two redemptions racing) is refused as invalid_grant and revokes the grant, as reuse is.
 
 import { createHash } from "node:crypto";
-import type { Adapter, AdapterPayload } from "oidc-provider";
+import { type Adapter, type AdapterPayload, errors } from "oidc-provider";
+import { deleteIfPresent } from "../../storage/delete-if-present.ts";
+import { sweepExpired } from "../../storage/expiring-records.ts";
 import { type KeyValueStore, StorageError, type StoredRecord } from "../../storage/types.ts";
 
 export const OIDC_PREFIX = "/internal/oidc/";
 const RECORDS = `${OIDC_PREFIX}records/`;
 const INDEX = `${OIDC_PREFIX}index/`;
 const GRANTS = `${OIDC_PREFIX}grants/`;
-const SWEEP_PAGE = 500;
 const MAX_ATTEMPTS = 5;
 
 /** The artifacts that belong to a grant (revoked with it). */
@@ -33,10 +38,15 @@ const GRANTABLE = new Set([
 export interface OidcStoreOptions {
   storage: KeyValueStore;
   now?: () => number;
-  /** What to record with an artifact when it is written (kept beside the payload, never given to the provider). */
-  stamp?(model: string, payload: AdapterPayload): unknown;
+  /**
+   * What to record with an artifact when it is written (kept beside the payload, never given to the provider).
+   * `expiresIn`: the artifact's lifetime in seconds, when it has one.
+   */
+  stamp?(model: string, payload: AdapterPayload, expiresIn: number | undefined): unknown;
   /** Whether a stored artifact still counts; false reads as absent. */
   valid?(model: string, payload: AdapterPayload, stamp: unknown): boolean | Promise<boolean>;
+  /** An artifact was consumed, destroyed, revoked with its grant or swept: what belongs to it elsewhere may go. */
+  released?(model: string, payload: AdapterPayload, stamp: unknown): Promise<void>;
 }
 
 interface StoredArtifact {
@@ -76,7 +86,11 @@ export class OidcStore {
         const key = recordKey(id);
         const expiresAt = typeof expiresIn === "number" ? this.#now() + expiresIn * 1000 : null;
         const artifact: StoredArtifact = { payload, expiresAt };
-        const stamp = this.#options.stamp?.(model, payload);
+        const stamp = await this.#options.stamp?.(
+          model,
+          payload,
+          typeof expiresIn === "number" ? expiresIn : undefined,
+        );
         if (stamp !== undefined) artifact.stamp = stamp;
         const pointer = JSON.stringify({ key, expiresAt } satisfies Pointer);
         // Codes and tokens are written once under a new random id: try the create first.
@@ -97,38 +111,46 @@ export class OidcStore {
       findByUid: (uid) => this.#readIndexed(model, `${INDEX}uid/${digest(uid)}`),
       findByUserCode: (userCode) => this.#readIndexed(model, `${INDEX}userCode/${digest(userCode)}`),
       consume: async (id) => {
-        await this.#change(recordKey(id), (artifact) => {
-          artifact.payload.consumed = Math.floor(this.#now() / 1000);
+        const artifact = await this.#change(recordKey(id), (current) => {
+          if (current.payload.consumed) return false;
+          current.payload.consumed = Math.floor(this.#now() / 1000);
+          return true;
         });
+        if (!artifact) return;
+        if (artifact.changed) {
+          await this.#options.released?.(model, artifact.payload, artifact.stamp);
+          return;
+        }
+        // Consumed meanwhile by another request (on any replica): both were one redemption too many.
+        if (typeof artifact.payload.grantId === "string") await this.#revokeGrant(artifact.payload.grantId);
+        throw new errors.InvalidGrant(`${model === "RefreshToken" ? "refresh token" : "grant source"} already used`);
       },
       destroy: async (id) => {
         const key = recordKey(id);
-        const record = await this.#storage.get(key);
-        if (!record) return;
-        await this.#delete(key, record.revision);
-        const { payload } = JSON.parse(record.value) as StoredArtifact;
+        const removed = await this.#remove(key);
+        if (!removed) return;
+        const { payload } = JSON.parse(removed.value) as StoredArtifact;
         if (typeof payload.grantId === "string") await this.#delete(memberKey(payload.grantId, key));
+        await this.#released(removed);
       },
       revokeByGrantId: (grantId) => this.#revokeGrant(grantId),
     };
   }
 
   /** Deletes every expired artifact and pointer; resolves to how many keys were deleted. */
-  async sweep(): Promise<number> {
-    const now = this.#now();
-    let deleted = 0;
-    let startAfter: string | undefined;
-    for (;;) {
-      const { records } = await this.#storage.list({ prefix: OIDC_PREFIX, limit: SWEEP_PAGE, startAfter });
-      for (const record of records) {
-        const { expiresAt } = JSON.parse(record.value) as { expiresAt: number | null };
-        if (typeof expiresAt === "number" && expiresAt <= now && (await this.#delete(record.key, record.revision))) {
-          deleted++;
-        }
-      }
-      if (records.length < SWEEP_PAGE) return deleted;
-      startAfter = records[records.length - 1].key;
-    }
+  sweep(): Promise<number> {
+    return sweepExpired({
+      storage: this.#storage,
+      prefix: OIDC_PREFIX,
+      now: this.#now,
+      deleted: (record) => this.#released(record),
+    });
+  }
+
+  /** What was stamped on an artifact when it was written (consumed or not), if it is still stored. */
+  async stampOf(model: string, id: string): Promise<unknown> {
+    const record = await this.#storage.get(`${RECORDS}${model}/${digest(id)}`);
+    return record ? (JSON.parse(record.value) as StoredArtifact).stamp : undefined;
   }
 
   async #read(model: string, key: string): Promise<AdapterPayload | undefined> {
@@ -150,10 +172,19 @@ export class OidcStore {
     const { records } = await this.#storage.list({ prefix: `${GRANTS}${digest(grantId)}/` });
     await Promise.all(
       records.map(async (member) => {
-        await this.#delete((JSON.parse(member.value) as Pointer).key);
+        const removed = await this.#remove((JSON.parse(member.value) as Pointer).key);
+        if (removed) await this.#released(removed);
         await this.#delete(member.key, member.revision);
       }),
     );
+  }
+
+  /** Tells `released` of a deleted artifact record (pointers are no artifacts). */
+  async #released(record: StoredRecord): Promise<void> {
+    if (!record.key.startsWith(RECORDS) || !this.#options.released) return;
+    const model = record.key.slice(RECORDS.length, record.key.lastIndexOf("/"));
+    const { payload, stamp } = JSON.parse(record.value) as StoredArtifact;
+    await this.#options.released(model, payload, stamp);
   }
 
   /** Create or replace (compare-and-swap, retried when another writer came first); `createFirst` skips a read. */
@@ -177,29 +208,39 @@ export class OidcStore {
     }
   }
 
-  async #change(key: string, edit: (artifact: StoredArtifact) => void): Promise<void> {
+  /**
+   * Edits a stored artifact by compare-and-swap (re-read and re-edited when another writer came first); `edit`
+   * answers false to leave it as it is. Resolves to the artifact as it now stands, or undefined when it is gone.
+   */
+  async #change(
+    key: string,
+    edit: (artifact: StoredArtifact) => boolean,
+  ): Promise<(StoredArtifact & { changed: boolean }) | undefined> {
     for (let attempt = 1; ; attempt++) {
       const current = await this.#storage.get(key);
-      if (!current) return;
+      if (!current) return undefined;
       const artifact = JSON.parse(current.value) as StoredArtifact;
-      edit(artifact);
+      if (!edit(artifact)) return { ...artifact, changed: false };
       try {
         await this.#storage.update(key, JSON.stringify(artifact), current.revision);
-        return;
+        return { ...artifact, changed: true };
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isStorage(error, "Conflict", "NotFound")) throw error;
       }
     }
   }
 
-  /** True when this call deleted the key; gone already (or changed, with a revision) is not an error. */
-  async #delete(key: string, revision?: number): Promise<boolean> {
+  /** The last version of the key this call deleted; undefined when it was gone already. */
+  async #remove(key: string): Promise<StoredRecord | undefined> {
     try {
-      await this.#storage.delete(key, revision);
-      return true;
+      return await this.#storage.delete(key);
     } catch (error) {
-      if (isStorage(error, "NotFound", "Conflict")) return false;
+      if (isStorage(error, "NotFound")) return undefined;
       throw error;
     }
+  }
+
+  #delete(key: string, revision?: number): Promise<boolean> {
+    return deleteIfPresent(this.#storage, key, revision);
   }
 }

@@ -1,7 +1,8 @@
 // One factory per provider kind: how a config block becomes a Connector. What outlives a connector's rebuild on a
-// Config change (the SAML assertion IDs already used) is shared here.
+// Config change (the SAML assertion IDs already used, kept in the store for every replica) is shared here.
 
 import type { ProviderKind } from "../../config/settings.ts";
+import type { KeyValueStore } from "../../storage/types.ts";
 import { CodeHostAConnector } from "./code-host-a-connector.ts";
 import { CodeHostBConnector } from "./code-host-b-connector.ts";
 import type { ConnectorFactory } from "./connector-set.ts";
@@ -11,8 +12,8 @@ import { OidcConnector } from "./oidc-connector.ts";
 import { SamlConnector } from "./saml-connector.ts";
 import { SeenIds } from "./seen-ids.ts";
 
-export function connectorFactories(): Partial<Record<ProviderKind, ConnectorFactory>> {
-  const assertions = new SeenIds();
+export function connectorFactories(storage: KeyValueStore): Partial<Record<ProviderKind, ConnectorFactory>> {
+  const assertions = new SeenIds({ storage });
   return {
     oidc: (s) => new OidcConnector(s.id, s.config),
     codeHostA: (s) => new CodeHostAConnector(s.id, s.config),

@@ -1,9 +1,16 @@
-// Logins between their start and their callback, by state: one-time (take() removes), expiring after ten minutes,
-// and bounded so a flood of started logins cannot grow memory without limit (the oldest are dropped).
-// Kept in the replica's memory: the login and its callback must reach the same platform process.
+// Logins between their start and their callback, by state, kept in the platform's store so the callback may reach
+// any replica (and survives a restart): /internal/sso/pending/<sha256 of the state>, encrypted at rest (what a login
+// keeps is secret: the PKCE verifier, the nonce, the CLI's state). One-time (take() removes it, a compare-and-swap,
+// so of two replicas only one finishes a login), expiring after ten minutes (expired ones read as absent; the
+// leader's sweeper deletes them). Each replica also bounds the logins it started within those ten minutes: past
+// the cap the oldest is dropped, so a flood of started logins cannot grow the store without limit.
 
+import { ExpiringRecords } from "../../storage/expiring-records.ts";
+import type { KeyValueStore } from "../../storage/types.ts";
 import type { ConnectorState } from "./types.ts";
 
+export const SSO_STATE_PREFIX = "/internal/sso/";
+export const PENDING_LOGINS_PREFIX = `${SSO_STATE_PREFIX}pending/`;
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 const MAX_PENDING = 10_000;
 
@@ -20,41 +27,46 @@ export interface PendingLogin {
   createdMs: number;
 }
 
+export interface PendingLoginsOptions {
+  storage: KeyValueStore;
+  now?: () => number;
+  /** Logins one replica keeps within the ten minutes (default 10,000). */
+  maxPending?: number;
+}
+
 export class PendingLogins {
-  private readonly entries = new Map<string, PendingLogin>();
-  private readonly now: () => number;
+  readonly #records: ExpiringRecords<PendingLogin>;
+  readonly #now: () => number;
+  readonly #max: number;
+  /** This replica's recent starts, oldest first: state -> created. Bounds what one replica adds to the store. */
+  readonly #started = new Map<string, number>();
 
-  constructor(now: () => number = Date.now) {
-    this.now = now;
+  constructor(options: PendingLoginsOptions) {
+    this.#now = options.now ?? Date.now;
+    this.#max = options.maxPending ?? MAX_PENDING;
+    this.#records = new ExpiringRecords({ storage: options.storage, prefix: PENDING_LOGINS_PREFIX, now: this.#now });
   }
 
-  put(state: string, login: PendingLogin): void {
-    this.prune();
-    while (this.entries.size >= MAX_PENDING) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
+  async put(state: string, login: PendingLogin): Promise<void> {
+    const limit = this.#now() - PENDING_TTL_MS;
+    for (const [started, createdMs] of this.#started) {
+      if (createdMs >= limit && this.#started.size < this.#max) break;
+      this.#started.delete(started);
+      // Past the cap the oldest login this replica started is dropped (an expired one is the sweeper's).
+      if (createdMs >= limit) await this.#records.delete(started);
     }
-    this.entries.set(state, login);
+    await this.#records.put(state, login, login.createdMs + PENDING_TTL_MS);
+    this.#started.set(state, login.createdMs);
   }
 
-  /** The login of this state, once; undefined when unknown or expired. */
-  take(state: string): PendingLogin | undefined {
-    const login = this.entries.get(state);
-    if (!login) return undefined;
-    this.entries.delete(state);
-    return this.now() - login.createdMs > PENDING_TTL_MS ? undefined : login;
+  /** The login of this state, once, on whichever replica asks first; undefined when unknown or expired. */
+  take(state: string): Promise<PendingLogin | undefined> {
+    this.#started.delete(state);
+    return this.#records.take(state);
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
-  private prune(): void {
-    const limit = this.now() - PENDING_TTL_MS;
-    for (const [state, login] of this.entries) {
-      if (login.createdMs >= limit) break; // insertion order is creation order
-      this.entries.delete(state);
-    }
+  /** Logins this replica started in the last ten minutes (and may not have been finished). */
+  get startedHere(): number {
+    return this.#started.size;
   }
 }

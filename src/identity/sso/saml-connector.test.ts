@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { openSqliteStore } from "../../storage/sqlite/sqlite-store.ts";
 import { nameIdFormat, SamlConnector } from "./saml-connector.ts";
 import { SeenIds } from "./seen-ids.ts";
 
@@ -14,9 +15,15 @@ describe("nameIdFormat()", () => {
 });
 
 describe("SamlConnector", () => {
-  it("new SamlConnector() needs a certificate unless signature validation is skipped", () => {
+  it("new SamlConnector() needs a certificate unless signature validation is skipped", async () => {
+    const storage = await openSqliteStore({ path: ":memory:" });
     assert.throws(
-      () => new SamlConnector("saml", { ssoURL: "https://idp.example.com", caData: "bm90IGEgY2VydA==" }, new SeenIds()),
+      () =>
+        new SamlConnector(
+          "saml",
+          { ssoURL: "https://idp.example.com", caData: "bm90IGEgY2VydA==" },
+          new SeenIds({ storage }),
+        ),
       /at least one PEM certificate/,
     );
     assert.doesNotThrow(
@@ -24,8 +31,9 @@ describe("SamlConnector", () => {
         new SamlConnector(
           "saml",
           { ssoURL: "https://idp.example.com", insecureSkipSignatureValidation: true },
-          new SeenIds(),
+          new SeenIds({ storage }),
         ),
     );
+    await storage.close();
   });
 });

@@ -241,7 +241,12 @@ export class SamlConnector extends ConfiguredConnector {
       }
       assertion = parseXml(signedXml).documentElement;
     }
-    return this.checkAssertion(response, assertion, input);
+    const { id, keepUntil } = this.checkAssertion(response, assertion, input);
+    // Last: only an assertion that passed every check takes its ID (on every replica, until it expires).
+    if (!(await this.seen.add(`${this.id}/${id}`, keepUntil))) {
+      throw new SsoFailure("this SAML assertion was already used (replay)");
+    }
+    return this.identity(assertion);
   }
 
   /** Certificates in the response's KeyInfo that a configured CA signed and that are valid now. */
@@ -270,7 +275,12 @@ export class SamlConnector extends ConfiguredConnector {
     return out;
   }
 
-  private checkAssertion(response: Element, assertion: Element, input: CallbackInput): SsoIdentity {
+  /** The platform's checks of the signed assertion; resolves to its ID and how long a replay must be refused. */
+  private checkAssertion(
+    response: Element,
+    assertion: Element,
+    input: CallbackInput,
+  ): { id: string; keepUntil: number } {
     const now = Date.now();
     const redirectUri = this.redirectUri(input.callbackUrl);
     const requestId = input.state.requestId;
@@ -319,9 +329,7 @@ export class SamlConnector extends ConfiguredConnector {
     const id = assertion.getAttribute("ID");
     if (!id) throw new SsoFailure("the SAML assertion has no ID");
     const keepUntil = Number.isNaN(notOnOrAfter) ? now + REQUEST_TTL_MS : notOnOrAfter + SKEW_MS;
-    if (!this.seen.add(`${this.id}/${id}`, keepUntil))
-      throw new SsoFailure("this SAML assertion was already used (replay)");
-    return this.identity(assertion);
+    return { id, keepUntil };
   }
 
   private identity(assertion: Element): SsoIdentity {

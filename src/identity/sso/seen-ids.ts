@@ -1,39 +1,23 @@
-// One-time identifiers with an expiry (SAML assertion IDs, request IDs): add() answers false for one already seen
-// and not yet expired. Bounded: past the cap the entries closest to expiry go first.
+// One-time identifiers with an expiry (SAML assertion IDs), kept in the platform's store so a replay is refused on
+// every replica (and after a restart): /internal/sso/seen/<sha256 of the id>. add() answers false for an id already
+// seen and not yet expired; of two replicas adding the same id at once, one wins (a create). Expired ids are
+// replaced by a new add() and deleted by the leader's sweeper.
 
-const MAX_ENTRIES = 100_000;
+import { ExpiringRecords } from "../../storage/expiring-records.ts";
+import type { KeyValueStore } from "../../storage/types.ts";
+import { SSO_STATE_PREFIX } from "./pending-logins.ts";
+
+export const SEEN_IDS_PREFIX = `${SSO_STATE_PREFIX}seen/`;
 
 export class SeenIds {
-  private readonly until = new Map<string, number>();
-  private readonly now: () => number;
+  readonly #records: ExpiringRecords<never>;
 
-  constructor(now: () => number = Date.now) {
-    this.now = now;
+  constructor(options: { storage: KeyValueStore; now?: () => number }) {
+    this.#records = new ExpiringRecords({ storage: options.storage, prefix: SEEN_IDS_PREFIX, now: options.now });
   }
 
   /** Records `id` until `untilMs`; false when it was already recorded (a replay). */
-  add(id: string, untilMs: number): boolean {
-    const now = this.now();
-    const known = this.until.get(id);
-    if (known !== undefined && known > now) return false;
-    if (this.until.size >= MAX_ENTRIES) this.prune(now);
-    this.until.set(id, untilMs);
-    return true;
-  }
-
-  has(id: string): boolean {
-    const known = this.until.get(id);
-    return known !== undefined && known > this.now();
-  }
-
-  delete(id: string): void {
-    this.until.delete(id);
-  }
-
-  private prune(now: number): void {
-    for (const [id, until] of this.until) if (until <= now) this.until.delete(id);
-    if (this.until.size < MAX_ENTRIES) return;
-    const oldest = [...this.until.entries()].sort((a, b) => a[1] - b[1]).slice(0, MAX_ENTRIES / 10);
-    for (const [id] of oldest) this.until.delete(id);
+  add(id: string, untilMs: number): Promise<boolean> {
+    return this.#records.claim(id, untilMs);
   }
 }

@@ -124,6 +124,7 @@ export function encryptSecretValues(store: KeyValueStore, options: EncryptedStor
     // Space and snapshots concern the backend's files, which hold only sealed secret values.
     ...(store.checkSpace ? { checkSpace: () => store.checkSpace!() } : {}),
     ...(store.snapshot ? { snapshot: (file: string) => store.snapshot!(file) } : {}),
+    ...(store.stats ? { stats: () => store.stats!() } : {}),
     close: () => store.close(),
   };
 }

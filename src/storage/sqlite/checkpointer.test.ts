@@ -70,6 +70,32 @@ test("Checkpointer checkpoints at the next turn once maxRows rows were written",
   }
 });
 
+test("Checkpointer truncates the WAL file once no commit came for truncateAfterIdleMs after a checkpoint", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const path = freshPath();
+  const db = openDatabase(path, "FULL");
+  const checkpointer = new Checkpointer({ db, intervalMs: 100, maxRows: 10_000, truncateAfterIdleMs: 1000 });
+  const wal = () => statSync(`${path}-wal`).size;
+  try {
+    write(db, 50);
+    checkpointer.committed(50);
+    mock.timers.tick(100);
+    assert.ok(wal() > 50 * 2000, "a PASSIVE checkpoint leaves the WAL file at its size");
+    // A commit during the quiet period puts the truncation off until after the next checkpoint.
+    mock.timers.tick(500);
+    write(db, 1);
+    checkpointer.committed(1);
+    mock.timers.tick(600);
+    assert.ok(wal() > 50 * 2000, "not while writes come");
+    mock.timers.tick(1000);
+    assert.equal(wal(), 0, "emptied after a quiet second");
+  } finally {
+    mock.timers.reset();
+    checkpointer.close();
+    db.close();
+  }
+});
+
 test("SqliteStore keeps every write across a reopen whether or not a checkpoint ran", async () => {
   const path = freshPath();
   const store = await openSqliteStore({ path, checkpoint: { intervalMs: 60_000, maxRows: 5 } });

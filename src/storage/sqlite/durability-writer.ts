@@ -1,10 +1,14 @@
 // Child process for the kill -9 durability test: writes keys from several concurrent loops and prints each key
-// once its write is acknowledged. Usage: node durability-writer.ts <db path> <FULL|NORMAL>
+// once its write is acknowledged. Usage: node durability-writer.ts <db path> <FULL|NORMAL|FULL-thread-pool>
 
 import { openSqliteStore } from "./sqlite-store.ts";
 
-const [path, synchronous] = process.argv.slice(2);
-const store = await openSqliteStore({ path, synchronous: synchronous === "NORMAL" ? "NORMAL" : "FULL" });
+const [path, mode] = process.argv.slice(2);
+const store = await openSqliteStore({
+  path,
+  synchronous: mode === "NORMAL" ? "NORMAL" : "FULL",
+  fsync: mode === "FULL-thread-pool" ? "thread-pool" : "commit",
+});
 let next = 0;
 
 async function writer(): Promise<void> {

@@ -33,8 +33,8 @@ async function ackedBeforeKill(path: string, synchronous: string, acks: number):
   return acked;
 }
 
-for (const synchronous of ["FULL", "NORMAL"] as const) {
-  test(`SqliteStore keeps every acknowledged write when the process is killed (synchronous=${synchronous})`, async () => {
+for (const synchronous of ["FULL", "NORMAL", "FULL-thread-pool"] as const) {
+  test(`SqliteStore keeps every acknowledged write when the process is killed (${synchronous})`, async () => {
     const path = join(dir, `kill-${synchronous}.db`);
     const acked = await ackedBeforeKill(path, synchronous, 2000);
     assert.ok(acked.length >= 2000);

@@ -9,7 +9,10 @@ import { prepareStatements } from "./statements.ts";
 type Failure = "statement" | "transaction" | undefined;
 
 /** A group commit over a real in-memory log whose append fails on demand, as SQLite can. */
-function setup(failOn: (request: WriteRequest) => Failure = () => undefined, maxBatch?: number) {
+function setup(
+  failOn: (request: WriteRequest) => Failure = () => undefined,
+  options: { maxBatch?: number; durable?: () => Promise<void> } = {},
+) {
   const db = openDatabase(":memory:", "FULL");
   const statements = prepareStatements(db);
   const real = new AppendLog(statements, 0);
@@ -32,7 +35,7 @@ function setup(failOn: (request: WriteRequest) => Failure = () => undefined, max
     },
   };
   const published: WatchEvent[][] = [];
-  const commits = new GroupCommit({ db, statements, log, maxBatch, onCommit: (events) => published.push(events) });
+  const commits = new GroupCommit({ db, statements, log, ...options, onCommit: (events) => published.push(events) });
   const rows = () => (db.prepare("SELECT name FROM kv ORDER BY id").all() as { name: string }[]).map((r) => r.name);
   return { commits, published, rows, close: () => db.close() };
 }
@@ -88,7 +91,7 @@ test("GroupCommit fails the whole batch when SQLite aborts the transaction, and 
 });
 
 test("GroupCommit splits a burst into transactions of at most maxBatch writes", async () => {
-  const { commits, published, close } = setup(undefined, 10);
+  const { commits, published, close } = setup(undefined, { maxBatch: 10 });
   await Promise.all(Array.from({ length: 25 }, (_, i) => commits.submit(create(`/k/${i}`))));
   assert.deepEqual(
     published.map((batch) => batch.length),
@@ -138,5 +141,53 @@ test("GroupCommit appends a chained write's rows in order, all or none, without 
     ],
   );
   assert.equal(commits.committedRevision, 5, "no revision was taken by the undone chain");
+  close();
+});
+
+test("GroupCommit with durable settles a batch once it resolves; watchers hear of the commit first", async () => {
+  const fsyncs: PromiseWithResolvers<void>[] = [];
+  const durable = () => {
+    fsyncs.push(Promise.withResolvers<void>());
+    return fsyncs[fsyncs.length - 1].promise;
+  };
+  const { commits, published, rows, close } = setup(undefined, { durable });
+  let settled = 0;
+  const writes = [commits.submit(create("/k/a")), commits.submit(create("/k/b"))].map((w) =>
+    w.finally(() => settled++),
+  );
+  const taken = commits.submit(create("/k/a")).then(
+    () => "created",
+    (error: Error) => error.message,
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(rows(), ["/k/a", "/k/b"], "committed");
+  assert.equal(published.length, 1, "published at COMMIT");
+  assert.equal(fsyncs.length, 1, "one durability barrier for the batch");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(settled, 0, "no write is acknowledged before it is durable");
+  fsyncs[0].resolve();
+  assert.deepEqual(
+    (await Promise.all(writes)).map((r) => r.revision),
+    [1, 2],
+  );
+  assert.match(await taken, /exists/);
+  await commits.settled();
+  close();
+});
+
+test("GroupCommit with durable fails a batch's writes when it rejects, and settled() waits for that", async () => {
+  const fsync = Promise.withResolvers<void>();
+  const { commits, close } = setup(undefined, { durable: () => fsync.promise });
+  const write = commits.submit(create("/k/a"));
+  await new Promise((resolve) => setImmediate(resolve));
+  let done = false;
+  const settled = commits.settled().then(() => {
+    done = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(done, false);
+  fsync.reject(new Error("fsync failed: EIO"));
+  await assert.rejects(write, /fsync failed: EIO/);
+  await settled;
   close();
 });

@@ -1,6 +1,7 @@
 // Group commit: writes requested in the same event-loop turn are appended in one transaction and made durable by
-// one COMMIT (one WAL fsync with synchronous=FULL). Each write is checked on its own: a failed precondition rejects
-// that write only. Promises settle after COMMIT, and the watch hub hears of the commit before any of them.
+// one COMMIT (one WAL fsync with synchronous=FULL), or by the next fsync of the WAL on the thread pool (`durable`).
+// Each write is checked on its own: a failed precondition rejects that write only. Promises settle after COMMIT (and
+// that fsync), and the watch hub hears of the commit before any of them.
 
 import type { DatabaseSync } from "node:sqlite";
 import { StorageError, type StoredRecord, type WatchEvent } from "../types.ts";
@@ -23,6 +24,11 @@ export interface GroupCommitOptions {
   maxBatch?: number;
   /** Turns a failed write's error (SQLite's own) into what its caller sees; runs after onCommit of the same batch. */
   mapError?(error: unknown): unknown;
+  /**
+   * Makes what COMMIT wrote durable (an fsync of the WAL off the event loop, see wal-sync.ts); the batch's writes
+   * settle only when it resolves, and fail with its error when it rejects. Without it COMMIT itself is durable.
+   */
+  durable?(): Promise<void>;
 }
 
 export class GroupCommit {
@@ -32,11 +38,18 @@ export class GroupCommit {
   private readonly maxBatch: number;
   private queue: PendingWrite[] = [];
   private scheduled = false;
+  /** Batches committed but not yet durable (with `durable`): close waits for them. */
+  private readonly settling = new Set<Promise<void>>();
 
   constructor(options: GroupCommitOptions) {
     this.options = options;
     this.maxBatch = options.maxBatch ?? 1000;
     this.committedRevision = options.log.revision;
+  }
+
+  /** True while writes wait for their commit. */
+  get pending(): boolean {
+    return this.queue.length > 0;
   }
 
   submit(request: WriteRequest): Promise<StoredRecord> {
@@ -61,6 +74,11 @@ export class GroupCommit {
   /** Commits everything queued, synchronously (used on close). */
   flushAll(): void {
     while (this.queue.length > 0) this.commit(this.queue.splice(0, this.maxBatch));
+  }
+
+  /** Resolves once every committed batch has settled (durable or failed). */
+  async settled(): Promise<void> {
+    while (this.settling.size > 0) await Promise.allSettled(this.settling);
   }
 
   private flushTurn(): void {
@@ -113,10 +131,29 @@ export class GroupCommit {
     }
     this.committedRevision = log.revision;
     this.options.onCommit(events);
+    if (!this.options.durable || events.length === 0) {
+      this.settle(batch, outcomes);
+      return;
+    }
+    const settling = this.options.durable().then(
+      () => this.settle(batch, outcomes),
+      // Committed and visible, but not known to be durable: the callers cannot be told it succeeded.
+      (error: unknown) => this.settle(batch, outcomes, { error }),
+    );
+    this.settling.add(settling);
+    void settling.finally(() => this.settling.delete(settling));
+  }
+
+  /** Settles each write with its outcome; with `notDurable`, the successful ones fail with that error instead. */
+  private settle(
+    batch: PendingWrite[],
+    outcomes: (StoredRecord | StoredRecord[] | { error: unknown })[],
+    notDurable?: { error: unknown },
+  ): void {
+    const mapError = (error: unknown) => (this.options.mapError ? this.options.mapError(error) : error);
     for (let i = 0; i < batch.length; i++) {
-      const outcome = outcomes[i];
-      if ("error" in outcome)
-        batch[i].reject(this.options.mapError ? this.options.mapError(outcome.error) : outcome.error);
+      const outcome = notDurable && !("error" in outcomes[i]) ? notDurable : outcomes[i];
+      if ("error" in outcome) batch[i].reject(mapError(outcome.error));
       else batch[i].resolve(outcome);
     }
   }

@@ -26,7 +26,14 @@ CREATE INDEX IF NOT EXISTS kv_name_id ON kv (name, id, deleted);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
-export function openDatabase(path: string, synchronous: SynchronousMode): DatabaseSync {
+/** SQLite's page cache of a store unless told otherwise: 32 MiB, so get and list stay in memory. */
+export const DEFAULT_PAGE_CACHE_BYTES = 32 * 1024 * 1024;
+
+export function openDatabase(
+  path: string,
+  synchronous: SynchronousMode,
+  pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
+): DatabaseSync {
   // timeout 0: a second process on the same file fails at once instead of blocking the event loop.
   const db = new DatabaseSync(path, { timeout: 0 });
   try {
@@ -34,11 +41,16 @@ export function openDatabase(path: string, synchronous: SynchronousMode): Databa
       // One process owns the log: the revision counter and the watch hub live in its memory. EXCLUSIVE also keeps
       // the WAL index in heap memory (no -shm file). Must precede the switch to WAL.
       db.exec("PRAGMA locking_mode = EXCLUSIVE");
+    }
+    // Freed pages can be handed back to the file system a few at a time (vacuum.ts). Takes effect on a new file;
+    // an existing one keeps its mode until a VACUUM converts it (auto-vacuum.ts). Set before WAL creates the file.
+    db.exec("PRAGMA auto_vacuum = INCREMENTAL");
+    if (path !== ":memory:") {
       const mode = db.prepare("PRAGMA journal_mode = WAL").get()?.journal_mode;
       if (mode !== "wal") throw new Error(`could not switch ${path} to WAL mode (got ${String(mode)})`);
     }
     db.exec(`PRAGMA synchronous = ${synchronous}`);
-    db.exec("PRAGMA cache_size = -32768"); // 32 MiB of pages: get/list stay in memory
+    db.exec(`PRAGMA cache_size = -${Math.max(64, Math.floor(pageCacheBytes / 1024))}`); // in KiB when negative
     db.exec("PRAGMA temp_store = MEMORY");
     // Compaction overwrites what it deletes: a superseded (say, plain-text or old-key) version leaves no trace in
     // the file. Only compaction deletes rows, so appends never pay for it.

@@ -6,6 +6,7 @@ import { DatabaseSync } from "node:sqlite";
 import { after, test } from "node:test";
 import { describeStoreConformance } from "../conformance.ts";
 import { WatchRecording } from "../conformance-support.ts";
+import type { StorageError } from "../types.ts";
 import { openSqliteStore } from "./sqlite-store.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sqlite-store-"));
@@ -15,6 +16,9 @@ const freshPath = () => join(dir, `store-${++files}.db`);
 
 describeStoreConformance("SqliteStore(:memory:)", () => openSqliteStore({ path: ":memory:", watchBufferLimit: 1000 }));
 describeStoreConformance("SqliteStore(file)", () => openSqliteStore({ path: freshPath() }));
+describeStoreConformance("SqliteStore(file, fsync on the thread pool)", () =>
+  openSqliteStore({ path: freshPath(), fsync: "thread-pool" }),
+);
 
 /** The log rows (id, name, deleted) of a closed store's file. */
 function logRows(path: string): [number, string, number][] {
@@ -172,4 +176,53 @@ test("SqliteStore updateChain() appends consecutive versions as one compare-and-
   } finally {
     await store.close();
   }
+});
+
+test("SqliteStore with fsync on the thread pool acknowledges a write once the WAL fsync ends; watchers see it at COMMIT", async () => {
+  const fsyncs: PromiseWithResolvers<void>[] = [];
+  const syncWal = () => {
+    fsyncs.push(Promise.withResolvers<void>());
+    return fsyncs[fsyncs.length - 1].promise;
+  };
+  const store = await openSqliteStore({ path: freshPath(), fsync: "thread-pool", syncWal });
+  try {
+    const watched = new WatchRecording(store, { prefix: "/k/", afterRevision: 0 });
+    let acknowledged = false;
+    const write = store.create("/k/a", "v").then((record) => {
+      acknowledged = true;
+      return record;
+    });
+    await watched.untilRevision(1);
+    assert.equal((await store.get("/k/a"))?.value, "v", "readable from its COMMIT on");
+    assert.equal(acknowledged, false, "not acknowledged before the fsync");
+    assert.equal(fsyncs.length, 1);
+    fsyncs[0].resolve();
+    assert.equal((await write).revision, 1);
+    watched.watcher.close();
+  } finally {
+    const closing = store.close();
+    for (const fsync of fsyncs) fsync.resolve();
+    await closing;
+  }
+});
+
+test("SqliteStore with fsync on the thread pool: a failed fsync fails its writes as Unavailable and refuses later ones", async () => {
+  const path = freshPath();
+  const store = await openSqliteStore({
+    path,
+    fsync: "thread-pool",
+    syncWal: () => Promise.reject(new Error("EIO: i/o error, fdatasync")),
+  });
+  try {
+    await assert.rejects(store.create("/k/a", "v"), (error: StorageError) => {
+      assert.equal(error.storageCode, "Unavailable");
+      assert.match(error.message, /cannot make writes durable .*EIO.*restart the server/);
+      return true;
+    });
+    await assert.rejects(store.create("/k/b", "v"), /cannot make writes durable/);
+    assert.equal(await store.currentRevision(), 1, "the refused write was not committed");
+  } finally {
+    await store.close();
+  }
+  assert.deepEqual(logRows(path), [[1, "/k/a", 0]]);
 });

@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { prefixEnd } from "../prefix-end.ts";
+import type { StoreStats } from "../store-stats.ts";
 import {
   type KeyValueStore,
   type ListOptions,
@@ -18,29 +19,62 @@ import {
 } from "../types.ts";
 import { WatchHub } from "../watch-hub.ts";
 import { AppendLog, type WriteRequest } from "./append-log.ts";
+import {
+  type AutoVacuumMode,
+  type ConversionEvent,
+  DEFAULT_CONVERT_MAX_BYTES,
+  ensureIncrementalVacuum,
+} from "./auto-vacuum.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { Compactor } from "./compactor.ts";
+import { fileSizes } from "./file-stats.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { readHistory } from "./history.ts";
 import { LatestCache } from "./latest-cache.ts";
+import { Pacer } from "./pacer.ts";
 import { openDatabase, type SynchronousMode } from "./schema.ts";
 import { writeSnapshot } from "./snapshot.ts";
 import { toStorageError } from "./sqlite-errors.ts";
 import { prepareStatements, type Statements } from "./statements.ts";
+import { IncrementalVacuum, type VacuumOptions } from "./vacuum.ts";
+import { WalSync } from "./wal-sync.ts";
 
 export interface SqliteStoreOptions {
   /** Database file (its directory must exist) or ":memory:". */
   path: string;
   /** FULL (default): a write survives power loss. NORMAL: it survives the process being killed, not power loss. */
   synchronous?: SynchronousMode;
+  /**
+   * With FULL, where the WAL's fsync runs. "commit" (default): inside COMMIT, blocking the event loop for the disk.
+   * "thread-pool": on libuv's thread pool after COMMIT (see wal-sync.ts); a write is still acknowledged only once it
+   * is durable, but the process keeps serving meanwhile, and reads and watchers see a write from its COMMIT on.
+   */
+  fsync?: "commit" | "thread-pool";
   /** Events a watcher may have queued before it is cut off as slow (default 10,000). */
   watchBufferLimit?: number;
   /** Periodic compaction keeping the newest `keepRevisions` revisions readable; off unless given. */
   autoCompact?: { intervalMs: number; keepRevisions: number };
   /** Bytes of recently read values kept in memory for get() (default 16 MiB; 0 turns the cache off). */
   readCacheBytes?: number;
-  /** WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms) and row cap (2,000). */
-  checkpoint?: { intervalMs?: number; maxRows?: number };
+  /**
+   * Bytes of SQLite's page cache (default 32 MiB). Pages beyond it are read again from the file, usually from the
+   * OS's cache, which does not count against the process's memory.
+   */
+  pageCacheBytes?: number;
+  /**
+   * WAL checkpoint schedule (see checkpointer.ts): delay after writes (default 250 ms), row cap (2,000), and the
+   * quiet time after which the WAL file is truncated (default 2 s).
+   */
+  checkpoint?: { intervalMs?: number; maxRows?: number; truncateAfterIdleMs?: number };
+  /**
+   * Returning pages freed by compaction to the file system (see vacuum.ts): each step's time budget and when a run
+   * starts. On by default; false leaves freed pages for later writes to reuse.
+   */
+  vacuum?: Pick<VacuumOptions, "stepBudgetMs" | "minFreeBytes" | "minFreeShare"> | false;
+  /** A file made before incremental auto-vacuum is converted at open up to this size (default 1 GiB; auto-vacuum.ts). */
+  convertMaxBytes?: number;
+  /** Hears of that conversion: started, converted (with its duration) or skipped (with the reason). */
+  onConversion?(event: ConversionEvent): void;
   /** Called when writes start failing for lack of space (true) and when they can succeed again (false). */
   onSpaceChange?(outOfSpace: boolean, message: string): void;
   /**
@@ -48,6 +82,8 @@ export interface SqliteStoreOptions {
    * probe. SQLite then fails writes with SQLITE_FULL exactly as on a full disk; raising the cap is space returning.
    */
   pageLimit?: () => number;
+  /** For tests of fsync "thread-pool": the WAL fsync itself (default: fdatasync of the WAL file). */
+  syncWal?: () => Promise<void>;
 }
 
 /** Room a space probe wants before it says writes can succeed again: pages under the page cap, bytes on disk. */
@@ -68,22 +104,37 @@ class SqliteStore implements KeyValueStore {
   private readonly compactor: Compactor;
   private readonly latest: LatestCache;
   private readonly checkpointer?: Checkpointer;
+  private readonly walSync?: WalSync;
+  private readonly vacuum?: IncrementalVacuum;
   private readonly timer?: NodeJS.Timeout;
   private readonly options: SqliteStoreOptions;
   private readonly snapshots = new Set<Promise<void>>();
+  /** Spaces compaction chunks and vacuum steps out while writes wait. */
+  private readonly pacer = new Pacer({ busy: () => this.writes.pending });
   /** The message of the write that last failed for space, until a write succeeds or a probe finds room. */
   private outOfSpace?: string;
   private closed = false;
 
   constructor(options: SqliteStoreOptions) {
     this.options = options;
-    const db = openDatabase(options.path, options.synchronous ?? "FULL");
+    const synchronous = options.synchronous ?? "FULL";
+    const offLoop = synchronous === "FULL" && options.fsync === "thread-pool" && options.path !== ":memory:";
+    // Off the loop, COMMIT only writes the WAL (NORMAL) and WalSync adds FULL's fsync before writes settle.
+    const db = openDatabase(options.path, offLoop ? "NORMAL" : synchronous, options.pageCacheBytes);
     let statements: Statements;
     let last: [number] | undefined;
+    let autoVacuum: AutoVacuumMode;
     try {
+      autoVacuum = ensureIncrementalVacuum(db, options.path, {
+        maxBytes: options.convertMaxBytes ?? DEFAULT_CONVERT_MAX_BYTES,
+        report: options.onConversion,
+      });
       statements = prepareStatements(db);
       last = statements.lastRevision.get() as [number] | undefined;
-      this.compactor = new Compactor(db, statements);
+      this.compactor = new Compactor(db, statements, {
+        pacer: this.pacer,
+        onChunk: (rows) => this.checkpointer?.committed(rows),
+      });
     } catch (error) {
       db.close();
       throw toStorageError(error, options.path);
@@ -97,7 +148,19 @@ class SqliteStore implements KeyValueStore {
         db,
         intervalMs: options.checkpoint?.intervalMs ?? 250,
         maxRows: options.checkpoint?.maxRows ?? 2_000,
+        truncateAfterIdleMs: options.checkpoint?.truncateAfterIdleMs ?? 2_000,
       });
+    }
+    if (options.vacuum !== false && autoVacuum === "incremental") {
+      this.vacuum = new IncrementalVacuum({
+        ...options.vacuum,
+        db,
+        pacer: this.pacer,
+        paused: () => this.snapshots.size > 0,
+        onStep: (pages) => this.checkpointer?.committed(pages),
+      });
+      // Pages a previous run freed and did not get to return.
+      setImmediate(() => this.vacuum?.check());
     }
     this.hub = new WatchHub({
       bufferLimit: options.watchBufferLimit ?? 10_000,
@@ -107,12 +170,15 @@ class SqliteStore implements KeyValueStore {
         history: (prefix, after, limit) => readHistory(statements, prefix, after, limit),
       },
     });
+    const walSync = offLoop ? new WalSync({ path: options.path, sync: options.syncWal }) : undefined;
+    this.walSync = walSync;
     this.writes = new GroupCommit({
       db,
       statements,
       log,
       onCommit: (events) => this.committed(events),
       mapError: (error) => this.failed(error),
+      durable: walSync && (() => walSync.request()),
     });
     const auto = options.autoCompact;
     if (auto) {
@@ -199,6 +265,7 @@ class SqliteStore implements KeyValueStore {
 
   updateChain(key: string, values: string[], expectedRevision: number): Promise<StoredRecord[]> {
     if (this.closed) return Promise.reject(closedError());
+    if (this.walSync?.failure) return Promise.reject(this.failed(this.walSync.failure));
     if (values.length === 0) return Promise.resolve([]);
     this.applyPageLimit();
     return this.writes.submitChain({ type: "chain", key, values, expectedRevision });
@@ -235,18 +302,37 @@ class SqliteStore implements KeyValueStore {
     this.ensureOpen();
     const compacted = await this.compactor.compact(this.writes.committedRevision - Math.max(0, keepRevisions));
     this.checkpointer?.committed(1);
+    this.vacuum?.check();
     return compacted;
+  }
+
+  async stats(): Promise<StoreStats> {
+    this.ensureOpen();
+    try {
+      return {
+        backend: "sqlite",
+        ...fileSizes(this.db, this.options.path),
+        revision: this.writes.committedRevision,
+        compactedRevision: this.compactor.compacted,
+        lastReclaim: this.vacuum?.last,
+      };
+    } catch (error) {
+      throw toStorageError(error, this.options.path);
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    this.vacuum?.close();
     this.checkpointer?.close();
     // Writes accepted before close still commit (and their callers hear so); watchers hear "closed".
     this.writes.flushAll();
     this.latest.clear();
     this.hub.close();
+    await this.writes.settled();
+    await this.walSync?.close();
     // A snapshot in progress reads the connection from the thread pool: let it finish first.
     await Promise.allSettled(this.snapshots);
     this.db.close();
@@ -265,12 +351,22 @@ class SqliteStore implements KeyValueStore {
 
   private write(request: WriteRequest): Promise<StoredRecord> {
     if (this.closed) return Promise.reject(closedError());
+    if (this.walSync?.failure) return Promise.reject(this.failed(this.walSync.failure));
     this.applyPageLimit();
     return this.writes.submit(request);
   }
 
   /** A failed write's error as callers see it; a failure for space marks the store out of space. */
   private failed(error: unknown): unknown {
+    if (error === this.walSync?.failure) {
+      return new StorageError(
+        "Unavailable",
+        `storage ${this.options.path} cannot make writes durable (${(error as Error).message}); the last writes ` +
+          "may or may not be kept: restart the server",
+        {},
+        { cause: error },
+      );
+    }
     const mapped = toStorageError(error, this.options.path);
     if (mapped instanceof StorageError && mapped.storageCode === "NoSpace") {
       const first = this.outOfSpace === undefined;

@@ -5,7 +5,6 @@
 //   3. the Secret `virtualcluster-platform-api-key` in our own namespace.
 // Dedicated mode (`external.platform: {}`) skips step 2: the command-line client wrote the default Secret.
 
-import type { CoreV1Api, V1Secret } from "@kubernetes/client-node";
 import { DEFAULT_API_KEY_SECRET } from "../settings/settings-schema.ts";
 import type { PlatformSettings } from "../settings/types.ts";
 
@@ -23,8 +22,18 @@ export interface PlatformCredentials {
   source: string;
 }
 
+/** A Secret as the lookup reads it: only its data. */
+export interface SecretData {
+  data?: Record<string, string>;
+}
+
+/** Reads one Secret of the host cluster; a missing one fails with code 404, a refused read with 403. */
+export interface SecretReader {
+  readNamespacedSecret(place: { name: string; namespace: string }): Promise<SecretData>;
+}
+
 export interface ApiKeyLookupOptions {
-  core: Pick<CoreV1Api, "readNamespacedSecret">;
+  core: SecretReader;
   platform: PlatformSettings;
   /** The virtual cluster's host namespace. */
   namespace: string;
@@ -63,12 +72,12 @@ function places(options: ApiKeyLookupOptions): SecretPlace[] {
   return same ? [configured] : [configured, own];
 }
 
-const decode = (secret: V1Secret, key: string): string | undefined => {
+const decode = (secret: SecretData, key: string): string | undefined => {
   const encoded = secret.data?.[key];
   return encoded === undefined ? undefined : Buffer.from(encoded, "base64").toString("utf8").trim();
 };
 
-async function readSecret(options: ApiKeyLookupOptions, place: SecretPlace): Promise<V1Secret | undefined> {
+async function readSecret(options: ApiKeyLookupOptions, place: SecretPlace): Promise<SecretData | undefined> {
   try {
     return await options.core.readNamespacedSecret(place);
   } catch (error) {

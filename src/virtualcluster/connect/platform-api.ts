@@ -1,17 +1,10 @@
-// What a virtual cluster asks of the platform, over the platform's Kubernetes-style API through
-// @kubernetes/client-node (the platform is an API server like any other): who am I (selves), who is this credential
-// (selves with spec.accessKey), and its VirtualClusterInstance with the status subresource.
+// What a virtual cluster asks of the platform, over the platform's Kubernetes-style API (the platform is an API
+// server like any other): who am I (selves), who is this credential (selves with spec.accessKey), and its
+// VirtualClusterInstance with the status subresource.
 
-import {
-  ApiException,
-  CustomObjectsApi,
-  createConfiguration,
-  KubeConfig,
-  PatchStrategy,
-  type ResponseContext,
-  ServerConfiguration,
-  setHeaderOptions,
-} from "@kubernetes/client-node";
+import { directAccess } from "../kube/kube-access.ts";
+import { KubeApiError } from "../kube/kube-api-error.ts";
+import { KubeHttp, type KubeHttpOptions } from "../kube/kube-http.ts";
 import type { PlatformCredentials } from "./api-key-lookup.ts";
 
 export const PLATFORM_GROUP = "management.platform.sh";
@@ -63,107 +56,80 @@ export interface PlatformApi {
 
 const FIELD_MANAGER = "virtualcluster";
 
-/** The kubeconfig (in memory) that reaches the platform with these credentials. */
-export function platformKubeConfig(credentials: PlatformCredentials): KubeConfig {
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [
-      {
-        name: "platform",
-        server: `https://${credentials.host}${PLATFORM_API_PREFIX}`,
-        caData: credentials.certificateAuthorityPem
-          ? Buffer.from(credentials.certificateAuthorityPem).toString("base64")
-          : undefined,
-        skipTLSVerify: credentials.insecure,
-      },
-    ],
-    users: [{ name: "virtualcluster", token: credentials.accessKey }],
-    contexts: [{ name: "platform", cluster: "platform", user: "virtualcluster" }],
-    currentContext: "platform",
-  });
-  return config;
+const MERGE_PATCH = "application/merge-patch+json";
+
+/** HTTP access to the platform's API with these credentials (its own keep-alive pool: close it when done). */
+export function platformHttp(credentials: PlatformCredentials, options: KubeHttpOptions = {}): KubeHttp {
+  return new KubeHttp(
+    directAccess({
+      server: `https://${credentials.host}${PLATFORM_API_PREFIX}`,
+      tls: { ca: credentials.certificateAuthorityPem, insecure: credentials.insecure },
+      credential: { kind: "token", token: credentials.accessKey },
+    }),
+    options,
+  );
 }
 
-const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
-
-/**
- * Bodies of failed responses, by the response's headers object (the one ApiException keeps): client-node drops the
- * body of the status codes its API description declares (401, 403), and with it the platform's Status message.
- */
-const errorBodies = new WeakMap<object, string>();
-
-const keepErrorBodies = {
-  pre: async <T>(context: T) => context,
-  post: async (response: ResponseContext) => {
-    if (response.httpStatusCode < 400) return response;
-    const text = await response.body.text();
-    errorBodies.set(response.headers, text);
-    response.body = { text: async () => text, binary: async () => Buffer.from(text) } as ResponseContext["body"];
-    return response;
-  },
-};
-
 export function createPlatformApi(credentials: PlatformCredentials): PlatformApi {
-  const config = platformKubeConfig(credentials);
-  const api = new CustomObjectsApi(
-    createConfiguration({
-      baseServer: new ServerConfiguration(config.getCurrentCluster()?.server ?? "", {}),
-      authMethods: { default: config },
-      promiseMiddleware: [keepErrorBodies as never],
-    }),
-  );
-  const common = { group: PLATFORM_GROUP, version: PLATFORM_VERSION };
-  const instances = { ...common, plural: "virtualclusterinstances" };
+  const http = platformHttp(credentials);
+  const server = http.access.server;
+  const base = `/apis/${PLATFORM_GROUP}/${PLATFORM_VERSION}`;
+  const instance = (namespace: string, name: string) =>
+    `${base}/namespaces/${encodeURIComponent(namespace)}/virtualclusterinstances/${encodeURIComponent(name)}`;
+  const fieldManager = { fieldManager: FIELD_MANAGER };
   const selves = async (accessKey?: string) => {
-    const answer = (await api.createClusterCustomObject({
-      ...common,
-      plural: "selves",
+    const answer = await http.request<{ status?: SelfStatus }>({
+      method: "POST",
+      path: `${base}/selves`,
       body: {
         apiVersion: `${PLATFORM_GROUP}/${PLATFORM_VERSION}`,
         kind: "Self",
         spec: accessKey === undefined ? {} : { accessKey },
       },
-    })) as { status?: SelfStatus };
+    });
     return answer.status ?? {};
   };
   return {
-    server: config.getCurrentCluster()?.server ?? "",
+    server,
     self: () => selves(),
     review: (credential) => selves(credential),
     async getInstance(namespace, name) {
       try {
-        return (await api.getNamespacedCustomObject({ ...instances, namespace, name })) as InstanceObject;
+        return await http.request<InstanceObject>({ method: "GET", path: instance(namespace, name) });
       } catch (error) {
-        if ((error as { code?: number }).code === 404) return undefined;
+        if (error instanceof KubeApiError && error.code === 404) return undefined;
         throw error;
       }
     },
-    async createInstance(instance) {
-      return (await api.createNamespacedCustomObject({
-        ...instances,
-        namespace: instance.metadata.namespace,
-        body: instance,
-        fieldManager: FIELD_MANAGER,
-      })) as InstanceObject;
-    },
-    async patchInstance(namespace, name, patch) {
-      return (await api.patchNamespacedCustomObject(
-        { ...instances, namespace, name, body: patch, fieldManager: FIELD_MANAGER },
-        mergePatch,
-      )) as InstanceObject;
-    },
-    async patchInstanceStatus(namespace, name, status) {
-      return (await api.patchNamespacedCustomObjectStatus(
-        { ...instances, namespace, name, body: { status }, fieldManager: FIELD_MANAGER },
-        mergePatch,
-      )) as InstanceObject;
-    },
+    createInstance: (created) =>
+      http.request<InstanceObject>({
+        method: "POST",
+        path: `${base}/namespaces/${encodeURIComponent(created.metadata.namespace)}/virtualclusterinstances`,
+        query: fieldManager,
+        body: created,
+      }),
+    patchInstance: (namespace, name, patch) =>
+      http.request<InstanceObject>({
+        method: "PATCH",
+        path: instance(namespace, name),
+        query: fieldManager,
+        body: patch,
+        contentType: MERGE_PATCH,
+      }),
+    patchInstanceStatus: (namespace, name, status) =>
+      http.request<InstanceObject>({
+        method: "PATCH",
+        path: `${instance(namespace, name)}/status`,
+        query: fieldManager,
+        body: { status },
+        contentType: MERGE_PATCH,
+      }),
   };
 }
 
 /** True when a call failed before any answer came (connection refused, DNS, TLS, reset). */
 export function isUnreachable(error: unknown): boolean {
-  return !(error instanceof ApiException) && (error as { code?: unknown })?.code === undefined;
+  return !(error instanceof KubeApiError);
 }
 
 /**
@@ -171,20 +137,12 @@ export function isUnreachable(error: unknown): boolean {
  * "HTTP <code>" when the answer had no message.
  */
 export function platformErrorMessage(error: unknown): string {
-  if (error instanceof ApiException) {
-    const text = typeof error.body === "string" ? error.body : errorBodies.get(error.headers as object);
-    let message: unknown;
-    try {
-      message = (JSON.parse(text ?? "") as { message?: unknown })?.message;
-    } catch {
-      message = undefined;
-    }
+  if (error instanceof KubeApiError) {
+    const message = error.status?.message;
     return typeof message === "string" && message ? message : `HTTP ${error.code}`;
   }
-  if (isUnreachable(error)) {
-    const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-    const detail = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-    return `platform unreachable (${detail})`;
-  }
-  return error instanceof Error ? error.message.split("\n")[0] : String(error);
+  // Network and TLS failures carry a code (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT, ...).
+  const failure = error as { code?: unknown; message?: unknown } | undefined;
+  const detail = typeof failure?.code === "string" ? failure.code : String(failure?.message ?? error);
+  return `platform unreachable (${detail.split("\n")[0]})`;
 }

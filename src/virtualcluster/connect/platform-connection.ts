@@ -7,10 +7,15 @@
 //   -> hand the instance's client CA to the API server (certificates the platform signs for users).
 // A failed cycle is logged and kept in state() for the health output; the control plane keeps serving either way.
 
-import type { CoreV1Api, RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { PlatformSettings } from "../settings/types.ts";
-import { ApiKeyNotFoundError, lookupApiKey, type PlatformCredentials, SecretForbiddenError } from "./api-key-lookup.ts";
+import {
+  ApiKeyNotFoundError,
+  lookupApiKey,
+  type PlatformCredentials,
+  SecretForbiddenError,
+  type SecretReader,
+} from "./api-key-lookup.ts";
 import {
   createPlatformApi,
   type InstanceObject,
@@ -26,6 +31,7 @@ import {
   needsSecretReaderRbac,
   platformRoleBindingName,
   platformRoleName,
+  type RoleApi,
   serviceAccountName,
 } from "./platform-rbac.ts";
 import { hasVirtualClusterRole } from "./scope-access.ts";
@@ -38,7 +44,7 @@ export interface PlatformConnectionOptions {
   name: string;
   namespace: string;
   platform: PlatformSettings;
-  host: { core: Pick<CoreV1Api, "readNamespacedSecret">; rbac: RbacAuthorizationV1Api };
+  host: { core: SecretReader; rbac: RoleApi };
   /** What the instance reports about the virtual cluster. */
   describe(): { kubernetesVersion: string; servingCaPem: string; endpoint: string };
   /** Receives the instance's client-certificate CA whenever it is known or changes. */

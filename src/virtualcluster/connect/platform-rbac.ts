@@ -69,8 +69,19 @@ export function needsSecretReaderRbac(createRBAC: boolean, secretNamespace: stri
 
 const statusCode = (error: unknown) => (error as { code?: number }).code;
 
+/** The Role and RoleBinding calls made here (client-node's RbacAuthorizationV1Api has them; so has hostApi()). */
+export type RoleApi = Pick<
+  RbacAuthorizationV1Api,
+  | "createNamespacedRole"
+  | "readNamespacedRole"
+  | "replaceNamespacedRole"
+  | "createNamespacedRoleBinding"
+  | "readNamespacedRoleBinding"
+  | "replaceNamespacedRoleBinding"
+>;
+
 /** Creates the Role and RoleBinding, or replaces them when they drifted. Idempotent. */
-export async function ensureSecretReaderRbac(api: RbacAuthorizationV1Api, target: SecretReaderTarget): Promise<void> {
+export async function ensureSecretReaderRbac(api: RoleApi, target: SecretReaderTarget): Promise<void> {
   const { role, binding } = secretReaderRbac(target);
   const namespace = target.secretNamespace;
   try {

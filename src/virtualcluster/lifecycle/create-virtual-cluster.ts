@@ -6,6 +6,7 @@
 // and waited for.
 
 import { existsSync } from "node:fs";
+import type { V1Secret } from "@kubernetes/client-node";
 import { ensureSecretReaderRbac, needsSecretReaderRbac, serviceAccountName } from "../connect/platform-rbac.ts";
 import type { RuntimeStatus } from "../runtime-status.ts";
 import { isMultiNamespace } from "../settings/multi-namespace.ts";
@@ -28,8 +29,14 @@ import type { PlatformClient } from "./platform-client.ts";
 import { checkLogin, projectNamespace } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
 import { ensureRuntimeRbac, runtimeKubeconfig } from "./runtime-identity.ts";
+import { type SettingsChanges, settingsChanges } from "./settings-changes.ts";
 import { checkSettings, editSettings, readSettings } from "./settings-file.ts";
-import { registrationAnnotations, registrationFromAnnotations, settingsSecretName } from "./stored-settings.ts";
+import {
+  registrationAnnotations,
+  registrationFromAnnotations,
+  SETTINGS_KEY,
+  settingsSecretName,
+} from "./stored-settings.ts";
 
 const LISTEN_HOST = "127.0.0.1";
 
@@ -41,6 +48,8 @@ export interface CreateOptions {
   settingsFile?: string;
   /** Apply new settings to an existing virtual cluster and restart it (creates it when missing). */
   upgrade?: boolean;
+  /** With upgrade and no settings file: drop the stored settings (without it they are kept). */
+  resetSettings?: boolean;
   /** Platform project to register in (default: the settings' project, else `default`). */
   project?: string;
   /** Kubeconfig of the host cluster (default: the copy an earlier create kept, else the current context). */
@@ -54,6 +63,8 @@ export interface CreateOptions {
   /** The `virtualcluster` program's entry script (it runs the virtual cluster in the background). */
   program: string;
   step?: RunStep;
+  /** The step that waits for the runtime to be ready (default: step). */
+  waitStep?: RunStep;
 }
 
 export interface CreateResult {
@@ -64,6 +75,8 @@ export interface CreateResult {
   updated: boolean;
   /** What the user should know, e.g. where the platform access key comes from. */
   notes: string[];
+  /** On an update: whether the stored settings were kept (no file given), and what changed in them. */
+  settings?: { kept: boolean; changes: SettingsChanges };
 }
 
 export async function createVirtualCluster(options: CreateOptions): Promise<CreateResult> {
@@ -71,9 +84,16 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
   const step = options.step ?? runQuietly;
   checkName("virtual cluster name", name);
   checkName("namespace", namespace);
-  const label = options.settingsFile ?? "settings";
-  const original = readSettings(options.settingsFile);
-  const settings = checkSettings(original, label, namespace);
+  if (options.resetSettings && (options.settingsFile !== undefined || !options.upgrade)) {
+    throw new LifecycleError(
+      "--reset-settings goes with --upgrade and without -f (it drops the stored settings; -f replaces them)",
+    );
+  }
+  // An upgrade without a file keeps what is stored: read once the host is known.
+  const keepStored = Boolean(options.upgrade && options.settingsFile === undefined && !options.resetSettings);
+  let label = options.settingsFile ?? "settings";
+  let original = readSettings(options.settingsFile);
+  let settings = keepStored ? undefined : checkSettings(original, label, namespace);
 
   const paths = clusterPaths(namespace, name);
   const existing = readLocalCluster(namespace, name);
@@ -94,6 +114,13 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
       `virtual cluster ${name} already exists in namespace ${namespace}: add --upgrade to apply new settings and restart it`,
     );
   }
+  const previousText =
+    storedSettingsText(stored) ?? (existing && existsSync(paths.settings) ? readSettings(paths.settings) : undefined);
+  if (keepStored && previousText !== undefined) {
+    original = previousText;
+    label = "the stored settings (pass -f to replace them)";
+  }
+  settings ??= checkSettings(original, label, namespace);
 
   const client = options.platform;
   const login = client?.login;
@@ -152,14 +179,27 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
 
     await stopRuntime(paths);
     const started = startRuntime({ cluster, paths, program: options.program });
-    const status = await step(`Starting virtual cluster ${name}`, () =>
+    const status = await (options.waitStep ?? step)(`Starting virtual cluster ${name}`, () =>
       waitUntilReady(paths, started, options.timeoutMs ?? 120_000),
     );
-    return { cluster, status, updated: Boolean(existing || stored), notes: plan.notes };
+    const kept = keepStored && previousText !== undefined;
+    return {
+      cluster,
+      status,
+      updated: Boolean(existing || stored),
+      notes: plan.notes,
+      settings: previousText === undefined ? undefined : { kept, changes: settingsChanges(previousText, text) },
+    };
   } catch (error) {
     for (const undoStep of undo.reverse()) await undoStep().catch(() => {});
     throw error;
   }
+}
+
+/** The settings text a settings Secret holds, if any. */
+function storedSettingsText(secret: V1Secret | undefined): string | undefined {
+  const data = secret?.data?.[SETTINGS_KEY];
+  return data === undefined ? undefined : Buffer.from(data, "base64").toString("utf8");
 }
 
 /** ServiceAccount, the Secret-reader RBAC the settings ask for, and the settings Secret (last). */

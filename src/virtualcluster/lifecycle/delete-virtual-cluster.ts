@@ -54,6 +54,8 @@ export interface DeleteResult {
   removedFromPlatform: boolean;
   /** What could not be removed from a platform (another login, or the calls failed). */
   leftOnPlatform: PlatformLeftover[];
+  /** The platform instances that stood for it (removed or not), e.g. to remove kube contexts made for them. */
+  instances: { platform: string; namespace: string; name: string }[];
 }
 
 export async function deleteVirtualCluster(options: DeleteOptions): Promise<DeleteResult> {
@@ -84,6 +86,11 @@ export async function deleteVirtualCluster(options: DeleteOptions): Promise<Dele
   const stopped = await step(`Stopping virtual cluster ${name}`, () => stopRuntime(paths));
 
   const leftovers = platformLeftovers(state, stored?.metadata?.annotations, status, namespace, name);
+  const registration = state?.registration ?? registrationFromAnnotations(stored?.metadata?.annotations);
+  const instances = [
+    ...(registration ? [{ platform: registration.platform, ...registration.instance }] : []),
+    ...leftovers.flatMap((entry) => (entry.instance ? [{ platform: entry.platform, ...entry.instance }] : [])),
+  ];
   const left = await step("Removing it from the platform", () =>
     cleanPlatform(options.platform, leftovers, namespace, name),
   );
@@ -100,7 +107,13 @@ export async function deleteVirtualCluster(options: DeleteOptions): Promise<Dele
     return count;
   });
   removeLocalCluster(namespace, name);
-  return { stopped, syncedDeleted, removedFromPlatform: leftovers.length > left.length, leftOnPlatform: left };
+  return {
+    stopped,
+    syncedDeleted,
+    removedFromPlatform: leftovers.length > left.length,
+    leftOnPlatform: left,
+    instances,
+  };
 }
 
 /** What may be on a platform for this virtual cluster: create's registration and the runtime's own instance. */

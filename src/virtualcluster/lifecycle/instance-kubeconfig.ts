@@ -19,6 +19,8 @@ export interface InstanceKubeconfigOptions {
   name: string;
   /** Its project; without one every project the login can see is searched. */
   project?: string;
+  /** Its host namespace: picks among instances of that name in several projects. */
+  namespace?: string;
   /** A client certificate instead of an access key. */
   clientCert?: boolean;
   /** A client of the platform the user is logged in to. */
@@ -32,6 +34,8 @@ export interface InstanceKubeconfig {
   /** The kubeconfig document. */
   kubeConfig: string;
   project: string;
+  /** The instance on the platform. */
+  instance: { namespace: string; name: string };
 }
 
 export async function requestInstanceKubeconfig(options: InstanceKubeconfigOptions): Promise<InstanceKubeconfig> {
@@ -40,7 +44,7 @@ export async function requestInstanceKubeconfig(options: InstanceKubeconfigOptio
   const self = await step(`Checking the login to ${client.login.host}`, () => checkLogin(client));
   const prefix = projectNamespace(self, "");
   const instance = await step(`Looking up virtual cluster ${name}`, () =>
-    findInstance(client, name, prefix, options.project),
+    findInstance(client, name, prefix, options.project, options.namespace),
   );
   const { namespace } = instance.metadata;
   const project = namespace.slice(prefix.length);
@@ -66,7 +70,7 @@ export async function requestInstanceKubeconfig(options: InstanceKubeconfigOptio
   );
   const kubeConfig = reply.status?.kubeConfig;
   if (!kubeConfig) throw new LifecycleError("the platform returned no kubeconfig");
-  return { kubeConfig, project };
+  return { kubeConfig, project, instance: { namespace, name } };
 }
 
 async function findInstance(
@@ -74,15 +78,19 @@ async function findInstance(
   name: string,
   prefix: string,
   project: string | undefined,
+  hostNamespace: string | undefined,
 ): Promise<InstanceObject> {
   if (project !== undefined) {
     const instance = await getInstance(client, `${prefix}${project}`, name);
     if (!instance) throw new LifecycleError(`virtual cluster ${name} not found in project ${project}`);
     return instance;
   }
-  const found = await findInstances(client, name);
+  const found = (await findInstances(client, name)).filter(
+    (instance) => hostNamespace === undefined || instance.spec?.clusterRef?.namespace === hostNamespace,
+  );
   if (found.length === 0) {
-    throw new LifecycleError(`virtual cluster ${name} not found on the platform ${client.login.host}`);
+    const where = hostNamespace === undefined ? "" : ` in host namespace ${hostNamespace}`;
+    throw new LifecycleError(`virtual cluster ${name} not found${where} on the platform ${client.login.host}`);
   }
   if (found.length > 1) {
     const projects = found.map((instance) => instance.metadata.namespace.slice(prefix.length)).sort();

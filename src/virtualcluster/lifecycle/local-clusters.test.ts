@@ -10,6 +10,7 @@ import {
   clusterPaths,
   type LocalCluster,
   listLocalClusters,
+  namespaceOf,
   readLocalCluster,
   removeLocalCluster,
   writeLocalCluster,
@@ -31,6 +32,17 @@ const cluster = (namespace: string, name: string): LocalCluster => ({
 });
 
 describe("local clusters", () => {
+  it("namespaceOf() finds the only namespace of a name, and asks for -n when there is none or several", () => {
+    const home = freshHome();
+    writeLocalCluster(cluster("team-a", "dev"), home);
+    writeLocalCluster(cluster("team-a", "web"), home);
+    writeLocalCluster(cluster("team-b", "web"), home);
+    assert.equal(namespaceOf("dev", undefined, home), "team-a");
+    assert.equal(namespaceOf("web", "team-b", home), "team-b");
+    assert.throws(() => namespaceOf("web", undefined, home), /web is in namespaces team-a, team-b: pass -n NAMESPACE/);
+    assert.throws(() => namespaceOf("nope", undefined, home), /nope not found on this machine .*pass -n NAMESPACE/);
+  });
+
   it("checkName() accepts DNS labels and rejects everything a path or object name could be abused with", () => {
     for (const good of ["a", "dev", "team-a", "a1", "x".repeat(63)]) checkName("name", good);
     for (const bad of ["", "Dev", "-a", "a-", "a_b", "a.b", "../x", "a/b", "x".repeat(64)]) {

@@ -33,6 +33,8 @@ export interface LocalCluster {
   /** Whether `create` wrote the default API key Secret in the host namespace. */
   wroteApiKeySecret?: boolean;
   registration?: PlatformRegistration;
+  /** Stopped by `virtualcluster pause` (its data kept); `resume` or `create --upgrade` starts it again. */
+  paused?: boolean;
 }
 
 export interface ClusterPaths {
@@ -154,6 +156,24 @@ export function listLocalClusters(home: string = virtualclusterHome()): LocalClu
     }
   }
   return found;
+}
+
+/**
+ * The host namespace of the virtual cluster `name` on this machine, for commands run without -n: the given one, else
+ * the only namespace that has a virtual cluster of that name; a LifecycleError when there is none or several.
+ */
+export function namespaceOf(name: string, namespace: string | undefined, home?: string): string {
+  if (namespace !== undefined) return namespace;
+  const namespaces = listLocalClusters(home)
+    .filter((cluster) => cluster.name === name)
+    .map((cluster) => cluster.namespace);
+  if (namespaces.length === 1) return namespaces[0];
+  if (namespaces.length === 0) {
+    throw new LifecycleError(
+      `virtual cluster ${name} not found on this machine (see \`virtualcluster list\`); pass -n NAMESPACE for one on the host only`,
+    );
+  }
+  throw new LifecycleError(`virtual cluster ${name} is in namespaces ${namespaces.join(", ")}: pass -n NAMESPACE`);
 }
 
 /** Removes the cluster's directory, and its namespace directory when that is left empty. */

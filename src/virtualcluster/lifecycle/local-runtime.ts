@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 
 import { request } from "node:https";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { RUNTIME_NODE_FLAGS, runtimeEnvironment } from "../runtime-node-flags.ts";
 import { type RuntimeStatus, readRuntimeStatus } from "../runtime-status.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import type { ClusterPaths, LocalCluster } from "./local-clusters.ts";
@@ -114,6 +115,7 @@ export function startRuntime(options: StartRuntimeOptions): StartedRuntime {
   const log = openSync(paths.log, "a", 0o600);
   try {
     const args = [
+      ...RUNTIME_NODE_FLAGS,
       options.program,
       "run",
       "--name",
@@ -135,7 +137,7 @@ export function startRuntime(options: StartRuntimeOptions): StartedRuntime {
       cwd: paths.dir,
       detached: true,
       stdio: ["ignore", log, log],
-      env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" },
+      env: runtimeEnvironment({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" }),
     });
     if (child.pid === undefined) throw new LifecycleError(`cannot start ${process.execPath}`);
     let exited = false;
@@ -213,8 +215,9 @@ export async function waitUntilReady(
       );
     }
     if (Date.now() > deadline) {
+      const problem = lastLoggedProblem(paths, started.logOffset);
       throw new LifecycleError(
-        `the virtual cluster is not ready after ${Math.round(timeoutMs / 1000)}s (still starting; log: ${paths.log})`,
+        `the virtual cluster is not ready after ${Math.round(timeoutMs / 1000)}s (still starting${problem ? `; last problem: ${problem}` : ""}; log: ${paths.log})`,
       );
     }
     await sleep(POLL_MS);

@@ -41,13 +41,13 @@ const endpoints = () => ({
 test("applyPatches() applies a typical patch set: expressions and a wildcard", () => {
   const set = compile([
     { path: "metadata.annotations[*]", expression: "value.toUpperCase()" },
-    { path: 'metadata.annotations["added"]', expression: "valueExists ? value : context.vcluster.name" },
+    { path: 'metadata.annotations["added"]', expression: "context.vcluster.name" },
     { path: "subsets[*].addresses[*].ip", expression: "context.path + '=' + value" },
     { path: "subsets[0].ports[0].port", expression: "value + 8000" },
   ]);
   const input = endpoints();
   const { object, references } = applyPatches(set, input, options());
-  assert.deepEqual((object.metadata as Record<string, unknown>).annotations, { "a.b/c": "X", keep: "Y", added: "vc" });
+  assert.deepEqual((object.metadata as Record<string, unknown>).annotations, { "a.b/c": "X", keep: "Y" });
   const subsets = object.subsets as { addresses: { ip: string }[]; ports?: { port: number }[] }[];
   assert.deepEqual(
     subsets.flatMap((subset) => subset.addresses.map((address) => address.ip)),
@@ -84,18 +84,17 @@ test("applyPatches() removes fields whose expression returns null or undefined",
   assert.equal("notReadyAddresses" in subsets[1], false);
 });
 
-test("applyPatches() does nothing for missing paths, and adds a final bracketed key", () => {
+test("applyPatches() does nothing for missing paths, a final bracketed key included (not found: not applied)", () => {
   const set = compile([
     { path: "spec.missing.deep", expression: "'x'" },
     { path: "metadata.annotations.absent", expression: "'x'" },
-    { path: 'metadata.annotations["present-now"]', expression: "valueExists ? 'was' : 'added'" },
+    { path: 'metadata.annotations["present-now"]', expression: "require('fs')" },
     { path: 'metadata.missing["x"]', expression: "'x'" },
   ]);
   const { object } = applyPatches(set, endpoints(), options());
   assert.deepEqual((object.metadata as { annotations: object }).annotations, {
     "a.b/c": "x",
     keep: "y",
-    "present-now": "added",
   });
   assert.equal("spec" in object, false);
   assert.equal("missing" in (object.metadata as object), false);
@@ -189,7 +188,9 @@ test("applyPatches() keeps __proto__ and constructor keys as plain data", () => 
     { path: 'metadata.annotations["constructor"]', expression: "({ prototype: { polluted: true } })" },
     { path: "spec", expression: 'JSON.parse(\'{"__proto__": {"polluted": true}}\')' },
   ]);
-  const input = { metadata: { name: "x", annotations: {} }, spec: {} };
+  const input = JSON.parse(
+    '{"metadata": {"name": "x", "annotations": {"__proto__": 1, "constructor": 2}}, "spec": {}}',
+  );
   const { object } = applyPatches(set, input, options());
   const annotations = (object.metadata as { annotations: object }).annotations;
   assert.deepEqual(Object.keys(annotations), ["__proto__", "constructor"]);

@@ -116,7 +116,8 @@ class Run {
       const id = patch.expressions[direction]!;
       const use = patch.contextUse[direction];
       const withPath = use === "light" || use === "full";
-      const matches = findPathMatches(this.root, patch.segments);
+      // The spec: "If not found, the patch is not applied" (a missing final ["key"] included).
+      const matches = findPathMatches(this.root, patch.segments).filter((match) => match.exists);
       planned.push({ patch, matches, first: requests.length });
       for (const match of matches) {
         requests.push({

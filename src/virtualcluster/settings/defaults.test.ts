@@ -47,7 +47,7 @@ test("withDefaults() reports unknown keys and bad values with their field paths"
     extra: true,
   });
   assert.deepEqual(problems, [
-    "extra: Forbidden: unknown field; known fields: sync, controlPlane, external, experimental",
+    "extra: Forbidden: unknown field; known fields: sync, controlPlane, external, experimental, audit",
     "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, configMaps, secrets, namespaces",
     'sync.toHost.endpoints.enabled: Invalid value: "yes": must be a boolean',
     "sync.toHost.endpoints.patches[0].expresion: Forbidden: unknown field; known fields: path, expression, reverseExpression, reference, labels",

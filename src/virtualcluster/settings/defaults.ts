@@ -1,4 +1,5 @@
 import { type FieldError, fieldError, formatFieldError } from "../../apimachinery/field-errors.ts";
+import { checkAuditSettings } from "./audit-settings.ts";
 import { applySchema } from "./schema.ts";
 import { settingsSchema } from "./settings-schema.ts";
 import type { VirtualClusterSettings } from "./types.ts";
@@ -36,6 +37,7 @@ export function withDefaults(
     }
     if (!oidc.clientID) errors.push(fieldError.required(`${at}.clientID`, "the audience the ID tokens must name"));
   }
+  if (settings.audit) errors.push(...checkAuditSettings(settings.audit));
   const apiKey = settings.external.platform?.apiKey;
   if (apiKey && apiKey.namespace === undefined && options.namespace) apiKey.namespace = options.namespace;
   return { settings, problems: errors.map(formatFieldError) };

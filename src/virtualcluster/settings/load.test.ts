@@ -65,10 +65,11 @@ test("loadSettings() reports schema problems once, without compiling that list",
   );
 });
 
-test("loadSettings() reports YAML errors", () => {
+test("loadSettings() reports YAML errors with their line and column", () => {
   const [problem] = problems("sync:\n  toHost: [\n");
-  assert.match(problem, /^YAML: /);
-  assert.match(problems("a: 1\na: 2\n")[0], /^YAML: Map keys must be unique/);
+  assert.match(problem, /^YAML line \d+, column \d+: /);
+  assert.equal(problems("a: 1\na: 2\n")[0], "YAML line 2, column 1: Map keys must be unique");
+  assert.match(problems("sync:\n  toHost:\n    x: : y\n")[0], /^YAML line 3, column 8: /);
 });
 
 test("parseSettings() accepts an empty file and JSON", () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import { type CompiledPatchSet, type CompileOptions, compilePatches } from "../patches/compile.ts";
 import { PatchValidationError } from "../patches/errors.ts";
 import { type DefaultsOptions, withDefaults } from "./defaults.ts";
@@ -25,11 +25,17 @@ export interface LoadedSettings {
   dispose(): void;
 }
 
-/** Parses YAML (or JSON) text into plain data; YAML errors become SettingsError. */
+/** Parses YAML (or JSON) text into plain data; YAML errors become SettingsError naming their line and column. */
 export function parseSettingsText(text: string): unknown {
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter });
   if (document.errors.length > 0) {
-    throw new SettingsError(document.errors.map((error) => `YAML: ${error.message.split("\n")[0]}`));
+    throw new SettingsError(
+      document.errors.map((error) => {
+        const { line, col } = lineCounter.linePos(error.pos[0]);
+        return `YAML line ${line}, column ${col}: ${error.message.split("\n")[0]}`;
+      }),
+    );
   }
   return document.toJS({ maxAliasCount: 100 }) ?? {};
 }

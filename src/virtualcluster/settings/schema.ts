@@ -3,7 +3,7 @@ import { type FieldError, fieldError } from "../../apimachinery/field-errors.ts"
 // A small declarative schema for virtualcluster.yaml: types, defaults, unknown-key detection, errors with field
 // paths. Deliberately tiny so new settings are one line each (issue 7 adds its sections to settings-schema.ts).
 
-export type Schema = ObjectSchema | StringSchema | BooleanSchema | ArraySchema;
+export type Schema = ObjectSchema | StringSchema | BooleanSchema | ArraySchema | RawSchema;
 
 export interface ObjectSchema {
   type: "object";
@@ -26,6 +26,11 @@ export interface ArraySchema {
   /** Arrays default to empty. */
 }
 
+/** A mapping kept as written, checked by its own validator (the audit section reuses the platform's). */
+export interface RawSchema {
+  type: "raw";
+}
+
 export const object = (
   fields: Record<string, Schema>,
   presence: ObjectSchema["presence"] = "always",
@@ -37,6 +42,7 @@ export const object = (
 export const string = (options: Omit<StringSchema, "type"> = {}): StringSchema => ({ type: "string", ...options });
 export const boolean = (defaultValue?: boolean): BooleanSchema => ({ type: "boolean", default: defaultValue });
 export const array = (items: Schema): ArraySchema => ({ type: "array", items });
+export const raw = (): RawSchema => ({ type: "raw" });
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -54,6 +60,13 @@ const put = (target: Record<string, unknown>, key: string, value: unknown) =>
 export function applySchema(schema: Schema, value: unknown, path: string, errors: FieldError[]): unknown {
   const absent = value === undefined || value === null;
   switch (schema.type) {
+    case "raw":
+      if (absent) return undefined;
+      if (!isObject(value)) {
+        errors.push(fieldError.typeInvalid(path, value, "must be an object"));
+        return undefined;
+      }
+      return value;
     case "string":
       if (absent) return schema.default;
       if (typeof value !== "string") {

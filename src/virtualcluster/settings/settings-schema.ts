@@ -1,4 +1,4 @@
-import { array, boolean, object, type Schema, string } from "./schema.ts";
+import { array, boolean, object, raw, type Schema, string } from "./schema.ts";
 
 /** Secret the platform access key is read from by default. */
 export const DEFAULT_API_KEY_SECRET = "virtualcluster-platform-api-key";
@@ -72,6 +72,8 @@ export const settingsSchema = object({
   experimental: object({
     multiNamespaceMode: object({ enabled: boolean(false) }),
   }),
+  // The platform's audit block (enabled, level or policy, path, rotation), checked by audit-settings.ts.
+  audit: raw(),
 });
 
 /** The patch lists the loader compiles, with the resource each one belongs to. */

@@ -1,3 +1,4 @@
+import type { AuditConfig } from "../../config/types.ts";
 import type { Patch } from "../patches/types.ts";
 
 /** A synced resource with patches. */
@@ -65,4 +66,6 @@ export interface VirtualClusterSettings {
   experimental: {
     multiNamespaceMode: { enabled: boolean };
   };
+  /** The API server's audit log, as the platform's status.audit (path relative to the data directory). */
+  audit?: AuditConfig;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { CoreV1Api } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import type { KubeHttp } from "../kube/kube-http.ts";
 import { SYNCER_COMPONENT } from "./constants.ts";
 import { describeError, statusCode } from "./kube-client.ts";
 import type { StatsCounter } from "./stats.ts";
@@ -25,13 +25,13 @@ function eventName(objectName: string): string {
  * `count` and `lastTimestamp` of the event already recorded instead of creating another.
  */
 export class EventRecorder {
-  readonly #core: CoreV1Api;
+  readonly #http: KubeHttp;
   readonly #stats: StatsCounter;
   readonly #logger: Logger | undefined;
   readonly #recorded = new Map<string, { namespace: string; name: string; count: number }>();
 
-  constructor(core: CoreV1Api, stats: StatsCounter, logger?: Logger) {
-    this.#core = core;
+  constructor(http: KubeHttp, stats: StatsCounter, logger?: Logger) {
+    this.#http = http;
     this.#stats = stats;
     this.#logger = logger;
   }
@@ -47,8 +47,9 @@ export class EventRecorder {
       if (known && (await this.#bump(known))) return;
       const name = eventName(metadata.name ?? "object");
       const time = now();
-      await this.#core.createNamespacedEvent({
-        namespace,
+      await this.#http.request({
+        method: "POST",
+        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
         body: {
           apiVersion: "v1",
           kind: "Event",
@@ -65,8 +66,8 @@ export class EventRecorder {
           message,
           type: "Warning",
           count: 1,
-          firstTimestamp: time as never,
-          lastTimestamp: time as never,
+          firstTimestamp: time,
+          lastTimestamp: time,
           source: { component: SYNCER_COMPONENT },
           reportingComponent: SYNCER_COMPONENT,
           reportingInstance: SYNCER_COMPONENT,
@@ -83,9 +84,10 @@ export class EventRecorder {
   /** Bumps a recorded event; false when it is gone (deleted or expired), so a new one is created. */
   async #bump(known: { namespace: string; name: string; count: number }): Promise<boolean> {
     try {
-      await this.#core.patchNamespacedEvent({
-        namespace: known.namespace,
-        name: known.name,
+      await this.#http.request({
+        method: "PATCH",
+        path: `/api/v1/namespaces/${encodeURIComponent(known.namespace)}/events/${encodeURIComponent(known.name)}`,
+        contentType: "application/json-patch+json",
         body: [
           { op: "replace", path: "/count", value: known.count + 1 },
           { op: "replace", path: "/lastTimestamp", value: now() },

@@ -1,7 +1,8 @@
-import { type KubernetesListObject, type KubernetesObject, ListWatch, Watch } from "@kubernetes/client-node";
 import type { Logger } from "pino";
-import { cloneJson } from "../patches/json-clone.ts";
+import { KubeApiError, type StatusBody } from "../kube/kube-api-error.ts";
+import type { Query, WatchEvent } from "../kube/kube-http.ts";
 import { describeError, type KubeClient } from "./kube-client.ts";
+import type { WireList } from "./resource-calls.ts";
 import type { WireObject } from "./types.ts";
 
 export type InformerEvent = "add" | "update" | "delete";
@@ -12,8 +13,6 @@ export interface InformerOptions {
   client: KubeClient;
   /** Collection path, e.g. `/api/v1/endpoints` or `/api/v1/namespaces/<ns>/endpoints`. */
   path: string;
-  /** Lists the collection with the same selectors as the watch. */
-  list(): Promise<KubernetesListObject<KubernetesObject>>;
   labelSelector?: string;
   fieldSelector?: string;
   onEvent(event: InformerEvent, object: WireObject): void;
@@ -21,30 +20,51 @@ export interface InformerOptions {
   /** Restart delays after a failed list or watch (default 200 ms doubling to 5 s). */
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** Items per list page (default 500). */
+  pageSize?: number;
 }
 
 const cacheKey = (namespace: string | undefined, name: string | undefined) => `${namespace ?? ""}/${name ?? ""}`;
 
 /**
- * A client-node ListWatch that keeps running: it re-lists after a 410 (ListWatch does that itself) and restarts
- * with backoff after the errors that stop a ListWatch (connection refused or reset when an API server restarts, a
- * failed list). Objects are kept as plain JSON, whether they came from a list (typed models) or a watch.
+ * Objects are cached without metadata.managedFields, as client-go informers with the managed-fields transform keep
+ * them: nothing in the syncer reads them, and their field sets were most of the cache (four copies of every synced
+ * object: virtual and host, Service and Endpoints).
+ */
+function cached(object: WireObject): WireObject {
+  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+  return object;
+}
+
+/** Watches end after 5 to 10 minutes (spread, as client-go does) and resume from the last resourceVersion. */
+const watchTimeoutSeconds = () => 300 + Math.floor(Math.random() * 300);
+
+/** The watch fell behind compaction (410 Gone, as an answer or as an ERROR event): only a new list helps. */
+class ExpiredError extends Error {}
+
+const isGone = (error: unknown) =>
+  error instanceof ExpiredError || (error instanceof KubeApiError && error.code === 410);
+
+/**
+ * List, then watch from the list's resourceVersion, forever: a watch that ends (its timeout) resumes where it
+ * stopped; 410 Gone re-lists at once; any other failure (an API server restarting, a refused list) re-lists after a
+ * backoff. A re-list reports what changed meanwhile (adds, updates, deletes), so handlers see every difference.
+ * Objects are kept as the plain JSON the server sent, less their managedFields.
  */
 export class Informer {
-  readonly #options: InformerOptions;
-  readonly #listWatch: ListWatch<KubernetesObject>;
-  readonly #cache = new Map<string, WireObject>();
   readonly ready: Promise<void>;
+  readonly #options: InformerOptions;
+  readonly #cache = new Map<string, WireObject>();
+  readonly #abort = new AbortController();
   #resolveReady!: () => void;
-  #listed = false;
   #isReady = false;
   #stopped = false;
-  /** The current attempt failed (#failed scheduled the next one). */
-  #attemptFailed = false;
-  /** Failing since the last successful start: logged once, and once more on recovery. */
+  #resourceVersion = "";
+  /** Failing since the last successful list: logged once, and once more on recovery. */
   #streak = false;
   #delay: number;
-  #timer: NodeJS.Timeout | undefined;
+  #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
 
   constructor(options: InformerOptions) {
     this.#options = options;
@@ -52,27 +72,10 @@ export class Informer {
     this.ready = new Promise((resolve) => {
       this.#resolveReady = resolve;
     });
-    const list = async () => {
-      const result = await options.list();
-      this.#listed = true;
-      return result;
-    };
-    this.#listWatch = new ListWatch(
-      options.path,
-      new Watch(options.client.watchConfig),
-      list,
-      false,
-      options.labelSelector,
-      options.fieldSelector,
-    );
-    this.#listWatch.on("add", (object) => this.#store("add", object));
-    this.#listWatch.on("update", (object) => this.#store("update", object));
-    this.#listWatch.on("delete", (object) => this.#remove(object));
-    this.#listWatch.on("error", (error) => this.#failed(error));
   }
 
   start(): void {
-    void this.#run();
+    this.#loop ??= this.#run();
   }
 
   get(namespace: string, name: string): WireObject | undefined {
@@ -89,27 +92,126 @@ export class Informer {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#listWatch.stop();
+    this.#abort.abort();
+    this.#wake?.();
+    await this.#loop;
   }
 
   async #run(): Promise<void> {
+    let listed = false;
+    while (!this.#stopped) {
+      try {
+        if (!listed) {
+          await this.#list();
+          listed = true;
+          this.#recovered();
+        }
+        const started = Date.now();
+        await this.#watch();
+        // A watch the server ends at once, again and again, must not spin: wait as after a failure.
+        if (Date.now() - started < 1000 && !this.#stopped) await this.#sleep(this.#delay);
+      } catch (error) {
+        if (this.#stopped) return;
+        listed = false;
+        if (isGone(error)) continue;
+        this.#failed(error);
+        await this.#sleep(this.#delay);
+        this.#delay = Math.min(this.#delay * 2, this.#options.retryMaxMs ?? 5000);
+      }
+    }
+  }
+
+  #selectors(): Query {
+    return { labelSelector: this.#options.labelSelector, fieldSelector: this.#options.fieldSelector };
+  }
+
+  async #list(): Promise<void> {
+    const { client, path } = this.#options;
+    const items: WireObject[] = [];
+    let next: string | undefined;
+    let resourceVersion = "";
+    do {
+      const page = await client.http.request<WireList>({
+        method: "GET",
+        path,
+        query: { ...this.#selectors(), limit: this.#options.pageSize ?? 500, continue: next },
+      });
+      items.push(...(page.items ?? []));
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+      next = page.metadata?.continue || undefined;
+    } while (next && !this.#stopped);
     if (this.#stopped) return;
-    this.#attemptFailed = false;
-    await this.#listWatch.start();
-    if (this.#attemptFailed || this.#stopped) return;
-    if (this.#streak) this.#options.logger?.info({ informer: this.#options.name }, "informer reconnected");
-    this.#streak = false;
-    this.#delay = this.#options.retryBaseMs ?? 200;
-    if (this.#listed && !this.#isReady) {
+    this.#replace(items);
+    this.#resourceVersion = resourceVersion;
+    if (!this.#isReady) {
       this.#isReady = true;
       this.#resolveReady();
     }
   }
 
+  /** Swaps in a fresh list and reports the differences with the cache. */
+  #replace(items: WireObject[]): void {
+    const previous = new Map(this.#cache);
+    this.#cache.clear();
+    for (const object of items) {
+      this.#cache.set(cacheKey(object.metadata?.namespace, object.metadata?.name), cached(object));
+    }
+    for (const [key, object] of this.#cache) {
+      const old = previous.get(key);
+      previous.delete(key);
+      if (!old) this.#options.onEvent("add", object);
+      else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
+        this.#options.onEvent("update", object);
+      }
+    }
+    for (const gone of previous.values()) this.#options.onEvent("delete", gone);
+  }
+
+  async #watch(): Promise<void> {
+    await this.#options.client.http.watch({
+      path: this.#options.path,
+      query: {
+        ...this.#selectors(),
+        resourceVersion: this.#resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: watchTimeoutSeconds(),
+      },
+      signal: this.#abort.signal,
+      onEvent: (event) => this.#event(event),
+    });
+  }
+
+  #event(event: WatchEvent): void {
+    const object = cached(event.object as WireObject);
+    const resourceVersion = object.metadata?.resourceVersion;
+    switch (event.type) {
+      case "ADDED":
+      case "MODIFIED":
+        this.#cache.set(cacheKey(object.metadata?.namespace, object.metadata?.name), object);
+        this.#options.onEvent(event.type === "ADDED" ? "add" : "update", object);
+        break;
+      case "DELETED":
+        this.#cache.delete(cacheKey(object.metadata?.namespace, object.metadata?.name));
+        this.#options.onEvent("delete", object);
+        break;
+      case "BOOKMARK":
+        break;
+      case "ERROR": {
+        const code = (event.object as { code?: number }).code;
+        if (code === 410) throw new ExpiredError("watch expired");
+        throw new KubeApiError(code ?? 500, event.object as StatusBody);
+      }
+    }
+    if (resourceVersion) this.#resourceVersion = resourceVersion;
+  }
+
+  #recovered(): void {
+    if (this.#streak) this.#options.logger?.info({ informer: this.#options.name }, "informer reconnected");
+    this.#streak = false;
+    this.#delay = this.#options.retryBaseMs ?? 200;
+  }
+
   #failed(error: unknown): void {
-    if (this.#stopped) return;
-    this.#attemptFailed = true;
     if (!this.#streak) {
       this.#options.logger?.warn(
         { informer: this.#options.name, error: describeError(error) },
@@ -117,20 +219,15 @@ export class Informer {
       );
     }
     this.#streak = true;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#run(), this.#delay);
-    this.#delay = Math.min(this.#delay * 2, this.#options.retryMaxMs ?? 5000);
   }
 
-  #store(event: InformerEvent, object: KubernetesObject): void {
-    const plain = cloneJson(object) as WireObject;
-    this.#cache.set(cacheKey(plain.metadata?.namespace, plain.metadata?.name), plain);
-    this.#options.onEvent(event, plain);
-  }
-
-  #remove(object: KubernetesObject): void {
-    const plain = cloneJson(object) as WireObject;
-    this.#cache.delete(cacheKey(plain.metadata?.namespace, plain.metadata?.name));
-    this.#options.onEvent("delete", plain);
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }

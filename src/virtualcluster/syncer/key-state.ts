@@ -11,9 +11,9 @@ export interface KeyState {
    */
   written?: { object: WireObject } | { deletedUid: string };
   /**
-   * The desired state last written (stable JSON) and the resourceVersion the host returned for it. While the host
-   * object still has that resourceVersion and the desired state is unchanged, nothing is written, even if the host
-   * normalizes the object in a way the semantic comparison does not know (a loop guard).
+   * The desired state last written (a digest of its stable JSON) and the resourceVersion the host returned for it.
+   * While the host object still has that resourceVersion and the desired state is unchanged, nothing is written, even
+   * if the host normalizes the object in a way the semantic comparison does not know (a loop guard).
    */
   applied?: { desired: string; resourceVersion: string };
   /** Consecutive updates caused only by our own previous write, for the virtual object at this version. */

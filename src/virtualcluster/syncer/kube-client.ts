@@ -1,92 +1,38 @@
-import {
-  ApiException,
-  CoreV1Api,
-  createConfiguration,
-  type KubeConfig,
-  type RequestContext,
-  type SecurityAuthentication,
-  ServerConfiguration,
-} from "@kubernetes/client-node";
+import type { KubeAccess } from "../kube/kube-access.ts";
+import { KubeApiError } from "../kube/kube-api-error.ts";
+import { KubeHttp } from "../kube/kube-http.ts";
 
-type Dispatcher = NonNullable<ReturnType<RequestContext["getDispatcher"]>>;
-
-/** One API server's clients, sharing one connection pool. */
+/** One API server's client: requests and watches share one keep-alive connection pool. */
 export interface KubeClient {
-  core: CoreV1Api;
-  /** A KubeConfig for informers (watches) whose requests use the shared pool. */
-  watchConfig: KubeConfig;
+  http: KubeHttp;
   /** Closes the pooled connections (watches included). */
   close(): Promise<void>;
 }
 
-/**
- * client-node builds a new connection pool (and so a new TLS handshake) for every request. This wraps the
- * KubeConfig's authentication so every request and watch of one client shares the first pool instead; credentials
- * are still applied per request by the KubeConfig itself.
- */
-export function createKubeClient(kubeConfig: KubeConfig): KubeClient {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error("the kubeconfig has no current cluster");
-  let pool: Dispatcher | undefined;
-  const authentication: SecurityAuthentication = {
-    getName: () => "pooled-kubeconfig",
-    async applySecurityAuthentication(context: RequestContext) {
-      await kubeConfig.applySecurityAuthentication(context);
-      const fresh = context.getDispatcher();
-      if (!fresh) return;
-      pool ??= fresh;
-      context.setDispatcher(pool);
-    },
-  };
-  const configuration = createConfiguration({
-    baseServer: new ServerConfiguration(cluster.server, {}),
-    authMethods: { default: authentication },
-  });
-  const watchConfig = Object.create(kubeConfig, {
-    applySecurityAuthentication: { value: authentication.applySecurityAuthentication },
-  }) as KubeConfig;
+export function createKubeClient(access: KubeAccess): KubeClient {
+  const http = new KubeHttp(access, { userAgent: "virtualcluster-syncer" });
   return {
-    core: new CoreV1Api(configuration),
-    watchConfig,
+    http,
     async close() {
-      const current = pool as (Dispatcher & { destroy?: () => Promise<void> }) | undefined;
-      pool = undefined;
-      await current?.destroy?.();
+      http.close();
     },
   };
 }
 
 /** HTTP status of a failed API call; undefined for network errors. */
 export function statusCode(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined;
+  return error instanceof KubeApiError ? error.code : undefined;
 }
 
 /** The Status `reason` of a failed API call (e.g. AlreadyExists, Conflict), when the server sent one. */
 export function statusReason(error: unknown): string | undefined {
-  if (!(error instanceof ApiException)) return undefined;
-  let body: unknown = error.body;
-  if (typeof body === "string") {
-    try {
-      body = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
-  const reason = (body as { reason?: unknown } | undefined)?.reason;
+  if (!(error instanceof KubeApiError)) return undefined;
+  const reason = error.status?.reason;
   return typeof reason === "string" ? reason : undefined;
 }
 
 /** One line describing a failed API call, without request bodies. */
 export function describeError(error: unknown): string {
-  if (error instanceof ApiException) {
-    let body: unknown = error.body;
-    if (typeof body === "string") {
-      try {
-        body = JSON.parse(body);
-      } catch {}
-    }
-    const message = (body as { message?: unknown } | undefined)?.message;
-    return `HTTP ${error.code}${typeof message === "string" ? `: ${message}` : ""}`;
-  }
+  if (error instanceof KubeApiError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }

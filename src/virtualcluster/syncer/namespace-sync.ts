@@ -28,8 +28,8 @@ export interface NamespaceSyncOptions {
   logger?: Logger;
 }
 
-type Body = never;
-const plain = (object: unknown) => JSON.parse(JSON.stringify(object)) as WireObject;
+const NAMESPACES = "/api/v1/namespaces";
+const namespacePath = (name: string) => `${NAMESPACES}/${encodeURIComponent(name)}`;
 
 export class NamespaceSync {
   readonly #options: NamespaceSyncOptions;
@@ -43,17 +43,15 @@ export class NamespaceSync {
     this.#virtual = new Informer({
       name: "virtual namespaces",
       client: virtual,
-      path: "/api/v1/namespaces",
-      list: async () => plain(await virtual.core.listNamespace()) as never,
+      path: NAMESPACES,
       onEvent: (_event, object) => options.enqueue(namespaceKey(object.metadata?.name ?? "")),
       logger,
     });
     this.#host = new Informer({
       name: "host namespaces",
       client: host,
-      path: "/api/v1/namespaces",
+      path: NAMESPACES,
       labelSelector: managed,
-      list: async () => plain(await host.core.listNamespace({ labelSelector: managed })) as never,
       onEvent: (_event, object) => {
         const virtualName = object.metadata?.labels?.[NAMESPACE_LABEL];
         if (virtualName) options.enqueue(namespaceKey(virtualName));
@@ -76,7 +74,11 @@ export class NamespaceSync {
     if (!wanted) {
       if (!current || current.metadata?.deletionTimestamp) return;
       try {
-        await host.core.deleteNamespace({ name: hostName, body: { preconditions: { uid: current.metadata?.uid } } });
+        await host.http.request({
+          method: "DELETE",
+          path: namespacePath(hostName),
+          body: { apiVersion: "v1", kind: "DeleteOptions", preconditions: { uid: current.metadata?.uid } },
+        });
         stats.write("host", "Namespace", "delete");
       } catch (error) {
         const code = statusCode(error);
@@ -95,11 +97,13 @@ export class NamespaceSync {
       },
     };
     try {
-      await host.core.createNamespace({ body: body as Body });
+      await host.http.request({ method: "POST", path: NAMESPACES, body });
       stats.write("host", "Namespace", "create");
     } catch (error) {
       if (statusCode(error) !== 409) throw new HostWriteError("create", "Namespace", "", hostName, error, false);
-      const existing = await host.core.readNamespace({ name: hostName }).catch(() => undefined);
+      const existing = await host.http
+        .request<WireObject>({ method: "GET", path: namespacePath(hostName) })
+        .catch(() => undefined);
       if (existing && existing.metadata?.labels?.[MANAGED_BY_LABEL] !== name) {
         throw new UnmanagedObjectError("Namespace", "", hostName, `${MANAGED_BY_LABEL}=${name}`);
       }

@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { ReferencedObject } from "../patches/types.ts";
 import { MANAGED_BY_LABEL } from "../translate/constants.ts";
@@ -89,12 +90,34 @@ export class Reconciler {
     this.#options = options;
   }
 
-  /** The host informer saw an event for `key`: drop our write overlay once the informer has caught up. */
-  hostEvent(key: string, caughtUp: (state: NonNullable<KeyState["written"]>) => boolean): void {
+  /**
+   * The host informer saw an event for `key`: drops our write overlay once the informer has caught up. Returns
+   * whether the key needs a sync: not for the echo of our own last write (the host object is the one we wrote and
+   * no patch of the resource reads the host object), which would compute the same desired object again for nothing.
+   */
+  hostEvent(
+    key: string,
+    event: "add" | "update" | "delete",
+    seen: WireObject,
+    caughtUp: (state: NonNullable<KeyState["written"]>) => boolean,
+  ): boolean {
     const state = this.#states.get(key);
-    if (!state?.written || !caughtUp(state.written)) return;
-    delete state.written;
-    if (!state.last && !state.applied) this.#states.delete(key); // a deleted object: nothing left to remember
+    if (state?.written && caughtUp(state.written)) {
+      delete state.written;
+      if (!state.last && !state.applied) this.#states.delete(key); // a deleted object: nothing left to remember
+    }
+    const ours =
+      event !== "delete" &&
+      state !== undefined &&
+      !state.written &&
+      state.applied !== undefined &&
+      state.applied.resourceVersion === seen.metadata?.resourceVersion;
+    return !ours || this.#readsHost(parseKey(key).resource);
+  }
+
+  /** Whether some patch of the resource can read `context.hostObject` (its desired object may follow the host's). */
+  #readsHost(resource: SyncedResource): boolean {
+    return this.#options.context.patches[resource]?.contextUse === "full";
   }
 
   /** Forgets the overlay of `key` (after a failure, so the next attempt reads the informer). */
@@ -198,21 +221,22 @@ export class Reconciler {
     if (hostObject && state.last) source = await this.#carryBack(resource, source, hostObject, state);
     const desired = desiredHostObject(resource, source, hostObject, context);
     if (this.#references(resource)) this.#trackReferences(key, desired.references, true);
-    const desiredText = stableJson(desired.object);
+    // A digest, not the text: it is kept per key, and 4,000 texts of ~1 KiB were most of the syncer's memory.
+    const desiredDigest = hash("sha256", stableJson(desired.object), "base64");
     let result: WireObject | undefined = hostObject;
     if (!hostObject) {
       result =
         resource === "services"
           ? await this.#createService(key, source, desired.object, state)
           : await this.#create(key, resource, desired.object, state);
-    } else if (!this.#inSync(resource, desired.object, desiredText, hostObject, state)) {
+    } else if (!this.#inSync(resource, desired.object, desiredDigest, hostObject, state)) {
       this.#countSelfTriggered(parsed, hostObject, virtualVersion, state);
       result = await this.#update(key, resource, desired.object, hostObject, state);
     } else {
       delete state.rewrites;
     }
     if (result !== hostObject) {
-      state.applied = { desired: desiredText, resourceVersion: result?.metadata?.resourceVersion ?? "" };
+      state.applied = { desired: desiredDigest, resourceVersion: result?.metadata?.resourceVersion ?? "" };
     }
     state.last = { virtual: snapshotOf(source), host: snapshotOf(result) };
     if (resource === "services" && result) await this.#showHostClusterIP(source, result, state);
@@ -337,12 +361,12 @@ export class Reconciler {
   #inSync(
     resource: SyncedResource,
     desired: WireObject,
-    desiredText: string,
+    desiredDigest: string,
     host: WireObject,
     state: KeyState,
   ): boolean {
     const applied = state.applied;
-    const unchanged = applied?.resourceVersion === host.metadata?.resourceVersion && applied?.desired === desiredText;
+    const unchanged = applied?.resourceVersion === host.metadata?.resourceVersion && applied?.desired === desiredDigest;
     if (unchanged) return true;
     if (resource === "secrets" && (desired.type ?? "Opaque") !== (host.type ?? "Opaque")) return false;
     return semanticallyEqual(resource, desired, host);

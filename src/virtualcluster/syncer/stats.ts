@@ -19,6 +19,10 @@ export interface SyncerStats {
   notConverging: number;
   /** Keys currently stopped as not converging. */
   stalled: number;
+  /** Objects whose last sync failed (each is retried with backoff); 0 once they sync again. */
+  failing: number;
+  /** The latest failure, as `virtualcluster list -o wide` shows it. */
+  lastError?: { key: string; message: string; time: string };
   /** The initial lists of every informer are done. */
   synced: boolean;
 }
@@ -31,6 +35,19 @@ export class StatsCounter {
   errors = 0;
   syncErrorEvents = 0;
   notConverging = 0;
+  readonly #failing = new Set<string>();
+  #lastError: SyncerStats["lastError"];
+
+  /** A key's sync failed with `message` (not a retry for a conflict). */
+  failed(key: string, message: string): void {
+    this.#failing.add(key);
+    this.#lastError = { key, message, time: new Date().toISOString() };
+  }
+
+  /** A key synced: it is no longer failing. */
+  synced(key: string): void {
+    this.#failing.delete(key);
+  }
 
   write(side: WriteSide, kind: string, verb: string): void {
     this.writes[side][kind] ??= {};
@@ -48,6 +65,8 @@ export class StatsCounter {
       errors: this.errors,
       syncErrorEvents: this.syncErrorEvents,
       notConverging: this.notConverging,
+      failing: this.#failing.size,
+      ...(this.#lastError ? { lastError: { ...this.#lastError } } : {}),
       synced,
     };
   }

@@ -1,6 +1,6 @@
 // The syncer's counters as Prometheus series on the virtual cluster's /metrics, read from stats() when scraped.
 
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "../../http/prometheus.ts";
 import type { SyncerStats } from "./stats.ts";
 
 /** Registers the syncer's series on `registry`; `stats` is read at every scrape. */

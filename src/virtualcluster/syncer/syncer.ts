@@ -6,9 +6,9 @@
 //   -> workers (one key at a time) run Reconciler.reconcile: desired host object from the virtual one, compared with
 //      the host object, written only when different; failures retried with backoff, SyncError events recorded.
 
-import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import type { OwnerReference } from "../../apimachinery/types.ts";
+import type { KubeAccess } from "../kube/kube-access.ts";
 import type { LoadedSettings } from "../settings/load.ts";
 import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
@@ -24,23 +24,26 @@ import { createKubeClient, type KubeClient } from "./kube-client.ts";
 import { isNamespaceKey, NamespaceSync } from "./namespace-sync.ts";
 import { Reconciler, type Side } from "./reconciler.ts";
 import { ReferenceTracker } from "./reference-tracker.ts";
-import { resourceCalls } from "./resource-calls.ts";
+import { collectionPath, resourceCalls } from "./resource-calls.ts";
 import { StatsCounter, type SyncerStats } from "./stats.ts";
 import { KIND_OF, type SyncedResource, type WireObject } from "./types.ts";
 import { WorkQueue } from "./work-queue.ts";
 
 export interface SyncerOptions {
   /** The virtual cluster's API server. */
-  virtual: KubeConfig;
+  virtual: KubeAccess;
   /** The host cluster. */
-  host: KubeConfig;
+  host: KubeAccess;
   /** Name of the virtual cluster. */
   name: string;
   /** Host namespace the virtual cluster runs in; synced objects are created there. */
   hostNamespace: string;
   settings: LoadedSettings;
   logger?: Logger;
-  /** Concurrent workers (default 4); a key is only ever handled by one of them at a time. */
+  /**
+   * Concurrent workers (default 16); a key is only ever handled by one of them at a time. A sync mostly waits on the
+   * host's answer (its commit and fsync), so more workers let the host commit more creates at once.
+   */
   workers?: number;
 }
 
@@ -113,7 +116,7 @@ class SyncerRuntime {
     this.#hostClient = createKubeClient(options.host);
     const calls = (client: KubeClient) =>
       Object.fromEntries(
-        RESOURCES.map((resource) => [resource, resourceCalls(client.core, resource)]),
+        RESOURCES.map((resource) => [resource, resourceCalls(client.http, resource)]),
       ) as Side["calls"];
     this.#virtual = { informers: {}, calls: calls(this.#virtualClient) };
     this.#host = { informers: {}, calls: calls(this.#hostClient) };
@@ -156,7 +159,6 @@ class SyncerRuntime {
       client: this.#hostClient,
       path: `/api/v1/namespaces/${encodeURIComponent(hostNamespace)}/services`,
       fieldSelector: `metadata.name=${name}`,
-      list: () => this.#host.calls.services.list(hostNamespace, { fieldSelector: `metadata.name=${name}` }),
       onEvent: (event, object) => this.#ownerEvent(event, object),
       logger,
     });
@@ -173,7 +175,7 @@ class SyncerRuntime {
       stats: this.#counter,
       enqueue: (key) => this.#queue.add(key),
     });
-    this.#events = new EventRecorder(this.#virtualClient.core, this.#counter, logger);
+    this.#events = new EventRecorder(this.#virtualClient.http, this.#counter, logger);
     this.ready = Promise.all(this.#allInformers().map((informer) => informer.ready)).then(() => {
       this.#isSynced = true;
     });
@@ -192,7 +194,7 @@ class SyncerRuntime {
           );
         }
       }
-      const workers = this.#options.workers ?? 4;
+      const workers = this.#options.workers ?? 16;
       for (let i = 0; i < workers; i++) this.#workers.push(this.#work());
       this.#options.logger?.info(
         { name: this.#options.name, hostNamespace: this.#options.hostNamespace },
@@ -234,17 +236,11 @@ class SyncerRuntime {
     labelSelector: string | undefined,
     onEvent: (event: InformerEvent, object: WireObject) => void,
   ): Informer {
-    const calls = side === "virtual" ? this.#virtual.calls : this.#host.calls;
-    const path =
-      namespace === undefined
-        ? `/api/v1/${resource}`
-        : `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
     return new Informer({
       name: `${side} ${resource}`,
       client: side === "virtual" ? this.#virtualClient : this.#hostClient,
-      path,
+      path: collectionPath(resource, namespace),
       labelSelector,
-      list: () => calls[resource].list(namespace, { labelSelector }),
       onEvent,
       logger: this.#options.logger,
     });
@@ -270,8 +266,9 @@ class SyncerRuntime {
       return;
     }
     const key = this.#hostKey(resource, object);
-    this.#reconciler.hostEvent(key, (written) => caughtUp(written, event, object));
-    this.#queue.add(key);
+    if (this.#reconciler.hostEvent(key, event, object, (written) => caughtUp(written, event, object))) {
+      this.#queue.add(key);
+    }
   }
 
   /** The key of a managed host object: from the syncer's annotations, else by reversing its name. */
@@ -323,6 +320,7 @@ class SyncerRuntime {
         else await this.#reconciler.reconcile(key);
         this.#queue.forget(key);
         this.#counter.syncs++;
+        this.#counter.synced(key);
       } catch (error) {
         await this.#failed(key, error);
         this.#queue.addRateLimited(key);
@@ -344,7 +342,10 @@ class SyncerRuntime {
     const logger = this.#options.logger;
     const fields = { key, retries: this.#queue.retries(key) };
     if (error instanceof RetryError) logger?.debug({ ...fields, reason: message }, "sync retried");
-    else logger?.warn({ ...fields, error: message }, "sync failed; retrying with backoff");
+    else {
+      logger?.warn({ ...fields, error: message }, "sync failed; retrying with backoff");
+      this.#counter.failed(key, message);
+    }
     if (this.#closed || !deservesEvent(error)) return;
     for (const target of this.#reconciler.eventTargets(parsed)) {
       await this.#events.warning(target.object, KIND_OF[target.resource], SYNC_ERROR_REASON, message);

@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { after, test } from "node:test";
+import type { StoreStats } from "../store-stats.ts";
+import type { KeyValueStore } from "../types.ts";
+import type { ConversionEvent } from "./auto-vacuum.ts";
+import { openDatabase } from "./schema.ts";
+import { openSqliteStore } from "./sqlite-store.ts";
+import { withoutFsync } from "./without-fsync.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "vacuum-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => join(dir, `store-${++files}.db`);
+const VALUE = "v".repeat(1000);
+
+async function fill(store: KeyValueStore, prefix: string, count: number): Promise<void> {
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) writes.push(store.create(`${prefix}${i}`, VALUE));
+  await Promise.all(writes);
+}
+
+async function empty(store: KeyValueStore, prefix: string, count: number): Promise<void> {
+  const writes: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) writes.push(store.delete(`${prefix}${i}`));
+  await Promise.all(writes);
+}
+
+async function statsWhen(store: KeyValueStore, done: (stats: StoreStats) => boolean): Promise<StoreStats> {
+  for (let i = 0; i < 500; i++) {
+    const stats = await store.stats!();
+    if (done(stats)) return stats;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.fail(`the store did not get there: ${JSON.stringify(await store.stats!())}`);
+}
+
+test("SqliteStore returns the pages compaction freed to the file system, with no step of its own", async () => {
+  const path = freshPath();
+  const store = await openSqliteStore({ path, checkpoint: { intervalMs: 20, truncateAfterIdleMs: 50 } });
+  try {
+    assert.equal((await store.stats!()).autoVacuum, "incremental", "a new file is made for incremental vacuum");
+    await fill(store, "/live/", 200);
+    await fill(store, "/churn/", 5000);
+    await empty(store, "/churn/", 5000);
+    const full = await store.stats!();
+    assert.ok(full.inUseBytes > 5 * 1024 * 1024, `the churn is in the file: ${full.inUseBytes}`);
+
+    await store.compact(0);
+    const shrunk = await statsWhen(store, (s) => s.freeBytes === 0 && s.walBytes === 0);
+    assert.ok(shrunk.inUseBytes < 400 * 1024, `200 live values left: ${shrunk.inUseBytes} bytes in use`);
+    assert.equal(shrunk.sizeBytes, statSync(path).size, "no WAL left once writes paused");
+    assert.equal(shrunk.sizeBytes, shrunk.inUseBytes, "the file is the pages in use");
+    assert.ok(shrunk.lastReclaim && shrunk.lastReclaim.freedBytes > 5 * 1024 * 1024, "the run is recorded");
+    assert.equal((await store.list({ prefix: "/live/" })).records.length, 200);
+  } finally {
+    await store.close();
+  }
+});
+
+test("SqliteStore's vacuum runs in steps that let commits through between them", async () => {
+  const store = await openSqliteStore({
+    path: freshPath(),
+    // The smallest steps (8 pages each): returning ~6 MiB takes hundreds of them.
+    vacuum: { stepBudgetMs: 0.001 },
+  });
+  try {
+    await fill(store, "/churn/", 5000);
+    await empty(store, "/churn/", 5000);
+    await store.compact(0);
+    const during = await store.stats!();
+    assert.ok(during.freeBytes > 1024 * 1024, "the vacuum has just started");
+    // Writes go first: each commits long before the hundreds of steps are done.
+    for (let i = 0; i < 5; i++) await store.create(`/between/steps-${i}`, "v");
+    const afterWrites = await store.stats!();
+    assert.ok(afterWrites.freeBytes > 0, "the writes committed while the vacuum was still under way");
+    const done = await statsWhen(store, (s) => s.freeBytes === 0);
+    assert.ok(done.lastReclaim && done.lastReclaim.freedBytes >= during.freeBytes - 64 * 1024, "and it finished");
+    assert.equal(await store.count("/between/"), 5);
+  } finally {
+    await store.close();
+  }
+});
+
+test("SqliteStore with vacuum false leaves freed pages for later writes", async () => {
+  const store = await openSqliteStore({ path: freshPath(), vacuum: false });
+  try {
+    await fill(store, "/churn/", 2000);
+    await empty(store, "/churn/", 2000);
+    await store.compact(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok((await store.stats!()).freeBytes > 1024 * 1024);
+  } finally {
+    await store.close();
+  }
+});
+
+/** A store file as an older version made it: auto_vacuum NONE. */
+async function legacyStore(path: string, keys: number): Promise<void> {
+  const store = await openSqliteStore({ path });
+  await fill(store, "/k/", keys);
+  await store.close();
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA journal_mode = DELETE; PRAGMA auto_vacuum = NONE; VACUUM");
+  assert.equal(Object.values(db.prepare("PRAGMA auto_vacuum").get() ?? {})[0], 0);
+  db.close();
+}
+
+test("openSqliteStore() converts an older store file to incremental vacuum once, saying so", async () => {
+  const path = freshPath();
+  await legacyStore(path, 300);
+  const events: ConversionEvent[] = [];
+  const store = await openSqliteStore({ path, onConversion: (event) => events.push(event) });
+  try {
+    assert.deepEqual(
+      events.map((e) => e.phase),
+      ["started", "converted"],
+    );
+    assert.ok(events[1].bytesBefore > 300 * 1000 && events[1].durationMs !== undefined);
+    assert.equal((await store.stats!()).autoVacuum, "incremental");
+    assert.equal((await store.list({ prefix: "/k/" })).records.length, 300, "every key is still there");
+    await store.create("/k/after", "v");
+  } finally {
+    await store.close();
+  }
+  const again: ConversionEvent[] = [];
+  const reopened = await openSqliteStore({ path, onConversion: (event) => again.push(event) });
+  await reopened.close();
+  assert.deepEqual(again, [], "once converted, never again");
+});
+
+test("openSqliteStore() leaves a store file above convertMaxBytes as it is, and says why", async () => {
+  const path = freshPath();
+  await legacyStore(path, 100);
+  const events: ConversionEvent[] = [];
+  const store = await openSqliteStore({ path, convertMaxBytes: 1024, onConversion: (event) => events.push(event) });
+  try {
+    assert.equal(events.length, 1);
+    assert.equal(events[0].phase, "skipped");
+    assert.match(events[0].reason ?? "", /larger than the 1 KiB converted at start/);
+    const stats = await store.stats!();
+    assert.equal(stats.autoVacuum, "none");
+    await fill(store, "/more/", 10);
+    await empty(store, "/more/", 10);
+    await store.compact(0);
+    assert.equal((await store.list({ prefix: "/k/" })).records.length, 100, "it serves as before");
+  } finally {
+    await store.close();
+  }
+});
+
+test("withoutFsync() runs a step with synchronous=NORMAL and puts the connection's mode back", () => {
+  const db = openDatabase(freshPath(), "FULL");
+  const mode = () => Object.values(db.prepare("PRAGMA synchronous").get() ?? {})[0];
+  try {
+    assert.equal(
+      withoutFsync(db, () => mode()),
+      1,
+    );
+    assert.equal(mode(), 2);
+    assert.throws(() =>
+      withoutFsync(db, () => {
+        throw new Error("step failed");
+      }),
+    );
+    assert.equal(mode(), 2, "also after a failed step");
+  } finally {
+    db.close();
+  }
+});

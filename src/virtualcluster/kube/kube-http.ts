@@ -1,0 +1,173 @@
+// JSON requests and watch streams against a Kubernetes API server over one keep-alive pool. Objects stay plain
+// JSON (one JSON.parse per response or watch line), which is all the syncer and the platform connection need.
+
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { KubeAccess } from "./kube-access.ts";
+import { KubeApiError } from "./kube-api-error.ts";
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface KubeRequest {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path below the server's base URL, e.g. `/api/v1/namespaces/default/services`. */
+  path: string;
+  query?: Query;
+  body?: unknown;
+  /** Content type of the body (default application/json; patches name theirs). */
+  contentType?: string;
+}
+
+export interface WatchEvent {
+  type: string;
+  object: Record<string, unknown>;
+}
+
+export interface WatchRequest {
+  path: string;
+  query: Query;
+  onEvent(event: WatchEvent): void;
+  /** Ends the watch (the promise then resolves). */
+  signal?: AbortSignal;
+}
+
+/** Requests that get no answer in this time fail (a hung connection must not stall a sync worker forever). */
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** A watch ends on the server's timeoutSeconds; this much longer without a byte and the client gives up. */
+const WATCH_SLACK_MS = 30_000;
+
+function queryString(query: Query | undefined): string {
+  if (!query) return "";
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  }
+  return parts.length ? `?${parts.join("&")}` : "";
+}
+
+export interface KubeHttpOptions {
+  timeoutMs?: number;
+  userAgent?: string;
+}
+
+export class KubeHttp {
+  readonly access: KubeAccess;
+  readonly #base: URL;
+  readonly #send: typeof httpsRequest;
+  readonly #timeoutMs: number;
+  readonly #userAgent: string;
+
+  constructor(access: KubeAccess, options: KubeHttpOptions = {}) {
+    this.access = access;
+    this.#base = new URL(access.server);
+    this.#send = this.#base.protocol === "http:" ? httpRequest : httpsRequest;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#userAgent = options.userAgent ?? "virtualcluster";
+  }
+
+  /** One request; resolves with the parsed JSON answer, rejects with KubeApiError on an HTTP error status. */
+  async request<T = Record<string, unknown>>(request: KubeRequest): Promise<T> {
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const response = await this.#open(request.method, request.path, request.query, this.#timeoutMs, {
+      body,
+      contentType: request.contentType,
+    });
+    const text = await readText(response);
+    const status = response.statusCode ?? 0;
+    if (status >= 400) throw KubeApiError.fromResponse(status, text);
+    return (text ? JSON.parse(text) : {}) as T;
+  }
+
+  /**
+   * Streams a watch: resolves when the server ends it (its timeout) or the signal aborts it; rejects on a
+   * connection error or an HTTP error status. Events arrive in order, one parsed line each.
+   */
+  async watch(watch: WatchRequest): Promise<void> {
+    const timeoutSeconds = Number(watch.query.timeoutSeconds ?? 0);
+    const idleMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 + WATCH_SLACK_MS : 0;
+    const response = await this.#open("GET", watch.path, { ...watch.query, watch: true }, idleMs, {
+      signal: watch.signal,
+    });
+    const status = response.statusCode ?? 0;
+    if (status >= 400) throw KubeApiError.fromResponse(status, await readText(response));
+    await new Promise<void>((resolve, reject) => {
+      let pending = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        pending += chunk;
+        let end = pending.indexOf("\n");
+        while (end >= 0) {
+          const line = pending.slice(0, end);
+          pending = pending.slice(end + 1);
+          if (line.trim()) {
+            try {
+              watch.onEvent(JSON.parse(line) as WatchEvent);
+            } catch (error) {
+              response.destroy(error as Error);
+              return;
+            }
+          }
+          end = pending.indexOf("\n");
+        }
+      });
+      response.once("end", () => resolve());
+      response.once("error", (error) => (watch.signal?.aborted ? resolve() : reject(error)));
+      response.once("close", () => resolve());
+    });
+  }
+
+  close(): void {
+    this.access.close();
+  }
+
+  async #open(
+    method: string,
+    path: string,
+    query: Query | undefined,
+    timeoutMs: number,
+    extra: { body?: string; contentType?: string; signal?: AbortSignal },
+  ): Promise<IncomingMessage> {
+    const options: RequestOptions = await this.access.requestOptions();
+    const headers: Record<string, string | number> = {
+      ...(options.headers as Record<string, string>),
+      accept: "application/json",
+      "user-agent": this.#userAgent,
+    };
+    if (extra.body !== undefined) {
+      headers["content-type"] = extra.contentType ?? "application/json";
+      headers["content-length"] = Buffer.byteLength(extra.body);
+    }
+    const base = this.#base;
+    return new Promise((resolve, reject) => {
+      const outgoing = this.#send({
+        ...options,
+        protocol: base.protocol,
+        hostname: base.hostname.replace(/^\[|\]$/g, ""),
+        port: base.port || undefined,
+        method,
+        path: `${base.pathname.replace(/\/+$/, "")}${path}${queryString(query)}`,
+        headers,
+        signal: extra.signal,
+      });
+      if (timeoutMs > 0) {
+        outgoing.setTimeout(timeoutMs, () =>
+          outgoing.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: "ETIMEDOUT" })),
+        );
+      }
+      outgoing.once("response", resolve);
+      outgoing.once("error", reject);
+      outgoing.end(extra.body);
+    });
+  }
+}
+
+function readText(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on("data", (chunk: Buffer) => chunks.push(chunk));
+    response.once("end", () =>
+      resolve(chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")),
+    );
+    response.once("error", reject);
+  });
+}

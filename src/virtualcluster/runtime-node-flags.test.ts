@@ -1,0 +1,23 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { missingRuntimeNodeFlags, RUNTIME_NODE_FLAGS, runtimeEnvironment } from "./runtime-node-flags.ts";
+
+test("missingRuntimeNodeFlags() lists the flags not given on the command line or in NODE_OPTIONS; a value of the user's own counts", () => {
+  assert.deepEqual(missingRuntimeNodeFlags([], undefined), RUNTIME_NODE_FLAGS);
+  assert.deepEqual(missingRuntimeNodeFlags(["--inspect"], "--enable-source-maps"), RUNTIME_NODE_FLAGS);
+  assert.deepEqual(missingRuntimeNodeFlags([...RUNTIME_NODE_FLAGS], undefined), []);
+  assert.deepEqual(missingRuntimeNodeFlags([], "--enable-source-maps --max_semi_space_size=16"), ["--expose-gc"]);
+  assert.deepEqual(missingRuntimeNodeFlags(["--expose-gc"], undefined), ["--max-semi-space-size=4"]);
+});
+
+test("runtimeEnvironment() adds glibc's one malloc arena and fixed trim threshold, keeping settings of the user's own", () => {
+  const ours = "glibc.malloc.arena_max=1:glibc.malloc.trim_threshold=131072";
+  assert.equal(runtimeEnvironment({ HOME: "/h" }).GLIBC_TUNABLES, ours);
+  assert.equal(runtimeEnvironment({ HOME: "/h" }).HOME, "/h");
+  assert.equal(
+    runtimeEnvironment({ GLIBC_TUNABLES: "glibc.malloc.arena_max=8" }).GLIBC_TUNABLES,
+    "glibc.malloc.arena_max=8:glibc.malloc.trim_threshold=131072",
+  );
+  const complete = { GLIBC_TUNABLES: `glibc.pthread.rseq=0:${ours}` };
+  assert.equal(runtimeEnvironment(complete), complete);
+});

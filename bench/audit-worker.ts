@@ -20,6 +20,7 @@ import { auditEventLine } from "../src/audit/event.ts";
 import { RotatingFileSink } from "../src/audit/rotating-file-sink.ts";
 import type { AuditCompletion, AuditLevel } from "../src/audit/types.ts";
 import { timeOrderedUuid } from "../src/utils/time-ordered-uuid.ts";
+import { BENCH_CALLER, encodedUser } from "./lib/audit-fixtures.ts";
 
 const { values } = parseArgs({
   options: {
@@ -31,46 +32,7 @@ const { values } = parseArgs({
 const requests = Number(values.requests);
 const level = values.level as AuditLevel;
 const BATCH_BYTES = 1024 * 1024;
-
-/** A user GET's answer as the registry encodes it (the bench user of bench/lib/api.ts). */
-const USER_JSON = JSON.stringify({
-  apiVersion: "management.platform.sh/v1",
-  kind: "User",
-  metadata: {
-    resourceVersion: "11",
-    name: "bench-get",
-    labels: { "bench.platform.sh/kind": "load" },
-    uid: "f02f5149-8909-4e92-9be7-e802231e3b11",
-    creationTimestamp: "2026-11-25T21:18:36Z",
-    generation: 1,
-    managedFields: [
-      {
-        manager: "unknown",
-        operation: "Update",
-        apiVersion: "management.platform.sh/v1",
-        time: "2026-11-25T21:18:36Z",
-        fieldsType: "FieldsV1",
-        fieldsV1: { "f:metadata": { "f:labels": { ".": {}, "f:bench.platform.sh/kind": {} } }, "f:spec": {} },
-      },
-    ],
-  },
-  spec: {
-    displayName: "Bench User",
-    username: "bench-get",
-    email: "bench.user@example.com",
-    groups: ["developers", "operators"],
-    subject: "bench-get",
-  },
-});
-const USER = {
-  name: "admin",
-  uid: "6ac0b5dd-df4b-4288-b4fd-f4c884571aa9",
-  groups: ["system:authenticated"],
-  extra: {
-    "management.platform.sh/access-key": ["admin-bootstrap"],
-    "management.platform.sh/access-key-type": ["User"],
-  },
-};
+const USER_JSON = encodedUser("bench-get", "11");
 
 /** The batches the pipe would hand over for `requests` GETs, 1 ms apart every 20 requests. */
 function batches(): Buffer[] {
@@ -104,7 +66,7 @@ function batches(): Buffer[] {
         name: "bench-get",
         subresource: "",
       },
-      user: USER,
+      user: BENCH_CALLER,
       sourceIp: "127.0.0.1",
       receivedAt: new Date(now),
       code: 200,
@@ -116,6 +78,10 @@ function batches(): Buffer[] {
   if (used > 0) out.push(batch.subarray(0, used));
   return out;
 }
+
+/** The audit file as the worker opens it, never rotating during a run. */
+const fileSink = (path: string) =>
+  new RotatingFileSink({ path, maxSizeBytes: 1024 * 1024 * 1024, maxBackups: 0, maxAgeDays: 0, compress: false });
 
 const threadCpu = () => {
   const usage = process.threadCpuUsage();
@@ -165,13 +131,7 @@ const steps: Step[] = [
   {
     name: "append the bytes to the file",
     async run(input, dir) {
-      const sink = new RotatingFileSink({
-        path: join(dir, "audit.log"),
-        maxSizeBytes: 1024 * 1024 * 1024,
-        maxBackups: 0,
-        maxAgeDays: 0,
-        compress: false,
-      });
+      const sink = fileSink(join(dir, "audit.log"));
       for (const bytes of input) sink.writeLines(bytes);
       await sink.close();
     },
@@ -181,13 +141,7 @@ const steps: Step[] = [
     async run(input, dir) {
       const store = new SqliteAuditStore(join(dir, "worker.db"));
       const writer = new DatastoreWriter({ store });
-      const sink = new RotatingFileSink({
-        path: join(dir, "worker.log"),
-        maxSizeBytes: 1024 * 1024 * 1024,
-        maxBackups: 0,
-        maxAgeDays: 0,
-        compress: false,
-      });
+      const sink = fileSink(join(dir, "worker.log"));
       for (const bytes of input) {
         writer.add(decode(bytes), "");
         sink.writeLines(bytes);

@@ -87,20 +87,12 @@ export class PostgresAuditStore implements AuditStore {
       return;
     }
     // More rows than one statement takes: several, in one transaction.
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await this.transaction(async (client) => {
       for (let start = 0; start < rows.length; start += MAX_STATEMENT_ROWS) {
         const part = rows.slice(start, start + MAX_STATEMENT_ROWS);
         await client.query(insertStatement(part.length), insertParameters(part));
       }
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async search(query: AuditSearch): Promise<AuditSearchResult> {
@@ -147,12 +139,19 @@ export class PostgresAuditStore implements AuditStore {
     return this.ready;
   }
 
-  private async createSchema(): Promise<void> {
+  private createSchema(): Promise<void> {
+    return this.transaction(async (client) => {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+      for (const statement of createTableSql("BIGSERIAL PRIMARY KEY", "BIGINT")) await client.query(statement);
+    });
+  }
+
+  /** Runs `work` on one pooled connection inside BEGIN … COMMIT (ROLLBACK when it throws). */
+  private async transaction(work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
-      for (const statement of createTableSql("BIGSERIAL PRIMARY KEY", "BIGINT")) await client.query(statement);
+      await work(client);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

@@ -194,6 +194,7 @@ async function main(): Promise<void> {
   /** Creates `count` objects: with `rate`, paced at that many per second; else as fast as WRITERS allow. */
   const write = async (count: number, task: (i: number) => Promise<unknown>, rate?: number) => {
     const started = new Float64Array(count);
+    const acked = new Float64Array(count);
     let next = 0;
     const t0 = performance.now();
     await Promise.all(
@@ -206,21 +207,30 @@ async function main(): Promise<void> {
           }
           started[i] = performance.now();
           await task(i);
+          acked[i] = performance.now();
         }
       }),
     );
-    return started;
+    return { started, acked };
   };
   /** CPU time of both server processes so far, to charge a run's work per object (moves less than throughput). */
   const cpuNow = () => ({ runtime: cpuTimeMs(runtime.child.pid!), host: cpuTimeMs(hostServer.child.pid!) });
-  const measure = async (started: Float64Array, keys: string[], cpuBefore: ReturnType<typeof cpuNow>) => {
+  const measure = async (
+    { started, acked }: { started: Float64Array; acked: Float64Array },
+    keys: string[],
+    cpuBefore: ReturnType<typeof cpuNow>,
+  ) => {
     const arrivals = keys.map((key) => seen.get(key)!);
     const span = Math.max(...arrivals) - Math.min(...started);
+    const writeSpan = Math.max(...acked) - Math.min(...started);
     await sleep(500); // the runtime's trailing work (host watch events of its own writes) is part of the cost
     const cpu = cpuNow();
     return {
       latency: summarize(arrivals.map((arrival, i) => arrival - started[i])),
       perSecond: round((keys.length * 1000) / span, 1),
+      // The writes alone: how fast the API server the writers talk to accepted them (host or virtual).
+      writeLatency: summarize(Array.from(acked, (ack, i) => ack - started[i])),
+      writesPerSecond: round((keys.length * 1000) / writeSpan, 1),
       cpuMsPerObject: {
         runtime: round((cpu.runtime - cpuBefore.runtime) / keys.length, 3),
         host: round((cpu.host - cpuBefore.host) / keys.length, 3),
@@ -243,7 +253,7 @@ async function main(): Promise<void> {
       await settled(); // the Services' own sync (host create, cluster IP shown) ends before the measured writes
     }
     const cpuBefore = cpuNow();
-    const started = await write(
+    const times = await write(
       count,
       (i) =>
         side === "direct"
@@ -256,7 +266,7 @@ async function main(): Promise<void> {
     );
     const keys = names.map((name, i) => `${side === "direct" ? name : hostName(name)}|${ipOf(i, tag)}`);
     await waitFor(keys);
-    return await measure(started, keys, cpuBefore);
+    return await measure(times, keys, cpuBefore);
   };
 
   // Both servers' code is compiled and their stores past their first pages before anything is measured: without

@@ -10,14 +10,14 @@
 // Per round: a burst of --burst creates (throughput = objects / span, p99 latency), then a paced run at --rate
 // objects/s for --paced-seconds (p99 latency). Before a syncer run, the virtual Services its Endpoints need are
 // created and their sync (host Service, cluster IP shown back) is waited out, so it is not part of the measure.
-// Memory: the runtime's resident set after start-up when idle, and with --objects Endpoints (with their Services)
+// Memory: the runtime's resident set idle after start-up (synced, then 5 s quiet), and with --objects Endpoints (with their Services)
 // synced: 3 s after the last arrived, and once the syncer is done and the runtime was quiet for --quiet-seconds;
 // the host API server's own RSS holding the same objects is printed beside it as the baseline. The machine is
 // shared: read numbers as orders of magnitude.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
@@ -130,14 +130,13 @@ async function main(): Promise<void> {
     /listening on (https:\/\/\S+)/,
     RUNTIME_NODE_OPTIONS,
   );
-  await sleep(3000);
-  const idleRss = memoryStatus(runtime.child.pid!);
   const virtualConfig = kubeConfig(join(dir, "vc", "admin.kubeconfig"));
   const virtualClient = createKubeClient(virtualConfig);
   const virtual = virtualClient.core;
-  /** The syncer's queue depth, from the virtual cluster's /metrics. */
+  /** The syncer's queue depth, from the virtual cluster's /metrics (one kept-alive connection). */
+  const metricsAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const queueDepth = async () => {
-    const options: Parameters<typeof request>[1] = { method: "GET" };
+    const options: Parameters<typeof request>[1] = { method: "GET", agent: metricsAgent };
     await virtualConfig.applyToHTTPSOptions(options);
     const text = await new Promise<string>((resolve, reject) => {
       const req = request(`${virtualConfig.getCurrentCluster()?.server}/metrics`, options, (res) => {
@@ -160,6 +159,11 @@ async function main(): Promise<void> {
       quiet = (await queueDepth()) === 0 ? quiet + 1 : 0;
     }
   };
+
+  // Idle: started, its informers synced (nothing queued) and quiet for 5 s.
+  await settled();
+  await sleep(5000);
+  const idleRss = memoryStatus(runtime.child.pid!);
 
   const seen = new Map<string, number>();
   // The watch resumes from its last event when it ends (client-node's fetch gives up on a body silent for 5 min,
@@ -324,6 +328,7 @@ async function main(): Promise<void> {
 
   watching = false;
   watch?.abort();
+  metricsAgent.destroy();
   await Promise.all([virtualClient.close(), hostClient.close()]);
   for (const child of [runtime.child, hostServer.child]) {
     const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -74,6 +74,11 @@ export interface LoadResult {
   /** Responses with a 2xx status. */
   ok: number;
   seconds: number;
+  /**
+   * From the start to the last response: autocannon reports the end of an `amount` run on its next one-second tick,
+   * so `seconds` (and `rate`) of a short run include idle time; rates of such runs use this.
+   */
+  activeSeconds: number;
   /** 2xx responses per second. */
   rate: number;
   /** Latency of 2xx responses, ms. */
@@ -100,6 +105,7 @@ export function load(options: LoadOptions): Promise<LoadResult> {
   if (options.body !== undefined) headers["content-type"] = options.contentType ?? "application/json";
   return new Promise((resolve, reject) => {
     let started = performance.now();
+    let lastResponse = started;
     let serverCpuStart = options.serverPid ? cpuTimeMs(options.serverPid) : 0;
     let loadCpuStart = process.cpuUsage();
     let otherCpu = otherCpuMeter(options.serverPid);
@@ -129,6 +135,7 @@ export function load(options: LoadOptions): Promise<LoadResult> {
           responses,
           ok,
           seconds,
+          activeSeconds: (lastResponse - started) / 1000,
           rate: ok / seconds,
           latency: summarize(latencies),
           status,
@@ -148,6 +155,7 @@ export function load(options: LoadOptions): Promise<LoadResult> {
       otherCpu = otherCpuMeter(options.serverPid);
     });
     instance.on("response", (_client: unknown, statusCode: number, resBytes: number, responseTime: number) => {
+      lastResponse = performance.now();
       responses++;
       bytes += resBytes;
       status[statusCode] = (status[statusCode] ?? 0) + 1;

@@ -8,6 +8,7 @@ import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { auditSettingsOf } from "../config/to-settings.ts";
 import type { AuditConfig } from "../config/types.ts";
 import { AuditLogger } from "./audit-logger.ts";
+import { BATCH_BYTES } from "./audit-pipe.ts";
 import type { AuditCompletion } from "./types.ts";
 
 const request = (verb: string, resource: string, extra: Partial<AuditCompletion> = {}): AuditCompletion => ({
@@ -113,6 +114,28 @@ describe("AuditLogger", () => {
     );
     assert.equal(events[0].requestObject.spec.password, "<redacted>");
     assert.deepEqual(events[0].responseObject, { ok: true });
+  });
+
+  it("AuditLogger decides once per request through its slot, and again after a settings change", async () => {
+    const path = join(dir, "slot.log");
+    setAudit({ enabled: true, level: 1, path });
+    const slot = { hookValue: undefined as unknown };
+    const get = request("get", "users", { id: "id-slot", slot });
+    audit.hooks.onRequestReceived(get);
+    assert.notEqual(slot.hookValue, undefined, "the decision is kept in the request's slot");
+    const kept = slot.hookValue;
+    audit.hooks.onRequestComplete(get);
+    assert.equal(slot.hookValue, kept, "later stages reuse it");
+    const next = request("get", "users", { id: "id-slot-2", slot: { hookValue: undefined } });
+    audit.hooks.onRequestReceived(next);
+    setAudit({ enabled: true, path, policy: { omitStages: ["ResponseComplete"], rules: [{ level: "Metadata" }] } });
+    audit.hooks.onRequestComplete(next);
+    await audit.settled();
+    assert.deepEqual(
+      (await lines(path)).map((e) => `${e.auditID} ${e.stage}`),
+      ["id-slot RequestReceived", "id-slot ResponseComplete", "id-slot-2 RequestReceived"],
+      "a stage after the change follows the new policy",
+    );
   });
 
   it("AuditLogger moves to a new file when the path changes, and stops when disabled", async () => {
@@ -239,6 +262,11 @@ describe("AuditLogger with a datastore", () => {
     await audit.close();
     await rm(dir, { recursive: true, force: true });
   });
+  const serveAs = (id: string, user: string, userAgent: string) => {
+    const c = request("get", "teams", { id, user: { name: user, groups: ["system:authenticated"] }, userAgent });
+    audit.hooks.onRequestReceived(c);
+    audit.hooks.onRequestComplete(c);
+  };
 
   it("AuditLogger writes each event line to the file and the datastore alike", async () => {
     const get = request("get", "teams", { id: "id-store-1" });
@@ -256,6 +284,34 @@ describe("AuditLogger with a datastore", () => {
       ["", ""],
     );
     assert.match(await metrics.metrics(), /platform_audit_datastore_events_total 2/);
+  });
+
+  it("AuditLogger hands lines to the file and the datastore byte for byte: non-ASCII, larger than a batch, in order", async () => {
+    const before = (await lines(join(dir, "audit.log"))).length;
+    const users = ["zoë", "用户", "emoji 😀", 'quote " and \\ backslash'];
+    // Metadata events of ~1 KiB: a batch buffer (1 MiB) fills several times, so buffers are handed back and reused.
+    const long = "a".repeat(1000);
+    for (let i = 0; i < 3000; i++) {
+      serveAs(`id-order-${i}`, users[i % users.length], i === 1500 ? "x".repeat(BATCH_BYTES + 10) : long);
+    }
+    await audit.settled();
+    const file = (await lines(join(dir, "audit.log"))).slice(before);
+    assert.equal(file.length, 6000);
+    assert.deepEqual(
+      file.map((e) => `${e.auditID} ${e.stage} ${e.user.username}`),
+      Array.from({ length: 6000 }, (_, n) => {
+        const i = Math.floor(n / 2);
+        return `id-order-${i} ${n % 2 ? "ResponseComplete" : "RequestReceived"} ${users[i % users.length]}`;
+      }),
+    );
+    assert.equal(file[3000].userAgent.length, BATCH_BYTES + 10, "a line larger than a batch is written whole");
+    for (const i of [0, 1499, 1500, 2999]) {
+      const stored = await audit.byAuditId(`id-order-${i}`);
+      assert.deepEqual(
+        stored.map((e) => JSON.parse(e.line)),
+        file.slice(2 * i, 2 * i + 2),
+      );
+    }
   });
 
   it("AuditLogger.ingest() stores a virtual cluster's events in the datastore only, tagged with its instance", async () => {

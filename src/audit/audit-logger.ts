@@ -15,12 +15,12 @@ import { AuditPipe } from "./audit-pipe.ts";
 import type { FromWorker, WorkerConfig } from "./audit-worker-protocol.ts";
 import type { DatastoreReport } from "./datastore/audit-datastore.ts";
 import type { AuditSearch, AuditSearchResult, StoredAuditEvent } from "./datastore/types.ts";
-import { auditEventLine, prepareRequestObject } from "./event.ts";
+import { auditEventLine, prepareRequestObject, RequestParts } from "./event.ts";
 import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
 import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
 import type { RotationSettings } from "./rotating-file-sink.ts";
-import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditRequestInfo, AuditStage } from "./types.ts";
+import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditStage } from "./types.ts";
 
 const MEGABYTE = 1024 * 1024;
 const DEFAULT_MAX_SIZE_MB = 100;
@@ -72,6 +72,19 @@ interface Active {
   policy: CompiledAuditPolicy;
 }
 
+/** What the logger keeps of a request in flight (in its slot): its policy decision, the text its lines share. */
+class InFlight {
+  /** The settings it was decided under: a change of them decides again. */
+  readonly generation: number;
+  readonly decision: AuditDecision;
+  parts: RequestParts | undefined = undefined;
+
+  constructor(generation: number, decision: AuditDecision) {
+    this.generation = generation;
+    this.decision = decision;
+  }
+}
+
 function rotationOf(config: AuditConfig): RotationSettings {
   return {
     maxSizeBytes: (config.maxSize || DEFAULT_MAX_SIZE_MB) * MEGABYTE,
@@ -88,8 +101,8 @@ export class AuditLogger {
   private readonly unsubscribe: () => void;
   private readonly pipe: AuditPipe;
   private active: Active | undefined;
-  /** Decisions of requests in flight, by their request info (one object per request): the policy runs once. */
-  private decisions = new WeakMap<AuditRequestInfo, AuditDecision>();
+  /** Counts settings changes: what a request's slot holds from before one is decided again. */
+  private generation = 0;
   private failures = { count: 0, lastLog: 0 };
   private datastoreFailures = { count: 0, lastLog: 0, failing: false };
 
@@ -154,7 +167,7 @@ export class AuditLogger {
     const on = config.enabled === true && Boolean(config.path);
     const wasOn = this.active !== undefined;
     this.active = on ? { config, policy: compileAuditPolicy(auditPolicyOf(config)) } : undefined;
-    this.decisions = new WeakMap();
+    this.generation++;
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
@@ -171,23 +184,23 @@ export class AuditLogger {
     } else if (!on && wasOn) this.options.logger?.info("audit log disabled");
   }
 
-  private decide(request: AuditRequest): AuditDecision | undefined {
+  /** The request's decision (and shared text), from its slot when a hook call of it made them under these settings. */
+  private track(request: AuditRequest): InFlight | undefined {
     const active = this.active;
     if (!active) return undefined;
-    const info = request.requestInfo;
-    let decision = this.decisions.get(info);
-    if (decision === undefined) {
-      const attributes = { user: request.user ?? ANONYMOUS, info };
-      decision = capCredentialRequests(active.policy(attributes), attributes);
-      this.decisions.set(info, decision);
-    }
-    return decision;
+    const slot = request.slot;
+    const kept = slot?.hookValue;
+    if (kept instanceof InFlight && kept.generation === this.generation) return kept;
+    const attributes = { user: request.user ?? ANONYMOUS, info: request.requestInfo };
+    const tracked = new InFlight(this.generation, capCredentialRequests(active.policy(attributes), attributes));
+    if (slot) slot.hookValue = tracked;
+    return tracked;
   }
 
   /** The request object of the ResponseComplete event, built now; undefined when the event will not have one. */
   private prepare(request: AuditBodyRequest): unknown {
     if (!request.requestObject) return undefined;
-    const decision = this.decide(request);
+    const decision = this.track(request)?.decision;
     if (!decision || !levelAtLeast(decision.level, "Request") || decision.omitStages.has("ResponseComplete")) {
       return undefined;
     }
@@ -197,12 +210,16 @@ export class AuditLogger {
 
   private log(stage: AuditStage, request: AuditRequest, completion: AuditCompletion | undefined): void {
     try {
-      const decision = this.decide(request);
-      if (!decision || decision.level === "None" || decision.omitStages.has(stage)) return;
+      const tracked = this.track(request);
+      if (!tracked || tracked.decision.level === "None" || tracked.decision.omitStages.has(stage)) return;
+      const decision = tracked.decision;
       const now = this.options.now?.() ?? new Date();
       // The request object could not be built before (the request was refused): the stand-in says what it was.
       if (completion?.preparationFailed) this.write(minimalEventLine(stage, request, completion.code, now), "Metadata");
-      else this.write(auditEventLine(stage, decision.level, request, completion, now), decision.level);
+      else {
+        tracked.parts ??= new RequestParts(request);
+        this.write(auditEventLine(stage, decision.level, request, completion, now, tracked.parts), decision.level);
+      }
     } catch (error) {
       this.options.logger?.error(
         { err: String(error), stage },
@@ -221,7 +238,7 @@ export class AuditLogger {
     this.metrics.event(level);
   }
 
-  private reported(message: Exclude<FromWorker, { type: "reply" }>): void {
+  private reported(message: Exclude<FromWorker, { type: "reply" | "buffer" }>): void {
     switch (message.type) {
       case "stats":
         this.metrics.queuedBytes(message.fileQueuedBytes);

@@ -1,14 +1,19 @@
-// The main thread's end of the audit worker: event lines are gathered into a batch and handed to the worker every
-// few milliseconds (or sooner when the batch is large), so the request path only appends a string to an array.
-// The worker starts when there is something for it (a file to write or a call) and is restarted with the
-// current settings if it dies.
+// The main thread's end of the audit worker: event lines are written as UTF-8 into a batch buffer, which is handed
+// to the worker every few milliseconds (or once full) by transfer, without a copy; the worker writes those bytes
+// to the file as they are and hands the buffer back for reuse. The request path encodes a line into memory and
+// nothing more: serializing a batch string for postMessage cost more than building the lines. The worker starts
+// when there is something for it (a file to write or a call) and is restarted with the current settings if it
+// dies.
 
 import { Worker } from "node:worker_threads";
 import type { FromWorker, ToWorker, WorkerCall, WorkerConfig } from "./audit-worker-protocol.ts";
 
 /** How long lines wait to be handed over: short enough for tests and tail -f, long enough to batch under load. */
 const BATCH_DELAY_MS = 25;
-const BATCH_LINES = 512;
+/** Size of a batch buffer; a batch is handed over when the next line might not fit. */
+export const BATCH_BYTES = 1024 * 1024;
+/** Batch buffers kept for reuse (the worker hands each back once its lines are on disk). */
+const POOLED_BUFFERS = 8;
 
 const WORKER_URL = new URL(
   import.meta.url.endsWith(".ts") ? "./audit-worker.ts" : "./audit-worker.js",
@@ -17,7 +22,7 @@ const WORKER_URL = new URL(
 
 export interface AuditPipeOptions {
   /** Everything the worker reports (failures, drops, counts). */
-  onMessage: (message: Exclude<FromWorker, { type: "reply" }>) => void;
+  onMessage: (message: Exclude<FromWorker, { type: "reply" | "buffer" }>) => void;
   /** The worker died; it is restarted on the next batch or call. */
   onWorkerError: (error: Error) => void;
   /** Sees every batch of the platform's own lines as it is handed over (a virtual cluster forwards them). */
@@ -33,9 +38,12 @@ export class AuditPipe {
   private readonly options: AuditPipeOptions;
   private worker: Worker | undefined;
   private config: WorkerConfig | undefined;
-  /** Lines waiting, each ending in a newline: one string crosses to the worker far cheaper than many. */
-  private batch = "";
-  private batchLines = 0;
+  /** Lines waiting, as UTF-8, each ending in a newline: bytes [0, used) of `batch`. */
+  private batch: Buffer<ArrayBuffer> | undefined;
+  private used = 0;
+  /** The lines of the batch as strings, kept only for a tap. */
+  private tapped: string[] = [];
+  private readonly pool: ArrayBuffer[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -54,10 +62,13 @@ export class AuditPipe {
 
   /** One of the platform's own event lines (file and datastore). */
   write(line: string): void {
-    this.batch += line;
-    this.batch += "\n";
-    if (++this.batchLines >= BATCH_LINES) this.send();
-    else if (!this.timer) {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: the exact size is only needed when it might not fit.
+    let batch = this.batch;
+    if (batch === undefined || this.used + line.length * 3 + 1 > batch.length) batch = this.room(line);
+    this.used += batch.write(line, this.used);
+    batch[this.used++] = 10;
+    if (this.options.tap) this.tapped.push(line);
+    if (!this.timer) {
       this.timer = setTimeout(this.sendBatch, BATCH_DELAY_MS);
       this.timer.unref();
     }
@@ -65,7 +76,11 @@ export class AuditPipe {
 
   /** Event lines of a virtual cluster: to the datastore only, tagged with the instance. */
   forward(lines: string[], instance: string): void {
-    if (lines.length > 0) this.post({ type: "events", text: `${lines.join("\n")}\n`, toFile: false, instance });
+    if (lines.length === 0) return;
+    const text = `${lines.join("\n")}\n`;
+    const bytes = Buffer.from(new ArrayBuffer(Buffer.byteLength(text)));
+    bytes.write(text);
+    this.post({ type: "events", bytes: bytes.buffer, length: bytes.length, toFile: false, instance });
   }
 
   /** Hands over what is batched, then asks the worker (starting it if need be). */
@@ -88,29 +103,58 @@ export class AuditPipe {
     await worker?.terminate();
   }
 
+  /** A batch with room for `line`: the current one if the line fits after all, else a new one. */
+  private room(line: string): Buffer<ArrayBuffer> {
+    const bytes = Buffer.byteLength(line) + 1;
+    if (this.batch !== undefined && this.used + bytes <= this.batch.length) return this.batch;
+    this.send();
+    // Kept when there was no one to send it to (audit just turned off): empty now.
+    if (this.batch !== undefined && bytes <= this.batch.length) return this.batch;
+    const size = Math.max(bytes, BATCH_BYTES);
+    const buffer = (size === BATCH_BYTES && this.pool.pop()) || new ArrayBuffer(size);
+    this.batch = Buffer.from(buffer);
+    return this.batch;
+  }
+
   private send(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.batchLines === 0) return;
-    const text = this.batch;
-    this.batch = "";
-    this.batchLines = 0;
-    this.options.tap?.(text.slice(0, -1).split("\n"));
+    const batch = this.batch;
+    if (batch === undefined || this.used === 0) return;
+    const length = this.used;
+    this.used = 0;
+    if (this.options.tap) {
+      const lines = this.tapped;
+      this.tapped = [];
+      this.options.tap(lines);
+    }
     if (this.worker || this.config?.file || this.config?.datastore) {
-      this.post({ type: "events", text, toFile: true, instance: "" });
+      this.batch = undefined;
+      this.post({ type: "events", bytes: batch.buffer, length, toFile: true, instance: "" });
     }
   }
 
+  /** Posts to the worker; a message with bytes hands their buffer over (it is unusable here afterwards). */
   private post(message: ToWorker): void {
-    (this.worker ?? this.start()).postMessage(message);
+    const worker = this.worker ?? this.start();
+    if (message.type === "events") worker.postMessage(message, [message.bytes]);
+    else worker.postMessage(message);
+  }
+
+  private reuse(buffer: ArrayBuffer): void {
+    if (buffer.byteLength === BATCH_BYTES && this.pool.length < POOLED_BUFFERS) this.pool.push(buffer);
   }
 
   private start(): Worker {
     const worker = new Worker(WORKER_URL, { workerData: { auditWorker: true } });
     worker.unref();
     worker.on("message", (message: FromWorker) => {
+      if (message.type === "buffer") {
+        this.reuse(message.bytes);
+        return;
+      }
       if (message.type !== "reply") {
         this.options.onMessage(message);
         return;

@@ -1,5 +1,6 @@
 // Messages between the audit log (main thread, audit-pipe.ts) and its worker (audit-worker.ts): batches of event
-// lines and settings go in; failures, counts and call results come back. Plain data only (structured clone).
+// lines and settings go in; failures, counts, call results and emptied batch buffers come back. Plain data only
+// (structured clone); batch buffers are transferred, not copied.
 
 import type { AuditDatastoreSettings, DatastoreReport } from "./datastore/audit-datastore.ts";
 import type { AuditSearch } from "./datastore/types.ts";
@@ -25,10 +26,11 @@ export type WorkerCall =
 export type ToWorker =
   | { type: "configure"; config: WorkerConfig }
   /**
-   * Event lines, each ending in a newline (an event line never holds a raw one). `toFile`: the platform's own events
-   * (file and datastore); false: a virtual cluster's (datastore only).
+   * Event lines as UTF-8 in bytes [0, length) of `bytes`, each ending in a newline (an event line never holds a
+   * raw one). `toFile`: the platform's own events (file and datastore); false: a virtual cluster's (datastore
+   * only). The worker hands `bytes` back (a "buffer" message) once it is done with them.
    */
-  | { type: "events"; text: string; toFile: boolean; instance: string }
+  | { type: "events"; bytes: ArrayBuffer; length: number; toFile: boolean; instance: string }
   | { type: "call"; id: number; call: WorkerCall };
 
 export type FileReport =
@@ -36,6 +38,8 @@ export type FileReport =
   | { kind: "dropped"; count: number };
 
 export type FromWorker =
+  /** A batch buffer the worker is done with, for the next batch. */
+  | { type: "buffer"; bytes: ArrayBuffer }
   | { type: "file"; report: FileReport }
   | { type: "datastore"; report: DatastoreReport }
   | { type: "stats"; fileQueuedBytes: number; datastoreSpooled: number }

@@ -1,9 +1,10 @@
 // The audit worker thread: owns the audit log file and the datastore, so appending, rotating, compressing, inserting
 // and searching never run on the thread that serves requests. Each batch of event lines from the main thread feeds
-// both. Started by AuditPipe (audit-pipe.ts); the protocol is audit-worker-protocol.ts.
+// both: its bytes go to the file unchanged, its lines (decoded once) to the datastore. Started by AuditPipe (audit-pipe.ts); the protocol is audit-worker-protocol.ts.
 
 import { parentPort, workerData } from "node:worker_threads";
 import type { FromWorker, ToWorker, WorkerCall, WorkerConfig } from "./audit-worker-protocol.ts";
+import { batchLines } from "./batch-lines.ts";
 import { AuditDatastore } from "./datastore/audit-datastore.ts";
 import { RotatingFileSink } from "./rotating-file-sink.ts";
 
@@ -99,10 +100,13 @@ port.on("message", (message: ToWorker) => {
       configure(message.config);
       return;
     case "events": {
-      const lines = message.text.split("\n");
-      lines.pop(); // after the last newline
-      if (message.toFile && sink) for (const line of lines) sink.write(line);
-      datastore?.add(lines, message.instance);
+      const bytes = Buffer.from(message.bytes, 0, message.length);
+      if (datastore) datastore.add(batchLines(bytes), message.instance);
+      // The file gets the bytes as they came; the buffer goes back to the main thread once they are on disk.
+      const release = () =>
+        port.postMessage({ type: "buffer", bytes: message.bytes } satisfies FromWorker, [message.bytes]);
+      if (message.toFile && sink) sink.writeLines(bytes, release);
+      else release();
       post({
         type: "stats",
         fileQueuedBytes: sink?.queuedBytes() ?? 0,

@@ -78,6 +78,29 @@ describe("auditEventLine()", () => {
     assert.equal(ref("ResponseComplete", create(409)).name, undefined, "a refused create names nothing");
   });
 
+  it("auditEventLine() reads a create's name from its pre-encoded answer, and decodes the answer when it must", () => {
+    const ref = (responseJson: string) => {
+      const request = completion({
+        method: "POST",
+        requestInfo: { ...completion().requestInfo, verb: "create", name: "", namespace: "" },
+        code: 201,
+        responseJson,
+        // What decoding the answer gives: only used when the text cannot be read in place.
+        responseObject: JSON.parse(responseJson),
+      });
+      return JSON.parse(auditEventLine("ResponseComplete", "Metadata", request, request, received)).objectRef;
+    };
+    const encoded = (metadata: Record<string, unknown>) =>
+      JSON.stringify({ apiVersion: "management.platform.sh/v1", kind: "User", metadata, spec: { email: "a@b" } });
+    assert.equal(ref(encoded({ resourceVersion: "7", name: "alice", labels: { a: "b" } })).name, "alice");
+    assert.equal(ref(encoded({ resourceVersion: "7", name: 'q"uote' })).name, 'q"uote', "an escaped name");
+    assert.equal(ref(encoded({ name: "first", resourceVersion: "7" })).name, "first", "another member order");
+    const namespaced = ref(encoded({ resourceVersion: "7", name: "web", namespace: "team-a" }));
+    assert.deepEqual([namespaced.name, namespaced.namespace], ["web", "team-a"]);
+    const labelled = ref(encoded({ resourceVersion: "7", name: "x", labels: { namespace: "not-it" } }));
+    assert.deepEqual([labelled.name, labelled.namespace], ["x", undefined]);
+  });
+
   it("auditEventLine() adds the request object at Request and both objects at RequestResponse", () => {
     const request = JSON.parse(auditEventLine("ResponseComplete", "Request", completion(), completion(), received));
     assert.deepEqual(request.requestObject, { kind: "User", spec: { email: "a@example.com" } });

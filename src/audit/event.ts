@@ -121,7 +121,18 @@ export function objectRef(request: AuditRequest, completion?: AuditCompletion): 
   return ref;
 }
 
+/**
+ * How the registry encodes an object it answers (apiVersion, kind, then metadata starting with resourceVersion and
+ * name), capturing a name without escapes: a create's answer is read without decoding it.
+ */
+const ENCODED_NAME =
+  /^\{"apiVersion":"(?:[^"\\]|\\.)*","kind":"(?:[^"\\]|\\.)*","metadata":\{"resourceVersion":"[^"\\]*","name":"([^"\\]*)"/;
+
 function createdMetadata(completion: AuditCompletion): { name?: string; namespace?: string } | undefined {
+  // A pre-encoded answer with no "namespace" key anywhere: only the name is needed, and it is read from the text.
+  const json = completion.responseJson;
+  const encoded = json !== undefined && !json.includes('"namespace":') ? ENCODED_NAME.exec(json) : null;
+  if (encoded) return { name: encoded[1], namespace: undefined };
   const metadata = (completion.responseObject as { metadata?: unknown } | undefined)?.metadata;
   if (typeof metadata !== "object" || metadata === null) return undefined;
   const { name, namespace } = metadata as Record<string, unknown>;
@@ -140,15 +151,84 @@ function responseStatus(completion: AuditCompletion): Record<string, unknown> {
   return status;
 }
 
-/** The event line (without newline). `completion` is given for ResponseStarted, ResponseComplete and Panic. */
+/** `,"responseStatus":{…}`; the plain ones (a code below 400, no reason) are made once per code. */
+const plainStatus = new Map<number, string>();
+
+function statusPart(completion: AuditCompletion): string {
+  const plain = completion.code < 400 && !completion.reason;
+  let part = plain ? plainStatus.get(completion.code) : undefined;
+  if (part === undefined) {
+    part = `,"responseStatus":${JSON.stringify(responseStatus(completion))}`;
+    if (plain && plainStatus.size < 64) plainStatus.set(completion.code, part);
+  }
+  return part;
+}
+
+/** `,"objectRef":{…}`, or "" for a non-resource request. */
+function objectRefPart(request: AuditRequest, completion?: AuditCompletion): string {
+  const ref = objectRef(request, completion);
+  return ref ? `,"objectRef":${JSON.stringify(ref)}` : "";
+}
+
+/** Whether the objectRef of this request's completion may name what the path did not (a create's new object). */
+function completionNamesObject(request: AuditRequest): boolean {
+  const info = request.requestInfo;
+  return info.resourceRequest && !info.name && info.verb === "create";
+}
+
+const LINE_HEADS: Record<AuditLevel, string> = {
+  None: "",
+  Metadata: "",
+  Request: "",
+  RequestResponse: "",
+};
+for (const level of Object.keys(LINE_HEADS) as AuditLevel[]) {
+  LINE_HEADS[level] = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":`;
+}
+const STAGE_PARTS: Record<AuditStage, string> = {
+  RequestReceived: ',"stage":"RequestReceived"',
+  ResponseStarted: ',"stage":"ResponseStarted"',
+  ResponseComplete: ',"stage":"ResponseComplete"',
+  Panic: ',"stage":"Panic"',
+};
+
+/**
+ * The text every event line of one request shares, serialized once per request (the audit log keeps it with the
+ * request's policy decision): requestURI through objectRef, and the received timestamp.
+ */
+export class RequestParts {
+  /** `,"requestURI":…,"verb":…,"user":…,"sourceIPs":[…]` and `,"userAgent":…` when there is one. */
+  readonly caller: string;
+  /** `,"objectRef":{…}` from the path, or "". */
+  readonly objectRef: string;
+  /** `,"requestReceivedTimestamp":"…","stageTimestamp":"` */
+  readonly received: string;
+
+  constructor(request: AuditRequest) {
+    const info = request.requestInfo;
+    let caller = `,"requestURI":${JSON.stringify(auditRequestUri(request.requestUri ?? info.path))}`;
+    caller += `,"verb":${JSON.stringify(info.verb)},"user":${userPart(request.user)}`;
+    caller += `,"sourceIPs":${request.sourceIp ? `[${JSON.stringify(request.sourceIp)}]` : "[]"}`;
+    if (request.userAgent) caller += `,"userAgent":${JSON.stringify(request.userAgent)}`;
+    this.caller = caller;
+    this.objectRef = objectRefPart(request);
+    this.received = `,"requestReceivedTimestamp":"${microTime(request.receivedAt)}","stageTimestamp":"`;
+  }
+}
+
+/**
+ * The event line (without newline). `completion` is given for ResponseStarted, ResponseComplete and Panic. `parts`
+ * are the request's shared parts when the caller keeps them between stages.
+ */
 export function auditEventLine(
   stage: AuditStage,
   level: AuditLevel,
   request: AuditRequest,
   completion: AuditCompletion | undefined,
   now: Date,
+  parts: RequestParts = new RequestParts(request),
 ): string {
-  const annotations: Record<string, string> = {};
+  let annotations: Record<string, string> | undefined;
   let requestObject: string | undefined;
   let responseObject: string | undefined;
   if (completion && stage !== "ResponseStarted") {
@@ -156,7 +236,7 @@ export function auditEventLine(
       const prepared =
         completion.prepared instanceof PreparedRequest ? completion.prepared : prepareRequestObject(completion);
       requestObject = prepared.json;
-      Object.assign(annotations, prepared.annotations);
+      if (prepared.json === undefined) annotations = { ...prepared.annotations };
     }
     if (levelAtLeast(level, "RequestResponse")) {
       // A pre-encoded answer with nothing to redact is logged as it is: no decode and re-encode per request.
@@ -164,22 +244,20 @@ export function auditEventLine(
       if (text !== undefined && byteLength(text) <= MAX_PAYLOAD_BYTES && !mayHoldSecrets(text)) responseObject = text;
       else if (completion.responseObject !== undefined) {
         const response = completion.responseObject;
+        annotations ??= {};
         responseObject = payload(() => response, undefined, OMITTED_RESPONSE_ANNOTATION, annotations);
       }
     }
   }
-  // Built as text: one JSON.stringify per string value is much cheaper than building and serializing an object.
-  const info = request.requestInfo;
-  let line = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":${JSON.stringify(request.id)}`;
-  line += `,"stage":"${stage}","requestURI":${JSON.stringify(auditRequestUri(request.requestUri ?? info.path))}`;
-  line += `,"verb":${JSON.stringify(info.verb)},"user":${userPart(request.user)}`;
-  line += `,"sourceIPs":${request.sourceIp ? `[${JSON.stringify(request.sourceIp)}]` : "[]"}`;
-  if (request.userAgent) line += `,"userAgent":${JSON.stringify(request.userAgent)}`;
-  const ref = objectRef(request, completion);
-  if (ref) line += `,"objectRef":${JSON.stringify(ref)}`;
-  if (completion) line += `,"responseStatus":${JSON.stringify(responseStatus(completion))}`;
-  line += `,"requestReceivedTimestamp":"${microTime(request.receivedAt)}","stageTimestamp":"${microTime(now)}"`;
-  if (Object.keys(annotations).length > 0) line += `,"annotations":${JSON.stringify(annotations)}`;
+  // Built as text from constant and per-request parts: one JSON.stringify per value that changes.
+  let line = LINE_HEADS[level] + JSON.stringify(request.id) + STAGE_PARTS[stage] + parts.caller;
+  line +=
+    completion && completion.code < 300 && completionNamesObject(request)
+      ? objectRefPart(request, completion)
+      : parts.objectRef;
+  if (completion) line += statusPart(completion);
+  line += `${parts.received + microTime(now)}"`;
+  if (annotations && Object.keys(annotations).length > 0) line += `,"annotations":${JSON.stringify(annotations)}`;
   if (requestObject !== undefined) line += `,"requestObject":${requestObject}`;
   if (responseObject !== undefined) line += `,"responseObject":${responseObject}`;
   line += "}";

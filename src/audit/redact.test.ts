@@ -79,6 +79,10 @@ describe("auditJson()", () => {
       "path",
       "value",
       "tokenTTL",
+      "clientSecret",
+      "KEY",
+      "apiKey",
+      "Op",
       LAST_APPLIED,
       'x"key',
     );

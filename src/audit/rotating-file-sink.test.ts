@@ -66,6 +66,29 @@ describe("RotatingFileSink", () => {
     assert.deepEqual(new Set(got), new Set(sent));
   });
 
+  it("RotatingFileSink.writeLines() splits chunks of lines only between lines at rotation, and releases each once", async () => {
+    const dir = await tempDir();
+    const s = sink(dir, { maxSizeBytes: 300 });
+    const sent = Array.from({ length: 200 }, (_, i) => `{"n":${i},"é":"${"x".repeat(i % 17)}"}`);
+    const released: number[] = [];
+    for (let i = 0; i < sent.length; i += 40) {
+      const chunk = Buffer.from(`${sent.slice(i, i + 40).join("\n")}\n`);
+      assert.equal(
+        s.writeLines(chunk, () => released.push(i)),
+        true,
+      );
+    }
+    await s.close();
+    assert.deepEqual(released, [0, 40, 80, 120, 160]);
+    for (const name of await readdir(dir)) {
+      const content = await readFile(join(dir, name), "utf8");
+      assert.ok(Buffer.byteLength(content) <= 300, `${name} is within maxSize`);
+      assert.ok(content.endsWith("\n"), `${name} holds whole lines`);
+    }
+    assert.deepEqual(new Set(await allLines(dir)), new Set(sent));
+    assert.equal((await allLines(dir)).length, sent.length);
+  });
+
   it("RotatingFileSink gives a line larger than maxSize a file of its own", async () => {
     const dir = await tempDir();
     const s = sink(dir, { maxSizeBytes: 100 });
@@ -158,5 +181,12 @@ describe("RotatingFileSink", () => {
     await s.close(50);
     assert.equal(dropped, 50, "what could not be written by close is counted as dropped");
     assert.equal(s.write("late"), false);
+    let released = 0;
+    assert.equal(
+      s.writeLines(Buffer.from("a\nb\nc\n"), () => released++),
+      false,
+    );
+    assert.equal(dropped, 54, "a dropped chunk counts its lines (after the late line)");
+    assert.equal(released, 1, "and is released at once");
   });
 });

@@ -1,5 +1,6 @@
 // The audit log file: lines are queued in memory and appended by one background writer, so a request never
-// waits for the disk. The file is rotated before a write would pass maxSize (a line is never split across files;
+// waits for the disk. Lines arrive as UTF-8 chunks of whole lines (the audit worker's batches, written as they
+// came: no copy, no re-encoding) and are appended a chunk per write. The file is rotated before a write would pass maxSize (a line is never split across files;
 // a single line larger than maxSize gets a file of its own); rotated files get the rotation time in their name,
 // are gzip-compressed in the background when asked, and removed by count (maxBackups) and age (maxAge, by the
 // time in the name). A failing disk is retried with backoff; while it fails, lines wait in the bounded queue and
@@ -40,8 +41,22 @@ export interface RotatingFileSinkOptions extends RotationSettings {
 }
 
 const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
-/** Largest single append; keeps memory for the joined buffer bounded. */
-const MAX_BATCH_BYTES = 1024 * 1024;
+/** Small chunks (single lines) queued together are joined into one append of at most this many bytes. */
+const MAX_JOINED_BYTES = 1024 * 1024;
+const NEWLINE = 10;
+
+/** Queued bytes: whole lines, each ending in a newline. */
+interface Chunk {
+  bytes: Buffer;
+  /** Called once the sink no longer needs the bytes (written, or dropped). */
+  release: (() => void) | undefined;
+}
+
+function countLines(bytes: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count++;
+  return count;
+}
 const MAX_RETRY_DELAY_MS = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -51,7 +66,7 @@ export class RotatingFileSink {
   private readonly options: RotatingFileSinkOptions;
   private readonly names: BackupNames;
   private readonly maxQueued: number;
-  private queue: string[] = [];
+  private queue: Chunk[] = [];
   private queued = 0;
   private handle: FileHandle | undefined;
   private size = 0;
@@ -72,18 +87,26 @@ export class RotatingFileSink {
 
   /** Queues one line (without newline). False when it was dropped (queue full or sink closed). */
   write(line: string): boolean {
-    const entry = `${line}\n`;
-    if (this.stopped || this.queued + entry.length > this.maxQueued) {
-      this.options.onDropped?.(1);
+    return this.writeLines(Buffer.from(`${line}\n`));
+  }
+
+  /**
+   * Queues whole lines as UTF-8, each ending in a newline; the sink holds `bytes` (no copy) until they are written
+   * or dropped, then calls `release`. False when they were dropped (queue full or sink closed).
+   */
+  writeLines(bytes: Buffer, release?: () => void): boolean {
+    if (this.stopped || this.queued + bytes.length > this.maxQueued) {
+      this.options.onDropped?.(countLines(bytes));
+      release?.();
       return false;
     }
-    this.queue.push(entry);
-    this.queued += entry.length;
+    this.queue.push({ bytes, release });
+    this.queued += bytes.length;
     this.kick();
     return true;
   }
 
-  /** Characters of lines waiting for the disk. */
+  /** Bytes of lines waiting for the disk. */
   queuedBytes(): number {
     return this.queued;
   }
@@ -120,9 +143,11 @@ export class RotatingFileSink {
     this.stopped = true;
     this.stopping.abort();
     if (this.queue.length > 0) {
-      this.options.onDropped?.(this.queue.length);
+      const dropped = this.queue;
       this.queue = [];
       this.queued = 0;
+      this.options.onDropped?.(dropped.reduce((sum, chunk) => sum + countLines(chunk.bytes), 0));
+      for (const chunk of dropped) chunk.release?.();
     }
     await this.draining;
     await this.closeHandle();
@@ -139,49 +164,70 @@ export class RotatingFileSink {
 
   private async drain(): Promise<void> {
     while (this.queue.length > 0 && !this.stopped) {
-      const lines = this.queue;
-      this.queue = [];
-      let next = 0;
       let operation: SinkOperation = "open";
       try {
         await this.options.startAfter;
         await this.ensureOpen();
-        while (next < lines.length) {
-          let bytes = 0;
-          let end = next;
-          while (end < lines.length) {
-            // UTF-8 takes at most 3 bytes per UTF-16 unit: exact sizes are only needed near the rotation point.
-            const chars = lines[end].length;
-            const roomy = this.size + bytes + chars * 3 <= this.settings.maxSizeBytes;
-            const length = roomy ? chars * 3 : Buffer.byteLength(lines[end]);
-            const wouldOverflow = this.size + bytes + length > this.settings.maxSizeBytes;
-            if ((wouldOverflow && this.size + bytes > 0) || (bytes > 0 && bytes + length > MAX_BATCH_BYTES)) break;
-            bytes += length;
-            end++;
-          }
-          if (end === next) {
+        const { bytes, count } = this.nextAppend();
+        const room = this.settings.maxSizeBytes - this.size;
+        let length = bytes.length;
+        if (length > room) {
+          // The whole lines that still fit; none: rotate first, or a line larger than maxSize gets a file of its own.
+          const fits = room > 0 ? bytes.lastIndexOf(NEWLINE, room - 1) + 1 : 0;
+          if (fits > 0) length = fits;
+          else if (this.size > 0) {
             operation = "rotate";
             await this.rotate();
-            operation = "open";
-            await this.ensureOpen();
             continue;
-          }
-          operation = "write";
-          const buffer = Buffer.from(lines.slice(next, end).join(""));
-          await this.append(buffer);
-          this.size += buffer.length;
-          for (let i = next; i < end; i++) this.queued -= lines[i].length;
-          next = end;
-          this.retryDelay = 0;
+          } else length = bytes.indexOf(NEWLINE) + 1 || bytes.length;
         }
+        operation = "write";
+        await this.append(length === bytes.length ? bytes : bytes.subarray(0, length));
+        this.size += length;
+        this.consume(count, length);
+        this.retryDelay = 0;
       } catch (error) {
+        // Nothing is lost: unwritten lines stay at the front of the queue, in order.
         this.options.onFailure?.(operation, error as Error);
-        // Nothing is lost: the unwritten lines go back to the front of the queue, in order.
-        this.queue = lines.slice(next).concat(this.queue);
         await this.closeHandle();
         this.retryDelay = Math.min(this.retryDelay ? this.retryDelay * 2 : 100, MAX_RETRY_DELAY_MS);
         await sleep(this.retryDelay, undefined, { ref: false, signal: this.stopping.signal }).catch(() => undefined);
       }
+    }
+  }
+
+  /** The bytes of the next append: the first chunk, or several small ones joined. `count`: chunks it spans. */
+  private nextAppend(): { bytes: Buffer; count: number } {
+    const first = this.queue[0].bytes;
+    let count = 1;
+    let bytes = first.length;
+    while (count < this.queue.length && bytes + this.queue[count].bytes.length <= MAX_JOINED_BYTES) {
+      bytes += this.queue[count].bytes.length;
+      count++;
+    }
+    if (count === 1) return { bytes: first, count };
+    return {
+      bytes: Buffer.concat(
+        this.queue.slice(0, count).map((chunk) => chunk.bytes),
+        bytes,
+      ),
+      count,
+    };
+  }
+
+  /** `length` bytes of the first `count` chunks are on disk: release the chunks written whole, keep the rest. */
+  private consume(count: number, length: number): void {
+    this.queued -= length;
+    let left = length;
+    for (let i = 0; i < count && left > 0; i++) {
+      const chunk = this.queue[0];
+      if (chunk.bytes.length > left) {
+        chunk.bytes = chunk.bytes.subarray(left);
+        return;
+      }
+      left -= chunk.bytes.length;
+      this.queue.shift();
+      chunk.release?.();
     }
   }
 

@@ -35,6 +35,8 @@ export interface AuditRequest {
   userAgent?: string;
   sourceIp?: string;
   receivedAt: Date;
+  /** The server's per-request slot, the same in every hook call of the request (the logger keeps its state there). */
+  slot?: { hookValue: unknown };
 }
 
 /** A request whose body was read, before it reaches the registry. */

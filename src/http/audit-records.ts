@@ -6,7 +6,7 @@ import type { UserInfo } from "../registry/types.ts";
 import { bodyMediaType, decodeBody } from "./codec.ts";
 import type { RequestInfo } from "./request-info.ts";
 import type { RequestState } from "./request-state.ts";
-import type { BodyReadRequest, CompletedRequest, ReceivedRequest } from "./types.ts";
+import type { BodyReadRequest, CompletedRequest, HookSlot, ReceivedRequest } from "./types.ts";
 
 /** RequestReceived (and ResponseStarted of a watch). The state has its request info. */
 export function receivedRequest(state: RequestState): ReceivedRequest {
@@ -19,6 +19,7 @@ export function receivedRequest(state: RequestState): ReceivedRequest {
     userAgent: state.raw.headers["user-agent"],
     sourceIp: state.raw.socket?.remoteAddress,
     receivedAt: state.receivedAt,
+    slot: state,
   };
 }
 
@@ -58,6 +59,7 @@ class CompletedRecord implements CompletedRequest {
   readonly requestObject: (() => unknown) | undefined;
   readonly prepared: unknown;
   readonly preparationFailed: boolean;
+  readonly slot: HookSlot;
   readonly #state: RequestState;
 
   constructor(state: RequestState, code: number, latencySeconds: number) {
@@ -78,6 +80,7 @@ class CompletedRecord implements CompletedRequest {
     this.requestObject = requestObjectOf(state);
     this.prepared = state.auditPrepared;
     this.preparationFailed = state.auditPreparationFailed === true;
+    this.slot = state;
     this.#state = state;
   }
 

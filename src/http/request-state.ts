@@ -8,8 +8,9 @@ import type { FastifyRequest } from "fastify";
 import type { RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
 import type { RequestKind } from "./metrics.ts";
 import type { RequestInfo } from "./request-info.ts";
+import type { HookSlot } from "./types.ts";
 
-export interface RequestState {
+export interface RequestState extends HookSlot {
   /** The request as Node parsed it: method, headers and socket for audit, metrics and authentication. */
   raw: IncomingMessage;
   /** Path and query as the client sent them (mount prefix included). */
@@ -63,6 +64,7 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     responseObject: undefined,
     watching: false,
     inflight: undefined,
+    hookValue: undefined,
   };
 }
 

@@ -3,6 +3,11 @@
 import type { UserInfo } from "../registry/types.ts";
 import type { RequestInfo } from "./request-info.ts";
 
+/** Where a hook keeps what it learned of a request between its calls. */
+export interface HookSlot {
+  hookValue: unknown;
+}
+
 /** After authentication, before authorization (audit stage RequestReceived). */
 export interface ReceivedRequest {
   /** Random per-request id (the audit ID). */
@@ -16,6 +21,11 @@ export interface ReceivedRequest {
   userAgent?: string;
   sourceIp?: string;
   receivedAt: Date;
+  /**
+   * The same slot in every hook call of one request (the audit log keeps the request's policy decision and the
+   * text its event lines share there), so a hook needs no lookup per call. Starts undefined.
+   */
+  slot: HookSlot;
 }
 
 /** The body was read; nothing has reached the registry yet. */

@@ -10,4 +10,18 @@ describe("timeOrderedUuid", () => {
     assert.equal(ids[0].slice(0, 13), "018bcfe5-6800", "the first 48 bits are the milliseconds");
     assert.equal(new Set(ids).size, ids.length);
   });
+
+  it("timeOrderedUuid() gives IDs of one millisecond its time and their own random bits, whatever came between", () => {
+    const times = [1_700_000_000_000, 1_700_000_000_000, 1_800_000_000_001, 1_700_000_000_000];
+    const ids = times.map((time) => timeOrderedUuid(time));
+    const prefix = (time: number) => {
+      const hex = time.toString(16).padStart(12, "0");
+      return `${hex.slice(0, 8)}-${hex.slice(8)}`;
+    };
+    assert.deepEqual(
+      ids.map((id) => id.slice(0, 13)),
+      times.map(prefix),
+    );
+    assert.equal(new Set(ids).size, ids.length);
+  });
 });

@@ -184,5 +184,22 @@ export function describeAuditStoreConformance(
       assert.deepEqual(left, ["v1", "c1", "b2", "b2", "b1"]);
       assert.equal(await store().sweep(base + 2500), 0);
     });
+
+    test("append() stores a batch larger than one statement takes, all of it or, on a failure, none", async () => {
+      const bulk = (instance: string, count: number) =>
+        Array.from({ length: count }, (_, i) =>
+          sampleRow({ id: `${instance}-${i}`, instance, time: base + 20_000 + i }),
+        );
+      const count = async (instance: string) =>
+        (await search({ filters: [{ column: "instance", equals: true, value: instance }], limit: 10_000 })).events
+          .length;
+      await store().append(bulk("bulk", 6000));
+      assert.equal(await count("bulk"), 6000);
+      const failing = bulk("failing", 6000);
+      // NOT NULL fails on the last row, after the first statement's rows went in.
+      failing[5999] = { ...failing[5999], auditID: null as unknown as string };
+      await assert.rejects(store().append(failing));
+      assert.equal(await count("failing"), 0);
+    });
   });
 }

@@ -9,8 +9,12 @@ import type { AuditEventRow, AuditStore } from "./types.ts";
 
 export const DEFAULT_MAX_SPOOLED_EVENTS = 100_000;
 export const DEFAULT_MAX_SPOOLED_BYTES = 64 * 1024 * 1024;
-const MAX_BATCH_EVENTS = 1_000;
-const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+/**
+ * Events per append (one transaction): large ones cost SQLite a fifth less CPU per row than 1,000 and commit (sync)
+ * five times less often; 5,000 rows also fit one PostgreSQL statement (65,535 parameters).
+ */
+const MAX_BATCH_EVENTS = 5_000;
+const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 const MAX_RETRY_DELAY_MS = 5_000;
 /**
  * How long events gather before an append (unless a full batch is ready). Few large transactions cost far less CPU

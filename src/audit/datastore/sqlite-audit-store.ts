@@ -32,7 +32,14 @@ export class SqliteAuditStore implements AuditStore {
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.db = new DatabaseSync(path);
-    this.db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;");
+    // 16 KiB pages (a new file only): an event line is 0.5 to 2 KiB, and with 4 KiB pages every few rows split a
+    // page (about a sixth of an insert's CPU). A rollback journal, not WAL: only this worker's connection uses the
+    // file, so WAL's concurrent readers buy nothing, while its checkpoints copy every appended page a second time (a
+    // fifth of an insert's CPU). Appended pages need no journal; FULL syncs the journal before each commit, so a
+    // commit survives a power loss.
+    this.db.exec(
+      "PRAGMA page_size = 16384; PRAGMA journal_mode = TRUNCATE; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;",
+    );
     for (const statement of createTableSql("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER")) this.db.exec(statement);
     const marks = INSERT_COLUMNS.map(() => "?").join(", ");
     this.insert = this.db.prepare(`INSERT INTO audit_events (${INSERT_COLUMNS.join(", ")}) VALUES (${marks})`);

@@ -1,12 +1,14 @@
 // A small client for etcd's v3 HTTP/JSON gateway (served by every etcd member on its client URL): unary calls
-// (range, txn, compaction, leases) with fail-over across endpoints, and streaming calls (watch, lease keep-alive)
-// read as JSON lines. Why the gateway and not a gRPC client: no dependency (no generated protobuf, no gRPC stack),
-// and the watch resume point stays ours (see etcd-watch-stream.ts), which is what "no event lost or repeated across
-// a member's death" rests on. Keys and values travel as base64, 64-bit integers as strings, defaults are omitted.
+// (range, txn, compaction, leases) with fail-over across endpoints, over connections of our own
+// (gateway-connections.ts), and streaming calls (watch, lease keep-alive) read as JSON lines. Why the gateway and
+// not a gRPC client: no dependency (no generated protobuf, no gRPC stack), and the watch resume point stays ours
+// (see etcd-watch-stream.ts), which is what "no event lost or repeated across a member's death" rests on. Keys and
+// values travel as base64, 64-bit integers as strings, defaults are omitted.
 
 import http from "node:http";
 import https from "node:https";
 import { StorageError } from "../types.ts";
+import { GatewayConnections } from "./gateway-connections.ts";
 
 export interface EtcdTls {
   /** PEM of the CA that signed the members' serving certificates (--etcd-cafile). */
@@ -94,7 +96,9 @@ export interface EtcdStream {
 
 export class EtcdClient {
   readonly endpoints: URL[];
-  private readonly agents: (http.Agent | https.Agent)[];
+  /** Per endpoint: the connections unary calls go over. */
+  private readonly connections: GatewayConnections[];
+  private readonly tls?: EtcdTls;
   private readonly timeoutMs: number;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly streams = new Set<http.ClientRequest>();
@@ -113,11 +117,8 @@ export class EtcdClient {
     });
     this.timeoutMs = options.requestTimeoutMs ?? 5_000;
     const maxSockets = options.maxSockets ?? 64;
-    this.agents = this.endpoints.map((url) =>
-      url.protocol === "https:"
-        ? new https.Agent({ keepAlive: true, maxSockets, ...options.tls })
-        : new http.Agent({ keepAlive: true, maxSockets }),
-    );
+    this.tls = options.tls;
+    this.connections = this.endpoints.map((url) => new GatewayConnections({ url, tls: options.tls, maxSockets }));
   }
 
   /**
@@ -148,7 +149,7 @@ export class EtcdClient {
     const request = transport.request(new URL(path, url), {
       method: "POST",
       agent: false, // a stream holds its socket for its whole life: not one of the pooled ones
-      ...(url.protocol === "https:" ? this.tlsOf(index) : {}),
+      ...(url.protocol === "https:" ? this.tlsOf() : {}),
       headers: { "content-type": "application/json", "grpc-metadata-hasleader": "true" },
     });
     let response: http.IncomingMessage | undefined;
@@ -220,12 +221,11 @@ export class EtcdClient {
     await Promise.allSettled([...this.inFlight]);
     for (const request of this.streams) request.destroy();
     this.streams.clear();
-    for (const agent of this.agents) agent.destroy();
+    for (const connections of this.connections) connections.destroy();
   }
 
-  private tlsOf(index: number): https.RequestOptions {
-    const agent = this.agents[index] as https.Agent;
-    const { ca, cert, key } = agent.options;
+  private tlsOf(): https.RequestOptions {
+    const { ca, cert, key } = this.tls ?? {};
     return { ca, cert, key };
   }
 
@@ -261,48 +261,14 @@ export class EtcdClient {
     );
   }
 
-  private post<T>(index: number, path: string, body: string, timeoutMs: number): Promise<T> {
-    const url = this.endpoints[index];
-    const transport = url.protocol === "https:" ? https : http;
-    return new Promise<T>((resolve, reject) => {
-      const request = transport.request(new URL(path, url), {
-        method: "POST",
-        agent: this.agents[index],
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          // Members that lost their leader refuse at once instead of waiting for an election.
-          "grpc-metadata-hasleader": "true",
-        },
-      });
-      const timer = setTimeout(
-        () => request.destroy(new Error(`no answer from ${url.host} in ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      request.on("response", (res) => {
-        readAll(res).then(
-          (text) => {
-            clearTimeout(timer);
-            if (res.statusCode === 200) {
-              try {
-                resolve(JSON.parse(text) as T);
-              } catch {
-                reject(new Error(`etcd ${url.host} answered ${path} with something that is not JSON`));
-              }
-            } else reject(answerError(res.statusCode ?? 0, text));
-          },
-          (error: Error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        );
-      });
-      request.on("error", (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      request.end(body);
-    });
+  private async post<T>(index: number, path: string, body: string, timeoutMs: number): Promise<T> {
+    const { status, body: text } = await this.connections[index].post(path, body, timeoutMs);
+    if (status !== 200) throw answerError(status, text);
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new Error(`etcd ${this.endpoints[index].host} answered ${path} with something that is not JSON`);
+    }
   }
 }
 

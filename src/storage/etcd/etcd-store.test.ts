@@ -5,6 +5,7 @@ import { describeStoreConformance } from "../conformance.ts";
 import { storageError, WatchRecording } from "../conformance-support.ts";
 import { encryptSecretValues } from "../encryption/encrypted-store.ts";
 import { isEncryptedValue, ValueCipher } from "../encryption/value-cipher.ts";
+import type { StoredRecord } from "../types.ts";
 import { EtcdClient, toBase64 } from "./etcd-client.ts";
 import { type EtcdStoreOptions, openEtcdStore } from "./etcd-store.ts";
 import { type EtcdCluster, etcdMissing, startEtcdCluster } from "./testing-etcd-cluster.ts";
@@ -101,6 +102,27 @@ if (missing) {
         assert.deepEqual(watch.revisions, [next.revision]);
       } finally {
         await client.close();
+        await store.close();
+      }
+    });
+
+    test("EtcdStore writes and their watch events share one record object, whichever etcd sends first", async () => {
+      const store = await open();
+      try {
+        const watch = new WatchRecording(store, { prefix: "/s/", afterRevision: 0 });
+        const written: StoredRecord[] = [];
+        for (let i = 0; i < 20; i++) {
+          const created = await store.create(`/s/${i}`, `v${i}`);
+          written.push(created, await store.update(`/s/${i}`, `w${i}`, created.revision));
+        }
+        await watch.untilRevision(written[written.length - 1].revision);
+        const records = watch.events.map((event) => event.record);
+        assert.deepEqual(records, written);
+        assert.ok(
+          records.every((record, i) => record === written[i]),
+          "the registry decodes a write once for its writer and every watcher",
+        );
+      } finally {
         await store.close();
       }
     });

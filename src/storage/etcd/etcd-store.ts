@@ -37,6 +37,7 @@ import {
 import { EtcdKeyspace } from "./etcd-keyspace.ts";
 import { type EtcdWatchEvent, EtcdWatchStream } from "./etcd-watch-stream.ts";
 import { EventWindow } from "./event-window.ts";
+import { LinearizableRevisions } from "./linearizable-revisions.ts";
 
 export interface EtcdStoreOptions {
   /** Client URLs of the etcd members (--etcd-endpoints). */
@@ -69,6 +70,11 @@ interface TxnResponse {
     response_delete_range?: { prev_kvs?: EtcdKeyValue[] };
   }[];
 }
+
+/** Own writes kept for the feed at most (a feed that stalls stops the keeping, not the writes). */
+const WRITTEN_LIMIT = 10_000;
+/** The feed's latest records kept for answers that come after their events. */
+const FED_KEPT = 512;
 
 /** The whole etcd keyspace: the feed must see every revision (see the header). */
 const ALL_KEYS = Uint8Array.of(0);
@@ -160,8 +166,15 @@ export class EtcdStore implements KeyValueStore {
   private lastSeen: number;
   private compacted: number;
   private closed = false;
-  private revisionRead?: Promise<number>;
-  private queuedRead?: Promise<number>;
+  private readonly revisions: LinearizableRevisions;
+  /**
+   * The writer of a key and its watchers get the very same record object, whichever of the write's answer and the
+   * feed's event comes first, so the registry decodes it once for all (as with SQLite) and the feed need not decode
+   * its value: `written` holds answers the feed has not brought yet, `fedRecords` the last records the feed brought,
+   * both by etcd revision.
+   */
+  private readonly written = new Map<number, StoredRecord>();
+  private readonly fedRecords = new Map<number, StoredRecord>();
 
   constructor(parts: Parts) {
     this.client = parts.client;
@@ -183,13 +196,16 @@ export class EtcdStore implements KeyValueStore {
         history: (prefix, after, limit) => this.window.after(prefix, after, limit),
       },
     });
+    this.revisions = new LinearizableRevisions({
+      read: () => this.client.call<RangeResponse>("/v3/kv/range", { key: toBase64(this.keys.base), count_only: true }),
+    });
     this.feed = this.startFeed(parts.opened + 1);
   }
 
-  /** The newest revision at which a key of this store changed, as of a linearizable read of etcd. */
+  /** The newest revision at which a key of this store changed, as of a linearizable call made after this one. */
   async currentRevision(): Promise<number> {
     this.ensureOpen();
-    return this.reportedRevision(await this.linearizableRevision());
+    return this.reportedRevision(await this.revisions.next());
   }
 
   async compactedRevision(): Promise<number> {
@@ -262,7 +278,7 @@ export class EtcdStore implements KeyValueStore {
     );
     if (answer.succeeded) {
       const revision = this.seen(revisionOf(answer.header) - this.base);
-      return { key, value, revision, createRevision: revision };
+      return this.wrote({ key, value, revision, createRevision: revision });
     }
     const current = this.currentOf(key, answer);
     // An earlier try whose answer was lost did write it: the value is ours (values carry a uid and timestamps).
@@ -286,7 +302,7 @@ export class EtcdStore implements KeyValueStore {
       const previous = answer.responses?.[0]?.response_put?.prev_kv;
       const revision = this.seen(revisionOf(answer.header) - this.base);
       const createRevision = previous ? Number(previous.create_revision) - this.base : revision;
-      return { key, value, revision, createRevision };
+      return this.wrote({ key, value, revision, createRevision });
     }
     const current = this.currentOf(key, answer);
     if (!current) throw new StorageError("NotFound", `key ${key} not found`);
@@ -375,6 +391,9 @@ export class EtcdStore implements KeyValueStore {
       waiter.reject(closedError());
     }
     this.waiters = [];
+    this.written.clear();
+    this.fedRecords.clear();
+    this.revisions.close(closedError());
     // Calls already made (writes accepted before close) finish and their callers hear how.
     await this.client.close();
   }
@@ -395,9 +414,17 @@ export class EtcdStore implements KeyValueStore {
     const mine: WatchEvent[] = [];
     for (const event of events) {
       const key = this.keys.storeKey(fromBase64(event.kv.key));
-      if (key !== undefined) mine.push(watchEventOf(key, event, this.base));
+      if (key === undefined) continue;
+      const revision = Number(event.kv.mod_revision);
+      const own = this.written.get(revision);
+      const change = watchEventOf(key, event, this.base, own?.key === key && event.type !== "DELETE" ? own : undefined);
+      if (!own && change.type !== "delete") this.keepFed(revision, change.record);
+      mine.push(change);
     }
     this.position = Math.max(this.position, Number(events[events.length - 1].kv.mod_revision));
+    if (this.written.size > 0) {
+      for (const revision of this.written.keys()) if (revision <= this.position) this.written.delete(revision);
+    }
     if (mine.length > 0) {
       this.window.append(mine);
       this.hub.publish(mine);
@@ -416,6 +443,8 @@ export class EtcdStore implements KeyValueStore {
       (now) => {
         if (this.closed) return;
         this.window.reset(now - this.base);
+        this.written.clear();
+        this.fedRecords.clear();
         this.position = now;
         this.hub.endAll({ kind: "slow" });
         this.feed = this.startFeed(now + 1);
@@ -423,29 +452,6 @@ export class EtcdStore implements KeyValueStore {
       },
       () => setTimeout(() => this.feedCompacted(compactRevision), 500).unref(),
     );
-  }
-
-  /**
-   * etcd's revision as of a read that started after this call. Concurrent callers share reads: one joins the read
-   * queued behind the one in flight (which may have started before it was called), so at most two are under way.
-   */
-  private linearizableRevision(): Promise<number> {
-    if (this.queuedRead) return this.queuedRead;
-    if (!this.revisionRead) {
-      const read = this.currentEtcdRevision().finally(() => {
-        if (this.revisionRead === read) this.revisionRead = undefined;
-      });
-      this.revisionRead = read;
-      return read;
-    }
-    const queued = this.revisionRead
-      .catch(() => undefined)
-      .then(() => {
-        if (this.queuedRead === queued) this.queuedRead = undefined;
-        return this.linearizableRevision();
-      });
-    this.queuedRead = queued;
-    return queued;
   }
 
   private async currentEtcdRevision(): Promise<number> {
@@ -489,6 +495,25 @@ export class EtcdStore implements KeyValueStore {
     this.waiters = waiting;
   }
 
+  /** The record a write answers with: the feed's, if it brought the write first, else kept for the feed's event. */
+  private wrote(record: StoredRecord): StoredRecord {
+    const etcdRevision = record.revision + this.base;
+    if (etcdRevision <= this.position) {
+      const fed = this.fedRecords.get(etcdRevision);
+      const same =
+        fed?.key === record.key && fed.value === record.value && fed.createRevision === record.createRevision;
+      return same ? fed : record;
+    }
+    if (this.written.size < WRITTEN_LIMIT) this.written.set(etcdRevision, record);
+    return record;
+  }
+
+  private keepFed(etcdRevision: number, record: StoredRecord): void {
+    this.fedRecords.set(etcdRevision, record);
+    // Answers trail their events by at most the writes under way: a few hundred records is plenty.
+    if (this.fedRecords.size > FED_KEPT) this.fedRecords.delete(this.fedRecords.keys().next().value as number);
+  }
+
   private seen(revision: number): number {
     if (revision > this.lastSeen) this.lastSeen = revision;
     return revision;
@@ -501,7 +526,12 @@ export class EtcdStore implements KeyValueStore {
   /** A call, its etcd errors as StorageErrors (NoSpace for etcd's space alarm, Compacted, Closed). */
   private async call<T>(path: string, body: unknown, attempt?: { ambiguous: boolean }): Promise<T> {
     try {
-      return await this.client.call<T>(path, body, { attempt });
+      const send = () => this.client.call<T>(path, body, { attempt });
+      const request = body as { revision?: string };
+      // Transactions and ranges at the current revision answer with etcd's revision at the time (see currentRevision).
+      if (path === "/v3/kv/txn") return await this.revisions.track(true, send);
+      if (path === "/v3/kv/range" && request.revision === undefined) return await this.revisions.track(false, send);
+      return await send();
     } catch (error) {
       if (error instanceof EtcdResponseError) {
         if (/database space exceeded|NOSPACE/i.test(error.message)) {
@@ -547,14 +577,14 @@ function recordOf(key: string, kv: EtcdKeyValue, base: number): StoredRecord {
 }
 
 /** An etcd watch event as the store's WatchEvent (delete: the last value at the delete's revision). */
-function watchEventOf(key: string, event: EtcdWatchEvent, base: number): WatchEvent {
+function watchEventOf(key: string, event: EtcdWatchEvent, base: number, written?: StoredRecord): WatchEvent {
   const revision = Number(event.kv.mod_revision) - base;
   const previous = event.prev_kv ? recordOf(key, event.prev_kv, base) : undefined;
   if (event.type === "DELETE") {
     const last = previous ?? { key, value: "", revision, createRevision: revision };
     return previous ? { type: "delete", record: { ...last, revision }, previous } : { type: "delete", record: last };
   }
-  const record = recordOf(key, event.kv, base);
+  const record = written ?? recordOf(key, event.kv, base);
   if (event.kv.version === "1" || !previous) return { type: "create", record };
   return { type: "update", record, previous };
 }

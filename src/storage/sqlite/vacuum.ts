@@ -18,7 +18,7 @@ export interface VacuumOptions {
   pacer?: Pacer;
   /** Longest a step should hold the connection (default 2 ms). */
   stepBudgetMs?: number;
-  /** A run starts when free pages exceed both this many bytes (default 1 MiB) ... */
+  /** A run starts when free pages exceed both this many bytes (default 64 KiB: a small store shrinks too) ... */
   minFreeBytes?: number;
   /** ... and this share of the file (default 0.1). */
   minFreeShare?: number;
@@ -63,7 +63,7 @@ export class IncrementalVacuum {
     const pageSize = pragmaNumber(db, "page_size");
     const pages = pragmaNumber(db, "page_count");
     const free = pragmaNumber(db, "freelist_count");
-    const minBytes = this.options.minFreeBytes ?? 1024 * 1024;
+    const minBytes = this.options.minFreeBytes ?? 64 * 1024;
     const minShare = this.options.minFreeShare ?? 0.1;
     if (free === 0 || free * pageSize < minBytes || free < pages * minShare) return;
     this.run = { at: new Date(), started: performance.now(), pagesBefore: pages, longestStepMs: 0 };

@@ -10,14 +10,14 @@
 // Per round: a burst of --burst creates (throughput = objects / span, p99 latency), then a paced run at --rate
 // objects/s for --paced-seconds (p99 latency). Before a syncer run, the virtual Services its Endpoints need are
 // created and their sync (host Service, cluster IP shown back) is waited out, so it is not part of the measure.
-// Memory: the runtime's resident set after start-up when idle, and with --objects Endpoints (with their Services)
+// Memory: the runtime's resident set idle after start-up (synced, then 5 s quiet), and with --objects Endpoints (with their Services)
 // synced: 3 s after the last arrived, and once the syncer is done and the runtime was quiet for --quiet-seconds;
 // the host API server's own RSS holding the same objects is printed beside it as the baseline. The machine is
 // shared: read numbers as orders of magnitude.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
@@ -130,14 +130,13 @@ async function main(): Promise<void> {
     /listening on (https:\/\/\S+)/,
     RUNTIME_NODE_OPTIONS,
   );
-  await sleep(3000);
-  const idleRss = memoryStatus(runtime.child.pid!);
   const virtualConfig = kubeConfig(join(dir, "vc", "admin.kubeconfig"));
   const virtualClient = createKubeClient(virtualConfig);
   const virtual = virtualClient.core;
-  /** The syncer's queue depth, from the virtual cluster's /metrics. */
+  /** The syncer's queue depth, from the virtual cluster's /metrics (one kept-alive connection). */
+  const metricsAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const queueDepth = async () => {
-    const options: Parameters<typeof request>[1] = { method: "GET" };
+    const options: Parameters<typeof request>[1] = { method: "GET", agent: metricsAgent };
     await virtualConfig.applyToHTTPSOptions(options);
     const text = await new Promise<string>((resolve, reject) => {
       const req = request(`${virtualConfig.getCurrentCluster()?.server}/metrics`, options, (res) => {
@@ -160,6 +159,11 @@ async function main(): Promise<void> {
       quiet = (await queueDepth()) === 0 ? quiet + 1 : 0;
     }
   };
+
+  // Idle: started, its informers synced (nothing queued) and quiet for 5 s.
+  await settled();
+  await sleep(5000);
+  const idleRss = memoryStatus(runtime.child.pid!);
 
   const seen = new Map<string, number>();
   // The watch resumes from its last event when it ends (client-node's fetch gives up on a body silent for 5 min,
@@ -194,6 +198,7 @@ async function main(): Promise<void> {
   /** Creates `count` objects: with `rate`, paced at that many per second; else as fast as WRITERS allow. */
   const write = async (count: number, task: (i: number) => Promise<unknown>, rate?: number) => {
     const started = new Float64Array(count);
+    const acked = new Float64Array(count);
     let next = 0;
     const t0 = performance.now();
     await Promise.all(
@@ -206,24 +211,39 @@ async function main(): Promise<void> {
           }
           started[i] = performance.now();
           await task(i);
+          acked[i] = performance.now();
         }
       }),
     );
-    return started;
+    return { started, acked };
   };
   /** CPU time of both server processes so far, to charge a run's work per object (moves less than throughput). */
-  const cpuNow = () => ({ runtime: cpuTimeMs(runtime.child.pid!), host: cpuTimeMs(hostServer.child.pid!) });
-  const measure = async (started: Float64Array, keys: string[], cpuBefore: ReturnType<typeof cpuNow>) => {
+  const cpuNow = () => ({
+    runtime: cpuTimeMs(runtime.child.pid!),
+    host: cpuTimeMs(hostServer.child.pid!),
+    // The writers and the host watch (client-node) use CPU of the same machine too.
+    bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+  });
+  const measure = async (
+    { started, acked }: { started: Float64Array; acked: Float64Array },
+    keys: string[],
+    cpuBefore: ReturnType<typeof cpuNow>,
+  ) => {
     const arrivals = keys.map((key) => seen.get(key)!);
     const span = Math.max(...arrivals) - Math.min(...started);
+    const writeSpan = Math.max(...acked) - Math.min(...started);
     await sleep(500); // the runtime's trailing work (host watch events of its own writes) is part of the cost
     const cpu = cpuNow();
     return {
       latency: summarize(arrivals.map((arrival, i) => arrival - started[i])),
       perSecond: round((keys.length * 1000) / span, 1),
+      // The writes alone: how fast the API server the writers talk to accepted them (host or virtual).
+      writeLatency: summarize(Array.from(acked, (ack, i) => ack - started[i])),
+      writesPerSecond: round((keys.length * 1000) / writeSpan, 1),
       cpuMsPerObject: {
         runtime: round((cpu.runtime - cpuBefore.runtime) / keys.length, 3),
         host: round((cpu.host - cpuBefore.host) / keys.length, 3),
+        bench: round((cpu.bench - cpuBefore.bench) / keys.length, 3),
       },
     };
   };
@@ -243,7 +263,7 @@ async function main(): Promise<void> {
       await settled(); // the Services' own sync (host create, cluster IP shown) ends before the measured writes
     }
     const cpuBefore = cpuNow();
-    const started = await write(
+    const times = await write(
       count,
       (i) =>
         side === "direct"
@@ -256,7 +276,7 @@ async function main(): Promise<void> {
     );
     const keys = names.map((name, i) => `${side === "direct" ? name : hostName(name)}|${ipOf(i, tag)}`);
     await waitFor(keys);
-    return await measure(started, keys, cpuBefore);
+    return await measure(times, keys, cpuBefore);
   };
 
   // Both servers' code is compiled and their stores past their first pages before anything is measured: without
@@ -314,6 +334,7 @@ async function main(): Promise<void> {
 
   watching = false;
   watch?.abort();
+  metricsAgent.destroy();
   await Promise.all([virtualClient.close(), hostClient.close()]);
   for (const child of [runtime.child, hostServer.child]) {
     const exited = new Promise((resolve) => child.once("exit", resolve));

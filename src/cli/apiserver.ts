@@ -54,12 +54,13 @@ export function apiserverCommand(): Command {
           limits: inflightLimits(opts),
           logger,
         });
+        // Before the line that says it is up: whoever reads it may stop it at once.
+        stopOnSignal(logger, () => running.close());
         process.stdout.write(
           `API server listening on ${running.url}\n` +
             `Admin kubeconfig: ${running.kubeconfigPath}\n` +
             `Try: kubectl --kubeconfig ${running.kubeconfigPath} get namespaces\n`,
         );
-        stopOnSignal(logger, () => running.close());
       }),
     );
 }

@@ -148,7 +148,8 @@ export function addStartCommand(platform: Command): void {
       // Another replica on the same etcd may have made the admin: then this data directory has no kubeconfig.
       const kubeconfig = join(running.dataDir, ADMIN_KUBECONFIG_FILE);
       if (existsSync(kubeconfig)) lines.push(`Try: kubectl --kubeconfig ${kubeconfig} get users\n`);
-      process.stdout.write(lines.join(""));
+      // Before the line that says it is up: whoever reads it may stop it at once.
       stopOnSignal(logger, () => running.close());
+      process.stdout.write(lines.join(""));
     });
 }

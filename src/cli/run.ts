@@ -73,6 +73,8 @@ export function runCommand(): Command {
           logger,
         });
         const platform = runtime.status().platform;
+        // Before the line that says it is up: whoever reads it may stop it at once.
+        stopOnSignal(logger, () => runtime.close());
         process.stdout.write(
           `Virtual cluster ${opts.name} listening on ${runtime.url}\n` +
             `admin kubeconfig: ${runtime.kubeconfigPath}\n` +
@@ -82,7 +84,6 @@ export function runCommand(): Command {
                 : `platform: not connected: ${platform.error}\n`
               : ""),
         );
-        stopOnSignal(logger, () => runtime.close());
       }),
     );
 }

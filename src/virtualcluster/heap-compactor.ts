@@ -2,8 +2,8 @@
 // syncing, V8 keeps the pages it grew into (start-up garbage, the burst's short-lived objects) as committed memory:
 // measured, the idle runtime held about 16 MiB more than a full, memory-reducing collection leaves. V8's own memory
 // reducer does not release them in a process that sits idle on its event loop, so the runtime asks for that
-// collection itself: once after start-up, and once whenever work stopped for `quietMs`. Each is a full compacting
-// collection of a few tens of MiB, a pause of tens of milliseconds at a moment with nothing else to do.
+// collection itself: once start-up is over, and whenever work happened and then stopped for a while. Each is a full compacting collection of a few tens of MiB, a pause of tens of milliseconds at a moment with
+// nothing else to do.
 
 /** V8's gc() of a process started with --expose-gc, with the options this uses. */
 export type ExposedGc = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
@@ -18,17 +18,18 @@ export interface HeapCompactorOptions {
   gc: ExposedGc;
   /** A number that changes whenever work happens (syncs, requests). */
   work(): number;
-  /** How long work must have stopped before the heap is compacted (default 10 s). */
+  /** How often it looks whether work stopped (default 5 s). */
   quietMs?: number;
 }
 
 export class HeapCompactor {
   readonly #options: HeapCompactorOptions;
   #timer?: NodeJS.Timeout;
-  /** The work count when last looked at, and whether it changed since the last compaction. */
+  /** The work count at the last look, and whether work happened since the last compaction. */
   #seen: number;
   #dirty = false;
-  /** Compactions so far (for tests and the status). */
+  #stopped = false;
+  /** Compactions so far. */
   compactions = 0;
 
   constructor(options: HeapCompactorOptions) {
@@ -36,16 +37,15 @@ export class HeapCompactor {
     this.#seen = options.work();
   }
 
-  /** Compacts now, then whenever work stops for quietMs after having happened. */
+  /** Compacts now (start-up is over), then looks every quietMs. */
   start(): void {
     this.compact();
-    const quietMs = this.#options.quietMs ?? 10_000;
-    this.#timer = setInterval(() => this.look(), quietMs);
-    this.#timer.unref();
+    this.#schedule(this.#options.quietMs ?? 5_000);
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    this.#stopped = true;
+    clearTimeout(this.#timer);
   }
 
   compact(): void {
@@ -54,7 +54,7 @@ export class HeapCompactor {
     this.#dirty = false;
   }
 
-  /** The periodic look (every quietMs): compacts when work happened before the last look and none since. */
+  /** The periodic look: compacts when work happened before and none since the previous look. */
   look(): void {
     const now = this.#options.work();
     if (now !== this.#seen) {
@@ -63,5 +63,14 @@ export class HeapCompactor {
       return;
     }
     if (this.#dirty) this.compact();
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.look();
+      this.#schedule(this.#options.quietMs ?? 5_000);
+    }, ms);
+    this.#timer.unref();
   }
 }

@@ -10,13 +10,13 @@ test("missingRuntimeNodeFlags() lists the flags not given on the command line or
   assert.deepEqual(missingRuntimeNodeFlags(["--expose-gc"], undefined), ["--max-semi-space-size=4"]);
 });
 
-test("runtimeEnvironment() adds glibc's one malloc arena and fixed trim threshold, keeping settings of the user's own", () => {
-  const ours = "glibc.malloc.arena_max=1:glibc.malloc.trim_threshold=131072";
+test("runtimeEnvironment() adds glibc's one malloc arena and fixed mmap and trim thresholds, keeping the user's own settings", () => {
+  const ours = "glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=32768:glibc.malloc.trim_threshold=131072";
   assert.equal(runtimeEnvironment({ HOME: "/h" }).GLIBC_TUNABLES, ours);
   assert.equal(runtimeEnvironment({ HOME: "/h" }).HOME, "/h");
   assert.equal(
     runtimeEnvironment({ GLIBC_TUNABLES: "glibc.malloc.arena_max=8" }).GLIBC_TUNABLES,
-    "glibc.malloc.arena_max=8:glibc.malloc.trim_threshold=131072",
+    "glibc.malloc.arena_max=8:glibc.malloc.mmap_threshold=32768:glibc.malloc.trim_threshold=131072",
   );
   const complete = { GLIBC_TUNABLES: `glibc.pthread.rseq=0:${ours}` };
   assert.equal(runtimeEnvironment(complete), complete);

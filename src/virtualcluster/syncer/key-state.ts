@@ -3,7 +3,7 @@ import type { WireObject } from "./types.ts";
 
 /** What the syncer remembers about one key between syncs. */
 export interface KeyState {
-  /** Labels and annotations of both sides when last in sync: tells which side changed since. */
+  /** Labels and annotations of both sides when last in sync (the host's without the marks): which side changed since. */
   last?: { virtual: MetadataSnapshot; host: MetadataSnapshot };
   /**
    * Our last write to the host, until the host informer has seen it: a create or update (the object the server

@@ -25,7 +25,7 @@ import { formatKey, isOrphan, parseKey, type SyncKey } from "./keys.ts";
 import { describeError, statusCode, statusReason } from "./kube-client.ts";
 import type { ReferenceTracker } from "./reference-tracker.ts";
 import type { JsonPatchOperation, ResourceCalls } from "./resource-calls.ts";
-import { reverseMetadata, snapshotOf } from "./reverse-metadata.ts";
+import { hostSnapshotOf, reverseMetadata, snapshotOf } from "./reverse-metadata.ts";
 import { semanticallyEqual, updateBody } from "./semantic-equal.ts";
 import { stableJson } from "./stable-json.ts";
 import type { StatsCounter } from "./stats.ts";
@@ -238,7 +238,7 @@ export class Reconciler {
     if (result !== hostObject) {
       state.applied = { desired: desiredDigest, resourceVersion: result?.metadata?.resourceVersion ?? "" };
     }
-    state.last = { virtual: snapshotOf(source), host: snapshotOf(result) };
+    state.last = { virtual: snapshotOf(source), host: hostSnapshotOf(result, context.translator) };
     if (resource === "services" && result) await this.#showHostClusterIP(source, result, state);
   }
 
@@ -384,7 +384,7 @@ export class Reconciler {
   ): Promise<WireObject> {
     const { context } = this.#options;
     // Common case first: nothing changed on the host, so no reverse patch needs to run.
-    if (isDeepStrictEqual(snapshotOf(host), state.last?.host)) return virtual;
+    if (isDeepStrictEqual(hostSnapshotOf(host, context.translator), state.last?.host)) return virtual;
     const reversed = hostObjectForVirtual(resource, host, virtual, context).object;
     const metadata = reverseMetadata({ virtual, host, reversed, last: state.last, translator: context.translator });
     if (!metadata) return virtual;

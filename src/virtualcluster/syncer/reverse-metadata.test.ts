@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
 import { OBJECT_UID_ANNOTATION } from "./constants.ts";
-import { reverseMetadata, snapshotOf } from "./reverse-metadata.ts";
+import { hostSnapshotOf, reverseMetadata, snapshotOf } from "./reverse-metadata.ts";
 import type { WireObject } from "./types.ts";
 
 const translator = createTranslator({ name: "vc", namespace: "vc-host" });
@@ -17,7 +17,7 @@ const hostThen = object(
   { app: "web", [MANAGED_BY_LABEL]: "vc", [NAMESPACE_LABEL]: "default" },
   { note: "a", [OBJECT_UID_ANNOTATION]: "u" },
 );
-const last = { virtual: snapshotOf(virtualThen), host: snapshotOf(hostThen) };
+const last = { virtual: snapshotOf(virtualThen), host: hostSnapshotOf(hostThen, translator) };
 
 test("reverseMetadata() carries a host-side annotation and label change back to the virtual object", () => {
   const host = object(
@@ -75,10 +75,20 @@ test("reverseMetadata() applied to the virtual object makes it equal the host's 
   fc.assert(
     fc.property(map, map, (annotations, edited) => {
       const virtual = object({}, annotations);
-      const lastPair = { virtual: snapshotOf(virtual), host: snapshotOf(object({}, annotations)) };
+      const lastPair = { virtual: snapshotOf(virtual), host: hostSnapshotOf(object({}, annotations), translator) };
       const host = object({}, { ...edited });
       const result = reverseMetadata({ virtual, host, reversed: host, last: lastPair, translator });
       assert.deepEqual(result?.annotations ?? { ...annotations }, { ...edited });
     }),
   );
+});
+
+test("hostSnapshotOf() keeps only the labels and annotations that can move back (no markers, no syncer annotations)", () => {
+  const reserved = translator.hostLabelKey("release");
+  const host = object({ ...hostThen.metadata!.labels, [reserved]: "r1" }, hostThen.metadata!.annotations!);
+  assert.deepEqual(hostSnapshotOf(host, translator), {
+    labels: { app: "web", [reserved]: "r1" },
+    annotations: { note: "a" },
+  });
+  assert.deepEqual(hostSnapshotOf(undefined, translator), { labels: {}, annotations: {} });
 });

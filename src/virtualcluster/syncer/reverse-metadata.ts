@@ -14,6 +14,24 @@ export function snapshotOf(object: WireObject | undefined): MetadataSnapshot {
   return { labels: { ...object?.metadata?.labels }, annotations: { ...object?.metadata?.annotations } };
 }
 
+function filtered(map: LabelMap | undefined, keep: (key: string) => boolean): LabelMap {
+  const result: LabelMap = {};
+  for (const key in map) if (keep(key)) result[key] = map[key];
+  return result;
+}
+
+/**
+ * The labels and annotations of a host object that can move back to the virtual object: without the markers and
+ * the syncer's own annotations, which never do. Kept per synced object between syncs, so they stay small.
+ */
+export function hostSnapshotOf(object: WireObject | undefined, translator: Translator): MetadataSnapshot {
+  const metadata = object?.metadata;
+  return {
+    labels: filtered(metadata?.labels, (key) => translator.virtualLabelKey(key) !== undefined),
+    annotations: filtered(metadata?.annotations, isCopiedAnnotation),
+  };
+}
+
 export interface ReverseInput {
   /** The virtual object now. */
   virtual: WireObject;
@@ -21,7 +39,7 @@ export interface ReverseInput {
   host: WireObject;
   /** The host object with the reverse patches applied (`hostObjectForVirtual`). */
   reversed: WireObject;
-  /** Both sides when they were last in sync; without it (first sync, restart) the virtual side wins. */
+  /** Both sides when they were last in sync (the host's as hostSnapshotOf); without it the virtual side wins. */
   last: { virtual: MetadataSnapshot; host: MetadataSnapshot } | undefined;
   translator: Translator;
 }
@@ -60,7 +78,7 @@ function carryBack(
 export function reverseMetadata(input: ReverseInput): MetadataSnapshot | undefined {
   const { virtual, host, reversed, last, translator } = input;
   if (!last) return undefined;
-  const now = snapshotOf(host);
+  const now = hostSnapshotOf(host, translator);
   const current = snapshotOf(virtual);
   const result = snapshotOf(virtual);
   const reversedNow = snapshotOf(reversed);

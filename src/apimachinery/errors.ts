@@ -206,6 +206,9 @@ export const errors = {
 
   serviceUnavailable: (message: string): StatusError => new StatusError(503, "ServiceUnavailable", message),
 
+  /** 503 while the server stops: a request arriving then, or one its store closed under (clients retry elsewhere). */
+  shuttingDown: (): StatusError => new StatusError(503, "ServiceUnavailable", "the server is shutting down"),
+
   timeout: (message: string): StatusError => new StatusError(504, "Timeout", message),
 
   /**

@@ -44,6 +44,14 @@ describe("toStatusError()", () => {
     assert.doesNotMatch(error.message, /\/var\/lib/);
   });
 
+  it("toStatusError() answers a store closed under the request (shutdown) with 503, not 500", () => {
+    const { error, internal } = toStatusError(new StorageError("Closed", "storage is closed"));
+    assert.equal(internal, false);
+    assert.equal(error.code, 503);
+    assert.equal(error.reason, "ServiceUnavailable");
+    assert.equal(error.message, "the server is shutting down");
+  });
+
   it("toStatusError() keeps other storage failures internal (500, logged)", () => {
     const { error, internal } = toStatusError(new StorageError("Corrupt", "storage /x/platform.db is corrupt"));
     assert.equal(internal, true);

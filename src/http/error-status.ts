@@ -55,6 +55,10 @@ export function toStatusError(error: unknown): MappedError {
   if (error instanceof StorageError && error.storageCode === "NoSpace") {
     return { error: errors.insufficientStorage(), internal: false };
   }
+  // The store closed under a request (shutdown past its grace period): the client retries elsewhere, as for 503.
+  if (error instanceof StorageError && error.storageCode === "Closed") {
+    return { error: errors.shuttingDown(), internal: false };
+  }
   if (error instanceof StorageError && error.storageCode === "Unavailable") {
     return { error: errors.serviceUnavailable(`storage is unavailable: ${error.message}`), internal: false };
   }

@@ -165,7 +165,7 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     // Shutting down: 503, and the connection closes (close() waits for the requests in flight).
     if (options.closing()) {
       state.closeConnection = true;
-      throw errors.serviceUnavailable("the server is shutting down");
+      throw errors.shuttingDown();
     }
     // Body size limit: refuse a declared oversize body before reading or authenticating anything.
     const length = state.raw.headers["content-length"];

@@ -869,6 +869,8 @@ export class GenericStore implements ResourceStore {
         return errors.insufficientStorage();
       case "Corrupt":
         return error; // a server fault: a 500 to the client, the file and key in the server log
+      case "Closed":
+        return errors.shuttingDown();
       default:
         return errors.serviceUnavailable(`storage is unavailable: ${error.message}`);
     }

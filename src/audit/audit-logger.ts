@@ -15,7 +15,7 @@ import { AuditPipe } from "./audit-pipe.ts";
 import type { FromWorker, WorkerConfig } from "./audit-worker-protocol.ts";
 import type { DatastoreReport } from "./datastore/audit-datastore.ts";
 import type { AuditSearch, AuditSearchResult, StoredAuditEvent } from "./datastore/types.ts";
-import { auditEventLine, prepareRequestObject, RequestParts } from "./event.ts";
+import { auditEventPieces, type LinePiece, prepareRequestObject } from "./event.ts";
 import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
 import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
@@ -70,17 +70,21 @@ export interface AuditHooks {
 interface Active {
   config: AuditConfig;
   policy: CompiledAuditPolicy;
+  /** The Tracked of each decision made under these settings. */
+  tracked: Map<AuditDecision, Tracked>;
 }
 
-/** What the logger keeps of a request in flight (in its slot): its policy decision, the text its lines share. */
-class InFlight {
+/**
+ * What the logger keeps of a request in flight (in its slot): its policy decision under the settings it was made
+ * with. One per decision and settings, shared by the requests that get it, so keeping it allocates nothing.
+ */
+class Tracked {
   /** The settings it was decided under: a change of them decides again. */
-  readonly generation: number;
+  readonly active: Active;
   readonly decision: AuditDecision;
-  parts: RequestParts | undefined = undefined;
 
-  constructor(generation: number, decision: AuditDecision) {
-    this.generation = generation;
+  constructor(active: Active, decision: AuditDecision) {
+    this.active = active;
     this.decision = decision;
   }
 }
@@ -101,8 +105,8 @@ export class AuditLogger {
   private readonly unsubscribe: () => void;
   private readonly pipe: AuditPipe;
   private active: Active | undefined;
-  /** Counts settings changes: what a request's slot holds from before one is decided again. */
-  private generation = 0;
+  /** The pieces of the line being written (reused: a line is written before the next one is made). */
+  private readonly pieces: LinePiece[] = [];
   private failures = { count: 0, lastLog: 0 };
   private datastoreFailures = { count: 0, lastLog: 0, failing: false };
 
@@ -166,8 +170,7 @@ export class AuditLogger {
     const config = settings as AuditConfig;
     const on = config.enabled === true && Boolean(config.path);
     const wasOn = this.active !== undefined;
-    this.active = on ? { config, policy: compileAuditPolicy(auditPolicyOf(config)) } : undefined;
-    this.generation++;
+    this.active = on ? { config, policy: compileAuditPolicy(auditPolicyOf(config)), tracked: new Map() } : undefined;
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
@@ -184,15 +187,20 @@ export class AuditLogger {
     } else if (!on && wasOn) this.options.logger?.info("audit log disabled");
   }
 
-  /** The request's decision (and shared text), from its slot when a hook call of it made them under these settings. */
-  private track(request: AuditRequest): InFlight | undefined {
+  /** The request's decision, from its slot when a hook call of it made one under these settings. */
+  private track(request: AuditRequest): Tracked | undefined {
     const active = this.active;
     if (!active) return undefined;
     const slot = request.slot;
     const kept = slot?.hookValue;
-    if (kept instanceof InFlight && kept.generation === this.generation) return kept;
+    if (kept instanceof Tracked && kept.active === active) return kept;
     const attributes = { user: request.user ?? ANONYMOUS, info: request.requestInfo };
-    const tracked = new InFlight(this.generation, capCredentialRequests(active.policy(attributes), attributes));
+    const decision = capCredentialRequests(active.policy(attributes), attributes);
+    let tracked = active.tracked.get(decision);
+    if (tracked === undefined) {
+      tracked = new Tracked(active, decision);
+      active.tracked.set(decision, tracked); // a policy's decisions and their capped forms: a few
+    }
     if (slot) slot.hookValue = tracked;
     return tracked;
   }
@@ -213,12 +221,16 @@ export class AuditLogger {
       const tracked = this.track(request);
       if (!tracked || tracked.decision.level === "None" || tracked.decision.omitStages.has(stage)) return;
       const decision = tracked.decision;
-      const now = this.options.now?.() ?? new Date();
+      const now = this.options.now?.().getTime() ?? Date.now();
       // The request object could not be built before (the request was refused): the stand-in says what it was.
-      if (completion?.preparationFailed) this.write(minimalEventLine(stage, request, completion.code, now), "Metadata");
-      else {
-        tracked.parts ??= new RequestParts(request);
-        this.write(auditEventLine(stage, decision.level, request, completion, now, tracked.parts), decision.level);
+      if (completion?.preparationFailed) {
+        this.write(minimalEventLine(stage, request, completion.code, new Date(now)), "Metadata");
+      } else {
+        const pieces = this.pieces;
+        const count = auditEventPieces(pieces, stage, decision.level, request, completion, now);
+        this.pipe.writePieces(pieces, count);
+        pieces.fill("", 0, count); // nothing of this request stays referenced
+        this.metrics.event(decision.level);
       }
     } catch (error) {
       this.options.logger?.error(

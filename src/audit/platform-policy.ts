@@ -41,9 +41,17 @@ export function auditPolicyOf(audit: AuditConfig): AuditPolicy {
   return audit.policy ?? {};
 }
 
+/** The capped form of each decision, made once: a decision is the same object for every request it applies to. */
+const cappedDecisions = new WeakMap<AuditDecision, AuditDecision>();
+
 /** Applies the Metadata cap of credential-carrying requests to a decision. */
 export function capCredentialRequests(decision: AuditDecision, attributes: AuditAttributes): AuditDecision {
   if (decision.level === "None" || decision.level === "Metadata") return decision;
   if (!METADATA_AT_MOST.some((rule) => ruleMatches(rule, attributes))) return decision;
-  return { ...decision, level: lowerLevel(decision.level, "Metadata") };
+  let capped = cappedDecisions.get(decision);
+  if (capped === undefined) {
+    capped = { ...decision, level: lowerLevel(decision.level, "Metadata") };
+    cappedDecisions.set(decision, capped);
+  }
+  return capped;
 }

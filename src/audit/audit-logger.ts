@@ -75,6 +75,26 @@ interface Active {
 }
 
 /**
+ * Events are held and written HELD_EVENTS at a time, or when the pipe hands a batch over: building a line right
+ * after a request's HTTP work runs the line code with cold caches, which cost several times what the same code
+ * costs in a loop (measured in the server: about 5 µs per GET at Metadata).
+ */
+const HELD_EVENTS = 64;
+
+/** Held events, one index each: the stage's time is taken when it is logged, the line is built when written. */
+interface HeldEvents {
+  count: number;
+  stages: AuditStage[];
+  levels: AuditLevel[];
+  requests: AuditRequest[];
+  completions: (AuditCompletion | undefined)[];
+  times: number[];
+}
+
+/** What a held slot refers to once written (so the request it held can be collected). */
+const NO_REQUEST = {} as AuditRequest;
+
+/**
  * What the logger keeps of a request in flight (in its slot): its policy decision under the settings it was made
  * with. One per decision and settings, shared by the requests that get it, so keeping it allocates nothing.
  */
@@ -107,6 +127,15 @@ export class AuditLogger {
   private active: Active | undefined;
   /** The pieces of the line being written (reused: a line is written before the next one is made). */
   private readonly pieces: LinePiece[] = [];
+  /** Events logged and not yet written (see HELD_EVENTS). */
+  private readonly held: HeldEvents = {
+    count: 0,
+    stages: [],
+    levels: [],
+    requests: [],
+    completions: [],
+    times: [],
+  };
   private failures = { count: 0, lastLog: 0 };
   private datastoreFailures = { count: 0, lastLog: 0, failing: false };
 
@@ -114,6 +143,7 @@ export class AuditLogger {
     this.options = options;
     this.metrics = createAuditMetrics(options.metrics ?? new Registry());
     this.pipe = new AuditPipe({
+      flush: () => this.flush(),
       onMessage: (message) => this.reported(message),
       onWorkerError: (error) =>
         options.logger?.error({ err: error.message }, "audit worker failed; restarting it (batched events lost)"),
@@ -167,6 +197,7 @@ export class AuditLogger {
   }
 
   private configure(settings: AuditSettings): void {
+    this.flush(); // events logged under the old settings go where lines written before the change go
     const config = settings as AuditConfig;
     const on = config.enabled === true && Boolean(config.path);
     const wasOn = this.active !== undefined;
@@ -220,34 +251,60 @@ export class AuditLogger {
     try {
       const tracked = this.track(request);
       if (!tracked || tracked.decision.level === "None" || tracked.decision.omitStages.has(stage)) return;
-      const decision = tracked.decision;
-      const now = this.options.now?.().getTime() ?? Date.now();
-      // The request object could not be built before (the request was refused): the stand-in says what it was.
-      if (completion?.preparationFailed) {
-        this.write(minimalEventLine(stage, request, completion.code, new Date(now)), "Metadata");
-      } else {
-        const pieces = this.pieces;
-        const count = auditEventPieces(pieces, stage, decision.level, request, completion, now);
-        this.pipe.writePieces(pieces, count);
-        pieces.fill("", 0, count); // nothing of this request stays referenced
-        this.metrics.event(decision.level);
-      }
+      const level = tracked.decision.level;
+      const held = this.held;
+      const i = held.count++;
+      held.stages[i] = stage;
+      held.levels[i] = level;
+      held.requests[i] = request;
+      held.completions[i] = completion;
+      held.times[i] = this.options.now?.().getTime() ?? Date.now();
+      this.metrics.event(level);
+      if (i === 0) this.pipe.schedule(); // the next handover writes them
+      if (held.count >= HELD_EVENTS) this.flush();
     } catch (error) {
-      this.options.logger?.error(
-        { err: String(error), stage },
-        "audit event could not be built; writing a minimal one",
-      );
-      try {
-        this.write(minimalEventLine(stage, request, completion?.code, this.options.now?.() ?? new Date()), "Metadata");
-      } catch {
-        this.metrics.dropped(1);
-      }
+      this.options.logger?.error({ err: String(error), stage }, "audit event could not be logged");
+      this.metrics.dropped(1);
     }
   }
 
-  private write(line: string, level: AuditLevel): void {
-    this.pipe.write(line);
-    this.metrics.event(level);
+  /** Writes the held events into the pipe's batch, in the order they were logged. */
+  private flush(): void {
+    const held = this.held;
+    const count = held.count;
+    if (count === 0) return;
+    // The pipe may hand a full batch over meanwhile, which flushes again: that one finds nothing held.
+    held.count = 0;
+    const pieces = this.pieces;
+    for (let i = 0; i < count; i++) {
+      const stage = held.stages[i];
+      const request = held.requests[i];
+      const completion = held.completions[i];
+      const now = held.times[i];
+      try {
+        // The request object could not be built before (the request was refused): the stand-in says what it was.
+        if (completion?.preparationFailed) {
+          this.pipe.write(minimalEventLine(stage, request, completion.code, new Date(now)));
+        } else {
+          const n = auditEventPieces(pieces, stage, held.levels[i], request, completion, now);
+          this.pipe.writePieces(pieces, n);
+        }
+      } catch (error) {
+        this.options.logger?.error(
+          { err: String(error), stage },
+          "audit event could not be built; writing a minimal one",
+        );
+        try {
+          this.pipe.write(minimalEventLine(stage, request, completion?.code, new Date(now)));
+        } catch {
+          this.metrics.dropped(1);
+        }
+      }
+    }
+    // Nothing of these requests stays referenced.
+    pieces.fill("");
+    held.requests.fill(NO_REQUEST, 0, count);
+    held.completions.fill(undefined, 0, count);
   }
 
   private reported(message: Exclude<FromWorker, { type: "reply" | "buffer" }>): void {

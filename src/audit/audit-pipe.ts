@@ -22,6 +22,8 @@ const WORKER_URL = new URL(
 );
 
 export interface AuditPipeOptions {
+  /** Called before each batch is handed over: the caller writes the lines it holds back. */
+  flush?: () => void;
   /** Everything the worker reports (failures, drops, counts). */
   onMessage: (message: Exclude<FromWorker, { type: "reply" | "buffer" }>) => void;
   /** The worker died; it is restarted on the next batch or call. */
@@ -74,7 +76,7 @@ export class AuditPipe {
   }
 
   /** Hands the batch over in a moment (lines written meanwhile go with it). */
-  private schedule(): void {
+  schedule(): void {
     if (!this.timer) {
       this.timer = setTimeout(this.sendBatch, BATCH_DELAY_MS);
       this.timer.unref();
@@ -162,6 +164,7 @@ export class AuditPipe {
   }
 
   private send(): void {
+    this.options.flush?.();
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;

@@ -138,6 +138,84 @@ describe("AuditLogger", () => {
     );
   });
 
+  it("AuditLogger writes held events in the order they were logged, each at the level and time of its logging", async () => {
+    const path = join(dir, "held.log");
+    let now = Date.parse("2026-01-01T00:00:00.000Z");
+    const clock = new AuditLogger({ settings, now: () => new Date(now) });
+    try {
+      setAudit({ enabled: true, level: 1, path });
+      // More events than are held at once, two requests interleaved, the second's completion before the first's.
+      const logged: string[] = [];
+      for (let i = 0; i < 50; i++) {
+        const [a, b] = [request("get", "users", { id: `held-${i}-a` }), request("get", "teams", { id: `held-${i}-b` })];
+        for (const [hook, c, stage] of [
+          [clock.hooks.onRequestReceived, a, "RequestReceived"],
+          [clock.hooks.onRequestReceived, b, "RequestReceived"],
+          [clock.hooks.onRequestComplete, b, "ResponseComplete"],
+          [clock.hooks.onRequestComplete, a, "ResponseComplete"],
+        ] as const) {
+          now += 1;
+          hook(c);
+          logged.push(`${c.id} ${stage} Metadata ${new Date(now).toISOString().slice(0, -1)}000Z`);
+        }
+      }
+      // Held events keep the level they were logged at across a change of the settings.
+      const last = request("get", "users", { id: "held-last", responseObject: { kind: "User" } });
+      clock.hooks.onRequestReceived(last);
+      logged.push(`held-last RequestReceived Metadata ${new Date(now).toISOString().slice(0, -1)}000Z`);
+      setAudit({ enabled: true, level: 3, path });
+      clock.hooks.onRequestComplete({ ...last, slot: undefined });
+      logged.push(`held-last ResponseComplete RequestResponse ${new Date(now).toISOString().slice(0, -1)}000Z`);
+      await clock.settled();
+      const events = await lines(path);
+      assert.deepEqual(
+        events.map((e) => `${e.auditID} ${e.stage} ${e.level} ${e.stageTimestamp}`),
+        logged,
+      );
+      assert.deepEqual(events.at(-1)?.responseObject, { kind: "User" });
+    } finally {
+      await clock.close();
+    }
+  });
+
+  it("AuditLogger reuses the last decision for a like request only while no rule names users or groups", async () => {
+    const path = join(dir, "alike.log");
+    const as = (id: string, name: string, target = "a") =>
+      request("get", "users", {
+        id,
+        user: { name, groups: ["system:authenticated"] },
+        requestInfo: { ...request("get", "users").requestInfo, name: target },
+        slot: { hookValue: undefined },
+      });
+    setAudit({ enabled: true, level: 1, path });
+    const [first, second] = [as("alike-1", "alice"), as("alike-2", "bob")];
+    serve(first);
+    serve(second);
+    assert.equal(first.slot?.hookValue, second.slot?.hookValue, "one decision for both");
+    setAudit({
+      enabled: true,
+      path,
+      policy: {
+        rules: [
+          { level: "Metadata", users: ["alice"] },
+          {
+            level: "Metadata",
+            resources: [{ group: "management.platform.sh", resources: ["users"], resourceNames: ["b"] }],
+          },
+        ],
+      },
+    });
+    for (const c of [as("alike-3", "alice"), as("alike-4", "bob"), as("alike-5", "bob", "b"), as("alike-6", "bob")]) {
+      serve(c);
+    }
+    await audit.settled();
+    assert.deepEqual(
+      [...new Set((await lines(path)).map((e) => e.auditID))],
+      ["alike-1", "alike-2", "alike-3", "alike-5"],
+      "bob's request like alice's is decided for bob; a request naming another object is decided for it",
+    );
+  });
+
   it("AuditLogger moves to a new file when the path changes, and stops when disabled", async () => {
     const next = join(dir, "b", "b.log");
     setAudit({ enabled: true, level: 1, path: next });

@@ -20,7 +20,7 @@ import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
 import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
 import type { RotationSettings } from "./rotating-file-sink.ts";
-import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditStage } from "./types.ts";
+import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditRequestInfo, AuditStage } from "./types.ts";
 
 const MEGABYTE = 1024 * 1024;
 const DEFAULT_MAX_SIZE_MB = 100;
@@ -72,6 +72,24 @@ interface Active {
   policy: CompiledAuditPolicy;
   /** The Tracked of each decision made under these settings. */
   tracked: Map<AuditDecision, Tracked>;
+  /** No rule names users or groups: a decision depends on the request info alone (the level shorthand). */
+  byInfoOnly: boolean;
+  /** With byInfoOnly, the last decision and the request info it was made for (a client repeats its requests). */
+  last: { info: AuditRequestInfo; tracked: Tracked } | undefined;
+}
+
+/** Whether two requests are alike for any policy rule that names no user (see ruleMatches). */
+function sameRequestInfo(a: AuditRequestInfo, b: AuditRequestInfo): boolean {
+  return (
+    a.resourceRequest === b.resourceRequest &&
+    a.verb === b.verb &&
+    a.resource === b.resource &&
+    a.subresource === b.subresource &&
+    a.group === b.group &&
+    a.namespace === b.namespace &&
+    a.name === b.name &&
+    a.path === b.path
+  );
 }
 
 /**
@@ -201,7 +219,16 @@ export class AuditLogger {
     const config = settings as AuditConfig;
     const on = config.enabled === true && Boolean(config.path);
     const wasOn = this.active !== undefined;
-    this.active = on ? { config, policy: compileAuditPolicy(auditPolicyOf(config)), tracked: new Map() } : undefined;
+    const policy = auditPolicyOf(config);
+    this.active = on
+      ? {
+          config,
+          policy: compileAuditPolicy(policy),
+          tracked: new Map(),
+          byInfoOnly: !policy.rules?.some((rule) => rule.users?.length || rule.userGroups?.length),
+          last: undefined,
+        }
+      : undefined;
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
@@ -225,13 +252,20 @@ export class AuditLogger {
     const slot = request.slot;
     const kept = slot?.hookValue;
     if (kept instanceof Tracked && kept.active === active) return kept;
-    const attributes = { user: request.user ?? ANONYMOUS, info: request.requestInfo };
+    const info = request.requestInfo;
+    const last = active.last;
+    if (last !== undefined && sameRequestInfo(last.info, info)) {
+      if (slot) slot.hookValue = last.tracked;
+      return last.tracked;
+    }
+    const attributes = { user: request.user ?? ANONYMOUS, info };
     const decision = capCredentialRequests(active.policy(attributes), attributes);
     let tracked = active.tracked.get(decision);
     if (tracked === undefined) {
       tracked = new Tracked(active, decision);
       active.tracked.set(decision, tracked); // a policy's decisions and their capped forms: a few
     }
+    if (active.byInfoOnly) active.last = { info: { ...info }, tracked };
     if (slot) slot.hookValue = tracked;
     return tracked;
   }

@@ -192,26 +192,16 @@ describe("AuditLogger", () => {
     serve(first);
     serve(second);
     assert.equal(first.slot?.hookValue, second.slot?.hookValue, "one decision for both");
-    setAudit({
-      enabled: true,
-      path,
-      policy: {
-        rules: [
-          { level: "Metadata", users: ["alice"] },
-          {
-            level: "Metadata",
-            resources: [{ group: "management.platform.sh", resources: ["users"], resourceNames: ["b"] }],
-          },
-        ],
-      },
-    });
-    for (const c of [as("alike-3", "alice"), as("alike-4", "bob"), as("alike-5", "bob", "b"), as("alike-6", "bob")]) {
-      serve(c);
-    }
+    setAudit({ enabled: true, path, policy: { rules: [{ level: "Metadata", users: ["alice"] }] } });
+    serve(as("alike-3", "alice"));
+    serve(as("alike-4", "bob"));
+    const named = { group: "management.platform.sh", resources: ["users"], resourceNames: ["b"] };
+    setAudit({ enabled: true, path, policy: { rules: [{ level: "Metadata", resources: [named] }] } });
+    for (const c of [as("alike-5", "bob"), as("alike-6", "bob", "b"), as("alike-7", "bob")]) serve(c);
     await audit.settled();
     assert.deepEqual(
       [...new Set((await lines(path)).map((e) => e.auditID))],
-      ["alike-1", "alike-2", "alike-3", "alike-5"],
+      ["alike-1", "alike-2", "alike-3", "alike-6"],
       "bob's request like alice's is decided for bob; a request naming another object is decided for it",
     );
   });

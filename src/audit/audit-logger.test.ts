@@ -3,6 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Registry } from "prom-client";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { auditSettingsOf } from "../config/to-settings.ts";
@@ -146,7 +148,7 @@ describe("AuditLogger", () => {
       setAudit({ enabled: true, level: 1, path });
       // More events than are held at once, two requests interleaved, the second's completion before the first's.
       const logged: string[] = [];
-      for (let i = 0; i < 50; i++) {
+      for (let i = 0; i < 150; i++) {
         const [a, b] = [request("get", "users", { id: `held-${i}-a` }), request("get", "teams", { id: `held-${i}-b` })];
         for (const [hook, c, stage] of [
           [clock.hooks.onRequestReceived, a, "RequestReceived"],
@@ -203,6 +205,26 @@ describe("AuditLogger", () => {
       [...new Set((await lines(path)).map((e) => e.auditID))],
       ["alike-1", "alike-2", "alike-3", "alike-6"],
       "bob's request like alice's is decided for bob; a request naming another object is decided for it",
+    );
+  });
+
+  it("AuditLogger writes an event with a large body at once, so held events keep no large payload alive", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    setAudit({ enabled: true, level: 1, path: join(dir, "large.log") });
+    let large: WeakRef<object> | undefined;
+    (() => {
+      const c = request("create", "users", { id: "large", requestBytes: 70_000 });
+      large = new WeakRef(c);
+      audit.hooks.onRequestComplete(c);
+    })();
+    await new Promise((resolve) => setImmediate(resolve)); // a WeakRef keeps its target until the task ends
+    gc();
+    assert.equal(large?.deref(), undefined, "its event was written and the request let go");
+    await audit.settled();
+    assert.deepEqual(
+      (await lines(join(dir, "large.log"))).map((e) => e.auditID),
+      ["large"],
     );
   });
 

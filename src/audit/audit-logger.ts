@@ -93,11 +93,17 @@ function sameRequestInfo(a: AuditRequestInfo, b: AuditRequestInfo): boolean {
 }
 
 /**
- * Events are held and written HELD_EVENTS at a time, or when the pipe hands a batch over: building a line right
- * after a request's HTTP work runs the line code with cold caches, which cost several times what the same code
- * costs in a loop (measured in the server: about 5 µs per GET at Metadata).
+ * Events are held and their lines built HELD_EVENTS at a time, or when the pipe hands a batch over (every 25 ms):
+ * building a line right after a request's HTTP work runs the line code with cold caches, which cost several times
+ * what the same code costs in a loop. Measured in the server (BENCHMARKS.md): about 5 µs per GET at Metadata, and
+ * 512 at a time cost several µs per GET less than 64.
  */
-const HELD_EVENTS = 64;
+const HELD_EVENTS = 512;
+/**
+ * A held event keeps its request (body and answer) alive until written: one with a body or pre-encoded answer
+ * above this size is written at once, so held events never keep more than HELD_EVENTS times this much.
+ */
+const HELD_PAYLOAD_CHARS = 64 * 1024;
 
 /** Held events, one index each: the stage's time is taken when it is logged, the line is built when written. */
 interface HeldEvents {
@@ -295,7 +301,11 @@ export class AuditLogger {
       held.times[i] = this.options.now?.().getTime() ?? Date.now();
       this.metrics.event(level);
       if (i === 0) this.pipe.schedule(); // the next handover writes them
-      if (held.count >= HELD_EVENTS) this.flush();
+      const large =
+        completion !== undefined &&
+        ((completion.requestBytes ?? 0) > HELD_PAYLOAD_CHARS ||
+          (completion.responseJson?.length ?? 0) > HELD_PAYLOAD_CHARS);
+      if (held.count >= HELD_EVENTS || large) this.flush();
     } catch (error) {
       this.options.logger?.error({ err: String(error), stage }, "audit event could not be logged");
       this.metrics.dropped(1);

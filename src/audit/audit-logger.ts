@@ -15,7 +15,7 @@ import { AuditPipe } from "./audit-pipe.ts";
 import type { FromWorker, WorkerConfig } from "./audit-worker-protocol.ts";
 import type { DatastoreReport } from "./datastore/audit-datastore.ts";
 import type { AuditSearch, AuditSearchResult, StoredAuditEvent } from "./datastore/types.ts";
-import { auditEventPieces, type LinePiece, prepareRequestObject } from "./event.ts";
+import { auditEventPieces, type LinePiece, prepareRequestObject, sameRequestInfo } from "./event.ts";
 import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
 import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
@@ -76,20 +76,6 @@ interface Active {
   byInfoOnly: boolean;
   /** With byInfoOnly, the last decision and the request info it was made for (a client repeats its requests). */
   last: { info: AuditRequestInfo; tracked: Tracked } | undefined;
-}
-
-/** Whether two requests are alike for any policy rule that names no user (see ruleMatches). */
-function sameRequestInfo(a: AuditRequestInfo, b: AuditRequestInfo): boolean {
-  return (
-    a.resourceRequest === b.resourceRequest &&
-    a.verb === b.verb &&
-    a.resource === b.resource &&
-    a.subresource === b.subresource &&
-    a.group === b.group &&
-    a.namespace === b.namespace &&
-    a.name === b.name &&
-    a.path === b.path
-  );
 }
 
 /**

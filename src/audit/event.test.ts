@@ -12,6 +12,7 @@ import {
   pieceText,
 } from "./event.ts";
 import { auditJson, auditRequestUri } from "./redact.ts";
+import { completionOf } from "./testing-events.ts";
 import type { AuditCompletion, AuditLevel, AuditRequest, AuditStage } from "./types.ts";
 
 const received = new Date("2024-05-01T12:00:00.123Z");
@@ -247,28 +248,7 @@ const lineCase = rawCase.map(toCase);
 
 function toCase(c: RawCase) {
   const request: AuditCompletion = {
-    id: c.id,
-    method: "GET",
-    requestUri: c.requestUri,
-    requestInfo: {
-      resourceRequest: c.resourceRequest,
-      verb: c.verb,
-      path: "/apis/x",
-      group: c.group,
-      version: "v1",
-      namespace: c.namespace,
-      resource: c.resource,
-      name: c.name,
-      subresource: c.subresource,
-    },
-    user: c.user,
-    userAgent: c.userAgent,
-    sourceIp: c.sourceIp,
-    receivedAt: new Date(c.received),
-    code: c.code,
-    reason: c.reason,
-    message: c.message,
-    responseObject: c.response,
+    ...completionOf(c),
     responseJson: c.encoded && c.response ? JSON.stringify(c.response) : undefined,
     requestObject: c.body ? () => c.body : undefined,
   };

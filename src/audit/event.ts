@@ -3,7 +3,15 @@
 
 import { levelAtLeast } from "./policy.ts";
 import { auditJson, auditRequestUri, mayHoldSecrets } from "./redact.ts";
-import type { AuditBodyRequest, AuditCompletion, AuditLevel, AuditRequest, AuditStage, AuditUser } from "./types.ts";
+import type {
+  AuditBodyRequest,
+  AuditCompletion,
+  AuditLevel,
+  AuditRequest,
+  AuditRequestInfo,
+  AuditStage,
+  AuditUser,
+} from "./types.ts";
 
 export const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
 export const OMITTED_REQUEST_ANNOTATION = "audit.platform.sh/request-object-omitted";
@@ -197,6 +205,21 @@ const QUOTE_END = utf8('"}');
 const END = utf8("}");
 const RESPONSE_OBJECT = utf8(',"responseObject":');
 
+/** Whether two requests' infos are equal in every field (so are their objectRefs and policy decisions). */
+export function sameRequestInfo(a: AuditRequestInfo, b: AuditRequestInfo): boolean {
+  return (
+    a.verb === b.verb &&
+    a.resourceRequest === b.resourceRequest &&
+    a.path === b.path &&
+    a.name === b.name &&
+    a.namespace === b.namespace &&
+    a.resource === b.resource &&
+    a.subresource === b.subresource &&
+    a.group === b.group &&
+    a.version === b.version
+  );
+}
+
 /**
  * The text every event line of one caller's request shares (requestURI, verb, user, source IP, agent, objectRef
  * from the path), serialized once and kept for the next requests that are the same: a client repeating a request
@@ -208,7 +231,7 @@ class RequestParts {
   readonly requestUri: string | undefined;
   readonly sourceIp: string | undefined;
   readonly userAgent: string | undefined;
-  readonly info: AuditRequest["requestInfo"];
+  readonly info: AuditRequestInfo;
   /** `,"objectRef":{…}` from the path, or empty. */
   readonly objectRef: Uint8Array;
   /** Per stage: `,"stage":…,"requestURI":…,"verb":…,"user":…,"sourceIPs":[…]` (`,"userAgent":…`). */
@@ -237,22 +260,12 @@ class RequestParts {
 
   /** Whether these parts are those of `request`. */
   matches(request: AuditRequest): boolean {
-    const a = this.info;
-    const b = request.requestInfo;
     return (
       this.user === request.user &&
       this.requestUri === request.requestUri &&
       this.sourceIp === request.sourceIp &&
       this.userAgent === request.userAgent &&
-      a.verb === b.verb &&
-      a.resourceRequest === b.resourceRequest &&
-      a.path === b.path &&
-      a.name === b.name &&
-      a.namespace === b.namespace &&
-      a.resource === b.resource &&
-      a.subresource === b.subresource &&
-      a.group === b.group &&
-      a.version === b.version
+      sameRequestInfo(this.info, request.requestInfo)
     );
   }
 

@@ -228,6 +228,30 @@ describe("AuditLogger", () => {
     );
   });
 
+  it("AuditLogger writes a minimal event, after the events held before it, when the policy cannot be evaluated", async () => {
+    const path = join(dir, "undecided.log");
+    setAudit({ enabled: true, path, policy: { rules: [{ level: "Metadata", userGroups: ["ops"] }] } });
+    const ops = { name: "ops", groups: ["ops"] };
+    serve(request("create", "users", { id: "large", user: ops, requestBytes: 70_000 })); // written at once
+    serve(request("get", "users", { id: "before", user: ops })); // held
+    // A caller without groups (never made by the server) makes the userGroups rule throw.
+    const odd = request("get", "users", { id: "undecided", user: { name: "odd" } as AuditCompletion["user"] });
+    audit.hooks.onRequestReceived(odd);
+    await audit.settled();
+    const events = await lines(path);
+    assert.deepEqual(
+      events.map((e) => `${e.auditID} ${e.stage}`),
+      [
+        "large RequestReceived",
+        "large ResponseComplete",
+        "before RequestReceived",
+        "before ResponseComplete",
+        "undecided RequestReceived",
+      ],
+    );
+    assert.ok(events[4].annotations["audit.platform.sh/event-incomplete"]);
+  });
+
   it("AuditLogger moves to a new file when the path changes, and stops when disabled", async () => {
     const next = join(dir, "b", "b.log");
     setAudit({ enabled: true, level: 1, path: next });

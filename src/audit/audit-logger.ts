@@ -1,10 +1,10 @@
 // The audit log of an API server: follows the live settings (enable, level or policy, file, rotation and datastore
-// change without a restart), decides once per request what to log, and builds each event line once. Lines go in
-// batches to the audit worker (audit-pipe.ts), which appends them to the rotating file and, on the platform, the
-// searchable datastore; a virtual cluster also taps them to send to its platform. Runs inside the request hooks,
-// so it never waits. It throws in one place: the request-body hook builds the event's request object before the
-// registry runs, and throwing there refuses the request with 500. An event that still cannot be built is replaced
-// by a minimal one (minimal-event.ts).
+// change without a restart), decides once per request what to log, and holds each event to build its line together
+// with others (HELD_EVENTS). Lines go in batches to the audit worker (audit-pipe.ts), which appends them to the
+// rotating file and, on the platform, the searchable datastore; a virtual cluster also taps them to send to its
+// platform. Runs inside the request hooks, so it never waits. It throws in one place: the request-body hook builds
+// the event's request object before the registry runs, and throwing there refuses the request with 500. An event
+// that still cannot be built is replaced by a minimal one (minimal-event.ts).
 
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
@@ -293,8 +293,16 @@ export class AuditLogger {
           (completion.responseJson?.length ?? 0) > HELD_PAYLOAD_CHARS);
       if (held.count >= HELD_EVENTS || large) this.flush();
     } catch (error) {
-      this.options.logger?.error({ err: String(error), stage }, "audit event could not be logged");
-      this.metrics.dropped(1);
+      this.options.logger?.error(
+        { err: String(error), stage },
+        "audit event could not be built; writing a minimal one",
+      );
+      try {
+        this.flush(); // after the events logged before it
+        this.pipe.write(minimalEventLine(stage, request, completion?.code, this.options.now?.() ?? new Date()));
+      } catch {
+        this.metrics.dropped(1);
+      }
     }
   }
 

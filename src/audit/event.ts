@@ -26,7 +26,7 @@ export function microTime(date: Date): string {
 }
 
 /** microTime() of a time in milliseconds since the epoch. */
-export function microTimeOf(ms: number): string {
+function microTimeOf(ms: number): string {
   let text = formatted.get(ms);
   if (text === undefined) {
     if (formatted.size >= 64) formatted.clear();

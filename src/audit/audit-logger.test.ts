@@ -3,6 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Registry } from "prom-client";
 import { defaultSettings, LiveSettings } from "../config/settings.ts";
 import { auditSettingsOf } from "../config/to-settings.ts";
@@ -136,6 +138,118 @@ describe("AuditLogger", () => {
       ["id-slot RequestReceived", "id-slot ResponseComplete", "id-slot-2 RequestReceived"],
       "a stage after the change follows the new policy",
     );
+  });
+
+  it("AuditLogger writes held events in the order they were logged, each at the level and time of its logging", async () => {
+    const path = join(dir, "held.log");
+    let now = Date.parse("2026-01-01T00:00:00.000Z");
+    const clock = new AuditLogger({ settings, now: () => new Date(now) });
+    try {
+      setAudit({ enabled: true, level: 1, path });
+      // More events than are held at once, two requests interleaved, the second's completion before the first's.
+      const logged: string[] = [];
+      for (let i = 0; i < 150; i++) {
+        const [a, b] = [request("get", "users", { id: `held-${i}-a` }), request("get", "teams", { id: `held-${i}-b` })];
+        for (const [hook, c, stage] of [
+          [clock.hooks.onRequestReceived, a, "RequestReceived"],
+          [clock.hooks.onRequestReceived, b, "RequestReceived"],
+          [clock.hooks.onRequestComplete, b, "ResponseComplete"],
+          [clock.hooks.onRequestComplete, a, "ResponseComplete"],
+        ] as const) {
+          now += 1;
+          hook(c);
+          logged.push(`${c.id} ${stage} Metadata ${new Date(now).toISOString().slice(0, -1)}000Z`);
+        }
+      }
+      // Held events keep the level they were logged at across a change of the settings.
+      const last = request("get", "users", { id: "held-last", responseObject: { kind: "User" } });
+      clock.hooks.onRequestReceived(last);
+      logged.push(`held-last RequestReceived Metadata ${new Date(now).toISOString().slice(0, -1)}000Z`);
+      setAudit({ enabled: true, level: 3, path });
+      clock.hooks.onRequestComplete({ ...last, slot: undefined });
+      logged.push(`held-last ResponseComplete RequestResponse ${new Date(now).toISOString().slice(0, -1)}000Z`);
+      await clock.settled();
+      const events = await lines(path);
+      assert.deepEqual(
+        events.map((e) => `${e.auditID} ${e.stage} ${e.level} ${e.stageTimestamp}`),
+        logged,
+      );
+      assert.deepEqual(events.at(-1)?.responseObject, { kind: "User" });
+    } finally {
+      await clock.close();
+    }
+  });
+
+  it("AuditLogger reuses the last decision for a like request only while no rule names users or groups", async () => {
+    const path = join(dir, "alike.log");
+    const as = (id: string, name: string, target = "a") =>
+      request("get", "users", {
+        id,
+        user: { name, groups: ["system:authenticated"] },
+        requestInfo: { ...request("get", "users").requestInfo, name: target },
+        slot: { hookValue: undefined },
+      });
+    setAudit({ enabled: true, level: 1, path });
+    const [first, second] = [as("alike-1", "alice"), as("alike-2", "bob")];
+    serve(first);
+    serve(second);
+    assert.equal(first.slot?.hookValue, second.slot?.hookValue, "one decision for both");
+    setAudit({ enabled: true, path, policy: { rules: [{ level: "Metadata", users: ["alice"] }] } });
+    serve(as("alike-3", "alice"));
+    serve(as("alike-4", "bob"));
+    const named = { group: "management.platform.sh", resources: ["users"], resourceNames: ["b"] };
+    setAudit({ enabled: true, path, policy: { rules: [{ level: "Metadata", resources: [named] }] } });
+    for (const c of [as("alike-5", "bob"), as("alike-6", "bob", "b"), as("alike-7", "bob")]) serve(c);
+    await audit.settled();
+    assert.deepEqual(
+      [...new Set((await lines(path)).map((e) => e.auditID))],
+      ["alike-1", "alike-2", "alike-3", "alike-6"],
+      "bob's request like alice's is decided for bob; a request naming another object is decided for it",
+    );
+  });
+
+  it("AuditLogger writes an event with a large body at once, so held events keep no large payload alive", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    setAudit({ enabled: true, level: 1, path: join(dir, "large.log") });
+    let large: WeakRef<object> | undefined;
+    (() => {
+      const c = request("create", "users", { id: "large", requestBytes: 70_000 });
+      large = new WeakRef(c);
+      audit.hooks.onRequestComplete(c);
+    })();
+    await new Promise((resolve) => setImmediate(resolve)); // a WeakRef keeps its target until the task ends
+    gc();
+    assert.equal(large?.deref(), undefined, "its event was written and the request let go");
+    await audit.settled();
+    assert.deepEqual(
+      (await lines(join(dir, "large.log"))).map((e) => e.auditID),
+      ["large"],
+    );
+  });
+
+  it("AuditLogger writes a minimal event, after the events held before it, when the policy cannot be evaluated", async () => {
+    const path = join(dir, "undecided.log");
+    setAudit({ enabled: true, path, policy: { rules: [{ level: "Metadata", userGroups: ["ops"] }] } });
+    const ops = { name: "ops", groups: ["ops"] };
+    serve(request("create", "users", { id: "large", user: ops, requestBytes: 70_000 })); // written at once
+    serve(request("get", "users", { id: "before", user: ops })); // held
+    // A caller without groups (never made by the server) makes the userGroups rule throw.
+    const odd = request("get", "users", { id: "undecided", user: { name: "odd" } as AuditCompletion["user"] });
+    audit.hooks.onRequestReceived(odd);
+    await audit.settled();
+    const events = await lines(path);
+    assert.deepEqual(
+      events.map((e) => `${e.auditID} ${e.stage}`),
+      [
+        "large RequestReceived",
+        "large ResponseComplete",
+        "before RequestReceived",
+        "before ResponseComplete",
+        "undecided RequestReceived",
+      ],
+    );
+    assert.ok(events[4].annotations["audit.platform.sh/event-incomplete"]);
   });
 
   it("AuditLogger moves to a new file when the path changes, and stops when disabled", async () => {

@@ -1,10 +1,10 @@
 // The audit log of an API server: follows the live settings (enable, level or policy, file, rotation and datastore
-// change without a restart), decides once per request what to log, and builds each event line once. Lines go in
-// batches to the audit worker (audit-pipe.ts), which appends them to the rotating file and, on the platform, the
-// searchable datastore; a virtual cluster also taps them to send to its platform. Runs inside the request hooks,
-// so it never waits. It throws in one place: the request-body hook builds the event's request object before the
-// registry runs, and throwing there refuses the request with 500. An event that still cannot be built is replaced
-// by a minimal one (minimal-event.ts).
+// change without a restart), decides once per request what to log, and holds each event to build its line together
+// with others (HELD_EVENTS). Lines go in batches to the audit worker (audit-pipe.ts), which appends them to the
+// rotating file and, on the platform, the searchable datastore; a virtual cluster also taps them to send to its
+// platform. Runs inside the request hooks, so it never waits. It throws in one place: the request-body hook builds
+// the event's request object before the registry runs, and throwing there refuses the request with 500. An event
+// that still cannot be built is replaced by a minimal one (minimal-event.ts).
 
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
@@ -15,12 +15,12 @@ import { AuditPipe } from "./audit-pipe.ts";
 import type { FromWorker, WorkerConfig } from "./audit-worker-protocol.ts";
 import type { DatastoreReport } from "./datastore/audit-datastore.ts";
 import type { AuditSearch, AuditSearchResult, StoredAuditEvent } from "./datastore/types.ts";
-import { auditEventLine, prepareRequestObject, RequestParts } from "./event.ts";
+import { auditEventPieces, type LinePiece, prepareRequestObject, sameRequestInfo } from "./event.ts";
 import { minimalEventLine } from "./minimal-event.ts";
 import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
 import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
 import type { RotationSettings } from "./rotating-file-sink.ts";
-import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditStage } from "./types.ts";
+import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditRequestInfo, AuditStage } from "./types.ts";
 
 const MEGABYTE = 1024 * 1024;
 const DEFAULT_MAX_SIZE_MB = 100;
@@ -70,17 +70,51 @@ export interface AuditHooks {
 interface Active {
   config: AuditConfig;
   policy: CompiledAuditPolicy;
+  /** The Tracked of each decision made under these settings. */
+  tracked: Map<AuditDecision, Tracked>;
+  /** No rule names users or groups: a decision depends on the request info alone (the level shorthand). */
+  byInfoOnly: boolean;
+  /** With byInfoOnly, the last decision and the request info it was made for (a client repeats its requests). */
+  last: { info: AuditRequestInfo; tracked: Tracked } | undefined;
 }
 
-/** What the logger keeps of a request in flight (in its slot): its policy decision, the text its lines share. */
-class InFlight {
-  /** The settings it was decided under: a change of them decides again. */
-  readonly generation: number;
-  readonly decision: AuditDecision;
-  parts: RequestParts | undefined = undefined;
+/**
+ * Events are held and their lines built HELD_EVENTS at a time, or when the pipe hands a batch over (every 25 ms):
+ * building a line right after a request's HTTP work runs the line code with cold caches, which cost several times
+ * what the same code costs in a loop. Measured in the server (BENCHMARKS.md): about 5 µs per GET at Metadata, and
+ * 512 at a time cost several µs per GET less than 64.
+ */
+const HELD_EVENTS = 512;
+/**
+ * A held event keeps its request (body and answer) alive until written: one with a body or pre-encoded answer
+ * above this size is written at once, so held events never keep more than HELD_EVENTS times this much.
+ */
+const HELD_PAYLOAD_CHARS = 64 * 1024;
 
-  constructor(generation: number, decision: AuditDecision) {
-    this.generation = generation;
+/** Held events, one index each: the stage's time is taken when it is logged, the line is built when written. */
+interface HeldEvents {
+  count: number;
+  stages: AuditStage[];
+  levels: AuditLevel[];
+  requests: AuditRequest[];
+  completions: (AuditCompletion | undefined)[];
+  times: number[];
+}
+
+/** What a held slot refers to once written (so the request it held can be collected). */
+const NO_REQUEST = {} as AuditRequest;
+
+/**
+ * What the logger keeps of a request in flight (in its slot): its policy decision under the settings it was made
+ * with. One per decision and settings, shared by the requests that get it, so keeping it allocates nothing.
+ */
+class Tracked {
+  /** The settings it was decided under: a change of them decides again. */
+  readonly active: Active;
+  readonly decision: AuditDecision;
+
+  constructor(active: Active, decision: AuditDecision) {
+    this.active = active;
     this.decision = decision;
   }
 }
@@ -101,8 +135,17 @@ export class AuditLogger {
   private readonly unsubscribe: () => void;
   private readonly pipe: AuditPipe;
   private active: Active | undefined;
-  /** Counts settings changes: what a request's slot holds from before one is decided again. */
-  private generation = 0;
+  /** The pieces of the line being written (reused: a line is written before the next one is made). */
+  private readonly pieces: LinePiece[] = [];
+  /** Events logged and not yet written (see HELD_EVENTS). */
+  private readonly held: HeldEvents = {
+    count: 0,
+    stages: [],
+    levels: [],
+    requests: [],
+    completions: [],
+    times: [],
+  };
   private failures = { count: 0, lastLog: 0 };
   private datastoreFailures = { count: 0, lastLog: 0, failing: false };
 
@@ -110,6 +153,7 @@ export class AuditLogger {
     this.options = options;
     this.metrics = createAuditMetrics(options.metrics ?? new Registry());
     this.pipe = new AuditPipe({
+      flush: () => this.flush(),
       onMessage: (message) => this.reported(message),
       onWorkerError: (error) =>
         options.logger?.error({ err: error.message }, "audit worker failed; restarting it (batched events lost)"),
@@ -163,11 +207,20 @@ export class AuditLogger {
   }
 
   private configure(settings: AuditSettings): void {
+    this.flush(); // events logged under the old settings go where lines written before the change go
     const config = settings as AuditConfig;
     const on = config.enabled === true && Boolean(config.path);
     const wasOn = this.active !== undefined;
-    this.active = on ? { config, policy: compileAuditPolicy(auditPolicyOf(config)) } : undefined;
-    this.generation++;
+    const policy = auditPolicyOf(config);
+    this.active = on
+      ? {
+          config,
+          policy: compileAuditPolicy(policy),
+          tracked: new Map(),
+          byInfoOnly: !policy.rules?.some((rule) => rule.users?.length || rule.userGroups?.length),
+          last: undefined,
+        }
+      : undefined;
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
@@ -184,15 +237,27 @@ export class AuditLogger {
     } else if (!on && wasOn) this.options.logger?.info("audit log disabled");
   }
 
-  /** The request's decision (and shared text), from its slot when a hook call of it made them under these settings. */
-  private track(request: AuditRequest): InFlight | undefined {
+  /** The request's decision, from its slot when a hook call of it made one under these settings. */
+  private track(request: AuditRequest): Tracked | undefined {
     const active = this.active;
     if (!active) return undefined;
     const slot = request.slot;
     const kept = slot?.hookValue;
-    if (kept instanceof InFlight && kept.generation === this.generation) return kept;
-    const attributes = { user: request.user ?? ANONYMOUS, info: request.requestInfo };
-    const tracked = new InFlight(this.generation, capCredentialRequests(active.policy(attributes), attributes));
+    if (kept instanceof Tracked && kept.active === active) return kept;
+    const info = request.requestInfo;
+    const last = active.last;
+    if (last !== undefined && sameRequestInfo(last.info, info)) {
+      if (slot) slot.hookValue = last.tracked;
+      return last.tracked;
+    }
+    const attributes = { user: request.user ?? ANONYMOUS, info };
+    const decision = capCredentialRequests(active.policy(attributes), attributes);
+    let tracked = active.tracked.get(decision);
+    if (tracked === undefined) {
+      tracked = new Tracked(active, decision);
+      active.tracked.set(decision, tracked); // a policy's decisions and their capped forms: a few
+    }
+    if (active.byInfoOnly) active.last = { info: { ...info }, tracked };
     if (slot) slot.hookValue = tracked;
     return tracked;
   }
@@ -212,30 +277,72 @@ export class AuditLogger {
     try {
       const tracked = this.track(request);
       if (!tracked || tracked.decision.level === "None" || tracked.decision.omitStages.has(stage)) return;
-      const decision = tracked.decision;
-      const now = this.options.now?.() ?? new Date();
-      // The request object could not be built before (the request was refused): the stand-in says what it was.
-      if (completion?.preparationFailed) this.write(minimalEventLine(stage, request, completion.code, now), "Metadata");
-      else {
-        tracked.parts ??= new RequestParts(request);
-        this.write(auditEventLine(stage, decision.level, request, completion, now, tracked.parts), decision.level);
-      }
+      const level = tracked.decision.level;
+      const held = this.held;
+      const i = held.count++;
+      held.stages[i] = stage;
+      held.levels[i] = level;
+      held.requests[i] = request;
+      held.completions[i] = completion;
+      held.times[i] = this.options.now?.().getTime() ?? Date.now();
+      this.metrics.event(level);
+      if (i === 0) this.pipe.schedule(); // the next handover writes them
+      const large =
+        completion !== undefined &&
+        ((completion.requestBytes ?? 0) > HELD_PAYLOAD_CHARS ||
+          (completion.responseJson?.length ?? 0) > HELD_PAYLOAD_CHARS);
+      if (held.count >= HELD_EVENTS || large) this.flush();
     } catch (error) {
       this.options.logger?.error(
         { err: String(error), stage },
         "audit event could not be built; writing a minimal one",
       );
       try {
-        this.write(minimalEventLine(stage, request, completion?.code, this.options.now?.() ?? new Date()), "Metadata");
+        this.flush(); // after the events logged before it
+        this.pipe.write(minimalEventLine(stage, request, completion?.code, this.options.now?.() ?? new Date()));
       } catch {
         this.metrics.dropped(1);
       }
     }
   }
 
-  private write(line: string, level: AuditLevel): void {
-    this.pipe.write(line);
-    this.metrics.event(level);
+  /** Writes the held events into the pipe's batch, in the order they were logged. */
+  private flush(): void {
+    const held = this.held;
+    const count = held.count;
+    if (count === 0) return;
+    // The pipe may hand a full batch over meanwhile, which flushes again: that one finds nothing held.
+    held.count = 0;
+    const pieces = this.pieces;
+    for (let i = 0; i < count; i++) {
+      const stage = held.stages[i];
+      const request = held.requests[i];
+      const completion = held.completions[i];
+      const now = held.times[i];
+      try {
+        // The request object could not be built before (the request was refused): the stand-in says what it was.
+        if (completion?.preparationFailed) {
+          this.pipe.write(minimalEventLine(stage, request, completion.code, new Date(now)));
+        } else {
+          const n = auditEventPieces(pieces, stage, held.levels[i], request, completion, now);
+          this.pipe.writePieces(pieces, n);
+        }
+      } catch (error) {
+        this.options.logger?.error(
+          { err: String(error), stage },
+          "audit event could not be built; writing a minimal one",
+        );
+        try {
+          this.pipe.write(minimalEventLine(stage, request, completion?.code, new Date(now)));
+        } catch {
+          this.metrics.dropped(1);
+        }
+      }
+    }
+    // Nothing of these requests stays referenced.
+    pieces.fill("");
+    held.requests.fill(NO_REQUEST, 0, count);
+    held.completions.fill(undefined, 0, count);
   }
 
   private reported(message: Exclude<FromWorker, { type: "reply" | "buffer" }>): void {

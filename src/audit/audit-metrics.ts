@@ -24,7 +24,7 @@ const LEVELS: readonly AuditLevel[] = ["None", "Metadata", "Request", "RequestRe
 
 export function createAuditMetrics(registry: Registry): AuditMetrics {
   const registers = [registry];
-  const byLevel = new Map<AuditLevel, number>(LEVELS.map((level) => [level, 0]));
+  const byLevel: Record<AuditLevel, number> = { None: 0, Metadata: 0, Request: 0, RequestResponse: 0 };
   let total = 0;
   new Counter({
     name: "apiserver_audit_event_total",
@@ -41,9 +41,9 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
     labelNames: ["level"],
     registers,
     collect() {
-      for (const [level, count] of byLevel) {
-        if (count > 0) this.inc({ level }, count);
-        byLevel.set(level, 0);
+      for (const level of LEVELS) {
+        if (byLevel[level] > 0) this.inc({ level }, byLevel[level]);
+        byLevel[level] = 0;
       }
     },
   });
@@ -87,7 +87,7 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
   return {
     event(level) {
       total++;
-      byLevel.set(level, (byLevel.get(level) ?? 0) + 1);
+      byLevel[level]++;
     },
     dropped(count, plugin = "log") {
       errors.inc({ plugin }, count);

@@ -7,6 +7,7 @@
 
 import { Worker } from "node:worker_threads";
 import type { FromWorker, ToWorker, WorkerCall, WorkerConfig } from "./audit-worker-protocol.ts";
+import { type LinePiece, pieceText } from "./event.ts";
 
 /** How long lines wait to be handed over: short enough for tests and tail -f, long enough to batch under load. */
 const BATCH_DELAY_MS = 25;
@@ -21,6 +22,8 @@ const WORKER_URL = new URL(
 );
 
 export interface AuditPipeOptions {
+  /** Called before each batch is handed over: the caller writes the lines it holds back. */
+  flush?: () => void;
   /** Everything the worker reports (failures, drops, counts). */
   onMessage: (message: Exclude<FromWorker, { type: "reply" | "buffer" }>) => void;
   /** The worker died; it is restarted on the next batch or call. */
@@ -64,14 +67,59 @@ export class AuditPipe {
   write(line: string): void {
     // UTF-8 takes at most 3 bytes per UTF-16 unit: the exact size is only needed when it might not fit.
     let batch = this.batch;
-    if (batch === undefined || this.used + line.length * 3 + 1 > batch.length) batch = this.room(line);
+    if (batch === undefined || this.used + line.length * 3 + 1 > batch.length)
+      batch = this.room(Buffer.byteLength(line) + 1);
     this.used += batch.write(line, this.used);
     batch[this.used++] = 10;
     if (this.options.tap) this.tapped.push(line);
+    this.schedule();
+  }
+
+  /** Hands the batch over in a moment (lines written meanwhile go with it). */
+  schedule(): void {
     if (!this.timer) {
       this.timer = setTimeout(this.sendBatch, BATCH_DELAY_MS);
       this.timer.unref();
     }
+  }
+
+  /**
+   * One of the platform's own event lines as pieces (`pieces[0, count)` joined is the line): bytes are copied into
+   * the batch and text is encoded there, so the line is never built as one string.
+   */
+  writePieces(pieces: readonly LinePiece[], count: number): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: the exact size is only needed when it might not fit.
+    let bound = 1;
+    for (let i = 0; i < count; i++) {
+      const piece = pieces[i];
+      bound += typeof piece === "string" ? piece.length * 3 : piece.length;
+    }
+    let batch = this.batch;
+    if (batch === undefined || this.used + bound > batch.length) {
+      let bytes = 1;
+      for (let i = 0; i < count; i++) {
+        const piece = pieces[i];
+        bytes += typeof piece === "string" ? Buffer.byteLength(piece) : piece.length;
+      }
+      batch = this.room(bytes);
+    }
+    let used = this.used;
+    for (let i = 0; i < count; i++) {
+      const piece = pieces[i];
+      if (typeof piece === "string") used += batch.write(piece, used);
+      else {
+        batch.set(piece, used);
+        used += piece.length;
+      }
+    }
+    batch[used++] = 10;
+    this.used = used;
+    if (this.options.tap) {
+      let line = "";
+      for (let i = 0; i < count; i++) line += pieceText(pieces[i]);
+      this.tapped.push(line);
+    }
+    this.schedule();
   }
 
   /** Event lines of a virtual cluster: to the datastore only, tagged with the instance. */
@@ -103,9 +151,8 @@ export class AuditPipe {
     await worker?.terminate();
   }
 
-  /** A batch with room for `line`: the current one if the line fits after all, else a new one. */
-  private room(line: string): Buffer<ArrayBuffer> {
-    const bytes = Buffer.byteLength(line) + 1;
+  /** A batch with room for `bytes` more: the current one if they fit after all, else a new one. */
+  private room(bytes: number): Buffer<ArrayBuffer> {
     if (this.batch !== undefined && this.used + bytes <= this.batch.length) return this.batch;
     this.send();
     // Kept when there was no one to send it to (audit just turned off): empty now.
@@ -117,6 +164,7 @@ export class AuditPipe {
   }
 
   private send(): void {
+    this.options.flush?.();
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;

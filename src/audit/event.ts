@@ -3,7 +3,15 @@
 
 import { levelAtLeast } from "./policy.ts";
 import { auditJson, auditRequestUri, mayHoldSecrets } from "./redact.ts";
-import type { AuditBodyRequest, AuditCompletion, AuditLevel, AuditRequest, AuditStage, AuditUser } from "./types.ts";
+import type {
+  AuditBodyRequest,
+  AuditCompletion,
+  AuditLevel,
+  AuditRequest,
+  AuditRequestInfo,
+  AuditStage,
+  AuditUser,
+} from "./types.ts";
 
 export const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
 export const OMITTED_REQUEST_ANNOTATION = "audit.platform.sh/request-object-omitted";
@@ -14,11 +22,15 @@ const formatted = new Map<number, string>();
 
 /** RFC 3339 with microseconds, as the Kubernetes API server writes audit timestamps. */
 export function microTime(date: Date): string {
-  const ms = date.getTime();
+  return microTimeOf(date.getTime());
+}
+
+/** microTime() of a time in milliseconds since the epoch. */
+function microTimeOf(ms: number): string {
   let text = formatted.get(ms);
   if (text === undefined) {
     if (formatted.size >= 64) formatted.clear();
-    text = `${date.toISOString().slice(0, -1)}000Z`;
+    text = `${new Date(ms).toISOString().slice(0, -1)}000Z`;
     formatted.set(ms, text);
   }
   return text;
@@ -151,17 +163,9 @@ function responseStatus(completion: AuditCompletion): Record<string, unknown> {
   return status;
 }
 
-/** `,"responseStatus":{…}`; the plain ones (a code below 400, no reason) are made once per code. */
-const plainStatus = new Map<number, string>();
-
+/** `,"responseStatus":{…}`. */
 function statusPart(completion: AuditCompletion): string {
-  const plain = completion.code < 400 && !completion.reason;
-  let part = plain ? plainStatus.get(completion.code) : undefined;
-  if (part === undefined) {
-    part = `,"responseStatus":${JSON.stringify(responseStatus(completion))}`;
-    if (plain && plainStatus.size < 64) plainStatus.set(completion.code, part);
-  }
-  return part;
+  return `,"responseStatus":${JSON.stringify(responseStatus(completion))}`;
 }
 
 /** `,"objectRef":{…}`, or "" for a non-resource request. */
@@ -176,58 +180,184 @@ function completionNamesObject(request: AuditRequest): boolean {
   return info.resourceRequest && !info.name && info.verb === "create";
 }
 
-const LINE_HEADS: Record<AuditLevel, string> = {
-  None: "",
-  Metadata: "",
-  Request: "",
-  RequestResponse: "",
-};
-for (const level of Object.keys(LINE_HEADS) as AuditLevel[]) {
-  LINE_HEADS[level] = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":`;
+/**
+ * A piece of an event line: text, or the UTF-8 bytes of text that many lines share (constants, a caller's parts,
+ * a code's status, a millisecond's timestamp), encoded once and copied into the batch buffer as they are.
+ */
+export type LinePiece = string | Uint8Array;
+
+const utf8 = (text: string): Uint8Array => Buffer.from(text);
+
+const LEVELS: readonly AuditLevel[] = ["None", "Metadata", "Request", "RequestResponse"];
+/** `{"kind":…,"level":…,"auditID":` per level, and the same with the ID's opening quote. */
+const LINE_HEADS = new Map<AuditLevel, Uint8Array>();
+const QUOTED_LINE_HEADS = new Map<AuditLevel, Uint8Array>();
+for (const level of LEVELS) {
+  const head = `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"${level}","auditID":`;
+  LINE_HEADS.set(level, utf8(head));
+  QUOTED_LINE_HEADS.set(level, utf8(`${head}"`));
 }
-const STAGE_PARTS: Record<AuditStage, string> = {
-  RequestReceived: ',"stage":"RequestReceived"',
-  ResponseStarted: ',"stage":"ResponseStarted"',
-  ResponseComplete: ',"stage":"ResponseComplete"',
-  Panic: ',"stage":"Panic"',
-};
+const STAGES: readonly AuditStage[] = ["RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"];
+/** An audit ID that JSON writes as it is (the server's are UUIDs): no JSON.stringify per line. */
+const PLAIN_ID = /^[0-9A-Za-z_.:-]*$/;
+const QUOTE = utf8('"');
+const QUOTE_END = utf8('"}');
+const END = utf8("}");
+const RESPONSE_OBJECT = utf8(',"responseObject":');
+
+/** Whether two requests' infos are equal in every field (so are their objectRefs and policy decisions). */
+export function sameRequestInfo(a: AuditRequestInfo, b: AuditRequestInfo): boolean {
+  return (
+    a.verb === b.verb &&
+    a.resourceRequest === b.resourceRequest &&
+    a.path === b.path &&
+    a.name === b.name &&
+    a.namespace === b.namespace &&
+    a.resource === b.resource &&
+    a.subresource === b.subresource &&
+    a.group === b.group &&
+    a.version === b.version
+  );
+}
 
 /**
- * The text every event line of one request shares, serialized once per request (the audit log keeps it with the
- * request's policy decision): requestURI through objectRef, and the received timestamp.
+ * The text every event line of one caller's request shares (requestURI, verb, user, source IP, agent, objectRef
+ * from the path), serialized once and kept for the next requests that are the same: a client repeating a request
+ * costs a comparison of the fields, not their serialization.
  */
-export class RequestParts {
-  /** `,"requestURI":…,"verb":…,"user":…,"sourceIPs":[…]` and `,"userAgent":…` when there is one. */
-  readonly caller: string;
-  /** `,"objectRef":{…}` from the path, or "". */
-  readonly objectRef: string;
-  /** `,"requestReceivedTimestamp":"…","stageTimestamp":"` */
-  readonly received: string;
+class RequestParts {
+  /** What the parts were made of (compared by identity first, then by content). */
+  readonly user: AuditUser | undefined;
+  readonly requestUri: string | undefined;
+  readonly sourceIp: string | undefined;
+  readonly userAgent: string | undefined;
+  readonly info: AuditRequestInfo;
+  /** `,"objectRef":{…}` from the path, or empty. */
+  readonly objectRef: Uint8Array;
+  /** Per stage: `,"stage":…,"requestURI":…,"verb":…,"user":…,"sourceIPs":[…]` (`,"userAgent":…`). */
+  private readonly stageCaller = new Map<AuditStage, Uint8Array>();
+  /** The same with the audit ID's closing quote first. */
+  private readonly quotedStageCaller = new Map<AuditStage, Uint8Array>();
 
   constructor(request: AuditRequest) {
+    this.user = request.user;
+    this.requestUri = request.requestUri;
+    this.sourceIp = request.sourceIp;
+    this.userAgent = request.userAgent;
+    this.info = { ...request.requestInfo };
     const info = request.requestInfo;
     let caller = `,"requestURI":${JSON.stringify(auditRequestUri(request.requestUri ?? info.path))}`;
     caller += `,"verb":${JSON.stringify(info.verb)},"user":${userPart(request.user)}`;
     caller += `,"sourceIPs":${request.sourceIp ? `[${JSON.stringify(request.sourceIp)}]` : "[]"}`;
     if (request.userAgent) caller += `,"userAgent":${JSON.stringify(request.userAgent)}`;
-    this.caller = caller;
-    this.objectRef = objectRefPart(request);
-    this.received = `,"requestReceivedTimestamp":"${microTime(request.receivedAt)}","stageTimestamp":"`;
+    for (const stage of STAGES) {
+      const text = `,"stage":"${stage}"${caller}`;
+      this.stageCaller.set(stage, utf8(text));
+      this.quotedStageCaller.set(stage, utf8(`"${text}`));
+    }
+    this.objectRef = utf8(objectRefPart(request));
+  }
+
+  /** Whether these parts are those of `request`. */
+  matches(request: AuditRequest): boolean {
+    return (
+      this.user === request.user &&
+      this.requestUri === request.requestUri &&
+      this.sourceIp === request.sourceIp &&
+      this.userAgent === request.userAgent &&
+      sameRequestInfo(this.info, request.requestInfo)
+    );
+  }
+
+  caller(stage: AuditStage, quoted: boolean): Uint8Array {
+    return (quoted ? this.quotedStageCaller : this.stageCaller).get(stage) ?? END.subarray(0, 0);
   }
 }
 
+/** The parts of the last few distinct requests, newest first. */
+const recentParts: RequestParts[] = [];
+const RECENT_PARTS = 4;
+
+function requestParts(request: AuditRequest): RequestParts {
+  for (let i = 0; i < recentParts.length; i++) {
+    const parts = recentParts[i];
+    if (parts.matches(request)) return parts;
+  }
+  const parts = new RequestParts(request);
+  if (recentParts.length >= RECENT_PARTS) recentParts.pop();
+  recentParts.unshift(parts);
+  return parts;
+}
+
+/** Encoded text by millisecond, bounded; the last one is checked first (most lines of a moment share it). */
+class ByMillisecond {
+  private readonly entries = new Map<number, Uint8Array>();
+  private lastMs = Number.NaN;
+  private last: Uint8Array = END;
+  private readonly format: (ms: number) => string;
+
+  constructor(format: (ms: number) => string) {
+    this.format = format;
+  }
+
+  get(ms: number): Uint8Array {
+    if (ms === this.lastMs) return this.last;
+    let bytes = this.entries.get(ms);
+    if (bytes === undefined) {
+      if (this.entries.size >= 64) this.entries.clear();
+      bytes = utf8(this.format(ms));
+      this.entries.set(ms, bytes);
+    }
+    this.lastMs = ms;
+    this.last = bytes;
+    return bytes;
+  }
+}
+
+/** `,"requestReceivedTimestamp":"…","stageTimestamp":"` by the received millisecond. */
+const receivedParts = new ByMillisecond((ms) => `,"requestReceivedTimestamp":"${microTimeOf(ms)}","stageTimestamp":"`);
+/** The stage timestamp. */
+const stageStamps = new ByMillisecond(microTimeOf);
+
+/** `,"responseStatus":{…}` of the plain statuses (a code below 400, no reason), made once per code. */
+const plainStatusBytes = new Map<number, Uint8Array>();
+
+function statusPiece(completion: AuditCompletion): LinePiece {
+  if (completion.code >= 400 || completion.reason) return statusPart(completion);
+  let bytes = plainStatusBytes.get(completion.code);
+  if (bytes === undefined) {
+    bytes = utf8(statusPart(completion));
+    if (plainStatusBytes.size < 64) plainStatusBytes.set(completion.code, bytes);
+  }
+  return bytes;
+}
+
+/** The last response text checked for secrets, and the answer: repeated reads of one object are checked once. */
+let checkedText = "";
+let checkedHolds = false;
+
+function responseMayHoldSecrets(text: string): boolean {
+  if (text !== checkedText) {
+    checkedHolds = mayHoldSecrets(text);
+    checkedText = text;
+  }
+  return checkedHolds;
+}
+
 /**
- * The event line (without newline). `completion` is given for ResponseStarted, ResponseComplete and Panic. `parts`
- * are the request's shared parts when the caller keeps them between stages.
+ * Puts the pieces of the event line (without newline) into `out` from index 0 and returns how many: their
+ * concatenation (as UTF-8) is the line. The audit pipe copies them into its batch buffer one by one, so a line is
+ * never built as one string, and most pieces are bytes encoded once: constants, or shared by a caller's requests.
+ * `completion` is given for ResponseStarted, ResponseComplete and Panic; `nowMs` is the stage's time.
  */
-export function auditEventLine(
+export function auditEventPieces(
+  out: LinePiece[],
   stage: AuditStage,
   level: AuditLevel,
   request: AuditRequest,
   completion: AuditCompletion | undefined,
-  now: Date,
-  parts: RequestParts = new RequestParts(request),
-): string {
+  nowMs: number,
+): number {
   let annotations: Record<string, string> | undefined;
   let requestObject: string | undefined;
   let responseObject: string | undefined;
@@ -241,25 +371,60 @@ export function auditEventLine(
     if (levelAtLeast(level, "RequestResponse")) {
       // A pre-encoded answer with nothing to redact is logged as it is: no decode and re-encode per request.
       const text = completion.responseJson;
-      if (text !== undefined && byteLength(text) <= MAX_PAYLOAD_BYTES && !mayHoldSecrets(text)) responseObject = text;
-      else if (completion.responseObject !== undefined) {
+      if (text !== undefined && byteLength(text) <= MAX_PAYLOAD_BYTES && !responseMayHoldSecrets(text)) {
+        responseObject = text;
+      } else if (completion.responseObject !== undefined) {
         const response = completion.responseObject;
         annotations ??= {};
         responseObject = payload(() => response, undefined, OMITTED_RESPONSE_ANNOTATION, annotations);
       }
     }
   }
-  // Built as text from constant and per-request parts: one JSON.stringify per value that changes.
-  let line = LINE_HEADS[level] + JSON.stringify(request.id) + STAGE_PARTS[stage] + parts.caller;
-  line +=
-    completion && completion.code < 300 && completionNamesObject(request)
-      ? objectRefPart(request, completion)
-      : parts.objectRef;
-  if (completion) line += statusPart(completion);
-  line += `${parts.received + microTime(now)}"`;
-  if (annotations && Object.keys(annotations).length > 0) line += `,"annotations":${JSON.stringify(annotations)}`;
-  if (requestObject !== undefined) line += `,"requestObject":${requestObject}`;
-  if (responseObject !== undefined) line += `,"responseObject":${responseObject}`;
-  line += "}";
+  const parts = requestParts(request);
+  const id = request.id;
+  let n = 0;
+  const plainId = PLAIN_ID.test(id);
+  out[n++] = (plainId ? QUOTED_LINE_HEADS : LINE_HEADS).get(level) ?? END;
+  out[n++] = plainId ? id : JSON.stringify(id);
+  out[n++] = parts.caller(stage, plainId);
+  if (completion && completion.code < 300 && completionNamesObject(request)) {
+    out[n++] = objectRefPart(request, completion);
+  } else if (parts.objectRef.length > 0) out[n++] = parts.objectRef;
+  if (completion) out[n++] = statusPiece(completion);
+  out[n++] = receivedParts.get(request.receivedAt.getTime());
+  out[n++] = stageStamps.get(nowMs);
+  const annotated = annotations !== undefined && Object.keys(annotations).length > 0;
+  if (!annotated && requestObject === undefined && responseObject === undefined) {
+    out[n++] = QUOTE_END;
+    return n;
+  }
+  out[n++] = QUOTE;
+  if (annotated) out[n++] = `,"annotations":${JSON.stringify(annotations)}`;
+  if (requestObject !== undefined) out[n++] = `,"requestObject":${requestObject}`;
+  if (responseObject !== undefined) {
+    out[n++] = RESPONSE_OBJECT;
+    out[n++] = responseObject;
+  }
+  out[n++] = END;
+  return n;
+}
+
+/** The text of a line piece. */
+export function pieceText(piece: LinePiece): string {
+  return typeof piece === "string" ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.length).toString();
+}
+
+/** The event line (without newline): the pieces of auditEventPieces() joined. */
+export function auditEventLine(
+  stage: AuditStage,
+  level: AuditLevel,
+  request: AuditRequest,
+  completion: AuditCompletion | undefined,
+  now: Date,
+): string {
+  const pieces: LinePiece[] = [];
+  const count = auditEventPieces(pieces, stage, level, request, completion, now.getTime());
+  let line = "";
+  for (let i = 0; i < count; i++) line += pieceText(pieces[i]);
   return line;
 }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
-import { type AuditAttributes, evaluateAuditPolicy } from "./policy.ts";
+import fc from "fast-check";
+import { auditPolicyOf, capCredentialRequests, carriesCredentials, METADATA_AT_MOST } from "./platform-policy.ts";
+import { type AuditAttributes, evaluateAuditPolicy, ruleMatches } from "./policy.ts";
 import type { AuditRequestInfo } from "./types.ts";
 
 const G = "management.platform.sh";
@@ -60,5 +61,53 @@ describe("capCredentialRequests()", () => {
     assert.equal(levelFor(everything, info("create", "users", "password")), "Metadata");
     assert.equal(levelFor(everything, info("post", "", "", false, "/auth/password/login")), "Metadata");
     assert.equal(levelFor({ policy: { rules: [{ level: "None" }] } }, info("create", "ownedaccesskeys")), "None");
+  });
+});
+
+describe("carriesCredentials()", () => {
+  it("carriesCredentials() answers as METADATA_AT_MOST's rules do, for any request", () => {
+    const request = fc.record({
+      resourceRequest: fc.boolean(),
+      verb: fc.constantFrom("create", "get", "update", "post"),
+      path: fc.constantFrom("/auth/password/login", "/auth", "/authx/y", "/apis/x", "/auth/"),
+      group: fc.constantFrom(G, "", "other.io"),
+      version: fc.constant("v1"),
+      namespace: fc.constantFrom("", "p-a"),
+      resource: fc.constantFrom(
+        "ownedaccesskeys",
+        "virtualclusterinstances",
+        "users",
+        "teams",
+        "projects",
+        "users/password",
+      ),
+      name: fc.constantFrom("", "x"),
+      subresource: fc.constantFrom("", "kubeconfig", "password", "status"),
+    });
+    fc.assert(
+      fc.property(request, (i) => {
+        const a = attributes(i);
+        assert.equal(
+          carriesCredentials(a),
+          METADATA_AT_MOST.some((rule) => ruleMatches(rule, a)),
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("capCredentialRequests() returns one capped decision object for every request it caps", () => {
+    const policy = { policy: { rules: [{ level: "RequestResponse" as const }] } };
+    const decide = (i: AuditRequestInfo) => {
+      const a = attributes(i);
+      return capCredentialRequests(evaluateAuditPolicy(auditPolicyOf(policy), a), a);
+    };
+    const a = attributes(info("create", "ownedaccesskeys"));
+    const decision = evaluateAuditPolicy(auditPolicyOf(policy), a);
+    assert.equal(
+      capCredentialRequests(decision, a),
+      capCredentialRequests(decision, attributes(info("create", "users", "password"))),
+    );
+    assert.equal(decide(info("create", "ownedaccesskeys")).level, "Metadata");
   });
 });

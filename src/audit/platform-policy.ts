@@ -26,7 +26,7 @@ export const NEVER_LOGGED_BY_DEFAULT: AuditPolicyRule = {
 };
 
 /** Logged at Metadata at most, under any policy: their bodies are credentials. */
-const METADATA_AT_MOST: AuditPolicyRule[] = [
+export const METADATA_AT_MOST: AuditPolicyRule[] = [
   { level: "Metadata", verbs: ["create"], resources: [{ group: GROUP, resources: ["ownedaccesskeys"] }] },
   // The response is a kubeconfig with an access key or a client certificate and its private key.
   { level: "Metadata", resources: [{ group: GROUP, resources: ["virtualclusterinstances/kubeconfig"] }] },
@@ -41,9 +41,47 @@ export function auditPolicyOf(audit: AuditConfig): AuditPolicy {
   return audit.policy ?? {};
 }
 
+/**
+ * The resource rules of METADATA_AT_MOST by the name they match (`resource` or `resource/subresource`), with
+ * their verbs: those rules name resources of GROUP exactly and set nothing else (checked here), so a lookup gives
+ * ruleMatches' answer without running the rules for every request.
+ */
+const CAPPED_RESOURCES = new Map<string, readonly string[] | undefined>();
+/** The non-resource rules (run as they are: only login paths match them). */
+const CAPPED_PATHS: AuditPolicyRule[] = [];
+for (const rule of METADATA_AT_MOST) {
+  const { level, verbs, resources, nonResourceURLs, ...other } = rule;
+  if (Object.keys(other).length > 0) throw new Error("METADATA_AT_MOST: only verbs, resources and nonResourceURLs");
+  if (nonResourceURLs) CAPPED_PATHS.push(rule);
+  for (const { group, resources: names, resourceNames, ...more } of resources ?? []) {
+    if (group !== GROUP || resourceNames || Object.keys(more).length > 0 || names?.some((n) => n.includes("*"))) {
+      throw new Error("METADATA_AT_MOST: resource rules name resources of the management group exactly");
+    }
+    for (const name of names ?? []) CAPPED_RESOURCES.set(name, verbs);
+  }
+}
+
+/** Whether a request carries credentials: one of METADATA_AT_MOST's rules matches it. */
+export function carriesCredentials(attributes: AuditAttributes): boolean {
+  const info = attributes.info;
+  if (!info.resourceRequest) return CAPPED_PATHS.some((rule) => ruleMatches(rule, attributes));
+  if (info.group !== GROUP) return false;
+  const name = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  if (!CAPPED_RESOURCES.has(name)) return false;
+  const verbs = CAPPED_RESOURCES.get(name);
+  return !verbs?.length || verbs.includes(info.verb);
+}
+
+/** The capped form of each decision, made once: a decision is the same object for every request it applies to. */
+const cappedDecisions = new WeakMap<AuditDecision, AuditDecision>();
+
 /** Applies the Metadata cap of credential-carrying requests to a decision. */
 export function capCredentialRequests(decision: AuditDecision, attributes: AuditAttributes): AuditDecision {
-  if (decision.level === "None" || decision.level === "Metadata") return decision;
-  if (!METADATA_AT_MOST.some((rule) => ruleMatches(rule, attributes))) return decision;
-  return { ...decision, level: lowerLevel(decision.level, "Metadata") };
+  if (decision.level === "None" || decision.level === "Metadata" || !carriesCredentials(attributes)) return decision;
+  let capped = cappedDecisions.get(decision);
+  if (capped === undefined) {
+    capped = { ...decision, level: lowerLevel(decision.level, "Metadata") };
+    cappedDecisions.set(decision, capped);
+  }
+  return capped;
 }

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { auditEventLine } from "../event.ts";
-import type { AuditCompletion, AuditLevel, AuditStage } from "../types.ts";
+import { completionOf } from "../testing-events.ts";
+import type { AuditLevel, AuditStage } from "../types.ts";
 import { auditEventFields, parsedEventFields } from "./event-fields.ts";
 
 // Text with the characters JSON escapes or encodes specially: quotes, backslashes, control characters, non-ASCII.
@@ -48,30 +49,7 @@ describe("auditEventFields()", () => {
         fc.constantFrom<AuditStage>("RequestReceived", "ResponseStarted", "ResponseComplete", "Panic"),
         fc.constantFrom<AuditLevel>("Metadata", "Request", "RequestResponse"),
         (c, stage, level) => {
-          const request: AuditCompletion = {
-            id: c.id,
-            method: "GET",
-            requestUri: c.requestUri,
-            requestInfo: {
-              resourceRequest: c.resourceRequest,
-              verb: c.verb,
-              path: "/apis/x",
-              group: c.group,
-              version: "v1",
-              namespace: c.namespace,
-              resource: c.resource,
-              name: c.name,
-              subresource: c.subresource,
-            },
-            user: c.user,
-            userAgent: c.userAgent,
-            sourceIp: c.sourceIp,
-            receivedAt: new Date(c.received),
-            code: c.code,
-            reason: c.reason,
-            message: c.message,
-            responseObject: c.response,
-          };
+          const request = completionOf(c);
           const withCompletion = stage === "RequestReceived" ? undefined : request;
           const line = auditEventLine(stage, level, request, withCompletion, new Date(c.received + c.elapsed));
           assert.deepEqual(auditEventFields(line, 7), parsedEventFields(line, 7));

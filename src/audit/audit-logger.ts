@@ -87,9 +87,9 @@ interface Active {
 const HELD_EVENTS = 512;
 /**
  * A held event keeps its request (body and answer) alive until written: one with a body or pre-encoded answer
- * above this size is written at once, so held events never keep more than HELD_EVENTS times this much.
+ * above this size is written at once, so held events keep at most HELD_EVENTS times this much (8 MiB) alive.
  */
-const HELD_PAYLOAD_CHARS = 64 * 1024;
+const HELD_PAYLOAD_CHARS = 16 * 1024;
 
 /** Held events, one index each: the stage's time is taken when it is logged, the line is built when written. */
 interface HeldEvents {

@@ -139,6 +139,14 @@ describe("startApiServer()", () => {
     assert.doesNotMatch(api.logLines, /query-secret|admin-token/);
   });
 
+  it("startApiServer() answers 503 'the server is shutting down' when the store closed under a request", async () => {
+    const res = await call("GET", `${USERS}/closed`);
+    assert.equal(res.status, 503);
+    assert.equal(res.json().kind, "Status");
+    assert.equal(res.json().reason, "ServiceUnavailable");
+    assert.equal(res.json().message, "the server is shutting down");
+  });
+
   it("startApiServer() answers HEAD like GET without a body", async () => {
     const res = await call("HEAD", `${USERS}/alice`);
     assert.equal(res.status, 200);

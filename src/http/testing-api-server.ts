@@ -28,6 +28,7 @@ import type {
   WatchSink,
   WriteOptions,
 } from "../registry/types.ts";
+import { StorageError } from "../storage/types.ts";
 import { type RunningApiServer, startApiServer } from "./api-server.ts";
 import { requestState } from "./request-state.ts";
 import type { ServerLimits } from "./server-limits.ts";
@@ -133,6 +134,8 @@ class MemoryStore implements ResourceStore {
 
   async get(_context: RequestContext, ref: ObjectRef): Promise<KubeObject> {
     if (ref.name === "boom") throw new TypeError("cannot read secret-value-123 of undefined");
+    // The store closed under the read (the platform stopping past its grace period).
+    if (ref.name === "closed") throw new StorageError("Closed", "storage is closed");
     if (ref.name === "slow") await new Promise<void>((resolve) => this.hold(resolve));
     const object = this.objects.get(this.key(ref.namespace, ref.name));
     if (!object) throw this.notFound(ref.name);

@@ -1,7 +1,7 @@
 // Composition root of the management platform: data directory, storage, registry, garbage collector,
 // bootstrap admin, TLS and the HTTPS API server.
 
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
@@ -21,6 +21,7 @@ import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
+import { checkDataDirectory, ensureDataDirectory } from "../storage/data-directory.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import type { ConversionEvent } from "../storage/sqlite/auto-vacuum.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
@@ -91,6 +92,8 @@ export interface PlatformOptions {
 
 export interface RunningPlatform {
   url: string;
+  /** Where the web console is, when it is built (dist/console). */
+  consoleUrl?: string;
   port: number;
   dataDir: string;
   /** The admin key and password, only on the first start of a data directory (they are shown once). */
@@ -107,6 +110,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   restrictUmask();
   // Preconditions first: nothing (admin credentials, store, certificates) is written when the start cannot succeed.
   await checkPortFree(options.host, options.port);
+  await checkDataDirectory(dataDir);
   if (!options.allowInsecurePermissions) {
     const keyFiles = [options.tlsKeyFile, options.encryptionKeyFile].filter((file) => file !== undefined);
     await checkDataDirPermissions(
@@ -119,7 +123,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     options.tlsCertFile && options.tlsKeyFile
       ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
       : undefined;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await ensureDataDirectory(dataDir);
   const logger = options.logger;
   const metrics = createApiMetrics();
   const encryption = await openPlatformStore(dataDir, options);
@@ -264,6 +268,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 
   return {
     url,
+    consoleUrl: consoleFiles.index === undefined ? undefined : `${url}/`,
     port: server.port,
     dataDir,
     createdAdminKey: bootstrap.createdKey,

@@ -35,7 +35,7 @@ const skip = kubectlSkip || etcdMissing() || undefined;
 
 const noNamespace = insidePrivateNetwork() ? undefined : privateNetworkUnavailable();
 if (!insidePrivateNetwork() && noNamespace === undefined) {
-  runFileInPrivateNetwork(import.meta.url, "README: several replicas on etcd", { timeout: 300_000, skip });
+  runFileInPrivateNetwork(import.meta.url, "README: several replicas on etcd", { skip });
 } else {
   replicas(skip ?? (noNamespace === undefined ? undefined : await fixedPortsBusy(PORTS, noNamespace)));
 }
@@ -55,7 +55,7 @@ function processesIn(dir: string): number[] {
 }
 
 function replicas(skipReason: string | undefined): void {
-  describe("README: several replicas on etcd", { skip: skipReason, timeout: 240_000 }, () => {
+  describe("README: several replicas on etcd", { skip: skipReason }, () => {
     const root = mkdtempSync(join(tmpdir(), "vc-readme-etcd-"));
     const work = join(root, "work");
     after(() => {

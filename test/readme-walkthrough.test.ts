@@ -51,7 +51,7 @@ async function until(check: () => boolean, what: string, seconds: number, failed
 // a platform the reader started with the quick start's first command (on 8443) is not in its way.
 const noNamespace = insidePrivateNetwork() ? undefined : privateNetworkUnavailable();
 if (!insidePrivateNetwork() && noNamespace === undefined) {
-  runFileInPrivateNetwork(import.meta.url, "README walkthrough", { timeout: 420_000, skip: kubectlSkip || undefined });
+  runFileInPrivateNetwork(import.meta.url, "README walkthrough", { skip: kubectlSkip || undefined });
 } else {
   walkthrough(
     (kubectlSkip || undefined) ?? (noNamespace === undefined ? undefined : await fixedPortsBusy(PORTS, noNamespace)),
@@ -59,7 +59,7 @@ if (!insidePrivateNetwork() && noNamespace === undefined) {
 }
 
 function walkthrough(skip: string | undefined): void {
-  describe("README walkthrough", { skip, timeout: 300_000 }, () => {
+  describe("README walkthrough", { skip }, () => {
     const root = mkdtempSync(join(tmpdir(), "vc-readme-"));
     const home = join(root, "home");
     const work = join(root, "work");
@@ -106,7 +106,7 @@ function walkthrough(skip: string | undefined): void {
       await until(
         () => existsSync(checkpoint),
         "the walkthrough",
-        180,
+        480,
         () => (exitCode !== undefined ? `it failed (exit ${exitCode}):\n${output}` : undefined),
       );
     });
@@ -184,7 +184,7 @@ function walkthrough(skip: string | undefined): void {
       await until(
         () => exitCode !== undefined,
         "the clean-up commands",
-        120,
+        480,
         () => undefined,
       );
       assert.equal(exitCode, 0, output);

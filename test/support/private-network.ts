@@ -58,8 +58,8 @@ export function insidePrivateNetwork(): boolean {
  * One test that runs `file` (a test file's import.meta.url) again, inside a network namespace of its own, and passes
  * when every test of it passes; on failure its whole output is the message.
  */
-export function runFileInPrivateNetwork(file: string, name: string, options: { timeout: number; skip?: string }): void {
-  it(`${name} (in a network namespace of its own)`, { timeout: options.timeout, skip: options.skip }, async () => {
+export function runFileInPrivateNetwork(file: string, name: string, options: { skip?: string }): void {
+  it(`${name} (in a network namespace of its own)`, { skip: options.skip }, async () => {
     const path = new URL(file).pathname;
     // A test runner of its own (without the parent's NODE_TEST_CONTEXT, which would make it skip the file).
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;

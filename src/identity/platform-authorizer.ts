@@ -5,6 +5,9 @@
 // Denials carry a reason only where the verb alone does not say why. `rulesFor` (kubectl auth can-i --list) lists
 // what `decide` allows (platform-rules.ts), so the list and real authorization cannot disagree.
 
+import type { KubeObject } from "../apimachinery/types.ts";
+import { GROUP } from "../apis/management/v1/common.ts";
+import type { Project } from "../apis/management/v1/project-schema.ts";
 import type {
   AuthorizationAttributes,
   AuthorizationDecision,
@@ -16,11 +19,12 @@ import type {
 import type { AuthIndex } from "./auth-index.ts";
 import { platformRules } from "./platform-rules.ts";
 import { ADMIN_ROLE, isSystem, type Principal, principalOf } from "./principal.ts";
-import type { ProjectIndex } from "./project-index.ts";
-import { projectDecision } from "./project-rights.ts";
+import { type ProjectIndex, projectEntry } from "./project-index.ts";
+import { projectDecision, projectRole } from "./project-rights.ts";
 import { type FactsLookup, mintedBy } from "./resource-facts.ts";
 import { hasRight } from "./rights.ts";
 import { DISCOVERY_URLS, LOGOUT_URL } from "./scope.ts";
+import type { ProjectVisibility } from "./visible-projects-view.ts";
 
 const ALLOWED: AuthorizationDecision = { allowed: true };
 const DENIED: AuthorizationDecision = { allowed: false };
@@ -58,7 +62,7 @@ export interface PlatformAuthorizerOptions {
   definitions?: () => readonly ResourceDefinition[];
 }
 
-export class PlatformAuthorizer implements Authorizer {
+export class PlatformAuthorizer implements Authorizer, ProjectVisibility {
   private readonly index: AuthIndex;
   private readonly projectNamespacePrefix: () => string;
   private readonly facts: FactsLookup;
@@ -101,6 +105,24 @@ export class PlatformAuthorizer implements Authorizer {
     if (hasRight(principal, request, this.index, this.facts)) return ALLOWED;
     if (!this.projects) return DENIED;
     return projectDecision(principal, request, this.projects.index, prefix) ?? DENIED;
+  }
+
+  readsAllProjects(user: UserInfo): boolean {
+    return this.decide({ user, ...projectRead(undefined) }).allowed;
+  }
+
+  /**
+   * `get` on the project, with its owner and members read from the object itself rather than the project index: a
+   * list or watch may be ahead of the index, and a watcher must see a membership change in the event that makes it.
+   */
+  seesProject(user: UserInfo, project: KubeObject): boolean {
+    const request = { user, ...projectRead(project.metadata.name ?? "") };
+    const principal = principalOf(user);
+    if (!principal) return isSystem(user);
+    if (unrestricted(principal)) return true;
+    if (principal.scope && !principal.scope(request, this.projectNamespacePrefix())) return false;
+    if (hasRight(principal, request, this.index, this.facts)) return true;
+    return projectRole(principal, projectEntry(project as Project)) !== undefined;
   }
 
   async rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules> {
@@ -148,6 +170,14 @@ export class PlatformAuthorizer implements Authorizer {
     return KUBECONFIG_KEY_VERBS.every((verb) => scope({ ...request, verb, subresource: undefined }, prefix));
   }
 }
+
+const projectRead = (name: string | undefined) => ({
+  verb: "get",
+  resourceRequest: true,
+  group: GROUP,
+  resource: "projects",
+  ...(name === undefined ? {} : { name }),
+});
 
 /** The object names and URL patterns an access key's scope lists. */
 function scopeStrings(principal: Principal): { names: string[]; urls: string[] } {

@@ -77,7 +77,8 @@ export function projectDecision(
       reason: `${describe(principal)} has the role "${role}" in project "${name}", which does not allow it`,
     };
   }
-  if (request.resource === "projects" && request.name && !request.namespace) {
+  // Projects are cluster-scoped: a namespace on the question (kubectl auth can-i sends its context's) changes nothing.
+  if (request.resource === "projects" && request.name) {
     const project = projects.project(request.name);
     const role = project && projectRole(principal, project);
     if (role && projectVerbAllowed(role, request)) return { allowed: true };

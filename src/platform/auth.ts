@@ -260,7 +260,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     owners: keyOwners(index, fresh),
     caller: keyCaller,
     material: { generate: generateAccessKey, digest: digestAccessKey },
-    maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
+    limits: () => settings.current().auth,
   });
   const self = createSelfDefinition(
     describeCaller({

@@ -1,9 +1,13 @@
-// Listing projects as "the projects you can see" (OpenShift's rule) on the real platform over HTTPS with kubectl:
-// every user lists and watches projects, and sees only those it may read (as owner, member, directly or through a
-// team); admins and viewers see them all; a watcher gets a project ADDED when it becomes a member and DELETED when
-// it stops being one; reading another project by name stays forbidden.
+// The server rules a console for every user stands on, on the real platform over HTTPS with kubectl. Projects are
+// listed as "the projects you can see" (OpenShift's rule): every user lists and watches projects, and sees only
+// those it may read (as owner, member, directly or through a team); admins and viewers see them all; a watcher gets
+// a project ADDED when it becomes a member and DELETED when it stops being one; reading another project by name
+// stays forbidden. An access key needs a display name (422 without one), and reads say when a key expires, Login
+// keys included.
 
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
@@ -17,11 +21,12 @@ const project = (name: string, spec: Record<string, unknown>) => ({
   spec,
 });
 
-describe("listing projects as a member", { skip: kubectlSkip }, () => {
+describe("what a member may list, and keys that say what they are", { skip: kubectlSkip }, () => {
   let platform: PlatformProcess;
   let client: AuthClient;
   let kubectl: Kubectl;
   const keys: Record<string, string> = {};
+  const adminPassword = async () => (await readFile(join(platform.dataDir, "admin-password"), "utf8")).trim();
   const names = async (user: string) =>
     (await kubectl.ok(["--token", keys[user], "get", "projects", "-o", "name"])).trim().split("\n").filter(Boolean);
 
@@ -121,5 +126,37 @@ describe("listing projects as a member", { skip: kubectlSkip }, () => {
       seen.map((e) => `${e.type} ${e.object.metadata.name}`),
       ["ADDED beta", "DELETED beta"],
     );
+  });
+
+  it("kubectl create of an access key without a display name is refused with 422 and stores nothing", async () => {
+    const manifest = (displayName?: string) =>
+      JSON.stringify({
+        apiVersion: V1,
+        kind: "OwnedAccessKey",
+        metadata: { name: "unnamed" },
+        spec: { type: "User", ...(displayName === undefined ? {} : { displayName }) },
+      });
+    for (const displayName of [undefined, " "]) {
+      const refused = await kubectl.run(["--token", keys.mia, "create", "-f", "-"], manifest(displayName));
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /is invalid: spec\.displayName: Required value/);
+    }
+    const missing = await kubectl.run(["--token", keys.mia, "get", "ownedaccesskey", "unnamed"]);
+    assert.match(missing.stderr, /NotFound|not found/);
+    const created = await kubectl.run(["--token", keys.mia, "create", "-f", "-"], manifest("laptop"));
+    assert.equal(created.code, 0, created.stderr);
+  });
+
+  it("reads give every key its expiry: a Login key ends with loginAccessKeyTTLSeconds (20 days by default)", async () => {
+    const login = await client.send("POST", "/auth/password/login", {
+      body: { username: "admin", password: await adminPassword() },
+    });
+    assert.equal(login.status, 200, login.body);
+    const keys = JSON.parse(
+      await kubectl.ok(["get", "ownedaccesskeys", "--field-selector", "spec.type=Login", "-o", "json"]),
+    );
+    const key = keys.items[0];
+    const created = Date.parse(key.metadata.creationTimestamp);
+    assert.equal(Date.parse(key.status.expirationTimestamp) - created, 20 * 86_400_000);
   });
 });

@@ -159,4 +159,19 @@ describe("what a member may list, and keys that say what they are", { skip: kube
     const created = Date.parse(key.metadata.creationTimestamp);
     assert.equal(Date.parse(key.status.expirationTimestamp) - created, 20 * 86_400_000);
   });
+
+  it("kubectl get --raw /platform/replicas shows admins and viewers the running replica; others get 403", async () => {
+    const list = JSON.parse(await kubectl.ok(["get", "--raw", "/platform/replicas"]));
+    assert.equal(list.items.length, 1);
+    assert.equal(list.items[0].identity, list.servedBy);
+    assert.equal(list.items[0].store, "sqlite");
+    assert.equal(list.items[0].leading, true);
+    assert.equal(
+      JSON.parse(await kubectl.ok(["--token", keys.val, "get", "--raw", "/platform/replicas"])).items.length,
+      1,
+    );
+    const refused = await kubectl.run(["--token", keys.mia, "get", "--raw", "/platform/replicas"]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /forbidden/i);
+  });
 });

@@ -25,7 +25,15 @@ export class ApiError extends Error {
   }
 }
 
+let leaving = false;
+
+/**
+ * Back to the login page, once: several calls failing together (the lists of a page) must not start several
+ * navigations, each of which would abort the one before it.
+ */
 export function sessionEnded(): void {
+  if (leaving) return;
+  leaving = true;
   const here = `${window.location.pathname}${window.location.search}`;
   window.location.assign(loginPath(here));
 }

@@ -1,6 +1,8 @@
-// Projects with their members; a project's virtual cluster instances (phase, online, last heartbeat) and, per
-// instance: download its kubeconfig (token or client certificate, certificate TTL), copy the `virtualcluster
-// connect` command, issue a direct cluster endpoint token (shown once).
+// Projects the caller may see (the server lists only those) with their members; a project's page (owner, members,
+// its virtual clusters live, its audit trail) and a virtual cluster's page (state, conditions, the requests made in
+// it and the changes made to it); per virtual cluster: download its kubeconfig (token or client certificate,
+// certificate TTL), copy the `virtualcluster connect` command, issue a direct cluster endpoint token (shown once).
+// Every action is offered only where the server's rules allow it.
 
 import {
   Alert,
@@ -8,6 +10,10 @@ import {
   BreadcrumbItem,
   Button,
   ClipboardCopy,
+  DescriptionList,
+  DescriptionListDescription,
+  DescriptionListGroup,
+  DescriptionListTerm,
   FormGroup,
   FormHelperText,
   FormSelect,
@@ -21,17 +27,24 @@ import {
   TextInput,
   Title,
 } from "@patternfly/react-core";
-import { useState } from "react";
-import { ErrorAlert, ListToolbar, TimeAgo, usePaged } from "../components/common.tsx";
+import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
+import { type ReactNode, useEffect, useState } from "react";
+import { AuditTrail } from "../components/audit-trail.tsx";
+import { Empty, ErrorAlert, ListToolbar, Loading, TimeAgo, usePaged } from "../components/common.tsx";
+import { Field, type FieldErrors, missing } from "../components/form.tsx";
+import { InstanceOnline, instancePath, projectPath } from "../components/instances.tsx";
 import { ConfirmDelete, FormModal, ResourceList, ResultModal } from "../components/resource-list.tsx";
-import { api, mgmt } from "../lib/api.ts";
+import { ApiError, api, mgmt } from "../lib/api.ts";
 import type { Instance, Project } from "../lib/kube.ts";
+import type { Permissions } from "../lib/permissions.ts";
 import { Link, navigate } from "../lib/router.tsx";
-import { useSession } from "../lib/session.ts";
+import { type Session, useRulesIn, useSession } from "../lib/session.ts";
 import { useWatchList } from "../lib/use-watch-list.ts";
 
 const V1 = "management.platform.sh/v1";
 type Member = NonNullable<NonNullable<Project["spec"]>["members"]>[number];
+/** A DNS label: a project name, and its namespace's suffix. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 function ProjectForm({ project, onClose }: { project?: Project; onClose: () => void }) {
   const editing = !!project;
@@ -40,6 +53,13 @@ function ProjectForm({ project, onClose }: { project?: Project; onClose: () => v
   const [members, setMembers] = useState<Member[]>(project?.spec?.members ?? []);
   const update = (index: number, change: Partial<Member>) =>
     setMembers(members.map((member, i) => (i === index ? { ...member, ...change } : member)));
+  const validate = (): FieldErrors => {
+    const errors = missing([["project-name", name, "Name"]]);
+    if (!errors["project-name"] && !DNS_LABEL.test(name)) {
+      errors["project-name"] = 'Lower case letters, digits and "-", starting and ending with a letter or digit.';
+    }
+    return errors;
+  };
   const submit = async () => {
     const spec = { displayName, members: members.filter((m) => m.name.trim()) };
     if (editing) await api.patch(mgmt("projects", name), { spec });
@@ -53,18 +73,20 @@ function ProjectForm({ project, onClose }: { project?: Project; onClose: () => v
       submitLabel={editing ? "Save" : "Create"}
       failure="The project was not saved"
       onSubmit={submit}
+      validate={validate}
+      fieldOf={(field) => ({ "metadata.name": "project-name", "spec.displayName": "project-display-name" })[field]}
       onClose={onClose}
     >
-      <FormGroup label="Name" isRequired fieldId="project-name">
+      <Field id="project-name" label="Name" isRequired>
         <TextInput id="project-name" isRequired value={name} onChange={(_e, v) => setName(v)} isDisabled={editing} />
-      </FormGroup>
-      <FormGroup label="Display Name" fieldId="project-display-name">
+      </Field>
+      <Field id="project-display-name" label="Display Name">
         <TextInput id="project-display-name" value={displayName} onChange={(_e, v) => setDisplayName(v)} />
-      </FormGroup>
+      </Field>
       <FormGroup label="Members" role="group" fieldId="project-members">
         {members.map((member, index) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place, by position
-          <div key={index} style={{ display: "flex", gap: "0.5rem", marginBottom: "0.5rem" }}>
+          <div key={index} className="vcp-member-row">
             <FormSelect
               aria-label={`Kind of member ${index + 1}`}
               value={member.kind ?? "User"}
@@ -107,16 +129,31 @@ function ProjectForm({ project, onClose }: { project?: Project; onClose: () => v
   );
 }
 
+const memberText = (project: Project) =>
+  (project.spec?.members ?? []).map((m) => `${m.name} (${m.clusterRole ?? "view"})`).join(", ") || "None";
+
+/** The role the session's user holds in the project, as the project says it. */
+function roleIn(session: Session, project: Project): string | undefined {
+  const owner = project.spec?.owner;
+  if (owner?.user === session.user || (owner?.team && session.teams.includes(owner.team))) return "owner";
+  const roles = (project.spec?.members ?? [])
+    .filter((m) => ((m.kind ?? "User") === "User" ? m.name === session.user : session.teams.includes(m.name)))
+    .map((m) => m.clusterRole ?? "view");
+  return ["admin", "edit", "view"].find((role) => roles.includes(role));
+}
+
 function ProjectList() {
+  const session = useSession();
   const projects = useWatchList<Project>(mgmt("projects"));
   const paged = usePaged(projects.items, (p) => `${p.metadata.name} ${p.spec?.displayName}`);
   const [editing, setEditing] = useState<Project | "new">();
   const [deleting, setDeleting] = useState<Project>();
-  const create = (
+  const canCreate = session.can("create", "projects");
+  const create = canCreate ? (
     <Button variant="primary" onClick={() => setEditing("new")}>
       Create Project
     </Button>
-  );
+  ) : undefined;
   return (
     <PageSection>
       <Title headingLevel="h1">Projects</Title>
@@ -127,30 +164,35 @@ function ProjectList() {
         list={projects}
         rows={paged.visible}
         searching={!!paged.search}
-        empty={{ title: "No projects yet", body: "Create a project to hold virtual clusters.", action: create }}
+        empty={{
+          title: "No projects yet",
+          body: canCreate
+            ? "Create a project to hold virtual clusters."
+            : "You are not a member of any project. A project's owner or an admin can add you.",
+          action: create,
+        }}
         rowName={(project) => project.metadata.name ?? ""}
         columns={[
           {
             title: "Name",
-            cell: (project) => (
-              <Link to={`/projects/${encodeURIComponent(project.metadata.name ?? "")}`}>{project.metadata.name}</Link>
-            ),
+            cell: (project) => <Link to={projectPath(project.metadata.name ?? "")}>{project.metadata.name}</Link>,
           },
           { title: "Display Name", cell: (project) => project.spec?.displayName },
-          {
-            title: "Members",
-            cell: (project) =>
-              (project.spec?.members ?? []).map((m) => `${m.name} (${m.clusterRole ?? "view"})`).join(", ") || "None",
-          },
+          { title: "Your role", cell: (project) => roleIn(session, project) ?? "—" },
+          { title: "Members", cell: memberText },
           { title: "Created", cell: (project) => <TimeAgo value={project.metadata.creationTimestamp} /> },
         ]}
         actions={(project) => {
           const name = project.metadata.name ?? "";
           return [
-            { title: "Virtual clusters", onClick: () => navigate(`/projects/${encodeURIComponent(name)}`) },
-            { title: "Edit members", onClick: () => setEditing(project) },
+            { title: "Open", onClick: () => navigate(projectPath(name)) },
+            ...(session.can("update", "projects", name)
+              ? [{ title: "Edit members", onClick: () => setEditing(project) }]
+              : []),
             { isSeparator: true },
-            { title: "Delete", onClick: () => setDeleting(project) },
+            ...(session.can("delete", "projects", name)
+              ? [{ title: "Delete", onClick: () => setDeleting(project) }]
+              : []),
           ];
         }}
       />
@@ -322,12 +364,77 @@ function ConnectDialog({ project, instance, onClose }: { project: string; instan
   );
 }
 
-function ProjectInstances({ project }: { project: string }) {
-  const session = useSession();
-  const namespace = `${session.projectNamespacePrefix}${project}`;
-  const instances = useWatchList<Instance>(mgmt("namespaces", namespace, "virtualclusterinstances"));
-  const paged = usePaged(instances.items, (i) => `${i.metadata.name} ${i.spec?.displayName} ${i.status?.phase}`);
-  const [dialog, setDialog] = useState<{ kind: "kubeconfig" | "connect" | "token"; instance: string }>();
+type Dialog = { kind: "kubeconfig" | "connect" | "token"; instance: string };
+
+/** The actions on one instance the caller may take (the namespace's rules and the cluster-wide ones). */
+function instanceActions(session: Session, rules: Permissions | undefined, name: string, open: (d: Dialog) => void) {
+  return [
+    ...(rules?.can("create", "virtualclusterinstances/kubeconfig", name)
+      ? [{ title: "Download kubeconfig", onClick: () => open({ kind: "kubeconfig", instance: name }) }]
+      : []),
+    { title: "Copy connect command", onClick: () => open({ kind: "connect", instance: name }) },
+    ...(session.can("create", "directclusterendpointtokens")
+      ? [{ title: "Issue endpoint token", onClick: () => open({ kind: "token", instance: name }) }]
+      : []),
+  ];
+}
+
+function InstanceDialogs({
+  project,
+  namespace,
+  dialog,
+  close,
+}: {
+  project: string;
+  namespace: string;
+  dialog?: Dialog;
+  close: () => void;
+}) {
+  if (dialog?.kind === "kubeconfig")
+    return <KubeconfigDialog namespace={namespace} instance={dialog.instance} onClose={close} />;
+  if (dialog?.kind === "connect") return <ConnectDialog project={project} instance={dialog.instance} onClose={close} />;
+  if (dialog?.kind === "token") return <TokenDialog project={project} instance={dialog.instance} onClose={close} />;
+  return null;
+}
+
+function Details({ items }: { items: [string, ReactNode][] }) {
+  return (
+    <DescriptionList isHorizontal isCompact className="vcp-detail-section">
+      {items.map(([term, value]) => (
+        <DescriptionListGroup key={term}>
+          <DescriptionListTerm>{term}</DescriptionListTerm>
+          <DescriptionListDescription>{value ?? "—"}</DescriptionListDescription>
+        </DescriptionListGroup>
+      ))}
+    </DescriptionList>
+  );
+}
+
+/** GET of one object, with its failure; `path` undefined: nothing. */
+function useObject<T>(path: string | undefined): { object?: T; error?: unknown } {
+  const [state, setState] = useState<{ object?: T; error?: unknown }>({});
+  useEffect(() => {
+    if (!path) return;
+    setState({});
+    api.get<T>(path).then(
+      (object) => setState({ object }),
+      (error) => setState({ error }),
+    );
+  }, [path]);
+  return state;
+}
+
+function NotReadable({ what, error }: { what: string; error: unknown }) {
+  const missingOrHidden = error instanceof ApiError && (error.code === 404 || error.code === 403);
+  return missingOrHidden ? (
+    <Empty title={`No ${what} here`} body={`It does not exist, or you may not see it.`} />
+  ) : (
+    <ErrorAlert error={error} title={`The ${what} cannot be read`} />
+  );
+}
+
+function ProjectDetail({ project }: { project: string }) {
+  const { object, error } = useObject<Project>(mgmt("projects", project));
   return (
     <PageSection>
       <Breadcrumb>
@@ -336,51 +443,228 @@ function ProjectInstances({ project }: { project: string }) {
         </BreadcrumbItem>
         <BreadcrumbItem isActive>{project}</BreadcrumbItem>
       </Breadcrumb>
-      <Title headingLevel="h1">Virtual clusters of {project}</Title>
-      <ListToolbar label="virtual clusters" paged={paged} />
-      <ErrorAlert error={instances.error} title="Virtual clusters cannot be listed" />
-      <ResourceList
-        label="Virtual clusters"
-        list={instances}
-        rows={paged.visible}
-        searching={!!paged.search}
-        empty={{
-          title: "No virtual clusters in this project",
-          body: `Create one with: virtualcluster create NAME --project ${project} (a virtual cluster that connects registers itself here).`,
-        }}
-        rowName={(instance) => instance.metadata.name ?? ""}
-        columns={[
-          { title: "Name", cell: (instance) => instance.spec?.displayName || instance.metadata.name },
-          { title: "Phase", cell: (instance) => instance.status?.phase ?? "Pending" },
-          {
-            title: "Online",
-            cell: (instance) =>
-              instance.status?.online ? <Label color="green">Online</Label> : <Label color="grey">Offline</Label>,
-          },
-          { title: "Last heartbeat", cell: (instance) => <TimeAgo value={instance.status?.lastHeartbeatTime} /> },
-        ]}
-        actions={(instance) => {
-          const name = instance.metadata.name ?? "";
-          return [
-            { title: "Download kubeconfig", onClick: () => setDialog({ kind: "kubeconfig", instance: name }) },
-            { title: "Copy connect command", onClick: () => setDialog({ kind: "connect", instance: name }) },
-            { title: "Issue endpoint token", onClick: () => setDialog({ kind: "token", instance: name }) },
-          ];
-        }}
-      />
-      {dialog?.kind === "kubeconfig" && (
-        <KubeconfigDialog namespace={namespace} instance={dialog.instance} onClose={() => setDialog(undefined)} />
-      )}
-      {dialog?.kind === "connect" && (
-        <ConnectDialog project={project} instance={dialog.instance} onClose={() => setDialog(undefined)} />
-      )}
-      {dialog?.kind === "token" && (
-        <TokenDialog project={project} instance={dialog.instance} onClose={() => setDialog(undefined)} />
+      <Title headingLevel="h1">Project {object?.spec?.displayName || project}</Title>
+      {error ? (
+        <NotReadable what="project" error={error} />
+      ) : !object ? (
+        <Loading what="the project" />
+      ) : (
+        <ProjectBody project={project} object={object} />
       )}
     </PageSection>
   );
 }
 
+/** A readable project: its facts, members, virtual clusters and audit trail. */
+function ProjectBody({ project, object }: { project: string; object: Project }) {
+  const session = useSession();
+  const namespace = `${session.projectNamespacePrefix}${project}`;
+  const rules = useRulesIn(namespace);
+  const instances = useWatchList<Instance>(mgmt("namespaces", namespace, "virtualclusterinstances"));
+  const paged = usePaged(instances.items, (i) => `${i.metadata.name} ${i.spec?.displayName} ${i.status?.phase}`);
+  const [dialog, setDialog] = useState<Dialog>();
+  const [editing, setEditing] = useState(false);
+  const owner = object.spec?.owner;
+  return (
+    <>
+      <Details
+        items={[
+          ["Name", project],
+          ["Display Name", object.spec?.displayName],
+          ["Owner", owner?.user ?? (owner?.team ? `team ${owner.team}` : undefined)],
+          [
+            "Your role",
+            roleIn(session, object) ?? (session.can("get", "projects") ? "platform-wide access" : undefined),
+          ],
+          ["Namespace", namespace],
+          ["Created", <TimeAgo key="created" value={object.metadata.creationTimestamp} />],
+        ]}
+      />
+      <section className="vcp-detail-section">
+        <Title headingLevel="h2">Members</Title>
+        {session.can("update", "projects", project) && (
+          <Button variant="secondary" onClick={() => setEditing(true)}>
+            Edit members
+          </Button>
+        )}
+        {(object.spec?.members ?? []).length === 0 ? (
+          <p>No members.</p>
+        ) : (
+          <Table aria-label="Members" variant="compact">
+            <Thead>
+              <Tr>
+                <Th>Kind</Th>
+                <Th>Name</Th>
+                <Th>Role</Th>
+              </Tr>
+            </Thead>
+            <Tbody>
+              {(object.spec?.members ?? []).map((m) => (
+                <Tr key={`${m.kind}/${m.name}`}>
+                  <Td dataLabel="Kind">{m.kind ?? "User"}</Td>
+                  <Td dataLabel="Name">{m.name}</Td>
+                  <Td dataLabel="Role">{m.clusterRole ?? "view"}</Td>
+                </Tr>
+              ))}
+            </Tbody>
+          </Table>
+        )}
+      </section>
+      <section className="vcp-detail-section">
+        <Title headingLevel="h2">Virtual clusters</Title>
+        <ListToolbar label="virtual clusters" paged={paged} />
+        <ErrorAlert error={instances.error} title="Virtual clusters cannot be listed" />
+        <ResourceList
+          label="Virtual clusters"
+          list={instances}
+          rows={paged.visible}
+          searching={!!paged.search}
+          empty={{
+            title: "No virtual clusters in this project",
+            body: `Create one with: virtualcluster create NAME --project ${project} (a virtual cluster that connects registers itself here).`,
+          }}
+          rowName={(instance) => instance.metadata.name ?? ""}
+          columns={[
+            {
+              title: "Name",
+              cell: (instance) => (
+                <Link to={instancePath(project, instance.metadata.name ?? "")}>
+                  {instance.spec?.displayName || instance.metadata.name}
+                </Link>
+              ),
+            },
+            { title: "Phase", cell: (instance) => instance.status?.phase ?? "Pending" },
+            { title: "Online", cell: (instance) => <InstanceOnline instance={instance} /> },
+            { title: "Last heartbeat", cell: (instance) => <TimeAgo value={instance.status?.lastHeartbeatTime} /> },
+          ]}
+          actions={(instance) => instanceActions(session, rules, instance.metadata.name ?? "", setDialog)}
+        />
+      </section>
+      <AuditTrail
+        title="Changes to this project"
+        label="Changes to this project"
+        selector={`objectRef.resource=projects,objectRef.name=${project}`}
+      />
+      <InstanceDialogs project={project} namespace={namespace} dialog={dialog} close={() => setDialog(undefined)} />
+      {editing && <ProjectForm project={object} onClose={() => setEditing(false)} />}
+    </>
+  );
+}
+
+function Conditions({ instance }: { instance: Instance }) {
+  const conditions = instance.status?.conditions ?? [];
+  if (conditions.length === 0) return <p>The virtual cluster has reported no conditions.</p>;
+  return (
+    <Table aria-label="Conditions" variant="compact">
+      <Thead>
+        <Tr>
+          <Th>Type</Th>
+          <Th>Status</Th>
+          <Th>Reason</Th>
+          <Th>Message</Th>
+          <Th>Since</Th>
+        </Tr>
+      </Thead>
+      <Tbody>
+        {conditions.map((c) => (
+          <Tr key={c.type}>
+            <Td dataLabel="Type">{c.type}</Td>
+            <Td dataLabel="Status">
+              <Label isCompact color={c.status === "True" ? "green" : c.status === "False" ? "red" : "grey"}>
+                {c.status}
+              </Label>
+            </Td>
+            <Td dataLabel="Reason">{c.reason}</Td>
+            <Td dataLabel="Message">{c.message}</Td>
+            <Td dataLabel="Since">
+              <TimeAgo value={c.lastTransitionTime} />
+            </Td>
+          </Tr>
+        ))}
+      </Tbody>
+    </Table>
+  );
+}
+
+function InstanceDetail({ project, name }: { project: string; name: string }) {
+  const session = useSession();
+  const namespace = `${session.projectNamespacePrefix}${project}`;
+  const rules = useRulesIn(namespace);
+  const watched = useWatchList<Instance>(
+    mgmt("namespaces", namespace, "virtualclusterinstances"),
+    `fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`,
+  );
+  const instance = watched.items[0];
+  const [dialog, setDialog] = useState<Dialog>();
+  const actions = instanceActions(session, rules, name, setDialog);
+  return (
+    <PageSection>
+      <Breadcrumb>
+        <BreadcrumbItem>
+          <Link to="/projects">Projects</Link>
+        </BreadcrumbItem>
+        <BreadcrumbItem>
+          <Link to={projectPath(project)}>{project}</Link>
+        </BreadcrumbItem>
+        <BreadcrumbItem isActive>{name}</BreadcrumbItem>
+      </Breadcrumb>
+      <Title headingLevel="h1">Virtual cluster {instance?.spec?.displayName || name}</Title>
+      {watched.error ? (
+        <NotReadable what="virtual cluster" error={watched.error} />
+      ) : watched.loading ? (
+        <Loading what="the virtual cluster" />
+      ) : !instance ? (
+        <Empty title="No virtual cluster here" body={`Project ${project} has no virtual cluster ${name}.`} />
+      ) : (
+        <>
+          <div className="vcp-actions">
+            {actions.map((action) => (
+              <Button key={action.title} variant="secondary" onClick={action.onClick}>
+                {action.title}
+              </Button>
+            ))}
+          </div>
+          <Details
+            items={[
+              ["Name", name],
+              [
+                "Project",
+                <Link key="project" to={projectPath(project)}>
+                  {project}
+                </Link>,
+              ],
+              ["Online", <InstanceOnline key="online" instance={instance} />],
+              ["Phase", instance.status?.phase ?? "Pending"],
+              ["Message", instance.status?.message],
+              ["Last heartbeat", <TimeAgo key="heartbeat" value={instance.status?.lastHeartbeatTime} />],
+              ["Kubernetes version", instance.status?.kubernetesVersion],
+              ["Host cluster", instance.spec?.clusterRef?.cluster],
+              ["Host namespace", instance.spec?.clusterRef?.namespace],
+              ["Created", <TimeAgo key="created" value={instance.metadata.creationTimestamp} />],
+            ]}
+          />
+          <section className="vcp-detail-section">
+            <Title headingLevel="h2">Conditions</Title>
+            <Conditions instance={instance} />
+          </section>
+        </>
+      )}
+      <AuditTrail
+        title="Requests in this virtual cluster"
+        label="Requests in this virtual cluster"
+        selector={`instance=${namespace}/${name}`}
+      />
+      <AuditTrail
+        title="Changes to this virtual cluster"
+        label="Changes to this virtual cluster"
+        selector={`objectRef.resource=virtualclusterinstances,objectRef.namespace=${namespace},objectRef.name=${name}`}
+      />
+      <InstanceDialogs project={project} namespace={namespace} dialog={dialog} close={() => setDialog(undefined)} />
+    </PageSection>
+  );
+}
+
 export default function ProjectsPage({ rest }: { rest: string[] }) {
-  return rest[0] ? <ProjectInstances project={rest[0]} /> : <ProjectList />;
+  if (rest[0] && rest[1] === "virtualclusters" && rest[2]) return <InstanceDetail project={rest[0]} name={rest[2]} />;
+  return rest[0] ? <ProjectDetail project={rest[0]} /> : <ProjectList />;
 }

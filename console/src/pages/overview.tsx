@@ -1,0 +1,389 @@
+// The landing page, built from what the signed-in user may see: his projects and their virtual clusters with their
+// online state (live), his access keys that expire within a week and when this session ends; for admins the
+// platform's health (store, replicas, audit, single sign-on), read from what the platform serves.
+
+import {
+  Button,
+  Card,
+  CardBody,
+  CardTitle,
+  DescriptionList,
+  DescriptionListDescription,
+  DescriptionListGroup,
+  DescriptionListTerm,
+  Grid,
+  GridItem,
+  Label,
+  List,
+  ListItem,
+  PageSection,
+  Title,
+} from "@patternfly/react-core";
+import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
+import { Empty, ErrorAlert, Loading, TimeAgo } from "../components/common.tsx";
+import { InstanceOnline, instancePath, projectPath } from "../components/instances.tsx";
+import { api, mgmt } from "../lib/api.ts";
+import {
+  fetchText,
+  formatBytes,
+  HEALTH_METRICS,
+  parseMetrics,
+  parseReadyz,
+  type ReadyCheck,
+  type Replica,
+} from "../lib/health.ts";
+import type { AccessKey, Instance, Project } from "../lib/kube.ts";
+import { Link } from "../lib/router.tsx";
+import { type Session, useSession } from "../lib/session.ts";
+import { withinDays } from "../lib/time.ts";
+import { useWatchList } from "../lib/use-watch-list.ts";
+
+const projectOfNamespace = (session: Session, namespace = "") =>
+  namespace.startsWith(session.projectNamespacePrefix) ? namespace.slice(session.projectNamespacePrefix.length) : "";
+
+/** One project's instances, live, reported to the overview (one watch per project a member sees). */
+function WatchInstances({ namespace, report }: { namespace: string; report: (ns: string, items: Instance[]) => void }) {
+  const list = useWatchList<Instance>(mgmt("namespaces", namespace, "virtualclusterinstances"));
+  useEffect(() => {
+    if (!list.loading) report(namespace, list.items);
+  }, [list, namespace, report]);
+  return null;
+}
+
+/** Every instance of the projects shown: one cluster-wide watch where allowed, else one per project. */
+function useInstances(session: Session, projects: Project[]) {
+  const everywhere = session.can("list", "virtualclusterinstances");
+  const all = useWatchList<Instance>(everywhere ? mgmt("virtualclusterinstances") : undefined);
+  const [byNamespace, setByNamespace] = useState<Record<string, Instance[]>>({});
+  const report = useCallback(
+    (namespace: string, items: Instance[]) => setByNamespace((current) => ({ ...current, [namespace]: items })),
+    [],
+  );
+  const namespaces = everywhere ? [] : projects.map((p) => `${session.projectNamespacePrefix}${p.metadata.name}`);
+  const watchers = namespaces.map((namespace) => (
+    <WatchInstances key={namespace} namespace={namespace} report={report} />
+  ));
+  const items = everywhere ? all.items : namespaces.flatMap((namespace) => byNamespace[namespace] ?? []);
+  const loading = everywhere ? all.loading : namespaces.some((namespace) => !byNamespace[namespace]);
+  return { items, loading, watchers };
+}
+
+function ProjectsCard({
+  session,
+  projects,
+  instances,
+}: {
+  session: Session;
+  projects: Project[];
+  instances: Instance[];
+}) {
+  const counts = (project: string) => {
+    const mine = instances.filter((i) => projectOfNamespace(session, i.metadata.namespace) === project);
+    return `${mine.length} virtual cluster${mine.length === 1 ? "" : "s"}, ${mine.filter((i) => i.status?.online).length} online`;
+  };
+  return (
+    <Card isFullHeight>
+      <CardTitle component="h2">{session.can("get", "projects") ? "Projects" : "Your projects"}</CardTitle>
+      <CardBody>
+        {projects.length === 0 ? (
+          <Empty
+            title="No projects yet"
+            body={
+              session.can("create", "projects")
+                ? "Create a project to hold virtual clusters."
+                : "You are not a member of any project. A project's owner or an admin can add you."
+            }
+            action={session.can("create", "projects") ? <Link to="/projects">Projects</Link> : undefined}
+          />
+        ) : (
+          <List isPlain isBordered>
+            {projects.map((project) => {
+              const name = project.metadata.name ?? "";
+              return (
+                <ListItem key={name}>
+                  <Link to={projectPath(name)}>{project.spec?.displayName || name}</Link>{" "}
+                  <small>({counts(name)})</small>
+                </ListItem>
+              );
+            })}
+          </List>
+        )}
+      </CardBody>
+    </Card>
+  );
+}
+
+function KeysCard({ session, keys }: { session: Session; keys: AccessKey[] }) {
+  const soon = keys
+    .filter((key) => !key.spec?.disabled && withinDays(key.status?.expirationTimestamp, 7))
+    .sort((a, b) => (a.status?.expirationTimestamp ?? "").localeCompare(b.status?.expirationTimestamp ?? ""));
+  return (
+    <Card isFullHeight>
+      <CardTitle component="h2">Access keys</CardTitle>
+      <CardBody>
+        <p>
+          This session ends <TimeAgo value={session.expiresAt} empty="only when you log out" />.
+        </p>
+        {soon.length === 0 ? (
+          <p>No access key of yours expires within a week.</p>
+        ) : (
+          <Table aria-label="Access keys expiring within a week" variant="compact">
+            <Thead>
+              <Tr>
+                <Th>Key</Th>
+                <Th>Expires</Th>
+              </Tr>
+            </Thead>
+            <Tbody>
+              {soon.map((key) => (
+                <Tr key={key.metadata.name}>
+                  <Td dataLabel="Key">{key.spec?.displayName || key.metadata.name}</Td>
+                  <Td dataLabel="Expires">
+                    <TimeAgo value={key.status?.expirationTimestamp} />
+                  </Td>
+                </Tr>
+              ))}
+            </Tbody>
+          </Table>
+        )}
+        <Link to="/access-keys">Manage access keys</Link>
+      </CardBody>
+    </Card>
+  );
+}
+
+function InstancesCard({ session, instances, loading }: { session: Session; instances: Instance[]; loading: boolean }) {
+  return (
+    <Card>
+      <CardTitle component="h2">Virtual clusters</CardTitle>
+      <CardBody>
+        {loading && instances.length === 0 ? (
+          <Loading what="virtual clusters" />
+        ) : instances.length === 0 ? (
+          <Empty
+            title="No virtual clusters yet"
+            body="Create one with: virtualcluster create NAME --project PROJECT (a virtual cluster that connects registers itself in its project)."
+          />
+        ) : (
+          <Table aria-label="Virtual clusters" variant="compact">
+            <Thead>
+              <Tr>
+                <Th>Name</Th>
+                <Th>Project</Th>
+                <Th>Phase</Th>
+                <Th>Online</Th>
+                <Th>Last heartbeat</Th>
+              </Tr>
+            </Thead>
+            <Tbody>
+              {instances.map((instance) => {
+                const project = projectOfNamespace(session, instance.metadata.namespace);
+                const name = instance.metadata.name ?? "";
+                return (
+                  <Tr key={`${project}/${name}`}>
+                    <Td dataLabel="Name">
+                      <Link to={instancePath(project, name)}>{instance.spec?.displayName || name}</Link>
+                    </Td>
+                    <Td dataLabel="Project">
+                      <Link to={projectPath(project)}>{project}</Link>
+                    </Td>
+                    <Td dataLabel="Phase">{instance.status?.phase ?? "Pending"}</Td>
+                    <Td dataLabel="Online">
+                      <InstanceOnline instance={instance} />
+                    </Td>
+                    <Td dataLabel="Last heartbeat">
+                      <TimeAgo value={instance.status?.lastHeartbeatTime} />
+                    </Td>
+                  </Tr>
+                );
+              })}
+            </Tbody>
+          </Table>
+        )}
+      </CardBody>
+    </Card>
+  );
+}
+
+interface Health {
+  checks: ReadyCheck[];
+  metrics: Record<string, number>;
+  replicas?: { servedBy: string; items: Replica[] };
+  audit?: { enabled?: boolean; path?: string };
+  login?: { password?: { enabled?: boolean }; connectors?: { id: string; displayName?: string; type?: string }[] };
+}
+
+async function loadHealth(session: Session): Promise<Health> {
+  const [readyz, metrics, replicas, config, login] = await Promise.all([
+    fetchText("/readyz?verbose"),
+    session.canGet("/metrics") ? fetchText("/metrics") : undefined,
+    fetchText("/platform/replicas"),
+    session.can("get", "configs")
+      ? api.get<{ status?: { audit?: Health["audit"] } }>(mgmt("configs", "platform-config")).catch(() => undefined)
+      : undefined,
+    fetchText("/auth/info"),
+  ]);
+  return {
+    checks: parseReadyz(readyz ?? ""),
+    metrics: parseMetrics(metrics ?? "", HEALTH_METRICS),
+    replicas: replicas ? JSON.parse(replicas) : undefined,
+    audit: config?.status?.audit,
+    login: login ? JSON.parse(login) : undefined,
+  };
+}
+
+function CheckLabel({ check }: { check: ReadyCheck }) {
+  if (!check.ok) return <Label color="red">{check.name}: failed</Label>;
+  if (check.warning) return <Label color="orange">{`${check.name}: ${check.warning}`}</Label>;
+  return <Label color="green">{check.name}: ok</Label>;
+}
+
+function HealthGroup({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <DescriptionListGroup>
+      <DescriptionListTerm>{term}</DescriptionListTerm>
+      <DescriptionListDescription>{children}</DescriptionListDescription>
+    </DescriptionListGroup>
+  );
+}
+
+function HealthCard({ session }: { session: Session }) {
+  const [health, setHealth] = useState<Health>();
+  const [error, setError] = useState<unknown>();
+  const refresh = useCallback(() => {
+    loadHealth(session).then(setHealth, setError);
+  }, [session]);
+  useEffect(refresh, [refresh]);
+  const m = health?.metrics ?? {};
+  const store = health?.replicas?.items[0]?.store;
+  const auditFailures =
+    (m.apiserver_audit_error_total ?? 0) +
+    (m.platform_audit_sink_failures_total ?? 0) +
+    (m.platform_audit_datastore_failures_total ?? 0);
+  return (
+    <Card>
+      <CardTitle component="h2">Platform health</CardTitle>
+      <CardBody>
+        <ErrorAlert error={error} title="The platform's health cannot be read" />
+        {!health ? (
+          <Loading what="the platform's health" />
+        ) : (
+          <DescriptionList isHorizontal>
+            <HealthGroup term="Readiness">
+              {health.checks.map((check) => (
+                <span key={check.name} className="vcp-check">
+                  <CheckLabel check={check} />{" "}
+                </span>
+              ))}
+            </HealthGroup>
+            <HealthGroup term="Store">
+              {store === "etcd" ? "etcd" : "SQLite (embedded)"}: {formatBytes(m.apiserver_storage_size_bytes)} on disk
+              {m.apiserver_storage_quota_bytes ? `, quota ${formatBytes(m.apiserver_storage_quota_bytes)}` : ""}
+              {m.apiserver_storage_quota_reached ? " (reached: writes are refused)" : ""}
+              {m.apiserver_storage_data_dir_free_bytes !== undefined &&
+                `, ${formatBytes(m.apiserver_storage_data_dir_free_bytes)} free on the data directory's disk`}
+            </HealthGroup>
+            <HealthGroup term="Replicas">
+              {health.replicas ? (
+                <Table aria-label="Replicas" variant="compact">
+                  <Thead>
+                    <Tr>
+                      <Th>Replica</Th>
+                      <Th>Version</Th>
+                      <Th>Role</Th>
+                      <Th>Last renewed</Th>
+                    </Tr>
+                  </Thead>
+                  <Tbody>
+                    {health.replicas.items.map((replica) => (
+                      <Tr key={replica.identity}>
+                        <Td dataLabel="Replica">
+                          {replica.identity}
+                          {replica.identity === health.replicas?.servedBy && " (answering)"}
+                        </Td>
+                        <Td dataLabel="Version">{replica.version}</Td>
+                        <Td dataLabel="Role">{replica.leading ? <Label color="blue">Leader</Label> : "Follower"}</Td>
+                        <Td dataLabel="Last renewed">
+                          <TimeAgo value={replica.renewedAt} />
+                        </Td>
+                      </Tr>
+                    ))}
+                  </Tbody>
+                </Table>
+              ) : (
+                "Not readable"
+              )}
+            </HealthGroup>
+            <HealthGroup term="Audit">
+              {health.audit?.enabled ? `On, writing ${health.audit.path ?? "no file"}` : "Off"}
+              {m.apiserver_audit_event_total !== undefined && `; ${m.apiserver_audit_event_total} events`}{" "}
+              {auditFailures > 0 ? (
+                <Label color="red">{`${auditFailures} failures`}</Label>
+              ) : (
+                <Label color="green">no failures</Label>
+              )}
+              {(m.platform_audit_datastore_spooled_events ?? 0) > 0 &&
+                ` (${m.platform_audit_datastore_spooled_events} events waiting for the datastore)`}
+            </HealthGroup>
+            <HealthGroup term="Single sign-on">
+              Password login {health.login?.password?.enabled === false ? "off" : "on"};{" "}
+              {health.login?.connectors?.length
+                ? `connectors: ${health.login.connectors.map((c) => `${c.displayName || c.id} (${c.type})`).join(", ")}`
+                : "no connectors"}
+            </HealthGroup>
+          </DescriptionList>
+        )}
+        <Button variant="link" onClick={refresh}>
+          Refresh
+        </Button>
+      </CardBody>
+    </Card>
+  );
+}
+
+export default function OverviewPage() {
+  const session = useSession();
+  const projects = useWatchList<Project>(mgmt("projects"));
+  const instances = useInstances(session, projects.items);
+  const keys = useWatchList<AccessKey>(
+    mgmt("ownedaccesskeys"),
+    `fieldSelector=${encodeURIComponent(`spec.user=${session.user}`)}`,
+  );
+  const admin = session.canGet("/platform/replicas");
+  const sorted = useMemo(
+    () =>
+      [...instances.items].sort((a, b) =>
+        `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
+      ),
+    [instances.items],
+  );
+  return (
+    <PageSection>
+      {instances.watchers}
+      <Title headingLevel="h1">Overview</Title>
+      <p className="vcp-lead">Signed in as {session.displayName || session.username || session.user}.</p>
+      <ErrorAlert error={projects.error} title="Projects cannot be listed" />
+      <Grid hasGutter>
+        <GridItem lg={6}>
+          {projects.loading ? (
+            <Loading what="projects" />
+          ) : (
+            <ProjectsCard session={session} projects={projects.items} instances={instances.items} />
+          )}
+        </GridItem>
+        <GridItem lg={6}>
+          <KeysCard session={session} keys={keys.items} />
+        </GridItem>
+        <GridItem span={12}>
+          <InstancesCard session={session} instances={sorted} loading={instances.loading || projects.loading} />
+        </GridItem>
+        {admin && (
+          <GridItem span={12}>
+            <HealthCard session={session} />
+          </GridItem>
+        )}
+      </Grid>
+    </PageSection>
+  );
+}

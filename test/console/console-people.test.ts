@@ -215,7 +215,7 @@ describe("the web console as a member, a user without a role, and the admin", { 
     await dialog.getByRole("button", { name: "Create" }).click();
     await dialog.getByText("Display Name is required.").waitFor();
     assert.equal(await name.getAttribute("aria-invalid"), "true");
-    assert.equal(await page.evaluate(() => document.activeElement?.id), "key-display-name", "the focus is on it");
+    assert.equal(await page.evaluate("document.activeElement?.id"), "key-display-name", "the focus is on it");
     await check("maria", "access-keys-required");
     await name.fill("   ");
     await dialog.getByRole("button", { name: "Create" }).click();
@@ -277,7 +277,7 @@ describe("the web console as a member, a user without a role, and the admin", { 
     await dialog.getByRole("button", { name: "Change password" }).click();
     await dialog.getByText("This is not your current password.").waitFor();
     refusalsExpected = false;
-    assert.equal(await page.evaluate(() => document.activeElement?.id), "password-current");
+    assert.equal(await page.evaluate("document.activeElement?.id"), "password-current");
     await check("maria", "profile-password-refused");
     await dialog.locator("#password-current").fill("maria-password-1");
     await dialog.getByRole("button", { name: "Change password" }).click();
@@ -389,7 +389,7 @@ describe("the web console as a member, a user without a role, and the admin", { 
       .getByText(/already exists/)
       .waitFor();
     assert.equal(await username.getAttribute("aria-invalid"), "true");
-    assert.equal(await page.evaluate(() => document.activeElement?.id), "user-username", "where the user looks");
+    assert.equal(await page.evaluate("document.activeElement?.id"), "user-username", "where the user looks");
     await check("admin", "users-add-refused");
     await dialog.getByRole("button", { name: "Cancel" }).click();
   });

@@ -91,3 +91,10 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message || "the request failed";
   return String(error);
 }
+
+/** The text of a non-resource path (/readyz, /metrics), or undefined when the platform refuses it. */
+export async function fetchText(path: string): Promise<string | undefined> {
+  const response = await fetch(path, { headers: CONSOLE_HEADERS, credentials: "same-origin" });
+  // /readyz answers 500 with its report when a check fails: that report is the point.
+  return response.status === 200 || response.status === 500 ? response.text() : undefined;
+}

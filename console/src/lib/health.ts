@@ -2,8 +2,6 @@
 // (verbose: each check, with its warnings), /metrics (store size and quota, audit failures), /platform/replicas
 // (the running replicas), the Config's status (audit) and /auth/info (the login connectors).
 
-import { CONSOLE_HEADERS } from "./api.ts";
-
 export interface ReadyCheck {
   name: string;
   ok: boolean;
@@ -56,12 +54,6 @@ export interface Replica {
   leading: boolean;
   startedAt: string;
   renewedAt: string;
-}
-
-/** A text or JSON answer of a non-resource path, or undefined when the platform refuses it. */
-export async function fetchText(path: string): Promise<string | undefined> {
-  const response = await fetch(path, { headers: CONSOLE_HEADERS, credentials: "same-origin" });
-  return response.status === 200 || response.status === 500 ? response.text() : undefined;
 }
 
 export function formatBytes(bytes: number | undefined): string {

@@ -24,6 +24,7 @@ import { ErrorAlert, ListToolbar, TimeAgo, usePaged, useRowAction } from "../com
 import { Field, missing } from "../components/form.tsx";
 import { ConfirmDelete, FormModal, ResourceList, ResultModal } from "../components/resource-list.tsx";
 import { api, mgmt } from "../lib/api.ts";
+import { scopeLabels } from "../lib/key-scope.ts";
 import type { AccessKey, AccessKeyScope } from "../lib/kube.ts";
 import { Link } from "../lib/router.tsx";
 import { useSession } from "../lib/session.ts";
@@ -47,23 +48,6 @@ const list = (text: string) =>
     .split(/[\s,]+/)
     .map((item) => item.trim())
     .filter(Boolean);
-
-const roleProjects = (projects: unknown[] | undefined) =>
-  (projects ?? []).map((p) => (typeof p === "string" ? p : ((p as { project?: string }).project ?? ""))).join(", ");
-
-/** What a key may reach, one label per limit: "Project default", "Role virtualcluster in *"; or "Full access". */
-export function scopeLabels(scope: AccessKeyScope | undefined): string[] {
-  if (!scope) return [];
-  return [
-    ...(scope.projects ?? []).map((p) => `Project ${p.project === "*" ? "(all)" : p.project}`),
-    ...(scope.virtualClusters ?? []).map((v) => `Virtual cluster ${v.project}/${v.virtualCluster}`),
-    ...(scope.clusters ?? []).map((c) => `Cluster ${c.cluster}`),
-    ...(scope.roles ?? []).map((r) => {
-      const projects = roleProjects(r.projects);
-      return projects ? `Role ${r.role} in ${projects}` : `Role ${r.role}`;
-    }),
-  ];
-}
 
 function ScopeCell({ scope }: { scope: AccessKeyScope | undefined }) {
   const labels = scopeLabels(scope);

@@ -23,9 +23,8 @@ import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
 import { Empty, ErrorAlert, Loading, TimeAgo } from "../components/common.tsx";
 import { InstanceOnline, instancePath, projectPath } from "../components/instances.tsx";
-import { api, mgmt } from "../lib/api.ts";
+import { api, fetchText, mgmt } from "../lib/api.ts";
 import {
-  fetchText,
   formatBytes,
   HEALTH_METRICS,
   parseMetrics,

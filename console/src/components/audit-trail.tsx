@@ -3,13 +3,13 @@
 // may not list audit events.
 
 import { Label, Title } from "@patternfly/react-core";
-import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
 import { useEffect, useState } from "react";
 import { ApiError, api, mgmt } from "../lib/api.ts";
 import type { AuditEventObject } from "../lib/audit-events.ts";
 import { Link } from "../lib/router.tsx";
 import { useSession } from "../lib/session.ts";
 import { Empty, ErrorAlert, Loading, TimeAgo } from "./common.tsx";
+import { SimpleTable } from "./simple-table.tsx";
 
 export interface AuditTrailProps {
   title: string;
@@ -44,43 +44,27 @@ export function AuditTrail({ title, selector, label, limit = 20 }: AuditTrailPro
         <Empty title="Nothing recorded" body="The audit datastore holds no request here (audit may be off)." />
       ) : (
         events && (
-          <Table aria-label={label} variant="compact">
-            <Thead>
-              <Tr>
-                <Th>Time</Th>
-                <Th>User</Th>
-                <Th>Verb</Th>
-                <Th>Object</Th>
-                <Th>Code</Th>
-              </Tr>
-            </Thead>
-            <Tbody>
-              {events.map((item) => {
-                const ref = item.event.objectRef;
-                const code = item.event.responseStatus?.code ?? 0;
-                return (
-                  <Tr key={`${item.metadata.name}-${item.event.stage}`}>
-                    <Td dataLabel="Time">
-                      <Link to={`/audit/${encodeURIComponent(item.metadata.name)}`}>
-                        <TimeAgo value={item.metadata.creationTimestamp} />
-                      </Link>
-                    </Td>
-                    <Td dataLabel="User">{item.event.user?.username}</Td>
-                    <Td dataLabel="Verb">{item.event.verb}</Td>
-                    <Td dataLabel="Object">
-                      {ref ? [ref.resource, ref.subresource].filter(Boolean).join("/") : item.event.requestURI}
-                      {ref?.name ? ` ${ref.name}` : ""}
-                    </Td>
-                    <Td dataLabel="Code">
-                      <Label isCompact color={code >= 400 ? "red" : "green"}>
-                        {String(code)}
-                      </Label>
-                    </Td>
-                  </Tr>
-                );
-              })}
-            </Tbody>
-          </Table>
+          <SimpleTable
+            label={label}
+            columns={["Time", "User", "Verb", "Object", "Code"]}
+            rows={events}
+            rowKey={(item) => `${item.metadata.name}-${item.event.stage}`}
+            cells={(item) => {
+              const ref = item.event.objectRef;
+              const code = item.event.responseStatus?.code ?? 0;
+              return [
+                <Link key="time" to={`/audit/${encodeURIComponent(item.metadata.name)}`}>
+                  <TimeAgo value={item.metadata.creationTimestamp} />
+                </Link>,
+                item.event.user?.username,
+                item.event.verb,
+                `${ref ? [ref.resource, ref.subresource].filter(Boolean).join("/") : item.event.requestURI}${ref?.name ? ` ${ref.name}` : ""}`,
+                <Label key="code" isCompact color={code >= 400 ? "red" : "green"}>
+                  {String(code)}
+                </Label>,
+              ];
+            }}
+          />
         )
       )}
     </section>

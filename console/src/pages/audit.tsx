@@ -24,9 +24,9 @@ import {
   TextInput,
   Title,
 } from "@patternfly/react-core";
-import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { Empty, ErrorAlert, Loading, TimeAgo } from "../components/common.tsx";
+import { SimpleTable } from "../components/simple-table.tsx";
 import { API, ApiError, api, mgmt } from "../lib/api.ts";
 import { type AuditEventObject, type AuditRequest, groupRequests, isConsoleAsset } from "../lib/audit-events.ts";
 import { Link } from "../lib/router.tsx";
@@ -107,38 +107,23 @@ const objectText = (request: AuditRequest) => {
 
 function RequestTable({ requests }: { requests: AuditRequest[] }) {
   return (
-    <Table aria-label="Audit events" variant="compact">
-      <Thead>
-        <Tr>
-          <Th>Time</Th>
-          <Th>User</Th>
-          <Th>Verb</Th>
-          <Th>Resource</Th>
-          <Th>Name</Th>
-          <Th>Code</Th>
-          <Th>Stages</Th>
-        </Tr>
-      </Thead>
-      <Tbody>
-        {requests.map((request) => (
-          <Tr key={request.auditID}>
-            <Td dataLabel="Time">
-              <Link to={`/audit/${encodeURIComponent(request.auditID)}`}>
-                <TimeAgo value={request.time} />
-              </Link>
-            </Td>
-            <Td dataLabel="User">{request.latest.user?.username}</Td>
-            <Td dataLabel="Verb">{request.latest.verb}</Td>
-            <Td dataLabel="Resource">{objectText(request)}</Td>
-            <Td dataLabel="Name">{request.latest.objectRef?.name}</Td>
-            <Td dataLabel="Code">{request.latest.responseStatus?.code}</Td>
-            <Td dataLabel="Stages">
-              <StageLabels request={request} />
-            </Td>
-          </Tr>
-        ))}
-      </Tbody>
-    </Table>
+    <SimpleTable
+      label="Audit events"
+      columns={["Time", "User", "Verb", "Resource", "Name", "Code", "Stages"]}
+      rows={requests}
+      rowKey={(request) => request.auditID}
+      cells={(request) => [
+        <Link key="time" to={`/audit/${encodeURIComponent(request.auditID)}`}>
+          <TimeAgo value={request.time} />
+        </Link>,
+        request.latest.user?.username,
+        request.latest.verb,
+        objectText(request),
+        request.latest.objectRef?.name,
+        request.latest.responseStatus?.code,
+        <StageLabels key="stages" request={request} />,
+      ]}
+    />
   );
 }
 

@@ -19,10 +19,10 @@ import {
   PageSection,
   Title,
 } from "@patternfly/react-core";
-import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from "react";
 import { Empty, ErrorAlert, Loading, TimeAgo } from "../components/common.tsx";
 import { InstanceOnline, instancePath, projectPath } from "../components/instances.tsx";
+import { SimpleTable } from "../components/simple-table.tsx";
 import { api, fetchText, mgmt } from "../lib/api.ts";
 import {
   formatBytes,
@@ -127,24 +127,16 @@ function KeysCard({ session, keys }: { session: Session; keys: AccessKey[] }) {
         {soon.length === 0 ? (
           <p>No access key of yours expires within a week.</p>
         ) : (
-          <Table aria-label="Access keys expiring within a week" variant="compact">
-            <Thead>
-              <Tr>
-                <Th>Key</Th>
-                <Th>Expires</Th>
-              </Tr>
-            </Thead>
-            <Tbody>
-              {soon.map((key) => (
-                <Tr key={key.metadata.name}>
-                  <Td dataLabel="Key">{key.spec?.displayName || key.metadata.name}</Td>
-                  <Td dataLabel="Expires">
-                    <TimeAgo value={key.status?.expirationTimestamp} />
-                  </Td>
-                </Tr>
-              ))}
-            </Tbody>
-          </Table>
+          <SimpleTable
+            label="Access keys expiring within a week"
+            columns={["Key", "Expires"]}
+            rows={soon}
+            rowKey={(key) => key.metadata.name ?? ""}
+            cells={(key) => [
+              key.spec?.displayName || key.metadata.name,
+              <TimeAgo key="expires" value={key.status?.expirationTimestamp} />,
+            ]}
+          />
         )}
         <Link to="/access-keys">Manage access keys</Link>
       </CardBody>
@@ -165,40 +157,27 @@ function InstancesCard({ session, instances, loading }: { session: Session; inst
             body="Create one with: virtualcluster create NAME --project PROJECT (a virtual cluster that connects registers itself in its project)."
           />
         ) : (
-          <Table aria-label="Virtual clusters" variant="compact">
-            <Thead>
-              <Tr>
-                <Th>Name</Th>
-                <Th>Project</Th>
-                <Th>Phase</Th>
-                <Th>Online</Th>
-                <Th>Last heartbeat</Th>
-              </Tr>
-            </Thead>
-            <Tbody>
-              {instances.map((instance) => {
-                const project = projectOfNamespace(session, instance.metadata.namespace);
-                const name = instance.metadata.name ?? "";
-                return (
-                  <Tr key={`${project}/${name}`}>
-                    <Td dataLabel="Name">
-                      <Link to={instancePath(project, name)}>{instance.spec?.displayName || name}</Link>
-                    </Td>
-                    <Td dataLabel="Project">
-                      <Link to={projectPath(project)}>{project}</Link>
-                    </Td>
-                    <Td dataLabel="Phase">{instance.status?.phase ?? "Pending"}</Td>
-                    <Td dataLabel="Online">
-                      <InstanceOnline instance={instance} />
-                    </Td>
-                    <Td dataLabel="Last heartbeat">
-                      <TimeAgo value={instance.status?.lastHeartbeatTime} />
-                    </Td>
-                  </Tr>
-                );
-              })}
-            </Tbody>
-          </Table>
+          <SimpleTable
+            label="Virtual clusters"
+            columns={["Name", "Project", "Phase", "Online", "Last heartbeat"]}
+            rows={instances}
+            rowKey={(instance) => `${instance.metadata.namespace}/${instance.metadata.name}`}
+            cells={(instance) => {
+              const project = projectOfNamespace(session, instance.metadata.namespace);
+              const name = instance.metadata.name ?? "";
+              return [
+                <Link key="name" to={instancePath(project, name)}>
+                  {instance.spec?.displayName || name}
+                </Link>,
+                <Link key="project" to={projectPath(project)}>
+                  {project}
+                </Link>,
+                instance.status?.phase ?? "Pending",
+                <InstanceOnline key="online" instance={instance} />,
+                <TimeAgo key="heartbeat" value={instance.status?.lastHeartbeatTime} />,
+              ];
+            }}
+          />
         )}
       </CardBody>
     </Card>
@@ -285,31 +264,24 @@ function HealthCard({ session }: { session: Session }) {
             </HealthGroup>
             <HealthGroup term="Replicas">
               {health.replicas ? (
-                <Table aria-label="Replicas" variant="compact">
-                  <Thead>
-                    <Tr>
-                      <Th>Replica</Th>
-                      <Th>Version</Th>
-                      <Th>Role</Th>
-                      <Th>Last renewed</Th>
-                    </Tr>
-                  </Thead>
-                  <Tbody>
-                    {health.replicas.items.map((replica) => (
-                      <Tr key={replica.identity}>
-                        <Td dataLabel="Replica">
-                          {replica.identity}
-                          {replica.identity === health.replicas?.servedBy && " (answering)"}
-                        </Td>
-                        <Td dataLabel="Version">{replica.version}</Td>
-                        <Td dataLabel="Role">{replica.leading ? <Label color="blue">Leader</Label> : "Follower"}</Td>
-                        <Td dataLabel="Last renewed">
-                          <TimeAgo value={replica.renewedAt} />
-                        </Td>
-                      </Tr>
-                    ))}
-                  </Tbody>
-                </Table>
+                <SimpleTable
+                  label="Replicas"
+                  columns={["Replica", "Version", "Role", "Last renewed"]}
+                  rows={health.replicas.items}
+                  rowKey={(replica) => replica.identity}
+                  cells={(replica) => [
+                    `${replica.identity}${replica.identity === health.replicas?.servedBy ? " (answering)" : ""}`,
+                    replica.version,
+                    replica.leading ? (
+                      <Label key="role" color="blue">
+                        Leader
+                      </Label>
+                    ) : (
+                      "Follower"
+                    ),
+                    <TimeAgo key="renewed" value={replica.renewedAt} />,
+                  ]}
+                />
               ) : (
                 "Not readable"
               )}

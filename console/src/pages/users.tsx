@@ -7,19 +7,16 @@ import {
   BreadcrumbItem,
   Button,
   Checkbox,
-  DescriptionList,
-  DescriptionListDescription,
-  DescriptionListGroup,
-  DescriptionListTerm,
   FormGroup,
   Label,
   PageSection,
   TextInput,
   Title,
 } from "@patternfly/react-core";
-import { type ReactNode, useState } from "react";
+import { useState } from "react";
 import { AuditTrail } from "../components/audit-trail.tsx";
 import { Empty, ErrorAlert, ListToolbar, Loading, TimeAgo, usePaged, useRowAction } from "../components/common.tsx";
+import { Details } from "../components/details.tsx";
 import { Field, missing } from "../components/form.tsx";
 import { projectPath } from "../components/instances.tsx";
 import { ConfirmDelete, FormModal, ResourceList } from "../components/resource-list.tsx";
@@ -279,19 +276,6 @@ function useUserDialogs(teams: Team[], onDeleted?: () => void) {
     </>
   );
   return { open, dialogs, error: action.error, add: () => setEditing("new") };
-}
-
-function Details({ items }: { items: [string, ReactNode][] }) {
-  return (
-    <DescriptionList isHorizontal isCompact className="vcp-detail-section">
-      {items.map(([term, value]) => (
-        <DescriptionListGroup key={term}>
-          <DescriptionListTerm>{term}</DescriptionListTerm>
-          <DescriptionListDescription>{value || "—"}</DescriptionListDescription>
-        </DescriptionListGroup>
-      ))}
-    </DescriptionList>
-  );
 }
 
 function UserDetail({ name }: { name: string }) {

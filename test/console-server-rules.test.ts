@@ -164,7 +164,7 @@ describe("what a member may list, and keys that say what they are", { skip: kube
     const list = JSON.parse(await kubectl.ok(["get", "--raw", "/platform/replicas"]));
     assert.equal(list.items.length, 1);
     assert.equal(list.items[0].identity, list.servedBy);
-    assert.equal(list.items[0].store, "sqlite");
+    assert.equal(list.items[0].store, process.env.VCP_TEST_STORE === "etcd" ? "etcd" : "sqlite");
     assert.equal(list.items[0].leading, true);
     assert.equal(
       JSON.parse(await kubectl.ok(["--token", keys.val, "get", "--raw", "/platform/replicas"])).items.length,

@@ -128,6 +128,42 @@ describe("what a member may list, and keys that say what they are", { skip: kube
     );
   });
 
+  it("every user lists and watches instances across namespaces and sees those of his projects only", async () => {
+    const admin = platform.adminKey;
+    const instance = (namespace: string, name: string) =>
+      client.send("POST", `${API}/namespaces/${namespace}/virtualclusterinstances`, {
+        token: admin,
+        body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name }, spec: {} },
+      });
+    assert.equal((await instance("p-alpha", "a1")).status, 201);
+    assert.equal((await instance("p-beta", "b1")).status, 201);
+    const all = async (user: string) =>
+      (await kubectl.ok(["--token", keys[user], "get", "virtualclusterinstances", "-A", "-o", "name"])).trim();
+    assert.equal(await all("mia"), "virtualclusterinstance.management.platform.sh/a1");
+    assert.equal(await all("oz"), "virtualclusterinstance.management.platform.sh/b1");
+    assert.equal(await all("nina"), "");
+    assert.equal(
+      (await kubectl.ok(["get", "virtualclusterinstances", "-A", "-o", "name"])).trim().split("\n").length,
+      2,
+    );
+    const sideways = await kubectl.run(["--token", keys.mia, "get", "virtualclusterinstances", "-n", "p-beta"]);
+    assert.notEqual(sideways.code, 0, "another project's namespace stays forbidden");
+    assert.match(sideways.stderr, /user "mia" is not a member of project "beta"/);
+
+    const list = await client.send("GET", `${API}/virtualclusterinstances`, { token: keys.mia });
+    const events = client.watch(
+      `${API}/virtualclusterinstances?watch=1&resourceVersion=${list.json().metadata.resourceVersion}`,
+      keys.mia,
+      1,
+    );
+    assert.equal((await instance("p-beta", "b2")).status, 201, "not hers: not sent");
+    assert.equal((await instance("p-alpha", "a2")).status, 201);
+    const [first] = (await events).map(
+      (line) => JSON.parse(line) as { type: string; object: { metadata: { name: string } } },
+    );
+    assert.equal(`${first.type} ${first.object.metadata.name}`, "ADDED a2");
+  });
+
   it("kubectl create of an access key without a display name is refused with 422 and stores nothing", async () => {
     const manifest = (displayName?: string) =>
       JSON.stringify({

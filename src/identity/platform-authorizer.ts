@@ -24,7 +24,7 @@ import { projectDecision, projectRole } from "./project-rights.ts";
 import { type FactsLookup, mintedBy } from "./resource-facts.ts";
 import { hasRight } from "./rights.ts";
 import { DISCOVERY_URLS, LOGOUT_URL } from "./scope.ts";
-import type { ProjectVisibility } from "./visible-projects-view.ts";
+import type { Visibility } from "./visible-objects-view.ts";
 
 const ALLOWED: AuthorizationDecision = { allowed: true };
 const DENIED: AuthorizationDecision = { allowed: false };
@@ -62,7 +62,7 @@ export interface PlatformAuthorizerOptions {
   definitions?: () => readonly ResourceDefinition[];
 }
 
-export class PlatformAuthorizer implements Authorizer, ProjectVisibility {
+export class PlatformAuthorizer implements Authorizer {
   private readonly index: AuthIndex;
   private readonly projectNamespacePrefix: () => string;
   private readonly facts: FactsLookup;
@@ -107,16 +107,23 @@ export class PlatformAuthorizer implements Authorizer, ProjectVisibility {
     return projectDecision(principal, request, this.projects.index, prefix) ?? DENIED;
   }
 
-  readsAllProjects(user: UserInfo): boolean {
-    return this.decide({ user, ...projectRead(undefined) }).allowed;
+  /** Who sees which objects of `resource` in lists and watches (VisibleObjectsView): those the caller may `get`. */
+  visibility(resource: "projects" | "virtualclusterinstances"): Visibility {
+    return {
+      readsAll: (user) => this.decide({ user, ...readRequest(resource) }).allowed,
+      sees: (user, object) =>
+        resource === "projects"
+          ? this.seesProject(user, object)
+          : this.decide({ user, ...readRequest(resource, object) }).allowed,
+    };
   }
 
   /**
    * `get` on the project, with its owner and members read from the object itself rather than the project index: a
    * list or watch may be ahead of the index, and a watcher must see a membership change in the event that makes it.
    */
-  seesProject(user: UserInfo, project: KubeObject): boolean {
-    const request = { user, ...projectRead(project.metadata.name ?? "") };
+  private seesProject(user: UserInfo, project: KubeObject): boolean {
+    const request = { user, ...readRequest("projects", project) };
     const principal = principalOf(user);
     if (!principal) return isSystem(user);
     if (unrestricted(principal)) return true;
@@ -171,12 +178,14 @@ export class PlatformAuthorizer implements Authorizer, ProjectVisibility {
   }
 }
 
-const projectRead = (name: string | undefined) => ({
+/** `get` on one object of `resource` (without one: on every object of it). */
+const readRequest = (resource: string, object?: KubeObject) => ({
   verb: "get",
   resourceRequest: true,
   group: GROUP,
-  resource: "projects",
-  ...(name === undefined ? {} : { name }),
+  resource,
+  ...(object?.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+  ...(object ? { name: object.metadata.name ?? "" } : {}),
 });
 
 /** The object names and URL patterns an access key's scope lists. */

@@ -44,7 +44,7 @@ import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
 import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
-import { VisibleProjectsView } from "../identity/visible-projects-view.ts";
+import { VisibleObjectsView } from "../identity/visible-objects-view.ts";
 import type { Registry } from "../registry/registry.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
@@ -332,7 +332,9 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       return target.stores().map((s) => {
         if (s.definition.group !== GROUP) return s;
         if (s.definition.plural === "ownedaccesskeys") return new OwnAccessKeysView(s, keyCaller);
-        if (s.definition.plural === "projects") return new VisibleProjectsView(s, authorizer);
+        if (s.definition.plural === "projects" || s.definition.plural === "virtualclusterinstances") {
+          return new VisibleObjectsView(s, authorizer.visibility(s.definition.plural));
+        }
         return s;
       });
     },

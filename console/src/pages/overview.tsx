@@ -1,5 +1,5 @@
 // The landing page, built from what the signed-in user may see: his projects and their virtual clusters with their
-// online state (live), his access keys that expire within a week and when this session ends; for admins the
+// online state (live, through one watch whatever the number of projects: a browser opens six connections a host), his access keys that expire within a week and when this session ends; for admins the
 // platform's health (store, replicas, audit, single sign-on), read from what the platform serves.
 
 import {
@@ -41,31 +41,13 @@ import { useWatchList } from "../lib/use-watch-list.ts";
 const projectOfNamespace = (session: Session, namespace = "") =>
   namespace.startsWith(session.projectNamespacePrefix) ? namespace.slice(session.projectNamespacePrefix.length) : "";
 
-/** One project's instances, live, reported to the overview (one watch per project a member sees). */
-function WatchInstances({ namespace, report }: { namespace: string; report: (ns: string, items: Instance[]) => void }) {
-  const list = useWatchList<Instance>(mgmt("namespaces", namespace, "virtualclusterinstances"));
-  useEffect(() => {
-    if (!list.loading) report(namespace, list.items);
-  }, [list, namespace, report]);
-  return null;
-}
-
-/** Every instance of the projects shown: one cluster-wide watch where allowed, else one per project. */
-function useInstances(session: Session, projects: Project[]) {
-  const everywhere = session.can("list", "virtualclusterinstances");
-  const all = useWatchList<Instance>(everywhere ? mgmt("virtualclusterinstances") : undefined);
-  const [byNamespace, setByNamespace] = useState<Record<string, Instance[]>>({});
-  const report = useCallback(
-    (namespace: string, items: Instance[]) => setByNamespace((current) => ({ ...current, [namespace]: items })),
-    [],
-  );
-  const namespaces = everywhere ? [] : projects.map((p) => `${session.projectNamespacePrefix}${p.metadata.name}`);
-  const watchers = namespaces.map((namespace) => (
-    <WatchInstances key={namespace} namespace={namespace} report={report} />
-  ));
-  const items = everywhere ? all.items : namespaces.flatMap((namespace) => byNamespace[namespace] ?? []);
-  const loading = everywhere ? all.loading : namespaces.some((namespace) => !byNamespace[namespace]);
-  return { items, loading, watchers };
+/**
+ * Every instance the caller may see, live: one watch across namespaces (the server narrows it to the caller's
+ * projects), listed again when the projects it sees change (instances of a project it just joined).
+ */
+function useInstances(projects: Project[]) {
+  const epoch = projects.map((p) => p.metadata.name).join(",");
+  return useWatchList<Instance>(mgmt("virtualclusterinstances"), "", epoch);
 }
 
 function ProjectsCard({
@@ -316,7 +298,7 @@ function HealthCard({ session }: { session: Session }) {
 export default function OverviewPage() {
   const session = useSession();
   const projects = useWatchList<Project>(mgmt("projects"));
-  const instances = useInstances(session, projects.items);
+  const instances = useInstances(projects.items);
   const keys = useWatchList<AccessKey>(
     mgmt("ownedaccesskeys"),
     `fieldSelector=${encodeURIComponent(`spec.user=${session.user}`)}`,
@@ -331,7 +313,6 @@ export default function OverviewPage() {
   );
   return (
     <PageSection>
-      {instances.watchers}
       <Title headingLevel="h1">Overview</Title>
       <p className="vcp-lead">Signed in as {session.displayName || session.username || session.user}.</p>
       <ErrorAlert error={projects.error} title="Projects cannot be listed" />

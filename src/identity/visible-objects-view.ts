@@ -1,7 +1,8 @@
-// What callers see of the projects store: whoever may read every project (admins, viewers) sees them all; everybody
-// else lists and watches only the projects it may read, as OpenShift lists "the projects you can see". A watcher
-// whose membership is taken away gets the project DELETED, one added as a member gets it ADDED (the narrowing works
-// like a selector, ListOptions.visible). Reads, writes and deletes by name are the authorizer's alone.
+// What callers see of a store whose objects are read by membership (projects, virtual cluster instances): whoever
+// may read every object (admins, viewers) sees them all; everybody else lists and watches only the objects it may
+// read, as OpenShift lists "the projects you can see". A watcher whose membership is taken away gets the object
+// DELETED, one added as a member gets it ADDED (the narrowing works like a selector, ListOptions.visible). Reads,
+// writes and deletes by name are the authorizer's alone.
 
 import type { KubeList, KubeObject } from "../apimachinery/types.ts";
 import { EncodedJson } from "../registry/encoded-json.ts";
@@ -22,19 +23,19 @@ import type {
   WriteOptions,
 } from "../registry/types.ts";
 
-export interface ProjectVisibility {
-  /** Whether the caller may read every project (its lists are then not narrowed). */
-  readsAllProjects(user: UserInfo): boolean;
-  /** Whether the caller may read this project, judged by the object itself. */
-  seesProject(user: UserInfo, project: KubeObject): boolean;
+export interface Visibility {
+  /** Whether the caller may read every object of the kind (its lists are then not narrowed). */
+  readsAll(user: UserInfo): boolean;
+  /** Whether the caller may read this object. */
+  sees(user: UserInfo, object: KubeObject): boolean;
 }
 
-export class VisibleProjectsView implements ResourceStore {
+export class VisibleObjectsView implements ResourceStore {
   readonly definition: ResourceDefinition;
   private readonly inner: ResourceStore;
-  private readonly visibility: ProjectVisibility;
+  private readonly visibility: Visibility;
 
-  constructor(inner: ResourceStore, visibility: ProjectVisibility) {
+  constructor(inner: ResourceStore, visibility: Visibility) {
     this.inner = inner;
     this.definition = inner.definition;
     this.visibility = visibility;
@@ -42,8 +43,8 @@ export class VisibleProjectsView implements ResourceStore {
 
   private narrow<T extends ListOptions>(context: RequestContext, options: T): T {
     const user = context.user;
-    if (this.visibility.readsAllProjects(user)) return options;
-    return { ...options, visible: (project: KubeObject) => this.visibility.seesProject(user, project) };
+    if (this.visibility.readsAll(user)) return options;
+    return { ...options, visible: (object: KubeObject) => this.visibility.sees(user, object) };
   }
 
   list(context: RequestContext, options: ListOptions): Promise<KubeList> {

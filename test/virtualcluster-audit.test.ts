@@ -57,6 +57,7 @@ describe("virtual cluster audit events on the platform", { skip: kubectlSkip }, 
         spec: {
           type: "User",
           user: "admin",
+          displayName: "audit-vc",
           scope: { roles: [{ role: "virtualcluster", projects: [{ project: "*" }] }] },
         },
       },

@@ -44,6 +44,8 @@ import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
+import { ReplicaPresence } from "./replica-presence.ts";
+import { replicaRoutes } from "./replica-routes.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
 import { ENCRYPTION_KEY_FILE, restoreAdvice, STORE_FILE } from "./store-files.ts";
 import { StoreHousekeeping, type StoreHousekeepingOptions } from "./store-housekeeping.ts";
@@ -228,6 +230,22 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ? { ...userTls, caPem: undefined }
     : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
+  const replicas = new ReplicaPresence({
+    storage,
+    identity: leadership.identity,
+    version: platformVersion().gitVersion,
+    store: encryption.etcd ? "etcd" : "sqlite",
+    leading: () => leadership.leading,
+    onError: (error) => logger?.warn({ err: String(error) }, "renewing this replica's record failed"),
+  });
+  await replicas.start();
+  // The record says at once when this replica starts or stops leading.
+  leadership.run(() => ({
+    name: "replica record",
+    start: () => replicas.renew(),
+    stop: () => void replicas.renew().catch(() => undefined),
+  }));
+
   const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({
     resources: withConfigUpsert(auth.stores(registry), config.controller),
@@ -238,6 +256,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     plugins: [
       ...(auth.serverOptions.plugins ?? []),
       consoleRoutes({ settings, files: consoleFiles, version: platformVersion().gitVersion }),
+      replicaRoutes({ replicas: () => replicas.list(), identity: leadership.identity }),
     ],
     hooks: audit.hooks,
     authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,
@@ -280,6 +299,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await server.close();
       await audit.close();
       config.close();
+      await replicas.stop().catch(() => undefined);
       await leadership.stop();
       projects.close();
       auth.close();

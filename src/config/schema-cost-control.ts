@@ -36,6 +36,10 @@ const metricsSchema: JsonMap = object(
     replicas,
     resources: resourcesSchema,
     retention: stringWithDefault('How long metrics are kept, as a duration such as "15d", "2w" or "1y".', "1y"),
+    scrapeInterval: stringWithDefault(
+      'How often Prometheus scrapes its targets, as a duration such as "15s" or "1m" (an addition of this platform).',
+      "30s",
+    ),
     storage: object(
       {
         storageClass: string(
@@ -49,9 +53,29 @@ const metricsSchema: JsonMap = object(
   "Metrics infrastructure.",
 );
 
+const price = (description: string, value: number): JsonMap => ({
+  type: "number",
+  minimum: 0,
+  default: value,
+  description: `${description} Default: ${value}.`,
+});
+
+/** Per-unit prices of the cost estimate (an addition of this platform: the specification shows none). */
+const pricesSchema: JsonMap = object(
+  {
+    currency: stringWithDefault("Currency the prices are in, shown beside every estimate.", "USD"),
+    cpuCoreHour: price("Price of one CPU core used for one hour.", 0.03),
+    memoryGiBHour: price("Price of one GiB of resident memory for one hour.", 0.004),
+    storageGiBMonth: price("Price of one GiB of stored data for one month (30 days).", 0.1),
+    millionApiRequests: price("Price of one million API requests.", 0),
+  },
+  "Per-unit prices the Cost page multiplies usage by.",
+);
+
 export const costControlSchema: JsonMap = object(
   {
     enabled: boolean("Enable the cost control dashboard and its metrics infrastructure."),
+    prices: pricesSchema,
     global: object({ metrics: metricsSchema }, "Settings of the platform's own metrics."),
     cluster: object(
       {

@@ -1,6 +1,18 @@
 // The platform's live settings: one object read by every subsystem that the platform config can change
-// without a restart (access key limits, login, auth endpoint headers, project namespaces, /version, audit).
+// without a restart (access key limits, login, auth endpoint headers, project namespaces, /version, audit, and the
+// Config's systems: cost control, secret store, apps, cloud).
 // `platform start` flags seed it; the Config resource (and its file) replace it; readers call current() per use.
+
+import {
+  type AppsSettings,
+  appsSettingsOf,
+  type CloudSettings,
+  type CostControlSettings,
+  cloudSettingsOf,
+  costControlSettingsOf,
+  type SecretStoreSettings,
+  secretStoreSettingsOf,
+} from "./system-settings.ts";
 
 export interface AuditSettings {
   enabled: boolean;
@@ -30,6 +42,14 @@ export interface PlatformSettings {
   disableConfigEndpoint: boolean;
   /** The platform as an OpenID provider (Config status.oidc), served under /oidc. */
   oidc: OidcProviderSettings;
+  /** status.costControl: usage metrics, the Prometheus the platform runs or uses, the Cost page's prices. */
+  costControl: CostControlSettings;
+  /** status.secretStore: project secrets kept in a Vault KV version 2 store. */
+  secretStore: SecretStoreSettings;
+  /** status.apps: the chart catalog. */
+  apps: AppsSettings;
+  /** status.cloud: release channel and maintenance window. */
+  cloud: CloudSettings;
 }
 
 /** One relying party of the platform's OpenID provider. */
@@ -87,6 +107,10 @@ export function defaultSettings(platformHost = ""): PlatformSettings {
     ui: {},
     disableConfigEndpoint: false,
     oidc: { enabled: true, wildcardRedirect: false, clients: [] },
+    costControl: costControlSettingsOf(undefined),
+    secretStore: secretStoreSettingsOf(undefined, {}),
+    apps: appsSettingsOf(undefined),
+    cloud: cloudSettingsOf(undefined),
   };
 }
 

@@ -110,4 +110,38 @@ describe("oidcProviderSettingsOf()", () => {
     assert.deepEqual(toPlatformSettings({}, seed).oidc, seed.oidc);
     assert.equal(toPlatformSettings({ oidc: { enabled: false } }, seed).oidc.enabled, false);
   });
+
+  it("toPlatformSettings() maps the Config's systems with their defaults, and an absent block switches one off", () => {
+    const off = toPlatformSettings({}, defaultSettings());
+    assert.equal(off.costControl.enabled, false);
+    assert.equal(off.secretStore.enabled, false);
+    assert.deepEqual(off.apps.repositories, []);
+    assert.equal(off.cloud.maintenanceWindow, undefined);
+    const on = toPlatformSettings(
+      {
+        costControl: { enabled: true, global: { metrics: { storage: { size: "5Gi" } } }, prices: { cpuCoreHour: 1 } },
+        secretStore: { enabled: true, address: "https://vault:8200", auth: { tokenSecretRef: { name: "vault" } } },
+        apps: { repositories: [{ name: "r", url: "https://charts" }], predefinedApps: [{ chart: "r/nginx" }] },
+        cloud: { releaseChannel: "stable", maintenanceWindow: { dayOfWeek: "Tuesday", timeWindow: "01:30-03:00" } },
+      },
+      defaultSettings(),
+    );
+    assert.deepEqual(on.costControl.global, { retention: "1y", storageSize: "5Gi", scrapeInterval: "30s" });
+    assert.deepEqual(on.costControl.prices, {
+      currency: "USD",
+      cpuCoreHour: 1,
+      memoryGiBHour: 0.004,
+      storageGiBMonth: 0.1,
+      millionApiRequests: 0,
+    });
+    assert.equal(on.secretStore.syncIntervalMs, 60_000);
+    assert.deepEqual(on.secretStore.tokenSecretRef, { name: "vault", key: "token", optional: false });
+    assert.equal(on.secretStore.mount, "secret");
+    assert.equal(on.apps.refreshIntervalMs, 600_000);
+    assert.equal(on.apps.predefinedApps[0].title, "nginx");
+    assert.deepEqual(on.cloud, {
+      releaseChannel: "stable",
+      maintenanceWindow: { dayOfWeek: 2, startMinute: 90, endMinute: 180 },
+    });
+  });
 });

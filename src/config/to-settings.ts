@@ -10,6 +10,7 @@ import type {
   PlatformSettings,
   ProviderKind,
 } from "./settings.ts";
+import { appsSettingsOf, cloudSettingsOf, costControlSettingsOf, secretStoreSettingsOf } from "./system-settings.ts";
 import type { AuditConfig, AuthConfig, PlatformConfig, ProviderBlocks } from "./types.ts";
 
 /** Names shown for the built-in blocks (an OIDC block's `type` wins). */
@@ -102,5 +103,9 @@ export function toPlatformSettings(explicit: PlatformConfig, seed: PlatformSetti
     ui: structuredClone(explicit.uiSettings ?? {}),
     disableConfigEndpoint: explicit.disableConfigEndpoint === true,
     oidc: explicit.oidc ? oidcProviderSettingsOf(explicit.oidc) : seed.oidc,
+    costControl: costControlSettingsOf(explicit.costControl),
+    secretStore: secretStoreSettingsOf(explicit.secretStore),
+    apps: appsSettingsOf(explicit.apps),
+    cloud: cloudSettingsOf(explicit.cloud),
   };
 }

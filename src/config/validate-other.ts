@@ -62,7 +62,29 @@ export function validateOidcServer(oidc: Record<string, unknown>, p: Problems): 
   });
 }
 
+/** A positive Go duration at `at`, if the field is set. */
+function checkGoInterval(block: Record<string, unknown>, key: string, at: PathSegment[], p: Problems): void {
+  const interval = read.string(block, key);
+  if (interval === undefined || interval === "") return;
+  const nanos = parseGoDuration(interval);
+  if (nanos === undefined) p.invalid(at, interval, 'must be a Go duration such as "30s", "1m" or "1h30m"');
+  else if (nanos <= 0n) p.invalid(at, interval, "must be positive");
+}
+
+const STORE_PATH = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
+
+/** A path inside the secret store: segments of letters, digits, "_", "." and "-", never "." or "..". */
+function checkStorePath(block: Record<string, unknown>, key: string, p: Problems): void {
+  const value = read.string(block, key);
+  if (!value) return;
+  const trimmed = value.replace(/^\/+|\/+$/g, "");
+  if (!STORE_PATH.test(trimmed) || trimmed.split("/").some((segment) => segment === "." || segment === "..")) {
+    p.invalid(["secretStore", key], value, 'must be a path of letters, digits, "_", "." and "-" segments');
+  }
+}
+
 export function validateApps(apps: Record<string, unknown>, p: Problems): void {
+  checkGoInterval(apps, "refreshInterval", ["apps", "refreshInterval"], p);
   read.list(apps, "repositories").forEach((repository, index) => {
     const at: PathSegment[] = ["apps", "repositories", index];
     const url = read.string(repository, "url");
@@ -81,15 +103,9 @@ export function validateSecretStore(store: Record<string, unknown>, p: Problems)
   const address = read.string(store, "address");
   if (address && !isHttpUrl(address))
     p.invalid(["secretStore", "address"], address, "must be an absolute http(s) address");
-  const interval = read.string(store, "syncInterval");
-  if (interval !== undefined && interval !== "") {
-    const nanos = parseGoDuration(interval);
-    if (nanos === undefined) {
-      p.invalid(["secretStore", "syncInterval"], interval, 'must be a Go duration such as "30s", "1m" or "1h30m"');
-    } else if (nanos <= 0n) {
-      p.invalid(["secretStore", "syncInterval"], interval, "must be positive");
-    }
-  }
+  checkGoInterval(store, "syncInterval", ["secretStore", "syncInterval"], p);
+  checkStorePath(store, "mount", p);
+  checkStorePath(store, "pathPrefix", p);
   const ref = read.object(read.object(store, "auth"), "tokenSecretRef");
   if (ref && !read.string(ref, "name")) p.required(["secretStore", "auth", "tokenSecretRef", "name"]);
 }
@@ -122,6 +138,10 @@ function validateResources(resources: unknown, at: PathSegment[], p: Problems): 
 function validateMetrics(metrics: unknown, at: PathSegment[], p: Problems): void {
   if (!isPlainObject(metrics)) return;
   validateResources(read.object(metrics, "resources"), [...at, "resources"], p);
+  const scrape = read.string(metrics, "scrapeInterval");
+  if (scrape && !isPrometheusDuration(scrape)) {
+    p.invalid([...at, "scrapeInterval"], scrape, 'must be a positive duration such as "15s" or "1m"');
+  }
   const retention = read.string(metrics, "retention");
   if (retention && !isPrometheusDuration(retention)) {
     p.invalid([...at, "retention"], retention, 'must be a positive duration such as "15d", "2w" or "1y"');

@@ -232,7 +232,10 @@ function Layout({ session, settings, children }: { session: Session; settings: C
         <div className="vcp-sidebar-footer">
           <NavButtons buttons={at("BottomStart")} className="vcp-bottom-start" />
           <NavButtons buttons={at("BottomEnd")} className="vcp-bottom-end" />
-          <small className="vcp-version">Version {settings.platformVersion}</small>
+          <small className="vcp-version">
+            Version {settings.platformVersion}
+            {settings.releaseChannel && <span className="vcp-release-channel"> · {settings.releaseChannel} channel</span>}
+          </small>
         </div>
       </PageSidebarBody>
     </PageSidebar>

@@ -22,11 +22,15 @@ export function versionCommand(): Command {
         const login = readClientConfig().platform;
         if (!login) return;
         try {
-          const server = await platformClient(login).request<{ gitVersion?: string; version?: string }>(
-            "GET",
-            "/version",
+          const server = await platformClient(login).request<{
+            gitVersion?: string;
+            version?: string;
+            releaseChannel?: string;
+          }>("GET", "/version");
+          const channel = server.releaseChannel ? ` (release channel ${server.releaseChannel})` : "";
+          process.stdout.write(
+            `Platform: ${server.version ?? server.gitVersion ?? "unknown"} at ${login.host}${channel}\n`,
           );
-          process.stdout.write(`Platform: ${server.version ?? server.gitVersion ?? "unknown"} at ${login.host}\n`);
         } catch (error) {
           throw new Error(`platform ${login.host}: ${errorLine(error)}`);
         }

@@ -32,7 +32,7 @@ export const appsSchema: JsonMap = object(
       "Skip parsing the default apps: every chart of the repositories is offered as an app unless this is true (then only predefinedApps are).",
     ),
     refreshInterval: stringWithDefault(
-      'How often the repositories\' index.yaml are read again, as a Go duration (an addition of this platform).',
+      "How often the repositories' index.yaml are read again, as a Go duration (an addition of this platform).",
       "10m",
     ),
     repositories: array(
@@ -132,7 +132,10 @@ export const secretStoreSchema: JsonMap = object(
       "How to authenticate to the secret store.",
     ),
     syncInterval: stringWithDefault('How often to sync, as a Go duration ("30s", "1m", "1h30m").', "1m"),
-    mount: stringWithDefault("Path of the KV version 2 secrets engine in the store (an addition of this platform).", "secret"),
+    mount: stringWithDefault(
+      "Path of the KV version 2 secrets engine in the store (an addition of this platform).",
+      "secret",
+    ),
     pathPrefix: stringWithDefault(
       "Folder under the mount holding the platform's secrets, as <pathPrefix>/projects/<project>/<secret> (an addition of this platform).",
       "virtualcluster-platform",

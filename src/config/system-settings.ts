@@ -198,7 +198,10 @@ export function appsSettingsOf(apps: Block): AppsSettings {
         iconUrl: text(app, "iconUrl"),
         readmeUrl: text(app, "readmeUrl"),
       })),
-    refreshIntervalMs: goMs(text(apps, "refreshInterval", DEFAULT_APPS_REFRESH_INTERVAL), DEFAULT_APPS_REFRESH_INTERVAL),
+    refreshIntervalMs: goMs(
+      text(apps, "refreshInterval", DEFAULT_APPS_REFRESH_INTERVAL),
+      DEFAULT_APPS_REFRESH_INTERVAL,
+    ),
   };
 }
 

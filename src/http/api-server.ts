@@ -54,8 +54,8 @@ export interface ApiServerOptions {
   port: number;
   /** Every path is also served under each prefix, e.g. ["/kubernetes/management"]. */
   pathPrefixes?: string[];
-  /** Body of GET /version (includes major/minor). */
-  version: Record<string, string>;
+  /** Body of GET /version (includes major/minor); a function when part of it is live. */
+  version: Record<string, string> | (() => Record<string, string>);
   /** Served without authentication. "/x" covers "/x" and "/x/..."; "/x/*" covers "/x/...". */
   publicPaths?: string[];
   /** Per request: more public non-resource requests, e.g. the web console's pages for browser navigations only. */

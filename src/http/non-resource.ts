@@ -38,7 +38,8 @@ export interface NonResourceRequest {
 
 export interface NonResourceOptions {
   index: ResourceIndex;
-  version: Record<string, string>;
+  /** Body of /version; a function when part of it is live (the platform's release channel). */
+  version: Record<string, string> | (() => Record<string, string>);
   metrics: ApiMetrics;
   /** Checks per endpoint, in report order. */
   healthChecks: {
@@ -86,6 +87,18 @@ export function createNonResourceHandler(
       cache.set(key, entry);
     }
     return entry;
+  };
+
+  // /version: built again only when its body changes (a live field changes on a Config write).
+  let lastVersion: { key: string; entry: CachedDocument } | undefined;
+  const versionDocument = (): CachedDocument => {
+    const { version } = options;
+    const value = typeof version === "function" ? version() : version;
+    const json = JSON.stringify(value);
+    if (lastVersion?.key !== json) {
+      lastVersion = { key: json, entry: { value, json, contentType: JSON_TYPE, etag: etagOf(json) } };
+    }
+    return lastVersion.entry;
   };
 
   const answer = (request: NonResourceRequest, entry: CachedDocument | null, headers: Record<string, string> = {}) => {
@@ -228,10 +241,7 @@ export function createNonResourceHandler(
       case "openapi":
         return second === "v2" ? openApiV2(request) : openApiV3(request, parts.slice(2));
       case "version":
-        return answer(
-          request,
-          cached("version", JSON_TYPE, () => options.version),
-        );
+        return answer(request, versionDocument());
       case "metrics":
         return {
           code: 200,

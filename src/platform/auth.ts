@@ -93,6 +93,8 @@ export interface AuthDefinitions {
 export interface PlatformAuth {
   definitions: AuthDefinitions;
   passwords: PasswordStore;
+  /** A scheduled rotation of the token-signing key (the maintenance window's task). */
+  rotateSigningKey(): Promise<{ keyID: string }>;
   /** Call once the definitions are registered. */
   attach(registry: Registry): void;
   /** The login-key sweeper, run by the leader replica only (src/platform/leader.ts). */
@@ -312,6 +314,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       }),
     },
     passwords,
+    rotateSigningKey: () => signingKeys.rotate(),
     attach(target) {
       registry = target;
       index.decodeWith((record) => target.decodeShared(record));

@@ -1,5 +1,6 @@
 // etcd defragmentation, on the leader: every interval (default 1 minute) the members whose free pages passed the
 // policy (default: half the file and at least 16 MiB) are defragmented one at a time (EtcdMaintenance.defragment).
+// With a cloud maintenance window, a defragmentation starts only inside it (it stalls the member's writes).
 // `--no-etcd-defrag` leaves it to the operator (etcdctl defrag), e.g. when other tenants share the etcd cluster.
 
 import type { Logger } from "pino";
@@ -15,6 +16,8 @@ export interface DefragTaskOptions {
   policy: DefragPolicy;
   intervalMs?: number;
   onDefragmented?(run: ReclaimRun): void;
+  /** Whether a defragmentation may start now (the maintenance window is open; default always). */
+  mayRun?(): boolean;
   logger?: Logger;
 }
 
@@ -22,7 +25,7 @@ export function defragTask(options: DefragTaskOptions): LeaderTask {
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   const round = async () => {
-    if (running) return;
+    if (running || options.mayRun?.() === false) return;
     running = true;
     try {
       for (const run of await options.maintenance.defragment(options.policy)) {

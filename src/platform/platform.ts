@@ -32,6 +32,8 @@ import { AuditEventStore } from "./audit-event-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
+import { ConfigSystems, type ConfigSystemsOptions } from "./config-systems/config-systems.ts";
+import { versionWithReleaseChannel } from "./config-systems/release-channel.ts";
 import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
 import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
 import { startControlSocket } from "./control-socket.ts";
@@ -90,6 +92,8 @@ export interface PlatformOptions {
   testOnlyAuditFault?: AuditLoggerOptions["testOnlyRequestObjectFault"];
   /** Tuning of the audit datastore for tests (sweep interval, spool bound, retry delay). */
   auditDatastoreTuning?: AuditLoggerOptions["datastoreTuning"];
+  /** The Config's systems: maintenance checks, scheduled key rotations (src/platform/config-systems/). */
+  configSystems?: ConfigSystemsOptions;
 }
 
 export interface RunningPlatform {
@@ -210,7 +214,16 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     stop: () => auth.sweeper.stop(),
   }));
   leadership.run(() => auth.stateSweeper());
-  housekeeping.runOn(leadership);
+  const systems = new ConfigSystems({
+    settings,
+    storage,
+    registry,
+    rotateSigningKey: () => auth.rotateSigningKey(),
+    rotateEncryptionKey: () => encryption.rotate(),
+    options: options.configSystems,
+    logger,
+  });
+  housekeeping.runOn(leadership, () => systems.maintenance.isOpen());
   const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords, { shared: Boolean(encryption.etcd) });
   // The stored (or file) config is in force before the first request; the audit log follows it.
   const config = await startPlatformConfig({
@@ -219,6 +232,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     configFile: options.configFile,
     logger: options.logger,
   });
+  systems.start(leadership);
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());
   leadership.run(() => {
@@ -264,7 +278,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     host: options.host,
     port: options.port,
     pathPrefixes: [API_PREFIX],
-    version: platformVersion(),
+    version: versionWithReleaseChannel(settings),
     logger: options.logger,
     metrics,
     limits: options.limits,
@@ -301,6 +315,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       config.close();
       await replicas.stop().catch(() => undefined);
       await leadership.stop();
+      await systems.close();
       projects.close();
       auth.close();
       await housekeeping.close();

@@ -91,8 +91,11 @@ export class StoreHousekeeping {
     return new StoreHousekeeping(parts, monitor, maintenance);
   }
 
-  /** Runs compaction (and on etcd defragmentation) while `leadership` leads. */
-  runOn(leadership: Leadership): void {
+  /**
+   * Runs compaction (and on etcd defragmentation) while `leadership` leads. `mayDefragment` holds
+   * defragmentation back (outside the maintenance window); compaction is incremental and always runs.
+   */
+  runOn(leadership: Leadership, mayDefragment?: () => boolean): void {
     const { storage, etcd, logger } = this.parts;
     const { settings } = this.monitor;
     if (settings.compactionIntervalMs > 0) {
@@ -117,6 +120,7 @@ export class StoreHousekeeping {
           policy,
           intervalMs: this.parts.options?.defragIntervalMs ?? DEFAULT_DEFRAG_INTERVAL_MS,
           onDefragmented: () => void this.monitor.refresh(),
+          mayRun: mayDefragment,
           logger,
         }),
       );

@@ -2,7 +2,7 @@
 // One global revision counter; every create, update and delete appends one row and gets the next revision.
 // The registry is written against this interface only, so a distributed backend can replace SQLite.
 
-import type { StoreStats } from "./store-stats.ts";
+import type { ReclaimRun, StoreStats } from "./store-stats.ts";
 
 /** One stored version of a key. `value` is the serialized object (JSON text) exactly as the registry wrote it. */
 export interface StoredRecord {
@@ -152,6 +152,12 @@ export interface KeyValueStore {
   snapshot?(file: string): Promise<void>;
   /** Optional: the store's size on disk, in use and free, and its last vacuum (see store-stats.ts). */
   stats?(): Promise<StoreStats>;
+  /**
+   * Optional: rebuilds the store's files densely (SQLite: a full VACUUM, beyond the incremental steps). Disruptive:
+   * writes wait for the whole run, so the platform calls it only inside the maintenance window. Resolves to what it
+   * returned, or undefined when it could not run now (a snapshot in progress).
+   */
+  rebuild?(): Promise<ReclaimRun | undefined>;
   /** Drops history so that only the newest `keepRevisions` revisions stay readable; returns the new compacted revision. */
   compact(keepRevisions: number): Promise<number>;
   /** Ends all watches (reason "closed") and releases the backend. Further calls fail with StorageError "Closed". */

@@ -11,6 +11,8 @@ export interface NavBarButton {
 
 export interface ConsoleSettings {
   platformVersion?: string;
+  /** cloud.releaseChannel of the Config, when set. */
+  releaseChannel?: string;
   logoURL?: string;
   smallLogoURL?: string;
   faviconURL?: string;

@@ -121,7 +121,9 @@ export class ConfigController {
       this.options.logger?.error({ fields: parsed.errors.map((e) => e.field) }, "stored platform config is invalid");
     } else {
       this.config = parsed.config;
-      this.options.settings.update(toPlatformSettings(parsed.explicit, this.seed));
+      const next = toPlatformSettings(parsed.explicit, this.seed);
+      // A write of the platform-owned status (conditions, maintenance) leaves the settings as they are.
+      if (JSON.stringify(next) !== JSON.stringify(this.options.settings.current())) this.options.settings.update(next);
     }
     this.revision = Number(object.metadata.resourceVersion ?? 0);
     for (const waiter of this.waiters) {

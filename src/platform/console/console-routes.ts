@@ -28,6 +28,8 @@ export const CONSOLE_PAGES = [
   "/projects",
   "/config",
   "/audit",
+  "/cost",
+  "/apps",
 ] as const;
 export const CONSOLE_SETTINGS_PATH = "/console/settings";
 /** Public for every client: the bundle and the branding. */
@@ -79,8 +81,13 @@ export function consolePage(template: string, ui: Record<string, unknown>): stri
 }
 
 /** What the page shows before and after login (no secrets live in uiSettings). */
-export function consoleSettings(ui: Record<string, unknown>, version: string): Record<string, unknown> {
+export function consoleSettings(
+  ui: Record<string, unknown>,
+  version: string,
+  releaseChannel = "",
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  if (releaseChannel) out.releaseChannel = releaseChannel;
   for (const name of UI_STRINGS) if (typeof ui[name] === "string" && ui[name]) out[name] = ui[name];
   out.platformVersion = typeof ui.platformVersion === "string" && ui.platformVersion ? ui.platformVersion : version;
   out.navBarButtons = (Array.isArray(ui.navBarButtons) ? ui.navBarButtons : [])
@@ -168,7 +175,7 @@ export function consoleRoutes(options: ConsoleRoutesOptions): (app: FastifyInsta
         .code(200)
         .header("content-type", "application/json")
         .header("cache-control", "no-store")
-        .send(JSON.stringify(consoleSettings(ui(), options.version))),
+        .send(JSON.stringify(consoleSettings(ui(), options.version, settings.current().cloud.releaseChannel))),
     );
   };
 }

@@ -74,6 +74,20 @@ export function vacuumStoreFile(path: string): ConversionEvent {
   }
 }
 
+/**
+ * Rebuilds the open store file in place (one VACUUM on the serving connection, between two macrotasks: every
+ * transaction of the store begins and ends within one, so none is open). It holds the event loop for the whole
+ * copy, so the platform runs it only inside the maintenance window. Throws when the file system lacks room.
+ */
+export function rebuildOpenStoreFile(db: DatabaseSync, path: string): ConversionEvent {
+  const bytesBefore = statSync(path).size + fileSize(`${path}-wal`);
+  const lacking = lackOfRoom(path, bytesBefore);
+  if (lacking) throw new Error(`cannot rebuild ${path}: ${lacking}`);
+  const events: ConversionEvent[] = [];
+  rebuild(db, path, bytesBefore, (event) => events.push(event));
+  return events[events.length - 1];
+}
+
 /** Why the file system cannot take the rebuilt copy (in a temporary file) and the WAL holding it, if it cannot. */
 function lackOfRoom(path: string, bytes: number): string | undefined {
   const fs = statfsSync(dirname(path));

@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { compareUtf8 } from "../../utils/utf8-compare.ts";
 import { prefixEnd } from "../prefix-end.ts";
-import type { StoreStats } from "../store-stats.ts";
+import type { ReclaimRun, StoreStats } from "../store-stats.ts";
 import {
   type KeyValueStore,
   type ListOptions,
@@ -24,6 +24,7 @@ import {
   type ConversionEvent,
   DEFAULT_CONVERT_MAX_BYTES,
   ensureIncrementalVacuum,
+  rebuildOpenStoreFile,
 } from "./auto-vacuum.ts";
 import { Checkpointer } from "./checkpointer.ts";
 import { Compactor } from "./compactor.ts";
@@ -296,6 +297,22 @@ class SqliteStore implements KeyValueStore {
     } finally {
       this.snapshots.delete(run);
     }
+  }
+
+  async rebuild(): Promise<ReclaimRun | undefined> {
+    this.ensureOpen();
+    // An online snapshot reads the connection from the thread pool: the next window rebuilds instead.
+    if (this.snapshots.size > 0 || this.options.path === ":memory:") return undefined;
+    const at = new Date();
+    const event = rebuildOpenStoreFile(this.db, this.options.path);
+    this.latest.clear();
+    const durationMs = event.durationMs ?? 0;
+    return {
+      at,
+      durationMs,
+      freedBytes: Math.max(0, event.bytesBefore - (event.bytesAfter ?? event.bytesBefore)),
+      longestStepMs: durationMs,
+    };
   }
 
   async compact(keepRevisions: number): Promise<number> {

@@ -1,0 +1,106 @@
+// The Config's systems as the platform composes them (called by platform.ts; each system's own wiring is a file
+// of this folder): the Config status writer and the maintenance window (cloud), made early so store housekeeping
+// can ask the window; then, once the Config is in force, the systems that run on the leader.
+
+import type { Logger } from "pino";
+import type { LiveSettings } from "../../config/settings.ts";
+import type { Registry } from "../../registry/registry.ts";
+import type { KeyValueStore } from "../../storage/types.ts";
+import { formatBytes } from "../../utils/byte-size.ts";
+import type { Leadership } from "../leader.ts";
+import { ConfigStatusWriter } from "./config-status.ts";
+import { MaintenanceScheduler, type WindowTask } from "./maintenance.ts";
+import { scheduledRotationTask } from "./scheduled-rotations.ts";
+
+/** `platform start` flags of the Config's systems (src/cli/config-systems-options.ts). */
+export interface ConfigSystemsOptions {
+  /** How often the maintenance window is checked (default 1 minute). */
+  maintenanceCheckIntervalMs?: number;
+  /** --signing-key-rotation-interval: rotate the token-signing key this often (default: never). */
+  signingKeyRotationIntervalMs?: number;
+  /** --encryption-key-rotation-interval: rotate the store's encryption key this often (default: never). */
+  encryptionKeyRotationIntervalMs?: number;
+  /** --prometheus-binary: the Prometheus to run when costControl is enabled (default: `prometheus` on PATH). */
+  prometheusBinary?: string;
+  /** --prometheus-url: a Prometheus the user runs; the platform runs none and queries this one. */
+  prometheusUrl?: string;
+  /** The maintenance clock (tests). */
+  now?: () => Date;
+}
+
+export interface ConfigSystemsParts {
+  settings: LiveSettings;
+  storage: KeyValueStore;
+  registry: Registry;
+  rotateSigningKey(): Promise<{ keyID: string }>;
+  rotateEncryptionKey(): Promise<{ keyID: string; reencrypted: number }>;
+  options?: ConfigSystemsOptions;
+  logger?: Logger;
+}
+
+export class ConfigSystems {
+  readonly status: ConfigStatusWriter;
+  readonly maintenance: MaintenanceScheduler;
+  private readonly parts: ConfigSystemsParts;
+
+  constructor(parts: ConfigSystemsParts) {
+    this.parts = parts;
+    this.status = new ConfigStatusWriter(parts.registry, parts.logger);
+    this.maintenance = new MaintenanceScheduler({
+      settings: parts.settings,
+      status: this.status,
+      tasks: windowTasks(parts),
+      now: parts.options?.now,
+      checkIntervalMs: parts.options?.maintenanceCheckIntervalMs,
+      logger: parts.logger,
+    });
+  }
+
+  /** Starts what runs on the leader, once the stored Config is in force. */
+  start(leadership: Leadership): void {
+    leadership.run(() => this.maintenance.leaderTask());
+  }
+
+  async close(): Promise<void> {
+    await this.status.settled();
+  }
+}
+
+function windowTasks(parts: ConfigSystemsParts): WindowTask[] {
+  const { storage, options = {} } = parts;
+  const tasks: WindowTask[] = [];
+  const { rebuild } = storage;
+  if (rebuild) {
+    tasks.push({
+      name: "store rebuild",
+      when: "window",
+      async run() {
+        const run = await rebuild.call(storage);
+        if (!run) return "skipped (a snapshot was being taken)";
+        return `rebuilt in ${(run.durationMs / 1000).toFixed(1)} s, ${formatBytes(run.freedBytes)} returned`;
+      },
+    });
+  }
+  if (options.signingKeyRotationIntervalMs) {
+    tasks.push(
+      scheduledRotationTask(storage, {
+        name: "signing-key",
+        intervalMs: options.signingKeyRotationIntervalMs,
+        rotate: async () => `new key ${(await parts.rotateSigningKey()).keyID}`,
+      }),
+    );
+  }
+  if (options.encryptionKeyRotationIntervalMs) {
+    tasks.push(
+      scheduledRotationTask(storage, {
+        name: "encryption-key",
+        intervalMs: options.encryptionKeyRotationIntervalMs,
+        rotate: async () => {
+          const result = await parts.rotateEncryptionKey();
+          return `new key ${result.keyID}, ${result.reencrypted} values re-encrypted`;
+        },
+      }),
+    );
+  }
+  return tasks;
+}

@@ -90,6 +90,9 @@ function payload(
   return json;
 }
 
+/** Resources whose objects hold secret values under keys a user chose: logged at Metadata level at most. */
+const SECRET_RESOURCES = new Set(["projectsecrets"]);
+
 /** An event's request object, serialized and redacted before the request reached the registry. */
 export class PreparedRequest {
   readonly json: string | undefined;
@@ -361,6 +364,8 @@ export function auditEventPieces(
   let annotations: Record<string, string> | undefined;
   let requestObject: string | undefined;
   let responseObject: string | undefined;
+  // Secret values have names of the user's choosing that redaction cannot know: their objects are never logged.
+  if (SECRET_RESOURCES.has(request.requestInfo.resource ?? "") && levelAtLeast(level, "Request")) level = "Metadata";
   if (completion && stage !== "ResponseStarted") {
     if (levelAtLeast(level, "Request") && completion.requestObject) {
       const prepared =

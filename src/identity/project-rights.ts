@@ -3,6 +3,8 @@
 //   view:  read the project, read its instances (and their status), get kubeconfigs of them;
 //   edit:  also create, change and delete instances (and their status);
 //   admin: also change the project itself (its owner and allowed clusters still need makeowner / escalate).
+// Project secrets (projectsecrets) are for edit and admin only, like Kubernetes' view role leaves Secrets out: they
+// read and write them; their status is the platform's (the secret store sync) and no member's.
 // A denial about a project's instances says why (not a member, or which role the caller has). Every user or team
 // lists instances across namespaces, narrowed by the store to those of its projects.
 
@@ -14,6 +16,7 @@ import type { ProjectEntry, ProjectIndex } from "./project-index.ts";
 import { projectOf } from "./scope.ts";
 
 const INSTANCES = "virtualclusterinstances";
+const SECRETS = "projectsecrets";
 const READ = ["get", "list", "watch"];
 const LIST = ["list", "watch"];
 const WRITE = ["create", "update", "patch", "delete", "deletecollection"];
@@ -44,6 +47,11 @@ function instanceVerbAllowed(role: ProjectRole, request: AuthorizationAttributes
   return subresource ? verb === "update" || verb === "patch" : WRITE.includes(verb);
 }
 
+function secretVerbAllowed(role: ProjectRole, request: AuthorizationAttributes): boolean {
+  if (request.subresource || rank(role) < rank("edit")) return false;
+  return READ.includes(request.verb) || WRITE.includes(request.verb);
+}
+
 function projectVerbAllowed(role: ProjectRole, request: AuthorizationAttributes): boolean {
   if (request.subresource && request.subresource !== "status") return false;
   if (READ.includes(request.verb)) return true;
@@ -72,13 +80,14 @@ export function projectDecision(
   if (request.resource === INSTANCES && !request.namespace && LIST.includes(request.verb) && !request.subresource) {
     return principal.kind === "Subject" ? undefined : { allowed: true };
   }
-  if (request.resource === INSTANCES && request.namespace) {
+  if ((request.resource === INSTANCES || request.resource === SECRETS) && request.namespace) {
     const name = projectOf(request, prefix);
     if (!name) return undefined;
     const project = projects.project(name);
     const role = project && projectRole(principal, project);
     if (!role) return { allowed: false, reason: `${describe(principal)} is not a member of project "${name}"` };
-    if (instanceVerbAllowed(role, request)) return { allowed: true };
+    const allowed = request.resource === SECRETS ? secretVerbAllowed : instanceVerbAllowed;
+    if (allowed(role, request)) return { allowed: true };
     return {
       allowed: false,
       reason: `${describe(principal)} has the role "${role}" in project "${name}", which does not allow it`,

@@ -44,6 +44,7 @@ export function managementResources(parts: ManagementResourceParts): ResourceDef
     parts.encryptionKeyRotations,
     projects.projects,
     withSubresources(projects.instances, { auditevents: parts.audit.instanceEvents }),
+    projects.secrets,
     configDefinition(parts.config),
     parts.audit.events,
   ];

@@ -232,7 +232,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     configFile: options.configFile,
     logger: options.logger,
   });
-  systems.start(leadership);
+  for (const task of systems.leaderTasks()) leadership.run(task);
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());
   leadership.run(() => {

@@ -38,6 +38,7 @@ export const SECRET_PREFIXES: readonly string[] = [
   `/${GROUP}/configs/`, // the platform Config: SSO client secrets and other credentials in spec.raw
   OIDC_PREFIX, // the OpenID provider's sessions, grants, codes and tokens, and its cookie keys
   SSO_STATE_PREFIX, // single sign-on logins in progress (PKCE verifiers, nonces, CLI states), SAML assertion IDs
+  `/${GROUP}/projectsecrets/`, // project secrets (and the platform's own, such as the secret store token)
 ];
 
 export interface StoreEncryptionOptions {

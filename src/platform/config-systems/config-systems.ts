@@ -7,10 +7,11 @@ import type { LiveSettings } from "../../config/settings.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import { formatBytes } from "../../utils/byte-size.ts";
-import type { Leadership } from "../leader.ts";
+import type { BackgroundTask } from "./background-task.ts";
 import { ConfigStatusWriter } from "./config-status.ts";
 import { MaintenanceScheduler, type WindowTask } from "./maintenance.ts";
 import { scheduledRotationTask } from "./scheduled-rotations.ts";
+import { SecretStoreSync } from "./secret-store-sync.ts";
 
 /** `platform start` flags of the Config's systems (src/cli/config-systems-options.ts). */
 export interface ConfigSystemsOptions {
@@ -41,6 +42,7 @@ export interface ConfigSystemsParts {
 export class ConfigSystems {
   readonly status: ConfigStatusWriter;
   readonly maintenance: MaintenanceScheduler;
+  readonly secretStore: SecretStoreSync;
   private readonly parts: ConfigSystemsParts;
 
   constructor(parts: ConfigSystemsParts) {
@@ -54,14 +56,21 @@ export class ConfigSystems {
       checkIntervalMs: parts.options?.maintenanceCheckIntervalMs,
       logger: parts.logger,
     });
+    this.secretStore = new SecretStoreSync({
+      registry: parts.registry,
+      settings: parts.settings,
+      status: this.status,
+      logger: parts.logger,
+    });
   }
 
-  /** Starts what runs on the leader, once the stored Config is in force. */
-  start(leadership: Leadership): void {
-    leadership.run(() => this.maintenance.leaderTask());
+  /** What runs on the leader (each made anew per term), started once the stored Config is in force. */
+  leaderTasks(): (() => BackgroundTask)[] {
+    return [() => this.maintenance.leaderTask(), () => this.secretStore.leaderTask()];
   }
 
   async close(): Promise<void> {
+    await this.secretStore.idle();
     await this.status.settled();
   }
 }

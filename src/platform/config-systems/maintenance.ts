@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import { currentOrNextWindow, isWindowOpen } from "../../config/maintenance-window.ts";
 import type { LiveSettings } from "../../config/settings.ts";
-import type { LeaderTask } from "../leader.ts";
+import type { BackgroundTask as LeaderTask } from "./background-task.ts";
 import type { ConfigStatusWriter } from "./config-status.ts";
 
 export const DEFAULT_MAINTENANCE_CHECK_MS = 60_000;

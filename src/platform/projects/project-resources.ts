@@ -7,6 +7,7 @@ import { isStatusError } from "../../apimachinery/errors.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { instanceKubeconfigSubresource } from "../../apis/management/v1/instance-kubeconfig.ts";
 import { createProjectDefinition } from "../../apis/management/v1/project.ts";
+import { createProjectSecretDefinition } from "../../apis/management/v1/projectsecret.ts";
 import type { Project } from "../../apis/management/v1/project-schema.ts";
 import { createVirtualClusterInstanceDefinition } from "../../apis/management/v1/virtualclusterinstance.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
@@ -34,6 +35,8 @@ export interface ProjectResourcesOptions {
 export interface ProjectDefinitions {
   projects: ResourceDefinition;
   instances: ResourceDefinition;
+  /** ProjectSecrets (kept in the secret store by src/platform/config-systems/secret-store.ts). */
+  secrets: ResourceDefinition;
 }
 
 export interface ProjectResources {
@@ -56,18 +59,19 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
   const namespacePrefix = () => settings.current().projectNamespacePrefix;
   const cas = new InstanceCertificateAuthorities(storage, () => store("virtualclusterinstances"));
 
+  const projectNamed = async (name: string) => {
+    try {
+      return (await store("projects").get(systemContext("system:projects", "virtualcluster-platform"), {
+        name,
+      })) as Project;
+    } catch (error) {
+      if (isStatusError(error) && error.reason === "NotFound") return undefined;
+      throw error;
+    }
+  };
   const instance = createVirtualClusterInstanceDefinition({
     namespacePrefix,
-    async project(name) {
-      try {
-        return (await store("projects").get(systemContext("system:projects", "virtualcluster-platform"), {
-          name,
-        })) as Project;
-      } catch (error) {
-        if (isStatusError(error) && error.reason === "NotFound") return undefined;
-        throw error;
-      }
-    },
+    project: projectNamed,
     authority: cas,
     kubeconfig: instanceKubeconfigSubresource(
       createKubeconfigIssuer({ cas, keys: () => store("ownedaccesskeys"), settings }),
@@ -85,7 +89,11 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
   let controller: ProjectController | undefined;
 
   return {
-    definitions: { projects: project, instances: instance },
+    definitions: {
+      projects: project,
+      instances: instance,
+      secrets: createProjectSecretDefinition({ namespacePrefix, project: projectNamed }),
+    },
     async start(target, authorizer) {
       registry = target;
       await informer.start();

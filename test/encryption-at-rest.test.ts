@@ -62,6 +62,8 @@ function failedStart(dataDir: string, extraArgs: string[] = []): Promise<string>
   );
 }
 
+const PROJECT_SECRET = "project-s3cret-value";
+
 describe("encryption at rest", () => {
   let dataDir: string;
   let home: string;
@@ -100,6 +102,16 @@ describe("encryption at rest", () => {
       body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name: "vc1" }, spec: {} },
     });
     assert.equal(instance.status, 201, instance.body);
+    const secret = await client.send("POST", `${API}/namespaces/p-sealed/projectsecrets`, {
+      token: platform.adminKey,
+      body: {
+        apiVersion: V1,
+        kind: "ProjectSecret",
+        metadata: { name: "db" },
+        spec: { stringData: { password: PROJECT_SECRET } },
+      },
+    });
+    assert.equal(secret.status, 201, secret.body);
   });
   after(async () => {
     await stop();
@@ -141,6 +153,8 @@ describe("encryption at rest", () => {
     for (const secret of [
       CLIENT_SECRET,
       VAULT_TOKEN,
+      PROJECT_SECRET,
+      Buffer.from(PROJECT_SECRET).toString("base64"),
       CLI_STATE,
       "PRIVATE KEY",
       "privateJwk",

@@ -85,6 +85,8 @@ export const errors = {
     new StatusError(404, "NotFound", `${qualifiedResource(gr)} "${name}" not found`, resourceDetails(gr, name)),
 
   /** An unknown path or resource: the generic 404 of the Kubernetes API server. */
+  /** Something other than a stored object is missing (an app's readme). */
+  notFoundMessage: (message: string): StatusError => new StatusError(404, "NotFound", message),
   pathNotFound: (): StatusError =>
     new StatusError(404, "NotFound", "the server could not find the requested resource", {}),
 

@@ -15,8 +15,21 @@ const READ = new Set(["get", "list", "watch"]);
 const VC_VERBS = new Set(["get", "list", "watch", "create", "update", "patch"]);
 const INSTANCES = "virtualclusterinstances";
 
-/** Non-resource URLs every caller may read (get, head): discovery, OpenAPI, /version. A final "*": all below. */
-export const DISCOVERY_URLS: readonly string[] = ["/api", "/api/*", "/apis", "/apis/*", "/openapi/*", "/version"];
+/**
+ * Non-resource URLs every caller may read (get, head): discovery, OpenAPI, /version, and the apps catalog (chart
+ * names, versions and readmes of the Config's repositories: what the console's Apps page shows every user). A final
+ * "*": all below.
+ */
+export const DISCOVERY_URLS: readonly string[] = [
+  "/api",
+  "/api/*",
+  "/apis",
+  "/apis/*",
+  "/openapi/*",
+  "/version",
+  "/platform/apps",
+  "/platform/apps/*",
+];
 /** The one non-resource URL every caller may post to. */
 export const LOGOUT_URL = "/auth/logout";
 

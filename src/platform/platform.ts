@@ -232,6 +232,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     configFile: options.configFile,
     logger: options.logger,
   });
+  systems.start();
   for (const task of systems.leaderTasks()) leadership.run(task);
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());
@@ -271,6 +272,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ...(auth.serverOptions.plugins ?? []),
       consoleRoutes({ settings, files: consoleFiles, version: platformVersion().gitVersion }),
       replicaRoutes({ replicas: () => replicas.list(), identity: leadership.identity }),
+      ...systems.plugins(),
     ],
     hooks: audit.hooks,
     authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,

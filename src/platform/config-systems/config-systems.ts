@@ -7,6 +7,9 @@ import type { LiveSettings } from "../../config/settings.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import { formatBytes } from "../../utils/byte-size.ts";
+import type { FastifyInstance } from "fastify";
+import { AppsCatalog } from "../../apps/apps-catalog.ts";
+import { appsRoutes } from "./apps-routes.ts";
 import type { BackgroundTask } from "./background-task.ts";
 import { ConfigStatusWriter } from "./config-status.ts";
 import { MaintenanceScheduler, type WindowTask } from "./maintenance.ts";
@@ -43,7 +46,10 @@ export class ConfigSystems {
   readonly status: ConfigStatusWriter;
   readonly maintenance: MaintenanceScheduler;
   readonly secretStore: SecretStoreSync;
+  /** The apps catalog: every replica reads the repositories and serves it. */
+  readonly apps: AppsCatalog;
   private readonly parts: ConfigSystemsParts;
+  private unsubscribe?: () => void;
 
   constructor(parts: ConfigSystemsParts) {
     this.parts = parts;
@@ -56,6 +62,7 @@ export class ConfigSystems {
       checkIntervalMs: parts.options?.maintenanceCheckIntervalMs,
       logger: parts.logger,
     });
+    this.apps = new AppsCatalog({ settings: () => parts.settings.current().apps, logger: parts.logger });
     this.secretStore = new SecretStoreSync({
       registry: parts.registry,
       settings: parts.settings,
@@ -64,12 +71,27 @@ export class ConfigSystems {
     });
   }
 
+  /** Starts what runs on every replica, once the stored Config is in force: the apps catalog. */
+  start(): void {
+    this.apps.start();
+    this.unsubscribe = this.parts.settings.onChange((next, previous) => {
+      if (JSON.stringify(next.apps) !== JSON.stringify(previous.apps)) this.apps.reconfigure();
+    });
+  }
+
+  /** Routes served by the API server (the apps catalog). */
+  plugins(): ((app: FastifyInstance) => void)[] {
+    return [appsRoutes(this.apps)];
+  }
+
   /** What runs on the leader (each made anew per term), started once the stored Config is in force. */
   leaderTasks(): (() => BackgroundTask)[] {
     return [() => this.maintenance.leaderTask(), () => this.secretStore.leaderTask()];
   }
 
   async close(): Promise<void> {
+    this.unsubscribe?.();
+    this.apps.close();
     await this.secretStore.idle();
     await this.status.settled();
   }

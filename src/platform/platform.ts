@@ -34,6 +34,7 @@ import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { ConfigSystems, type ConfigSystemsOptions } from "./config-systems/config-systems.ts";
 import { versionWithReleaseChannel } from "./config-systems/release-channel.ts";
+import { registerPlatformUsage } from "./config-systems/usage-samples.ts";
 import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
 import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
 import { startControlSocket } from "./control-socket.ts";
@@ -216,6 +217,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   leadership.run(() => auth.stateSweeper());
   const systems = new ConfigSystems({
     settings,
+    dataDir,
+    adminUser: ADMIN_USER,
     storage,
     registry,
     rotateSigningKey: () => auth.rotateSigningKey(),
@@ -224,6 +227,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     logger,
   });
   housekeeping.runOn(leadership, () => systems.maintenance.isOpen());
+  registerPlatformUsage({ metrics: metrics.registry, registry, storage, settings });
   const bootstrap = await bootstrapAdmin(registry, dataDir, auth.passwords, { shared: Boolean(encryption.etcd) });
   // The stored (or file) config is in force before the first request; the audit log follows it.
   const config = await startPlatformConfig({
@@ -233,7 +237,6 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     logger: options.logger,
   });
   systems.start();
-  for (const task of systems.leaderTasks()) leadership.run(task);
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());
   leadership.run(() => {
@@ -299,6 +302,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 
   const url = serverUrl(options.host, server.port);
   auth.setServerHost(new URL(url).host);
+  // The Config's systems on the leader: maintenance, secret store, cost control (Prometheus scrapes this address).
+  systems.listening({ url, caPem: tls.caPem });
+  for (const task of systems.leaderTasks()) leadership.run(task);
   await writeAdminKubeconfig(dataDir, `${url}${API_PREFIX}`, tls.caPem);
 
   return {

@@ -5,6 +5,8 @@
 // Start order: settings (fail fast on any problem) -> API server -> platform connection (its failure never stops the
 // control plane) -> syncer. Close in reverse.
 
+import { registerUsageMetrics } from "../metrics/usage.ts";
+import { runtimeUsage } from "./runtime-usage.ts";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
@@ -93,6 +95,18 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   const metrics = new PromRegistry();
   let syncer: Syncer | undefined;
   registerSyncerMetrics(metrics, () => syncer?.stats());
+  // Cost control: this runtime's usage on its own /metrics and in every heartbeat to the platform.
+  const usage = runtimeUsage({ registry: metrics, dataDir: options.dataDir, syncer: () => syncer?.stats() });
+  registerUsageMetrics(metrics, async () => {
+    const state = connection?.state();
+    const labels = {
+      project: state?.project ?? "",
+      cluster: "",
+      virtualcluster: state?.instance?.name ?? name,
+      component: "virtualcluster",
+    };
+    return [{ labels, usage: await usage() }];
+  });
   // ID tokens of the configured OIDC issuer (such as the platform's /oidc) before the platform's own credentials.
   const oidc = loaded.settings.controlPlane.apiServer.oidc;
   // Loaded only when configured: it brings jose, which a virtual cluster without OIDC never needs.
@@ -133,6 +147,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
         servingCaPem: server.caPem,
         endpoint,
       }),
+      usage,
       onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
       onConnected: (credentials: PlatformCredentials) => {
         credentialsNow = credentials;

@@ -15,6 +15,9 @@ import { ConfigStatusWriter } from "./config-status.ts";
 import { MaintenanceScheduler, type WindowTask } from "./maintenance.ts";
 import { scheduledRotationTask } from "./scheduled-rotations.ts";
 import { SecretStoreSync } from "./secret-store-sync.ts";
+import { CostControl, type ScrapeKey } from "./cost-control.ts";
+import { GROUP } from "../../apis/management/v1/common.ts";
+import { systemContext } from "../../registry/system-context.ts";
 
 /** `platform start` flags of the Config's systems (src/cli/config-systems-options.ts). */
 export interface ConfigSystemsOptions {
@@ -34,6 +37,9 @@ export interface ConfigSystemsOptions {
 
 export interface ConfigSystemsParts {
   settings: LiveSettings;
+  dataDir: string;
+  /** The user whose scrape-only key Prometheus uses (the bootstrap admin). */
+  adminUser: string;
   storage: KeyValueStore;
   registry: Registry;
   rotateSigningKey(): Promise<{ keyID: string }>;
@@ -48,7 +54,9 @@ export class ConfigSystems {
   readonly secretStore: SecretStoreSync;
   /** The apps catalog: every replica reads the repositories and serves it. */
   readonly apps: AppsCatalog;
+  readonly cost: CostControl;
   private readonly parts: ConfigSystemsParts;
+  private server?: { url: string; caPem?: string };
   private unsubscribe?: () => void;
 
   constructor(parts: ConfigSystemsParts) {
@@ -60,6 +68,19 @@ export class ConfigSystems {
       tasks: windowTasks(parts),
       now: parts.options?.now,
       checkIntervalMs: parts.options?.maintenanceCheckIntervalMs,
+      logger: parts.logger,
+    });
+    this.cost = new CostControl({
+      settings: parts.settings,
+      status: this.status,
+      dataDir: parts.dataDir,
+      binary: parts.options?.prometheusBinary,
+      externalUrl: parts.options?.prometheusUrl,
+      platform: () => this.server,
+      createScrapeKey: () => createScrapeKey(parts.registry, parts.adminUser),
+      deleteKey: async (name) => {
+        await parts.registry.store(GROUP, "ownedaccesskeys")?.delete(keysContext(), { name }, {});
+      },
       logger: parts.logger,
     });
     this.apps = new AppsCatalog({ settings: () => parts.settings.current().apps, logger: parts.logger });
@@ -79,19 +100,25 @@ export class ConfigSystems {
     });
   }
 
-  /** Routes served by the API server (the apps catalog). */
+  /** Routes served by the API server (the apps catalog, the Cost page's report). */
   plugins(): ((app: FastifyInstance) => void)[] {
-    return [appsRoutes(this.apps)];
+    return [appsRoutes(this.apps), this.cost.routes()];
+  }
+
+  /** Where the platform listens (Prometheus scrapes it there); call before the leader tasks start. */
+  listening(server: { url: string; caPem?: string }): void {
+    this.server = server;
   }
 
   /** What runs on the leader (each made anew per term), started once the stored Config is in force. */
   leaderTasks(): (() => BackgroundTask)[] {
-    return [() => this.maintenance.leaderTask(), () => this.secretStore.leaderTask()];
+    return [() => this.maintenance.leaderTask(), () => this.secretStore.leaderTask(), () => this.cost.leaderTask()];
   }
 
   async close(): Promise<void> {
     this.unsubscribe?.();
     this.apps.close();
+    await this.cost.close();
     await this.secretStore.idle();
     await this.status.settled();
   }
@@ -134,4 +161,29 @@ function windowTasks(parts: ConfigSystemsParts): WindowTask[] {
     );
   }
   return tasks;
+}
+
+const keysContext = () => systemContext("system:cost-control", "cost-control");
+
+/** A key of `user` that may only read /metrics: what Prometheus scrapes the platform with. */
+async function createScrapeKey(registry: Registry, user: string): Promise<ScrapeKey> {
+  const store = registry.store(GROUP, "ownedaccesskeys");
+  if (!store) throw new Error("ownedaccesskeys is not registered");
+  const created = await store.create(
+    keysContext(),
+    undefined,
+    {
+      apiVersion: `${GROUP}/v1`,
+      kind: "OwnedAccessKey",
+      metadata: { generateName: "prometheus-scrape-" },
+      spec: {
+        type: "User",
+        user,
+        displayName: "Prometheus of cost control (reads /metrics only)",
+        scope: { rules: [{ verbs: ["get"], nonResourceURLs: ["/metrics"] }] },
+      },
+    },
+    { fieldManager: "cost-control" },
+  );
+  return { name: created.metadata.name ?? "", key: String((created.spec as { key?: unknown }).key) };
 }

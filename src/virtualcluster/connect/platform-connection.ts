@@ -7,6 +7,7 @@
 //   -> hand the instance's client CA to the API server (certificates the platform signs for users).
 // A failed cycle is logged and kept in state() for the health output; the control plane keeps serving either way.
 
+import type { InstanceUsage } from "../../apis/management/v1/virtualclusterinstance-schema.ts";
 import type { Logger } from "pino";
 import type { PlatformSettings } from "../settings/types.ts";
 import {
@@ -47,6 +48,8 @@ export interface PlatformConnectionOptions {
   host: { core: SecretReader; rbac: RoleApi };
   /** What the instance reports about the virtual cluster. */
   describe(): { kubernetesVersion: string; servingCaPem: string; endpoint: string };
+  /** What the runtime used so far, sent with every heartbeat (status.usage; cost control). */
+  usage?(): Promise<InstanceUsage>;
   /** Receives the instance's client-certificate CA whenever it is known or changes. */
   onClientCertificateAuthority?(pem: string): void;
   /** Called after every successful cycle with the credentials in use (e.g. to point the token verifier at them). */
@@ -202,6 +205,7 @@ export class PlatformConnection {
       kubernetesVersion: described.kubernetesVersion,
       serverCertificateAuthority: described.servingCaPem,
       lastHeartbeatTime: now,
+      ...(options.usage ? { usage: await options.usage() } : {}),
     });
     const clientCa = (reported.status?.clientCertificateAuthority ?? instance.status?.clientCertificateAuthority) as
       | string

@@ -25,6 +25,8 @@ export interface SyncerStats {
   lastError?: { key: string; message: string; time: string };
   /** The initial lists of every informer are done. */
   synced: boolean;
+  /** Objects of the synced kinds in the virtual cluster (what the syncer keeps on the host); cost control's usage. */
+  syncedObjects?: number;
 }
 
 /** Counters behind SyncerStats. */
@@ -56,7 +58,11 @@ export class StatsCounter {
     this.totalWrites++;
   }
 
-  snapshot(queue: { queueDepth: number; retrying: number; stalled: number }, synced: boolean): SyncerStats {
+  snapshot(
+    queue: { queueDepth: number; retrying: number; stalled: number },
+    synced: boolean,
+    syncedObjects?: number,
+  ): SyncerStats {
     return {
       writes: structuredClone(this.writes),
       totalWrites: this.totalWrites,
@@ -68,6 +74,7 @@ export class StatsCounter {
       failing: this.#failing.size,
       ...(this.#lastError ? { lastError: { ...this.#lastError } } : {}),
       synced,
+      ...(syncedObjects === undefined ? {} : { syncedObjects }),
     };
   }
 }

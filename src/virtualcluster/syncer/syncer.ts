@@ -205,9 +205,12 @@ class SyncerRuntime {
 
   stats(): SyncerStats {
     const queueDepth = this.#queue.length + this.#queue.processing;
+    let objects = 0;
+    for (const informer of Object.values(this.#virtual.informers)) objects += informer?.size ?? 0;
     return this.#counter.snapshot(
       { queueDepth, retrying: this.#queue.waiting, stalled: this.#reconciler.stalled },
       this.#isSynced,
+      objects,
     );
   }
 

@@ -1,7 +1,7 @@
 // VirtualClusterInstance: types and schema. An instance is a virtual cluster registered with the platform, living in
 // its project's namespace; the virtual cluster reports its state into status through the status subresource.
 
-import { boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
+import { integer, boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { AccessRule } from "./access-checks.ts";
 import { accessSchema, ownerSchema } from "./common.ts";
@@ -31,6 +31,16 @@ export interface VirtualClusterInstanceStatus {
   conditions?: Condition[];
   serverCertificateAuthority?: string;
   clientCertificateAuthority?: string;
+  /** What the runtime used, as of its last heartbeat (cost control). */
+  usage?: InstanceUsage;
+}
+
+export interface InstanceUsage {
+  cpuSeconds?: number;
+  residentMemoryBytes?: number;
+  syncedObjects?: number;
+  apiRequests?: number;
+  storageBytes?: number;
 }
 
 export interface VirtualClusterInstance extends KubeObject {
@@ -92,6 +102,16 @@ export const virtualClusterInstanceSchema = {
       ),
       clientCertificateAuthority: string(
         "PEM certificate of the CA the platform signs client certificates for this virtual cluster with. Set by the platform; its private key never leaves the platform.",
+      ),
+      usage: object(
+        {
+          cpuSeconds: { type: "number", description: "CPU seconds the runtime used since it started." },
+          residentMemoryBytes: integer("Resident memory of the runtime, bytes."),
+          syncedObjects: integer("Objects the syncer keeps in sync."),
+          apiRequests: integer("API requests the virtual cluster served since the runtime started."),
+          storageBytes: integer("Bytes of the virtual cluster's store on disk."),
+        },
+        "What the runtime used, as of its last heartbeat; the platform exposes it as vcp_usage_* series (cost control).",
       ),
     },
     "The observed state of the virtual cluster instance.",

@@ -1,0 +1,160 @@
+// The Prometheus the platform runs for cost control (Debian's `prometheus`, or --prometheus-binary): a child process
+// listening on loopback, its TSDB in <data-dir>/prometheus, retention time and size from the Config, scraping the
+// targets it is given (the platform's /metrics over HTTPS with a scrape-only key, and every connected cluster's
+// agent through the platform). Stopping it ends the process; its data stays for the next start.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import type { Logger } from "pino";
+import { stringify } from "yaml";
+import { parseByteSize } from "../utils/byte-size.ts";
+
+export interface ScrapeTarget {
+  job: string;
+  /** https://host:port */
+  address: string;
+  metricsPath: string;
+  /** CA of the target's certificate (PEM file). */
+  caFile?: string;
+  /** A file holding the bearer token. */
+  tokenFile?: string;
+  /** Fixed labels for every series of the target (cluster for an agent). */
+  labels?: Record<string, string>;
+}
+
+export interface PrometheusRunOptions {
+  binary: string;
+  /** Its own folder (TSDB, config file). */
+  dir: string;
+  /** Prometheus duration ("1y"). */
+  retention: string;
+  /** A Kubernetes quantity ("10Gi"); empty: no size limit. */
+  retentionSize: string;
+  scrapeInterval: string;
+  targets: ScrapeTarget[];
+  logger?: Logger;
+  /** How long to wait for /-/ready (default 60 s). */
+  startTimeoutMs?: number;
+}
+
+/** A quantity as Prometheus's --storage.tsdb.retention.size takes it (bytes with the B unit). */
+export function prometheusSize(quantity: string): string | undefined {
+  const bytes = parseByteSize(quantity);
+  return bytes === undefined || bytes === 0 ? undefined : `${bytes}B`;
+}
+
+/** The prometheus.yml for the targets. */
+export function prometheusConfig(options: Pick<PrometheusRunOptions, "scrapeInterval" | "targets">): string {
+  return stringify({
+    global: { scrape_interval: options.scrapeInterval, evaluation_interval: options.scrapeInterval },
+    scrape_configs: options.targets.map((target) => {
+      const url = new URL(target.address);
+      return {
+        job_name: target.job,
+        scheme: url.protocol.replace(":", ""),
+        metrics_path: target.metricsPath,
+        ...(target.caFile ? { tls_config: { ca_file: target.caFile } } : {}),
+        ...(target.tokenFile ? { authorization: { type: "Bearer", credentials_file: target.tokenFile } } : {}),
+        // Our own series carry their project, cluster and virtual cluster: keep them as the target sent them.
+        honor_labels: true,
+        static_configs: [{ targets: [url.host], ...(target.labels ? { labels: target.labels } : {}) }],
+      };
+    }),
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export class PrometheusProcess {
+  readonly url: string;
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<void>;
+  private readonly configFile: string;
+
+  private constructor(url: string, child: ChildProcess, configFile: string) {
+    this.url = url;
+    this.child = child;
+    this.configFile = configFile;
+    this.exited = new Promise((resolve) => {
+      if (child.exitCode !== null) resolve();
+      else child.once("exit", () => resolve());
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  static async start(options: PrometheusRunOptions): Promise<PrometheusProcess> {
+    const data = join(options.dir, "data");
+    await mkdir(data, { recursive: true, mode: 0o700 });
+    const configFile = join(options.dir, "prometheus.yml");
+    await writeFile(configFile, prometheusConfig(options), { mode: 0o600 });
+    const port = await freePort();
+    const size = prometheusSize(options.retentionSize);
+    const args = [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${data}`,
+      `--storage.tsdb.retention.time=${options.retention}`,
+      ...(size ? [`--storage.tsdb.retention.size=${size}`] : []),
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--web.enable-lifecycle",
+      "--log.level=warn",
+    ];
+    const child = spawn(options.binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr?.on("data", (chunk) => {
+      stderr = (stderr + chunk).slice(-4000);
+    });
+    const failed = new Promise<never>((_, reject) => {
+      child.once("error", (error) => reject(new Error(`cannot run ${options.binary}: ${error.message}`)));
+      child.once("exit", (code) =>
+        reject(new Error(`${options.binary} exited with ${code} at start: ${stderr.trim().split("\n").at(-1) ?? ""}`)),
+      );
+    });
+    failed.catch(() => undefined);
+    const process = new PrometheusProcess(`http://127.0.0.1:${port}`, child, configFile);
+    const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+    while (Date.now() < deadline) {
+      const ready = await fetch(`${process.url}/-/ready`).then(
+        (response) => response.ok,
+        () => false,
+      );
+      if (ready) {
+        child.stderr?.removeAllListeners("data");
+        child.stderr?.on("data", (chunk) => options.logger?.warn({ prometheus: String(chunk).trim() }, "prometheus"));
+        return process;
+      }
+      await Promise.race([failed, new Promise((resolve) => setTimeout(resolve, 200))]);
+    }
+    await process.stop();
+    throw new Error(`${options.binary} was not ready in time`);
+  }
+
+  /** New targets or interval: rewrites the config and asks Prometheus to reload it. */
+  async reconfigure(options: Pick<PrometheusRunOptions, "scrapeInterval" | "targets">): Promise<void> {
+    await writeFile(this.configFile, prometheusConfig(options), { mode: 0o600 });
+    const response = await fetch(`${this.url}/-/reload`, { method: "POST" });
+    if (!response.ok) throw new Error(`prometheus refused the new configuration (${response.status})`);
+  }
+
+  async stop(): Promise<void> {
+    if (this.running) this.child.kill("SIGTERM");
+    const killer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    await this.exited;
+    clearTimeout(killer);
+  }
+}

@@ -1,0 +1,232 @@
+// Cost control on the leader (Config costControl.enabled): runs Prometheus (--prometheus-binary, default
+// `prometheus` on PATH) with global.metrics' retention, storage size and scrape interval, scraping the platform's
+// /metrics with a key that may read only /metrics; or, with --prometheus-url, uses the Prometheus the user runs and
+// starts nothing. Turning costControl off stops the Prometheus it started and deletes its key. The Config's
+// MetricsReady condition says which, or why not. GET /platform/cost answers the Cost page (admins and viewers,
+// like /metrics) from that Prometheus.
+
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { errors } from "../../apimachinery/errors.ts";
+import type { LiveSettings } from "../../config/settings.ts";
+import type { CostControlSettings } from "../../config/system-settings.ts";
+import { costReport } from "../../metrics/cost-report.ts";
+import { PrometheusProcess, type ScrapeTarget } from "../../metrics/prometheus-runner.ts";
+import type { BackgroundTask } from "./background-task.ts";
+import type { ConfigStatusWriter } from "./config-status.ts";
+
+const CONDITION = "MetricsReady";
+export const COST_PATH = "/platform/cost";
+
+export interface ScrapeKey {
+  name: string;
+  key: string;
+}
+
+export interface CostControlOptions {
+  settings: LiveSettings;
+  status: ConfigStatusWriter;
+  dataDir: string;
+  binary?: string;
+  /** --prometheus-url */
+  externalUrl?: string;
+  /** The platform as Prometheus reaches it, known once the server listens. */
+  platform(): { url: string; caPem?: string } | undefined;
+  /** A key that may only GET /metrics, and its removal. */
+  createScrapeKey(): Promise<ScrapeKey>;
+  deleteKey(name: string): Promise<void>;
+  /** Extra targets (connected clusters' agents), read at every (re)configuration. */
+  extraTargets?(): ScrapeTarget[];
+  logger?: Logger;
+}
+
+export class CostControl {
+  private readonly options: CostControlOptions;
+  private running?: { process: PrometheusProcess; key: ScrapeKey; signature: string };
+  private queue: Promise<void> = Promise.resolve();
+  private unsubscribe?: () => void;
+
+  constructor(options: CostControlOptions) {
+    this.options = options;
+  }
+
+  /** Where the Cost page's queries go, or undefined when cost control is off (or runs on another replica). */
+  prometheusUrl(): string | undefined {
+    if (!this.options.settings.current().costControl.enabled) return undefined;
+    return this.options.externalUrl ?? this.running?.process.url;
+  }
+
+  /** The pid of the Prometheus this replica runs (tests, store-info). */
+  get pid(): number | undefined {
+    return this.running?.process.pid;
+  }
+
+  leaderTask(): BackgroundTask {
+    return {
+      name: "cost control",
+      start: () => {
+        this.apply();
+        this.unsubscribe = this.options.settings.onChange((next, previous) => {
+          if (JSON.stringify(next.costControl) !== JSON.stringify(previous.costControl)) this.apply();
+        });
+      },
+      stop: () => {
+        this.unsubscribe?.();
+        this.queue = this.queue.then(() => this.stopPrometheus());
+      },
+    };
+  }
+
+  /** Waits for the last (re)configuration. */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    await this.queue;
+    await this.stopPrometheus();
+  }
+
+  /** New targets (a cluster connected or left): Prometheus reloads its configuration. */
+  targetsChanged(): void {
+    this.queue = this.queue.then(async () => {
+      const running = this.running;
+      if (!running) return;
+      const settings = this.options.settings.current().costControl;
+      await running.process
+        .reconfigure({ scrapeInterval: settings.global.scrapeInterval, targets: await this.targets(running.key) })
+        .catch((error) => this.options.logger?.warn({ err: String(error) }, "reloading prometheus failed"));
+    });
+  }
+
+  private apply(): void {
+    this.queue = this.queue.then(() => this.reconcile(this.options.settings.current().costControl));
+  }
+
+  private async reconcile(settings: CostControlSettings): Promise<void> {
+    try {
+      if (!settings.enabled) {
+        await this.stopPrometheus();
+        await this.options.status.setCondition(CONDITION, undefined);
+        return;
+      }
+      if (this.options.externalUrl) {
+        await this.options.status.setCondition(CONDITION, {
+          type: CONDITION,
+          status: "True",
+          reason: "External",
+          message: `queries go to ${this.options.externalUrl} (--prometheus-url); scrape the platform's /metrics there`,
+        });
+        return;
+      }
+      const { global } = settings;
+      const signature = JSON.stringify(global);
+      if (this.running?.signature === signature && this.running.process.running) return;
+      await this.stopPrometheus();
+      const key = await this.options.createScrapeKey();
+      const dir = join(this.options.dataDir, "prometheus");
+      try {
+        const process = await PrometheusProcess.start({
+          binary: this.options.binary ?? "prometheus",
+          dir,
+          retention: global.retention,
+          retentionSize: global.storageSize,
+          scrapeInterval: global.scrapeInterval,
+          targets: await this.targets(key),
+          logger: this.options.logger,
+        });
+        this.running = { process, key, signature };
+      } catch (error) {
+        await this.options.deleteKey(key.name).catch(() => undefined);
+        throw error;
+      }
+      this.options.logger?.info({ url: this.running.process.url, retention: global.retention }, "prometheus started");
+      await this.options.status.setCondition(CONDITION, {
+        type: CONDITION,
+        status: "True",
+        reason: "Running",
+        message: `prometheus runs at ${this.running.process.url} (retention ${global.retention}${global.storageSize ? `, at most ${global.storageSize}` : ""}, scrape every ${global.scrapeInterval})`,
+      });
+    } catch (error) {
+      this.options.logger?.warn({ err: String(error) }, "cost control could not start prometheus");
+      await this.options.status.setCondition(CONDITION, {
+        type: CONDITION,
+        status: "False",
+        reason: "PrometheusFailed",
+        message: `${(error as Error).message}; install Debian's prometheus or give --prometheus-binary or --prometheus-url`,
+      });
+    }
+  }
+
+  private async targets(key: ScrapeKey): Promise<ScrapeTarget[]> {
+    const platform = this.options.platform();
+    if (!platform) return this.options.extraTargets?.() ?? [];
+    const dir = join(this.options.dataDir, "prometheus");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const tokenFile = join(dir, "scrape-token");
+    await writeFile(tokenFile, key.key, { mode: 0o600 });
+    let caFile: string | undefined;
+    if (platform.caPem) {
+      caFile = join(dir, "platform-ca.crt");
+      await writeFile(caFile, platform.caPem, { mode: 0o600 });
+    }
+    const own: ScrapeTarget = { job: "platform", address: platform.url, metricsPath: "/metrics", caFile, tokenFile };
+    const extra = (this.options.extraTargets?.() ?? []).map((target) => ({ ...target, caFile, tokenFile }));
+    return [own, ...extra];
+  }
+
+  private async stopPrometheus(): Promise<void> {
+    const running = this.running;
+    if (!running) return;
+    this.running = undefined;
+    await running.process.stop();
+    await this.options.deleteKey(running.key.name).catch(() => undefined);
+    await rm(join(this.options.dataDir, "prometheus", "scrape-token"), { force: true });
+    this.options.logger?.info("prometheus stopped");
+  }
+
+  routes(): (app: FastifyInstance) => void {
+    return (app) => {
+      app.get(COST_PATH, async (request, reply) => {
+        const url = this.prometheusUrl();
+        if (!url) {
+          throw errors.serviceUnavailable(
+            this.options.settings.current().costControl.enabled
+              ? "the metrics are served by the replica that leads (or give --prometheus-url)"
+              : "cost control is off: set costControl.enabled in the platform Config",
+          );
+        }
+        const query = request.query as Record<string, unknown>;
+        const end = query.end ? new Date(String(query.end)) : new Date();
+        const start = query.start ? new Date(String(query.start)) : new Date(end.getTime() - 3600_000);
+        if (Number.isNaN(end.getTime()) || Number.isNaN(start.getTime()) || start >= end) {
+          throw errors.badRequest("give start and end as RFC 3339 times, start before end");
+        }
+        const rangeSeconds = (end.getTime() - start.getTime()) / 1000;
+        const step = query.step ? Number(query.step) : Math.max(15, Math.ceil(rangeSeconds / 120));
+        if (!Number.isFinite(step) || step < 1 || rangeSeconds / step > 11_000) {
+          throw errors.badRequest("step must be a number of seconds giving at most 11000 points over the range");
+        }
+        try {
+          const report = await costReport({
+            prometheus: url,
+            start,
+            end,
+            stepSeconds: step,
+            prices: this.options.settings.current().costControl.prices,
+          });
+          return reply
+            .code(200)
+            .header("content-type", "application/json")
+            .header("cache-control", "no-store")
+            .send(JSON.stringify({ kind: "CostReport", ...report }));
+        } catch (error) {
+          throw errors.serviceUnavailable(`prometheus did not answer: ${(error as Error).message}`);
+        }
+      });
+    };
+  }
+}

@@ -1,0 +1,58 @@
+// The usage series the platform's /metrics serves (src/metrics/usage.ts): its own process, and every virtual
+// cluster instance's last reported usage (status.usage), labelled by its project, its cluster and its name.
+
+import { GROUP } from "../../apis/management/v1/common.ts";
+import { projectOfNamespace } from "../../apis/management/v1/project.ts";
+import type { VirtualClusterInstance } from "../../apis/management/v1/virtualclusterinstance-schema.ts";
+import type { LiveSettings } from "../../config/settings.ts";
+import type { Registry as MetricsRegistry } from "../../http/prometheus.ts";
+import { counterTotal, processUsage, registerUsageMetrics, type UsageSample } from "../../metrics/usage.ts";
+import type { Registry } from "../../registry/registry.ts";
+import { systemContext } from "../../registry/system-context.ts";
+import type { KeyValueStore } from "../../storage/types.ts";
+
+export function registerPlatformUsage(options: {
+  metrics: MetricsRegistry;
+  registry: Registry;
+  storage: KeyValueStore;
+  settings: LiveSettings;
+}): void {
+  const { metrics, registry, storage, settings } = options;
+  registerUsageMetrics(metrics, async (): Promise<UsageSample[]> => {
+    const own: UsageSample = {
+      labels: { project: "", cluster: "", virtualcluster: "", component: "platform" },
+      usage: {
+        ...processUsage(),
+        syncedObjects: 0,
+        apiRequests: await counterTotal(metrics, "apiserver_request_total"),
+        storageBytes: (await storage.stats?.().catch(() => undefined))?.sizeBytes ?? 0,
+      },
+    };
+    const store = registry.store(GROUP, "virtualclusterinstances");
+    if (!store) return [own];
+    const prefix = settings.current().projectNamespacePrefix;
+    const list = await store.list(systemContext("system:metrics", "usage-metrics"), {});
+    const instances = (list.items as VirtualClusterInstance[]).flatMap((instance): UsageSample[] => {
+      const usage = instance.status?.usage;
+      if (!usage) return [];
+      return [
+        {
+          labels: {
+            project: projectOfNamespace(prefix, instance.metadata.namespace) ?? "",
+            cluster: instance.spec?.clusterRef?.cluster ?? "",
+            virtualcluster: instance.metadata.name ?? "",
+            component: "virtualcluster",
+          },
+          usage: {
+            cpuSeconds: usage.cpuSeconds ?? 0,
+            residentMemoryBytes: usage.residentMemoryBytes ?? 0,
+            syncedObjects: usage.syncedObjects ?? 0,
+            apiRequests: usage.apiRequests ?? 0,
+            storageBytes: usage.storageBytes ?? 0,
+          },
+        },
+      ];
+    });
+    return [own, ...instances];
+  });
+}

@@ -107,11 +107,16 @@ describe("costControl with Debian's Prometheus", { skip: prometheusSkip }, () =>
     const message = (await condition()).message as string;
     prometheusUrl = /runs at (http:\/\/127\.0\.0\.1:\d+)/.exec(message)?.[1] ?? "";
     assert.ok(prometheusUrl, message);
-    const flags = (await (await fetch(`${prometheusUrl}/api/v1/status/flags`)).json()).data;
+    const flags = (
+      (await (await fetch(`${prometheusUrl}/api/v1/status/flags`)).json()) as { data: Record<string, string> }
+    ).data;
     assert.equal(flags["storage.tsdb.retention.time"], "2d");
     assert.equal(flags["storage.tsdb.retention.size"], "100MiB", "100Mi, as Prometheus prints it");
     await waitFor(async () => {
-      const targets = (await (await fetch(`${prometheusUrl}/api/v1/targets`)).json()).data.activeTargets;
+      const answer = (await (await fetch(`${prometheusUrl}/api/v1/targets`)).json()) as {
+        data: { activeTargets: { labels: { job: string }; health: string }[] };
+      };
+      const targets = answer.data.activeTargets;
       return targets.some(
         (t: { labels: { job: string }; health: string }) => t.labels.job === "platform" && t.health === "up",
       );

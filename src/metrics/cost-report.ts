@@ -102,22 +102,23 @@ export async function costReport(options: {
   for (const s of requests) row(s.metric).apiRequests = s.value;
   for (const s of objects) row(s.metric).syncedObjects = s.value;
   let total = 0;
-  const out = [...rows.values()].map((r) => {
+  // The cost is priced from the figures as shown, so a reader can multiply them out.
+  const out = [...rows.values()].map((raw) => {
+    const r = {
+      ...raw,
+      cpuCoreHours: round(raw.cpuCoreHours),
+      memoryGiBHours: round(raw.memoryGiBHours),
+      storageGiBMonths: round(raw.storageGiBMonths, 9),
+      apiRequests: Math.round(raw.apiRequests),
+      syncedObjects: Math.round(raw.syncedObjects),
+    };
     const cost =
       r.cpuCoreHours * prices.cpuCoreHour +
       r.memoryGiBHours * prices.memoryGiBHour +
       r.storageGiBMonths * prices.storageGiBMonth +
       (r.apiRequests / 1e6) * prices.millionApiRequests;
     total += cost;
-    return {
-      ...r,
-      cpuCoreHours: round(r.cpuCoreHours),
-      memoryGiBHours: round(r.memoryGiBHours),
-      storageGiBMonths: round(r.storageGiBMonths, 9),
-      apiRequests: Math.round(r.apiRequests),
-      syncedObjects: Math.round(r.syncedObjects),
-      cost: round(cost, 9),
-    };
+    return { ...r, cost: round(cost, 9) };
   });
   out.sort((a, b) => a.project.localeCompare(b.project) || a.virtualcluster.localeCompare(b.virtualcluster));
   const points = (series: typeof cpuSeries) =>

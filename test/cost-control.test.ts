@@ -4,16 +4,11 @@
 // cost report exactly as PromQL answers it, priced by the Config; turning it off stops Prometheus.
 
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { PROMETHEUS, prometheusSkip, promql } from "./support/prometheus.ts";
 import { waitFor } from "./support/wait-for.ts";
-
-export const PROMETHEUS = process.env.PROMETHEUS_BINARY ?? "/usr/bin/prometheus";
-export const prometheusSkip = existsSync(PROMETHEUS)
-  ? false
-  : `Prometheus is not installed (${PROMETHEUS}; .ci/run installs Debian's prometheus)`;
 
 const V1 = "management.platform.sh/v1";
 const CONFIG = `${API}/configs/platform-config`;
@@ -26,20 +21,6 @@ interface Row {
   storageGiBMonths: number;
   apiRequests: number;
   cost: number;
-}
-
-async function promql(
-  base: string,
-  query: string,
-  time: string,
-): Promise<{ metric: Record<string, string>; value: number }[]> {
-  const url = new URL("/api/v1/query", base);
-  url.searchParams.set("query", query);
-  url.searchParams.set("time", String(Date.parse(time) / 1000));
-  const body = (await (await fetch(url)).json()) as {
-    data: { result: { metric: Record<string, string>; value: [number, string] }[] };
-  };
-  return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
 }
 
 describe("costControl with Debian's Prometheus", { skip: prometheusSkip }, () => {

@@ -71,6 +71,8 @@ const SECTIONS: Section[] = [
     show: (s) => s.can("list", "auditevents"),
     load: () => import("./pages/audit.tsx"),
   },
+  { path: "/apps", title: "Apps", show: (s) => s.canGet("/platform/apps"), load: () => import("./pages/apps.tsx") },
+  { path: "/cost", title: "Cost", show: (s) => s.canGet("/platform/cost"), load: () => import("./pages/cost.tsx") },
   { path: "/profile", title: "Profile", show: () => false, load: () => import("./pages/profile.tsx") },
 ];
 
@@ -234,7 +236,9 @@ function Layout({ session, settings, children }: { session: Session; settings: C
           <NavButtons buttons={at("BottomEnd")} className="vcp-bottom-end" />
           <small className="vcp-version">
             Version {settings.platformVersion}
-            {settings.releaseChannel && <span className="vcp-release-channel"> · {settings.releaseChannel} channel</span>}
+            {settings.releaseChannel && (
+              <span className="vcp-release-channel"> · {settings.releaseChannel} channel</span>
+            )}
           </small>
         </div>
       </PageSidebarBody>

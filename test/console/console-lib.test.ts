@@ -8,6 +8,7 @@ import { type AuditEventObject, groupRequests, isConsoleAsset } from "../../cons
 import { configLineErrors } from "../../console/src/lib/config-errors.ts";
 import { missing } from "../../console/src/lib/field-errors.ts";
 import { parseMetrics, parseReadyz } from "../../console/src/lib/health.ts";
+import { helmInstallCommand, shellWord } from "../../console/src/lib/helm-command.ts";
 import { scopeLabels } from "../../console/src/lib/key-scope.ts";
 import { permissionsOf } from "../../console/src/lib/permissions.ts";
 import { loginPath, safeReturnPath } from "../../console/src/lib/return-path.ts";
@@ -181,5 +182,39 @@ describe("console helpers", () => {
       ]),
       { "key-display-name": "Display Name is required.", "user-username": "Username is required." },
     );
+  });
+
+  it("helmInstallCommand() names the chart, repository, version, namespace and the virtual cluster's kube context", () => {
+    assert.equal(
+      helmInstallCommand({
+        release: "web",
+        chart: "nginx",
+        repositoryUrl: "https://charts.example.com/stable",
+        version: "1.2.0",
+        namespace: "apps",
+        project: "shop",
+        instance: "vc1",
+      }),
+      "helm install web nginx --repo https://charts.example.com/stable --version 1.2.0 --namespace apps --create-namespace --kube-context virtualcluster_vc1_shop",
+    );
+  });
+
+  it("helmInstallCommand() reads a repository password from the environment and passes values on stdin", () => {
+    const command = helmInstallCommand({
+      release: "db",
+      chart: "redis",
+      repositoryUrl: "https://private.example.com",
+      namespace: "default",
+      project: "p",
+      instance: "v",
+      username: "reader",
+      insecure: true,
+      values: "replicas: 2",
+    });
+    assert.match(
+      command,
+      /--username reader --insecure-skip-tls-verify --password "\$HELM_REPO_PASSWORD" --values - <<'EOF'\nreplicas: 2\nEOF$/,
+    );
+    assert.equal(shellWord("it's"), `'it'"'"'s'`);
   });
 });

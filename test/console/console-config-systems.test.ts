@@ -1,0 +1,174 @@
+// The Cost and Apps pages in Chromium against a real platform running Debian's Prometheus and a real chart
+// repository over HTTPS: the Cost page's figures are Prometheus's answers to the PromQL the report names, at the
+// report's own end time; the Apps page lists the catalog, shows a chart's readme and the exact helm install command
+// for a virtual cluster's kube context; a member sees Apps but not Cost.
+
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { API, AuthClient } from "../support/auth-client.ts";
+import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import { type HelmRepoServer, startHelmRepoServer } from "../support/helm-repo-server.ts";
+import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
+import { PROMETHEUS, prometheusSkip, promql } from "../support/prometheus.ts";
+import { waitFor } from "../support/wait-for.ts";
+
+const V1 = "management.platform.sh/v1";
+const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? new URL("../../test-results/console/", import.meta.url).pathname;
+
+describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => {
+  let platform: PlatformProcess;
+  let repo: HelmRepoServer;
+  let client: AuthClient;
+  let browser: Browser;
+  let page: Page;
+  let prometheusUrl = "";
+
+  before(async () => {
+    repo = await startHelmRepoServer({
+      username: "reader",
+      password: "repo-pw",
+      charts: [
+        { name: "nginx", version: "1.2.0", description: "Web server", readme: "# nginx chart\nServes the web." },
+      ],
+    });
+    platform = await startPlatformProcess({ extraArgs: ["--prometheus-binary", PROMETHEUS] });
+    client = new AuthClient(platform.url, platform.caPem);
+    const admin = platform.adminKey;
+    const raw = [
+      `costControl: ${JSON.stringify({ enabled: true, global: { metrics: { scrapeInterval: "1s" } }, prices: { cpuCoreHour: 2, memoryGiBHour: 1 } })}`,
+      `apps: ${JSON.stringify({
+        repositories: [{ name: "main", url: repo.url, username: "reader", password: "repo-pw", insecure: true }],
+        predefinedApps: [{ chart: "main/nginx", title: "Web server", clusters: [] }],
+      })}`,
+    ].join("\n");
+    const config = await client.send("PATCH", `${API}/configs/platform-config`, {
+      token: admin,
+      body: { spec: { raw } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(config.status, 200, config.body);
+    await client.createUser(admin, "member");
+    assert.equal((await client.setPassword(admin, "member", "member-pass-123")).status, 201);
+    const project = await client.send("POST", `${API}/projects`, {
+      token: admin,
+      body: {
+        apiVersion: V1,
+        kind: "Project",
+        metadata: { name: "shop" },
+        spec: { members: [{ kind: "User", name: "member", clusterRole: "view" }] },
+      },
+    });
+    assert.equal(project.status, 201, project.body);
+    const instance = await client.send("POST", `${API}/namespaces/p-shop/virtualclusterinstances`, {
+      token: admin,
+      body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name: "web" }, spec: { external: true } },
+    });
+    assert.equal(instance.status, 201, instance.body);
+    const usage = {
+      cpuSeconds: 7200,
+      residentMemoryBytes: 2 * 1024 ** 3,
+      syncedObjects: 3,
+      apiRequests: 500,
+      storageBytes: 1024 ** 3,
+    };
+    await client.send("PATCH", `${API}/namespaces/p-shop/virtualclusterinstances/web/status`, {
+      token: admin,
+      body: { status: { usage } },
+      contentType: "application/merge-patch+json",
+    });
+    await waitFor(
+      async () => {
+        const got = (await client.send("GET", `${API}/configs/platform-config`, { token: admin })).json();
+        const message =
+          (got.status.conditions ?? []).find((c: { type: string }) => c.type === "MetricsReady")?.message ?? "";
+        prometheusUrl = /runs at (http:\/\/127\.0\.0\.1:\d+)/.exec(message)?.[1] ?? "";
+        if (!prometheusUrl) return false;
+        const sample = await promql(
+          prometheusUrl,
+          'vcp_usage_cpu_seconds_total{virtualcluster="web"}',
+          new Date().toISOString(),
+        );
+        return sample.length > 0;
+      },
+      "Prometheus scraping the usage",
+      120,
+    );
+    browser = await launchChromium();
+    const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${platform.url}/cost`);
+    const password = (await readFile(join(platform.dataDir, "admin-password"), "utf8")).trim();
+    await loginThroughConsole(page, "admin", password);
+    await page.waitForURL((url) => url.pathname === "/cost");
+  });
+
+  after(async () => {
+    await browser?.close();
+    client?.close();
+    await platform?.stop();
+    await repo?.close();
+  });
+
+  it("the Cost page shows per virtual cluster the figures Prometheus answers, priced by the Config", async () => {
+    const report = page.getByTestId("cost-report");
+    await report.waitFor();
+    const end = (await report.getAttribute("data-end")) ?? "";
+    const row = page.locator("tr", { hasText: "shop/web" });
+    await row.waitFor();
+    const cells = (await row.locator("td").allInnerTexts()).map((cell) => cell.trim());
+    const queries = Object.fromEntries(
+      (await page.locator("details li").allInnerTexts()).map((line) => [
+        line.split(": ")[0],
+        line.slice(line.indexOf(": ") + 2),
+      ]),
+    );
+    const answer = async (name: string) =>
+      (await promql(prometheusUrl, queries[name], end)).find((s) => s.metric.virtualcluster === "web")?.value ?? 0;
+    const cpu = (await answer("cpu")) / 3600;
+    const memory = ((await answer("memory")) / 1024 ** 3) * 1; // GiB over the one-hour range
+    assert.ok(cpu >= 1, `one CPU hour at least: ${cpu}`);
+    assert.equal(cells[1], cpu.toFixed(4), "CPU core-hours");
+    assert.equal(cells[2], memory.toFixed(4), "memory GiB-hours");
+    assert.equal(cells[4], String(Math.round(await answer("requests"))), "API requests");
+    const cost =
+      Number(cpu.toFixed(6)) * 2 +
+      Number(memory.toFixed(6)) * 1 +
+      Number(((await answer("storage")) / 1024 ** 3) * (3600 / (30 * 86_400))) * 0.1;
+    assert.equal(cells[6], `${cost.toFixed(4)} USD`, "estimated cost");
+    await page.getByRole("img", { name: "CPU cores" }).waitFor();
+    await page.getByRole("img", { name: "Resident memory" }).waitFor();
+    await page.screenshot({ path: join(SHOTS, "cost.png"), fullPage: true });
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it("the Apps page lists the catalog, shows the readme and the exact helm install command", async () => {
+    await page.getByRole("link", { name: "Apps" }).click();
+    const row = page.getByRole("row", { name: /Web server/ });
+    await row.waitFor();
+    await row.getByRole("button", { name: "Details" }).click();
+    await page.getByTestId("app-readme").getByText("# nginx chart").waitFor();
+    const command = await page.getByTestId("helm-command").locator("input, textarea, pre, code").first();
+    const text = (await command.inputValue().catch(() => command.innerText())).trim();
+    assert.equal(
+      text,
+      `helm install nginx nginx --repo ${repo.url} --version 1.2.0 --namespace default --create-namespace --kube-context virtualcluster_web_shop --username reader --insecure-skip-tls-verify --password "$HELM_REPO_PASSWORD"`,
+    );
+    assert.doesNotMatch(await page.content(), /repo-pw/);
+    await page.screenshot({ path: join(SHOTS, "apps.png"), fullPage: true });
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it("a project member sees Apps but not Cost", async () => {
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const member = await context.newPage();
+    await member.goto(`${platform.url}/apps`);
+    await loginThroughConsole(member, "member", "member-pass-123");
+    await member.getByRole("row", { name: /Web server/ }).waitFor();
+    assert.equal(await member.getByRole("link", { name: "Cost" }).count(), 0);
+    await context.close();
+  });
+});

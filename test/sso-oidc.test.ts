@@ -103,7 +103,9 @@ ${oidcBlockYaml(provider, {
     const user = await adminGet(platform, "users/alice");
     assert.equal(user.status, 200);
     assert.equal(user.json.spec.username, "alice");
-    assert.equal(user.json.spec.subject, "alice");
+    // The subject links the account to (connector, provider subject) only.
+    assert.equal(user.json.spec.subject, "sso:oidc:alice");
+    assert.equal(user.json.spec.verifiedEmail, "alice@example.com");
     assert.equal(user.json.spec.email, "alice@example.com");
     assert.deepEqual(user.json.spec.ssoGroups, ["dev", "ops"]);
     for (const team of ["dev", "ops"]) {

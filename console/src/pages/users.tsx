@@ -1,7 +1,9 @@
-// Users: list with search and paging (live), create and edit (username, display name, email, password, cluster
-// roles, teams), Lock / Unlock, Set Password, a user's Access Keys, delete with confirmation.
+// Users: list with search and paging (live; icon and description shown), create and edit (username, display name,
+// description, icon, email, password, cluster roles, teams, and the single sign-on link: the subject), Lock / Unlock,
+// Set Password, a user's Access Keys, delete with confirmation.
 
 import {
+  Avatar,
   Button,
   Checkbox,
   FormGroup,
@@ -10,6 +12,7 @@ import {
   HelperTextItem,
   Label,
   PageSection,
+  TextArea,
   TextInput,
   Title,
 } from "@patternfly/react-core";
@@ -30,7 +33,29 @@ const V1 = "management.platform.sh/v1";
 const savePassword = (user: string, password: string) =>
   api.create(mgmt("users", user, "password"), { apiVersion: V1, kind: "UserPassword", spec: { password } });
 const userText = (user: User) =>
-  [user.metadata.name, user.spec?.username, user.spec?.displayName, user.spec?.email].join(" ");
+  [user.metadata.name, user.spec?.username, user.spec?.displayName, user.spec?.description, user.spec?.email].join(" ");
+/** Only a web address is shown as an icon (the console's CSP decides which hosts load). */
+const iconOf = (user: User) => (/^https?:\/\//i.test(user.spec?.icon ?? "") ? user.spec?.icon : undefined);
+
+function UserName({ user }: { user: User }) {
+  const icon = iconOf(user);
+  const name = user.spec?.username || user.metadata.name;
+  return (
+    <span className="vcp-user-name">
+      {icon && <Avatar src={icon} alt={`Icon of ${name}`} size="sm" style={{ marginRight: "0.5rem" }} />}
+      {name}
+    </span>
+  );
+}
+
+function DisplayName({ user }: { user: User }) {
+  return (
+    <>
+      <div>{user.spec?.displayName}</div>
+      {user.spec?.description && <small className="vcp-user-description">{user.spec.description}</small>}
+    </>
+  );
+}
 
 async function setTeams(user: string, wanted: Set<string>, teams: Team[]): Promise<void> {
   for (const team of teams) {
@@ -46,7 +71,10 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
   const editing = !!user;
   const [username, setUsername] = useState(user?.spec?.username ?? user?.metadata.name ?? "");
   const [displayName, setDisplayName] = useState(user?.spec?.displayName ?? "");
+  const [description, setDescription] = useState(user?.spec?.description ?? "");
+  const [icon, setIcon] = useState(user?.spec?.icon ?? "");
   const [email, setEmail] = useState(user?.spec?.email ?? "");
+  const [subject, setSubject] = useState(user?.spec?.subject ?? "");
   const [password, setPassword] = useState("");
   const [roles, setRoles] = useState(new Set((user?.spec?.clusterRoles ?? []).map((r) => r.name)));
   const name = user?.metadata.name ?? "";
@@ -61,11 +89,18 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
   };
 
   const submit = async () => {
+    // Optional fields are sent when they hold something or had something (no empty strings on untouched users).
+    const optional = (field: "description" | "icon", value: string) =>
+      value || user?.spec?.[field] ? { [field]: value } : {};
     const spec = {
       username,
       displayName,
+      ...optional("description", description),
+      ...optional("icon", icon),
       email,
       clusterRoles: [...roles].map((role) => ({ name: role })),
+      // Empty: the default (the username) on create, unchanged on edit.
+      ...(subject && subject !== user?.spec?.subject ? { subject } : {}),
     };
     let saved = name;
     if (editing) {
@@ -110,8 +145,30 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
       <FormGroup label="Display Name" fieldId="user-display-name">
         <TextInput id="user-display-name" value={displayName} onChange={(_e, v) => setDisplayName(v)} />
       </FormGroup>
+      <FormGroup label="Description" fieldId="user-description">
+        <TextArea id="user-description" value={description} onChange={(_e, v) => setDescription(v)} rows={2} />
+      </FormGroup>
+      <FormGroup label="Icon" fieldId="user-icon">
+        <TextInput id="user-icon" type="url" value={icon} onChange={(_e, v) => setIcon(v)} />
+        <FormHelperText>
+          <HelperText>
+            <HelperTextItem>Address of an image shown beside the user.</HelperTextItem>
+          </HelperText>
+        </FormHelperText>
+      </FormGroup>
       <FormGroup label="Email" fieldId="user-email">
         <TextInput id="user-email" type="email" value={email} onChange={(_e, v) => setEmail(v)} />
+      </FormGroup>
+      <FormGroup label="Single sign-on subject" fieldId="user-subject">
+        <TextInput id="user-subject" value={subject} onChange={(_e, v) => setSubject(v)} />
+        <FormHelperText>
+          <HelperText>
+            <HelperTextItem>
+              sso:&lt;connector&gt;:&lt;the provider's user id&gt; links this user to that identity: a login through the
+              connector reaches this user by it alone.
+            </HelperTextItem>
+          </HelperText>
+        </FormHelperText>
       </FormGroup>
       {!editing && (
         <FormGroup label="Password" fieldId="user-password">
@@ -221,8 +278,8 @@ function UserList() {
         empty={{ title: "No users yet", body: "Add a user to let someone log in.", action: add }}
         rowName={(user) => user.metadata.name ?? ""}
         columns={[
-          { title: "Username", cell: (user) => user.spec?.username || user.metadata.name },
-          { title: "Display Name", cell: (user) => user.spec?.displayName },
+          { title: "Username", cell: (user) => <UserName user={user} /> },
+          { title: "Display Name", cell: (user) => <DisplayName user={user} /> },
           { title: "Email", cell: (user) => user.spec?.email },
           { title: "Cluster roles", cell: (user) => (user.spec?.clusterRoles ?? []).map((r) => r.name).join(", ") },
           {

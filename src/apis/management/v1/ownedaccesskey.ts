@@ -8,6 +8,7 @@ import { type FieldError, fieldError } from "../../../apimachinery/field-errors.
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
+import { deprecatedKeyWarnings } from "./deprecated-key-fields.ts";
 import {
   canonicalizeScope,
   type OwnedAccessKey,
@@ -269,6 +270,11 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
         if (!caller.managesAll(context) && !ownedBy(key, caller.owner(context))) {
           throw errors.notFound(RESOURCE, key.metadata.name ?? "");
         }
+      },
+
+      validate(key, context) {
+        context.warnings.push(...deprecatedKeyWarnings(key.spec));
+        return [];
       },
 
       presentForRead(key, context) {

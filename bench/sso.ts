@@ -107,7 +107,7 @@ try {
   const keyMs: number[][] = [];
   const versionMs: number[][] = [];
   /** The platform's CPU ms per operation, per round. */
-  const cpu = { version: [] as number[], key: [] as number[], login: [] as number[] };
+  const cpu = { key: [] as number[], login: [] as number[] };
   const cpuPer = async (times: number[], run: () => Promise<number>) => {
     const before = cpuTimeMs(platform.pid);
     for (let i = 0; i < logins; i++) times.push(await run());
@@ -118,7 +118,7 @@ try {
     version.push(await http("/version"));
     info.push(await http("/auth/info"));
     const versions: number[] = [];
-    cpu.version.push(await cpuPer(versions, timedVersion));
+    for (let i = 0; i < logins; i++) versions.push(await timedVersion());
     versionMs.push(versions);
     const keys: number[] = [];
     cpu.key.push(await cpuPer(keys, timedKeyCreate));
@@ -159,10 +159,12 @@ try {
     `| OIDC callback to Login key issued | ${formatMs(login.p50)} | ${formatMs(login.p90)} | ${formatMs(login.p99)} | ${formatRatio(login.p50 / key.p50)} | ${formatRatio(login.p50 / one.p50)} |`,
   );
   const least = (values: number[]) => Math.min(...values);
-  const [v1, k1, l1] = [least(cpu.version), least(cpu.key), least(cpu.login)];
+  // GET /version's CPU from its load runs (thousands of requests: /proc's 10 ms ticks do not blur it).
+  const perRequest = (r: LoadResult) => ((r.serverCpu ?? Number.NaN) * r.seconds * 1000) / r.ok;
+  const [v1, k1, l1] = [least(version.map(perRequest)), least(cpu.key), least(cpu.login)];
   console.log("\n| platform CPU per operation (least of the rounds) | ms | vs key create | vs GET /version |");
   console.log("|---|---:|---:|---:|");
-  console.log(`| GET /version | ${formatMs(v1)} | ${formatRatio(v1 / k1)} | 1.00× |`);
+  console.log(`| GET /version (under load) | ${formatMs(v1)} | ${formatRatio(v1 / k1)} | 1.00× |`);
   console.log(`| POST ownedaccesskeys | ${formatMs(k1)} | 1.00× | ${formatRatio(k1 / v1)} |`);
   console.log(
     `| OIDC callback to Login key issued | ${formatMs(l1)} | ${formatRatio(l1 / k1)} | ${formatRatio(l1 / v1)} |`,

@@ -26,16 +26,7 @@ export async function exchangeCode(
   tokenUrl: string,
   form: Record<string, string>,
 ): Promise<string> {
-  return (await exchangeTokens(http, tokenUrl, form)).accessToken;
-}
-
-/** Exchanges the code; resolves to the access token and the ID token when the answer has one. */
-export async function exchangeTokens(
-  http: ProviderHttp,
-  tokenUrl: string,
-  form: Record<string, string>,
-): Promise<{ accessToken: string; idToken?: string }> {
-  const answer = await http.json<{ access_token?: unknown; id_token?: unknown; error?: unknown }>(tokenUrl, {
+  const answer = await http.json<{ access_token?: unknown; error?: unknown }>(tokenUrl, {
     form: { grant_type: "authorization_code", ...form },
   });
   if (typeof answer.error === "string")
@@ -43,8 +34,5 @@ export async function exchangeTokens(
   if (typeof answer.access_token !== "string" || !answer.access_token) {
     throw new SsoFailure("the provider's token answer has no access_token");
   }
-  return {
-    accessToken: answer.access_token,
-    idToken: typeof answer.id_token === "string" && answer.id_token ? answer.id_token : undefined,
-  };
+  return answer.access_token;
 }

@@ -97,6 +97,25 @@ ${oidcBlock("corp", "      ")}${options.auth ?? ""}`;
     return outcome(browser, page);
   }
 
+  /** A login at the OIDC test provider stopped just before the platform's callback: the browser and that address. */
+  async function oidcUpToCallback(account: string): Promise<{ browser: TestBrowser; callback: string }> {
+    const browser = new TestBrowser([platform.caPem, provider.tls.caPem]);
+    let page = await browser.navigate(`${platform.url}/auth/oidc/login`);
+    page = await browser.submit(page, { login: account, password: "anything" });
+    let response: Omit<Page, "trail"> = page;
+    if (page.url.startsWith(provider.issuer) && formsOf(page).length > 0) {
+      const form = formsOf(page)[0];
+      response = await browser.fetch(form.action, { form: form.fields });
+    }
+    let location = String(response.headers.location ?? "");
+    while (location && !location.startsWith(platform.url)) {
+      response = await browser.fetch(new URL(location, provider.issuer).toString());
+      location = String(response.headers.location ?? "");
+    }
+    assert.ok(location.startsWith(`${platform.url}/auth/oidc/callback`), location);
+    return { browser, callback: location };
+  }
+
   async function samlLogin(): Promise<Outcome> {
     const browser = new TestBrowser([platform.caPem, idp.tls.caPem]);
     const toIdp = await browser.navigate(`${platform.url}/auth/saml/login`);
@@ -248,6 +267,22 @@ ${oidcBlock("corp", "      ")}${options.auth ?? ""}`;
       assert.equal(again.user?.name, first.name, "the same subject is the same account");
       provider.accounts.set("someone-else", { preferred_username: "dana" });
       assertNewAccount(await oidcLogin("someone-else"));
+    });
+
+    it("two first logins of one identity at the same moment make one account, and both reach it", async () => {
+      provider.accounts.set("double-click", { preferred_username: "double" });
+      const [first, second] = await Promise.all([oidcUpToCallback("double-click"), oidcUpToCallback("double-click")]);
+      const pages = await Promise.all([first, second].map(({ browser, callback }) => browser.navigate(callback)));
+      const outcomes = await Promise.all([
+        outcome(first.browser, { ...pages[0] }),
+        outcome(second.browser, { ...pages[1] }),
+      ]);
+      const [a, b] = outcomes.map(assertNewAccount);
+      assert.equal(a.name, b.name);
+      const linked = (await adminGet(platform, "users")).json.items.filter(
+        (u: { spec: { subject?: string } }) => u.spec.subject === "sso:oidc:double-click",
+      );
+      assert.equal(linked.length, 1);
     });
 
     it("a second connector asserting the same subject lands in its own account", async () => {

@@ -119,9 +119,12 @@ export class SsoAccounts {
       try {
         await this.options.store("users").create(system(), undefined, body, { fieldManager: MANAGER });
       } catch (error) {
-        // Another login (or an administrator) took the name meanwhile: the next candidate.
-        if (isStatusError(error) && error.reason === "AlreadyExists") continue;
-        throw error;
+        if (!(isStatusError(error) && error.reason === "AlreadyExists")) throw error;
+        // A login of the same identity (a double click) made its user first: that one. Else the next candidate.
+        await this.options.fresh();
+        const meanwhile = this.linked(subject);
+        if (meanwhile) return meanwhile;
+        continue;
       }
       await this.options.fresh();
       const entry = this.options.index.user(name);

@@ -155,7 +155,9 @@ export function LoginPage({ settings }: { settings: ConsoleSettings }) {
                   href={`${connector.loginPath}?return=${encodeURIComponent(target)}`}
                 >
                   Log in with {connector.displayName}
-                  {connector.providerType ? ` (${connector.providerType})` : ""}
+                  {connector.providerType && connector.providerType !== connector.displayName
+                    ? ` (${connector.providerType})`
+                    : ""}
                 </Button>
               </StackItem>
             ))}

@@ -90,7 +90,7 @@ export class SsoAccounts {
     if (found.length > 1) {
       throw new SsoRefusal(
         "subject",
-        `several users are linked to your identity (${subject}: ${found.map((u) => u.name).join(", ")}); an administrator must keep the link on one of them`,
+        `several users are linked to your identity (${subject}); an administrator must keep the link on one of them`,
       );
     }
     return found[0];

@@ -420,6 +420,13 @@ ${oidcBlock("corp", "      ")}${options.auth ?? ""}`;
       await setPlatformConfig(platform, config());
     });
 
+    it("an identity linked to two users is refused rather than guessed", async () => {
+      assert.equal((await adminPatch("users/carol", { spec: { subject: "sso:oidc:ada-root" } })).status, 200);
+      assertRefused(await oidcLogin("ada-root"), /several users are linked to your identity \(sso:oidc:ada-root\)/);
+      assert.equal((await adminPatch("users/carol", { spec: { subject: "carol" } })).status, 200);
+      assert.equal((await oidcLogin("ada-root")).user?.name, "admin");
+    });
+
     it("a subject in the sso: form must name a connector and an id", async () => {
       for (const subject of ["sso:", "sso:oidc", "sso:oidc:", "sso:bad id:x"]) {
         const reply = await adminPatch("users/carol", { spec: { subject } });

@@ -19,6 +19,7 @@ import { autoPostPage, type HtmlPage, messagePage } from "../identity/sso/pages.
 import type { PendingLogins } from "../identity/sso/pending-logins.ts";
 import type { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
+import { safeReturnPath as returnPathOf } from "../utils/safe-return-path.ts";
 
 export const INFO_PATH = "/auth/info";
 export const LOGOUT_PATH = "/auth/logout";
@@ -81,15 +82,12 @@ function parameters(request: FastifyRequest): Record<string, string> {
   return out;
 }
 
-/** A path of this platform only: no scheme, no host, no "//" or "/\" (no open redirects). */
+/** A path of this platform only (src/utils/safe-return-path.ts: no open redirect in any encoding), normalised. */
 export function safeReturnPath(value: string | undefined): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || /[\r\n\t]/.test(value)) {
-    throw errors.badRequest("return must be a relative path of this platform, such as /projects");
-  }
-  const parsed = new URL(value, "https://platform.invalid");
-  if (parsed.origin !== "https://platform.invalid") throw errors.badRequest("return must be a path of this platform");
-  return `${parsed.pathname}${parsed.search}${parsed.hash}`;
+  const path = returnPathOf(value);
+  if (path === undefined) throw errors.badRequest("return must be a relative path of this platform, such as /projects");
+  return path;
 }
 
 /** The CLI's loopback address: http, a loopback host and an explicit port, nothing else. */

@@ -220,9 +220,9 @@ ${oidcBlockYaml(provider, {
   it("a callback with an unknown state, or from another browser, is refused", async () => {
     const unknown = await send(platform, "GET", "/auth/oidc/callback?state=nope&code=x");
     assert.equal(unknown.status, 400);
-    assert.match(unknown.json().message, /unknown or has expired/);
+    assert.match(unknown.json().message, /unknown, has expired/);
 
-    // Start in one browser, finish in another: the binding cookie is missing there.
+    // Start in one browser, finish in another: the login's sealed cookie is missing there.
     const b = browser();
     let page = await b.navigate(`${platform.url}/auth/oidc/login`);
     page = await b.submit(page, { login: "alice", password: "x" });
@@ -239,7 +239,7 @@ ${oidcBlockYaml(provider, {
     }
     assert.ok(location.startsWith(`${platform.url}/auth/oidc/callback`), location);
     const other = await browser().navigate(location);
-    assert.equal(other.status, 403);
+    assert.equal(other.status, 400);
     assert.match(other.body, /started in another browser/);
   });
 

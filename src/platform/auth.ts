@@ -41,7 +41,7 @@ import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
 import { principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
 import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
-import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
+import { SSO_STATE_PREFIX } from "../identity/sso/login-state.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
 import type { Registry } from "../registry/registry.ts";
@@ -51,6 +51,7 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import { sweepExpired } from "../storage/expiring-records.ts";
 import type { KeyValueStore } from "../storage/types.ts";
+import { loadCookieKeys } from "./cookie-keys.ts";
 import { expiredStateSweeper } from "./expired-state-sweeper.ts";
 import type { LeaderTask } from "./leader.ts";
 import { loginRoutes } from "./login-routes.ts";
@@ -238,6 +239,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       { apiVersion: `${GROUP}/${VERSION}`, kind: "OwnedAccessKey", metadata: { generateName }, spec },
       { fieldManager: MANAGER },
     );
+  const cookieKeys = await loadCookieKeys(storage);
   const oidc = await createPlatformOidc({
     storage,
     index,
@@ -252,6 +254,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       return { name: created.metadata.name ?? "", uid: created.metadata.uid ?? "" };
     },
     clientThrottle,
+    cookieKeys,
     logger,
   });
 
@@ -357,6 +360,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
           store,
           deleteKey,
           baseUrl: issuer,
+          cookieKeys,
           logger,
           keyOf,
         }),

@@ -8,15 +8,15 @@
 //                                browser of an OIDC login with postLogoutRedirectURI goes on to the provider
 // Browsers get HTML pages (a refusal is a 403 page naming the rule); other clients get a Kubernetes Status.
 
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors, isStatusError, StatusError, successStatus } from "../apimachinery/errors.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { KeyEntry } from "../identity/auth-index.ts";
 import { SESSION_COOKIE, sessionCookie } from "../identity/session-cookie.ts";
 import type { ConnectorSet } from "../identity/sso/connector-set.ts";
+import { type LoginStates, LoginStateTooLarge } from "../identity/sso/login-state.ts";
 import { autoPostPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
-import type { PendingLogins } from "../identity/sso/pending-logins.ts";
 import type { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
 import { safeReturnPath as returnPathOf } from "../utils/safe-return-path.ts";
@@ -26,14 +26,14 @@ export const LOGOUT_PATH = "/auth/logout";
 export { SESSION_COOKIE };
 /** The Set-Cookie value that ends a browser's platform session. */
 export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
-const BINDING_COOKIE_PREFIX = "vcp_sso_";
 const MAX_PARAM_LENGTH = 64 * 1024;
 const CLI_STATE = /^[A-Za-z0-9_-]{16,128}$/;
 
 export interface SsoRoutesOptions {
   settings: LiveSettings;
   connectors: ConnectorSet;
-  pending: PendingLogins;
+  /** Logins in progress, sealed into the browser that started them. */
+  logins: LoginStates;
   accounts: SsoAccounts;
   /** https://<platform host>: where the providers send browsers back to. */
   baseUrl(): string;
@@ -44,8 +44,6 @@ export interface SsoRoutesOptions {
   deleteKey(name: string, uid: string): Promise<void>;
   logger?: { warn(object: object, message: string): void; info(object: object, message: string): void };
 }
-
-const digest = (text: string) => createHash("sha256").update(text).digest("base64url");
 
 /** The cookies of a Cookie header, by name. */
 export function parseCookies(header: string | undefined): Map<string, string> {
@@ -103,7 +101,7 @@ export function cliRedirect(value: string | undefined, state: string | undefined
 }
 
 export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => void {
-  const { settings, connectors, pending, accounts } = options;
+  const { settings, connectors, logins, accounts } = options;
   const headers = (reply: FastifyReply) => reply.headers(settings.current().auth.customHttpHeaders);
   const callbackUrl = (id: string) => {
     const configured = connectors.settingsOf(id)?.config.redirectURI;
@@ -141,7 +139,6 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     const returnPath = safeReturnPath(params.return);
     const cli = params.cli_redirect !== undefined ? cliRedirect(params.cli_redirect, params.cli_state) : undefined;
     const state = randomBytes(32).toString("base64url");
-    const binding = randomBytes(32).toString("base64url");
     let started: Awaited<ReturnType<typeof connector.start>>;
     try {
       started = await connector.start({ state, callbackUrl: callbackUrl(id) });
@@ -155,19 +152,19 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
         "Login failed",
       );
     }
-    await pending.put(state, {
-      connectorId: id,
-      connector: started.state,
-      browserDigest: digest(binding),
-      returnPath,
-      cli,
-      createdMs: Date.now(),
-    });
-    // Binds the callback to this browser (login CSRF). SAML posts back cross-site, so its cookie is SameSite=None.
+    let sealed: string;
+    try {
+      sealed = logins.seal(state, { connectorId: id, connector: started.state, returnPath, cli });
+    } catch (error) {
+      if (!(error instanceof LoginStateTooLarge)) throw error;
+      return refuse(request, reply, errors.badRequest("the return path is too long"), "Login failed");
+    }
+    // Nothing is stored: the login travels sealed in this browser, which binds the callback to it (login CSRF).
+    // SAML posts back cross-site, so its cookie is SameSite=None.
     const sameSite = started.type === "form" ? "None" : "Lax";
     reply.header(
       "set-cookie",
-      `${BINDING_COOKIE_PREFIX}${state.slice(0, 16)}=${binding}; Path=/auth/${id}/callback; Max-Age=600; HttpOnly; Secure; SameSite=${sameSite}`,
+      `${logins.cookieName(state)}=${sealed}; Path=/auth/${id}/callback; Max-Age=600; HttpOnly; Secure; SameSite=${sameSite}`,
     );
     if (started.type === "redirect") return reply.code(302).header("cache-control", "no-store").redirect(started.url);
     return sendPage(reply, 200, autoPostPage("Continuing to your identity provider", started.action, started.fields));
@@ -178,24 +175,17 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     const { id } = request.params;
     const params = parameters(request);
     const state = params.state ?? params.RelayState ?? "";
-    const login = state ? await pending.take(state) : undefined;
-    const cookieName = `${BINDING_COOKIE_PREFIX}${state.slice(0, 16)}`;
+    const cookieName = logins.cookieName(state);
+    const login = logins.open(state, cookies(request).get(cookieName));
     reply.header("set-cookie", `${cookieName}=; Path=/auth/${id}/callback; Max-Age=0; HttpOnly; Secure; SameSite=Lax`);
     if (!login || login.connectorId !== id) {
       return refuse(
         request,
         reply,
-        errors.badRequest("this login is unknown or has expired (ten minutes); start the login again"),
+        errors.badRequest(
+          "this login is unknown, has expired (ten minutes), or was started in another browser; start the login again here",
+        ),
         "Login expired",
-      );
-    }
-    const binding = cookies(request).get(cookieName);
-    if (!binding || digest(binding) !== login.browserDigest) {
-      return refuse(
-        request,
-        reply,
-        errors.forbiddenPath("this login was started in another browser; start the login again here"),
-        "Login refused",
       );
     }
     let connector: ReturnType<typeof connectors.get>;
@@ -243,7 +233,9 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     }
     const ttl = settings.current().auth.loginAccessKeyTTLSeconds;
     reply.header("set-cookie", sessionCookie(result.accessKey, ttl));
-    if (login.returnPath) return reply.code(303).header("cache-control", "no-store").redirect(login.returnPath);
+    // Checked again where it is used: the only way out of a login is a path of this platform.
+    const returnPath = returnPathOf(login.returnPath);
+    if (returnPath) return reply.code(303).header("cache-control", "no-store").redirect(returnPath);
     return sendPage(
       reply,
       200,

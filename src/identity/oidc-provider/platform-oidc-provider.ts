@@ -12,7 +12,7 @@
 //     and per address as failed logins are: past the limit every attempt of that client, right secret or not, is a
 //     429 with Retry-After until the wait is over;
 //   - accounts and revocation: oidc-accounts.ts; refresh tokens as access keys: refresh-token-keys.ts;
-//     persistence: store-adapter.ts.
+//     persistence: store-adapter.ts, except what comes before a login (browser-artifacts.ts: in the browser).
 
 import type { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -29,6 +29,7 @@ import type { SigningAlgorithm } from "../../auth/signing/signing-key.ts";
 import type { OidcClientSettings, OidcProviderSettings } from "../../config/settings.ts";
 import type { UserEntry } from "../auth-index.ts";
 import { escapeHtml, formPage, type HtmlPage, messagePage } from "../sso/pages.ts";
+import type { BrowserArtifacts } from "./browser-artifacts.ts";
 import type { OidcAccounts } from "./oidc-accounts.ts";
 import { type RedirectRules, redirectAllowed } from "./redirect-uris.ts";
 import type { OidcStore } from "./store-adapter.ts";
@@ -85,6 +86,8 @@ export interface PlatformOidcProviderOptions {
   issuer(): string;
   signingKey(): ProviderSigningKey;
   store: OidcStore;
+  /** Interactions and anonymous sessions, sealed into the browser (never the store). */
+  artifacts: BrowserArtifacts;
   accounts: OidcAccounts;
   /** Keys that sign the provider's cookies (first signs, all verify). */
   cookieKeys: string[];
@@ -143,6 +146,11 @@ export class PlatformOidcProvider {
     this.#options = options;
   }
 
+  /** Runs `serve` (the provider's handler, or a call of its interaction API) with this request's browser state. */
+  serve<T>(request: IncomingMessage, response: ServerResponse, serve: () => T): T {
+    return this.#options.artifacts.run(request, response, serve);
+  }
+
   /** The provider for the current issuer and signing key (rebuilt when either changed). */
   current(): Built {
     const issuer = this.#options.issuer();
@@ -189,7 +197,7 @@ export class PlatformOidcProvider {
   }
 
   #build(issuer: string, key: ProviderSigningKey): Provider {
-    const { store, accounts, logger } = this.#options;
+    const { store, artifacts, accounts, logger } = this.#options;
     const clients = this.#clients();
     const policy = interactionPolicy.base();
     policy.get("login")?.checks.add(
@@ -207,7 +215,7 @@ export class PlatformOidcProvider {
     const supportedScopes = new Set<string>(OIDC_SCOPES);
 
     const configuration: Configuration = {
-      adapter: (model: string) => (model === "Client" ? clients : store.adapterFor(model)),
+      adapter: (model: string) => (model === "Client" ? clients : artifacts.adapterFor(model, store.adapterFor(model))),
       clients: [],
       async findAccount(_ctx, sub) {
         const user = await accounts.active(sub);

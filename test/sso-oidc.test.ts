@@ -133,8 +133,12 @@ ${oidcBlockYaml(provider, {
     });
     assert.doesNotMatch(JSON.stringify(loginKey), /eyJ/, "no provider token is stored");
 
-    // Logout: the key dies, the cookie is cleared, and the browser goes on to the provider's end-session page.
-    const out = await b.fetch(`${platform.url}/auth/logout`);
+    // Logout (the button of the logout page): the key dies, the cookie is cleared, and the browser goes on to the
+    // provider's end-session page.
+    const logoutPage = await b.navigate(`${platform.url}/auth/logout`);
+    assert.equal(logoutPage.status, 200);
+    assert.ok(await cookieValue(b.jar, `${platform.url}/`, "vcp_session"), "showing the page changed nothing");
+    const out = await b.fetch(`${platform.url}/auth/logout`, { method: "POST", headers: { origin: platform.url } });
     assert.equal(out.status, 303);
     const endSession = new URL(String(out.headers.location));
     assert.equal(endSession.origin, provider.issuer);

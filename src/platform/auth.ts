@@ -143,9 +143,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   const throttle = new LoginThrottle(options.throttle);
   // Replicas share failure counts through the store, so spreading guesses over them gains nothing.
   const sharedThrottle = options.sharedStore ? await shareLoginThrottle({ storage, throttle, logger }) : undefined;
-  // Wrong client secrets at the OpenID provider: a client id counts as a username does (10 tries, then waits).
+  // Wrong client secrets at the OpenID provider: a client id counts as a username does (10 tries from one address,
+  // then waits; 100 from everywhere).
   const clientThrottle = new LoginThrottle(
-    options.clientThrottle ?? { failuresPerUsername: 10, failuresPerAddress: 20 },
+    options.clientThrottle ?? { failuresPerPair: 10, failuresPerUsername: 100, failuresPerAddress: 20 },
   );
   const sharedClientThrottle = options.sharedStore
     ? await shareLoginThrottle({ storage, throttle: clientThrottle, prefix: CLIENT_AUTH_FAILURES_PREFIX, logger })

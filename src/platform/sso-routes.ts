@@ -4,8 +4,11 @@
 //   GET  /auth/<id>/login        starts a login: ?return=<relative path of this platform> (where to end), or
 //                                ?cli_redirect=http://127.0.0.1:<port>/<path>&cli_state=<state> (CLI login)
 //   GET|POST /auth/<id>/callback finishes it (POST: SAML's HTTP-POST binding)
-//   GET|POST /auth/logout        deletes the caller's Login key (bearer or session cookie), clears the cookie; a
-//                                browser of an OIDC login with postLogoutRedirectURI goes on to the provider
+//   POST /auth/logout            deletes the caller's Login key (bearer or session cookie), clears the cookie; a
+//                                browser of an OIDC login with postLogoutRedirectURI goes on to the provider. Without
+//                                a bearer token only the platform's own pages may ask (request-site.ts: the console
+//                                header, Sec-Fetch-Site or Origin): another site cannot log a person out (CSRF)
+//   GET  /auth/logout            a page with the logout button (a GET changes nothing)
 // Browsers get HTML pages (a refusal is a 403 page naming the rule); other clients get a Kubernetes Status.
 
 import { randomBytes } from "node:crypto";
@@ -16,10 +19,11 @@ import type { KeyEntry } from "../identity/auth-index.ts";
 import { SESSION_COOKIE, sessionCookie } from "../identity/session-cookie.ts";
 import type { ConnectorSet } from "../identity/sso/connector-set.ts";
 import { type LoginStates, LoginStateTooLarge } from "../identity/sso/login-state.ts";
-import { autoPostPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
+import { autoPostPage, escapeHtml, formPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
 import type { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
 import { safeReturnPath as returnPathOf } from "../utils/safe-return-path.ts";
+import { ownOrigins, requestSite } from "./request-site.ts";
 
 export const INFO_PATH = "/auth/info";
 export const LOGOUT_PATH = "/auth/logout";
@@ -246,10 +250,34 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     );
   };
 
+  /** GET: what a link or a typed address gets, the button that logs out (nothing changes on a GET). */
+  const logoutPage = async (request: FastifyRequest, reply: FastifyReply) => {
+    headers(reply);
+    if (!wantsHtml(request)) {
+      reply.header("allow", "POST");
+      throw new StatusError(405, "MethodNotAllowed", "log out with POST /auth/logout");
+    }
+    const form = `<form method="post" action="${escapeHtml(LOGOUT_PATH)}"><p><button type="submit">Log out</button></p></form>`;
+    return sendPage(reply, 200, formPage("Log out", ["Log out of the platform in this browser?"], form));
+  };
+
   const logout = async (request: FastifyRequest, reply: FastifyReply) => {
     headers(reply);
     const authorization = request.headers.authorization;
     const cookie = cookies(request).get(SESSION_COOKIE);
+    // Another site's page can make a browser post here (and the answer's cookie would end the session): only the
+    // platform's own pages, or a bearer token (which no other site can attach), may log out.
+    const site = requestSite(request.headers, ownOrigins(request.headers, options.baseUrl()));
+    if (authorization === undefined && (site === "cross-site" || (cookie && site !== "same-origin"))) {
+      return refuse(
+        request,
+        reply,
+        errors.forbiddenPath(
+          "logout must come from the platform's own pages (or send the key as a bearer token); a request from another site is refused",
+        ),
+        "Logout refused",
+      );
+    }
     // A bearer credential must be valid (401 saying why, as on every API path); a stale cookie is just cleared.
     let key: KeyEntry | undefined;
     if (authorization !== undefined) {
@@ -302,7 +330,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     app.get("/auth/:id/login", start);
     app.get("/auth/:id/callback", callback);
     app.post("/auth/:id/callback", callback);
-    app.get(LOGOUT_PATH, logout);
+    app.get(LOGOUT_PATH, logoutPage);
     app.post(LOGOUT_PATH, logout);
   };
 }

@@ -1,7 +1,7 @@
 // Who is signed in (POST selves), and what they may do (SelfSubjectAccessReview), for the navigation and pages.
 
 import { createContext, useContext } from "react";
-import { API, api, apiRequest } from "./api.ts";
+import { API, api, apiRequest, CONSOLE_HEADERS } from "./api.ts";
 import type { Self } from "./kube.ts";
 
 export interface Session {
@@ -61,7 +61,12 @@ export function sessionOnce(): Promise<Session> {
   return pending;
 }
 
+/** Logout is a POST from the platform's own pages (the console header says so; another site cannot send it). */
 export async function logout(): Promise<void> {
-  await fetch("/auth/logout", { method: "POST", headers: { Accept: "application/json" }, credentials: "same-origin" });
+  await fetch("/auth/logout", {
+    method: "POST",
+    headers: { ...CONSOLE_HEADERS, Accept: "application/json" },
+    credentials: "same-origin",
+  });
   window.location.assign("/login");
 }

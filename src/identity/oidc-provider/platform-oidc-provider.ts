@@ -8,9 +8,9 @@
 //     supported scopes is granted without a consent page;
 //   - keys: ID tokens are signed with the platform's current signing key; the provider is rebuilt when the key
 //     ring rotates (or the issuer changes), and the JWKS the discovery names is the key ring's, retired keys included;
-//   - wrong client secrets (at the token, revocation and pushed authorization endpoints) are throttled per client
-//     and per address as failed logins are: past the limit every attempt of that client, right secret or not, is a
-//     429 with Retry-After until the wait is over;
+//   - wrong client secrets (at the token, revocation and pushed authorization endpoints) are throttled as failed
+//     logins are (per client at an address first, then per address and per client overall): past a limit every
+//     attempt it covers, right secret or not, is a 429 with Retry-After until the wait is over;
 //   - accounts and revocation: oidc-accounts.ts; refresh tokens as access keys: refresh-token-keys.ts;
 //     persistence: store-adapter.ts, except what comes before a login (browser-artifacts.ts: in the browser).
 
@@ -62,7 +62,7 @@ export interface ClientThrottle {
   /** Seconds the client must wait (0: may try now). */
   retryAfter(clientId: string, address: string | undefined): number;
   failed(clientId: string, address: string | undefined): void;
-  succeeded(clientId: string): void;
+  succeeded(clientId: string, address: string | undefined): void;
 }
 
 /** A client that must wait: 429 with Retry-After (no OAuth error code names throttling; this one says wait). */
@@ -338,7 +338,7 @@ export class PlatformOidcProvider {
       }
       const matches = await compareSecret.call(this, actual);
       if (matches) {
-        throttle.succeeded(this.clientId);
+        throttle.succeeded(this.clientId, address);
         return true;
       }
       throttle.failed(this.clientId, address);

@@ -17,6 +17,8 @@ import {
 import { createOwnedAccessKeyDefinition, type OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
 import { createSelfDefinition } from "../apis/management/v1/self.ts";
 import { createSigningKeyRotationDefinition } from "../apis/management/v1/signingkeyrotation.ts";
+import type { User } from "../apis/management/v1/user.ts";
+import { SESSION_GENERATION_ANNOTATION, sessionGeneration } from "../apis/management/v1/user-generations.ts";
 import { passwordSubresource } from "../apis/management/v1/user-password.ts";
 import { digestAccessKey, generateAccessKey } from "../auth/access-key-material.ts";
 import { LoginThrottle, type ThrottleOptions } from "../auth/login-throttle.ts";
@@ -205,18 +207,21 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     }
   });
 
-  const revokeLoginKeys = async (user: UserRef) => {
+  /** Raises the user's session generation (src/apis/management/v1/user-generations.ts): its sessions end. */
+  const endSessions = async (user: UserRef) => {
     for (;;) {
-      const current = await store("users").get(system(), { name: user.name });
-      const generation = (current.spec as { tokenGeneration?: number } | undefined)?.tokenGeneration ?? 0;
+      const current = (await store("users").get(system(), { name: user.name })) as User;
       try {
         await store("users").patch(
           system(),
           { name: user.name },
           "merge",
           {
-            metadata: { uid: user.uid, resourceVersion: current.metadata.resourceVersion },
-            spec: { tokenGeneration: generation + 1 },
+            metadata: {
+              uid: user.uid,
+              resourceVersion: current.metadata.resourceVersion,
+              annotations: { [SESSION_GENERATION_ANNOTATION]: String(sessionGeneration(current) + 1) },
+            },
           },
           { fieldManager: MANAGER },
         );
@@ -292,7 +297,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       subresources: {
         users: {
           accesskeys: accessKeysSubresource("user", keysStore),
-          password: passwordSubresource(passwordService({ passwords, throttle, revokeLoginKeys })),
+          password: passwordSubresource(passwordService({ passwords, throttle, endSessions })),
         },
         teams: { accesskeys: accessKeysSubresource("team", keysStore) },
       },

@@ -95,7 +95,7 @@ describe("the console against another site", { skip: chromiumSkip }, () => {
       const href = (await onward.getAttribute("href")) ?? "";
       assert.ok(href.startsWith("/") && !href.startsWith("//") && !href.startsWith("/\\"), `${payload}: ${href}`);
       // Where Chromium's own URL parser sends the browser on a click.
-      const lands = await page.evaluate((link) => new URL(link, window.location.href).host, href);
+      const lands = await page.evaluate(`new URL(${JSON.stringify(href)}, document.baseURI).host`);
       assert.equal(lands, platformHost, `${JSON.stringify(payload)} would leave for ${lands}`);
     }
     assert.deepEqual([...hosts], [], "requests to other hosts");

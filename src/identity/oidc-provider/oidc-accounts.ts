@@ -1,8 +1,8 @@
 // The platform's users as the OpenID provider's accounts: the subject is the user's uid (stable across renames of
 // the username), the claims come from the directory (auth index), and the rules that end a user's tokens live here:
 // a deleted or disabled user has no account (no code exchange, refresh or userinfo), and a grant remembers the
-// user's tokenGeneration when it was written, so a password change or a tokenGeneration bump makes the grant, and
-// with it every token issued under it, unknown.
+// user's tokenGeneration and session generation when it was written, so raising either (a tokenGeneration bump, a
+// password change, disabling the user) makes the grant, and with it every token issued under it, unknown for good.
 
 import type { AdapterPayload } from "oidc-provider";
 import type { AuthIndex, UserEntry } from "../auth-index.ts";
@@ -23,6 +23,8 @@ export interface OidcAccountsOptions {
 
 interface GrantStamp {
   generation: number;
+  /** Absent in grants written before session generations existed: 0. */
+  sessions?: number;
 }
 
 export class OidcAccounts {
@@ -65,11 +67,11 @@ export class OidcAccounts {
     return claims;
   }
 
-  /** The adapter's stamp: a grant records the user's tokenGeneration. */
+  /** The adapter's stamp: a grant records the user's tokenGeneration and session generation. */
   stamp(model: string, payload: AdapterPayload): GrantStamp | undefined {
     if (model !== "Grant" || typeof payload.accountId !== "string") return undefined;
     const user = this.userByUid(payload.accountId);
-    return user ? { generation: user.tokenGeneration } : undefined;
+    return user ? { generation: user.tokenGeneration, sessions: user.sessionGeneration } : undefined;
   }
 
   /** The adapter's check on every read: artifacts of a user who may not get tokens any more read as absent. */
@@ -78,6 +80,7 @@ export class OidcAccounts {
     const user = await this.active(payload.accountId);
     if (!user) return false;
     if (model !== "Grant") return true;
-    return (stamp as GrantStamp | undefined)?.generation === user.tokenGeneration;
+    const grant = stamp as GrantStamp | undefined;
+    return grant?.generation === user.tokenGeneration && (grant.sessions ?? 0) === user.sessionGeneration;
   }
 }

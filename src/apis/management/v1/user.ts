@@ -17,6 +17,7 @@ import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
 import { accessRulesField, ownerField, privilegedField } from "./granting-fields.ts";
+import { carryGenerations, startSessionGeneration, tokenGenerationErrors } from "./user-generations.ts";
 
 export interface UserSpec {
   displayName?: string;
@@ -144,7 +145,13 @@ export const userDefinition: ResourceDefinition = defineResource<User>({
       user.spec ??= {};
       user.spec.username ||= user.metadata.name ?? undefined;
       user.spec.subject ||= user.spec.username;
+      startSessionGeneration(user);
     },
+    prepareForUpdate(user, old) {
+      user.spec ??= {};
+      carryGenerations(user, old);
+    },
+    validateUpdate: (user, old) => tokenGenerationErrors(user, old),
     validate(user) {
       const errs: FieldError[] = [];
       (user.spec?.access ?? []).forEach((rule, i) => {

@@ -169,6 +169,25 @@ ${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, c
     assert.ok(!session.some((c) => c.key === state.key), "the state cookie was cleared");
   });
 
+  it("a browser keeps at most three logins in progress and three authorization requests (no cookie bomb)", async () => {
+    const browser = new TestBrowser([platform.caPem, provider.tls.caPem]);
+    for (let i = 0; i < 6; i++) {
+      assert.equal((await browser.fetch(`${platform.url}/auth/oidc/login`)).status, 302);
+      const authorize = `${platform.url}/oidc/auth?${new URLSearchParams({
+        client_id: WIKI.id,
+        response_type: "code",
+        scope: "openid",
+        redirect_uri: WIKI.redirect,
+        state: `s-${i}-0123456789`,
+      })}`;
+      assert.equal((await browser.fetch(authorize)).status, 303);
+    }
+    const held = async (url: string, prefix: string) =>
+      (await browser.jar.getCookies(url)).filter((c) => c.key.startsWith(prefix)).length;
+    assert.equal(await held(`${platform.url}/auth/oidc/callback`, "vcp_sso_"), 3);
+    assert.equal(await held(`${platform.url}/oidc/interaction/x`, "vcp_oidc_i_"), 3);
+  });
+
   it("the OpenID provider keeps an authorization request in the browser, and refuses a changed one", async () => {
     const browser = new TestBrowser([platform.caPem]);
     const authorize = `${platform.url}/oidc/auth?${new URLSearchParams({

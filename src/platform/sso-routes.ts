@@ -18,7 +18,7 @@ import type { LiveSettings } from "../config/settings.ts";
 import type { KeyEntry } from "../identity/auth-index.ts";
 import { SESSION_COOKIE, sessionCookie } from "../identity/session-cookie.ts";
 import type { ConnectorSet } from "../identity/sso/connector-set.ts";
-import { type LoginStates, LoginStateTooLarge } from "../identity/sso/login-state.ts";
+import { LOGIN_STATE_COOKIE_PATH, type LoginStates, LoginStateTooLarge } from "../identity/sso/login-state.ts";
 import { autoPostPage, escapeHtml, formPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
 import type { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
@@ -60,6 +60,8 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 const cookies = (request: FastifyRequest) => parseCookies(request.headers.cookie);
+const clearLoginCookie = (name: string) =>
+  `${name}=; Path=${LOGIN_STATE_COOKIE_PATH}; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
 
 function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html/i.test(String(request.headers.accept ?? ""));
@@ -166,10 +168,11 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     // Nothing is stored: the login travels sealed in this browser, which binds the callback to it (login CSRF).
     // SAML posts back cross-site, so its cookie is SameSite=None.
     const sameSite = started.type === "form" ? "None" : "Lax";
-    reply.header(
-      "set-cookie",
-      `${logins.cookieName(state)}=${sealed}; Path=/auth/${id}/callback; Max-Age=600; HttpOnly; Secure; SameSite=${sameSite}`,
+    const setCookies = logins.stale(cookies(request)).map(clearLoginCookie);
+    setCookies.push(
+      `${logins.cookieName(state)}=${sealed}; Path=${LOGIN_STATE_COOKIE_PATH}; Max-Age=600; HttpOnly; Secure; SameSite=${sameSite}`,
     );
+    reply.header("set-cookie", setCookies);
     if (started.type === "redirect") return reply.code(302).header("cache-control", "no-store").redirect(started.url);
     return sendPage(reply, 200, autoPostPage("Continuing to your identity provider", started.action, started.fields));
   };
@@ -181,7 +184,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     const state = params.state ?? params.RelayState ?? "";
     const cookieName = logins.cookieName(state);
     const login = logins.open(state, cookies(request).get(cookieName));
-    reply.header("set-cookie", `${cookieName}=; Path=/auth/${id}/callback; Max-Age=0; HttpOnly; Secure; SameSite=Lax`);
+    reply.header("set-cookie", clearLoginCookie(cookieName));
     if (!login || login.connectorId !== id) {
       return refuse(
         request,

@@ -6,8 +6,10 @@
 // adapter of those models reads and writes the cookies of the request being served (run() names it). A Session that
 // holds an account (someone logged in) goes to the store as before, and so does everything made after a login
 // (grants, codes, tokens).
-// A copy of an interaction's cookie replays nothing beyond that browser's own sign-in within the hour, and the same
-// copy would hold the platform session cookie anyway.
+// A new interaction keeps the browser's others to the newest few (several tabs), so abandoned sign-ins (or a page
+// that starts many) cannot grow its cookies past what a request may carry. A copy of an interaction's cookie
+// replays nothing beyond that browser's own sign-in within the hour, and the same copy would hold the platform
+// session cookie anyway.
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -18,6 +20,8 @@ import { SealedBox } from "../../auth/sealed-box.ts";
 const MAX_COOKIE_VALUE = 3800;
 const INTERACTION_COOKIE = "vcp_oidc_i_";
 const ANONYMOUS_SESSION_COOKIE = "vcp_oidc_anonymous";
+/** Interactions one browser keeps (several tabs signing in); a new one drops the oldest beyond. */
+const KEPT_INTERACTIONS = 3;
 /** An anonymous session only holds a logout form's secret: an hour is plenty. */
 const ANONYMOUS_SESSION_TTL_SECONDS = 60 * 60;
 
@@ -39,12 +43,13 @@ export interface BrowserArtifactsOptions {
   now?: () => number;
 }
 
-function cookieOf(request: IncomingMessage, name: string): string | undefined {
+function cookiesOf(request: IncomingMessage): Map<string, string> {
+  const out = new Map<string, string>();
   for (const part of String(request.headers.cookie ?? "").split(";")) {
     const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+    if (at > 0) out.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
   }
-  return undefined;
+  return out;
 }
 
 export class BrowserArtifacts {
@@ -74,7 +79,10 @@ export class BrowserArtifacts {
   #interactions(): Adapter {
     const name = (id: string) => `${INTERACTION_COOKIE}${id}`;
     return {
-      upsert: async (id, payload, expiresIn) => this.#write(name(id), id, payload, expiresIn),
+      upsert: async (id, payload, expiresIn) => {
+        this.#pruneInteractions(name(id));
+        this.#write(name(id), id, payload, expiresIn);
+      },
       find: async (id) => this.#read(name(id), id),
       consume: async (id) => {
         const payload = this.#read(name(id), id);
@@ -113,8 +121,24 @@ export class BrowserArtifacts {
   #read(name: string, id: string): AdapterPayload | undefined {
     const exchange = this.#exchange.getStore();
     if (!exchange) return undefined;
-    const sealed = this.#box.open<Sealed>(cookieOf(exchange.request, name), id);
+    const sealed = this.#box.open<Sealed>(cookiesOf(exchange.request).get(name), id);
     return sealed?.id === id ? sealed.payload : undefined;
+  }
+
+  /** Before an interaction is written: the browser's other interactions beyond the newest few are cleared. */
+  #pruneInteractions(keep: string): void {
+    const exchange = this.#exchange.getStore();
+    if (!exchange) return;
+    const held: { name: string; iat: number }[] = [];
+    for (const [name, value] of cookiesOf(exchange.request)) {
+      if (!name.startsWith(INTERACTION_COOKIE) || name === keep) continue;
+      const sealed = this.#box.open<Sealed>(value, name.slice(INTERACTION_COOKIE.length));
+      const iat = sealed?.payload.iat;
+      if (typeof iat === "number") held.push({ name, iat });
+      else this.#clear(name);
+    }
+    held.sort((a, b) => b.iat - a.iat);
+    for (const { name } of held.slice(KEPT_INTERACTIONS - 1)) this.#clear(name);
   }
 
   /** `expiresIn`: seconds from now (the adapter contract's). */

@@ -30,6 +30,23 @@ describe("LoginStates", () => {
     assert.equal(states.cookieName(state), "vcp_sso_AbCdEfGhIjKlMnOp");
   });
 
+  it("LoginStates.stale() keeps a browser's newest logins in progress and names the rest to clear", () => {
+    let now = 1_000_000;
+    const states = new LoginStates({ secrets: SECRETS, now: () => now });
+    const cookies = new Map<string, string>([["vcp_session", "x"]]);
+    for (const state of ["first-state-0000000", "second-state-000000", "third-state-0000000"]) {
+      cookies.set(states.cookieName(state), states.seal(state, login));
+      now += 1000;
+    }
+    cookies.set("vcp_sso_tampered_cookie", "v1.AAAA");
+    assert.deepEqual(states.stale(cookies).sort(), [
+      states.cookieName("first-state-0000000"),
+      "vcp_sso_tampered_cookie",
+    ]);
+    now += LOGIN_STATE_TTL_MS;
+    assert.equal(states.stale(cookies).length, 4, "expired ones go too");
+  });
+
   it("LoginStates.seal() refuses a login too large for a cookie", () => {
     const states = new LoginStates({ secrets: SECRETS });
     assert.throws(() => states.seal("s", { ...login, returnPath: `/${"a".repeat(4000)}` }), LoginStateTooLarge);

@@ -54,6 +54,8 @@ oidc:
     clientId: ${WIKI.id}
     clientSecret: ${WIKI.secret}
     redirectURIs: [${WIKI.redirect}]
+  - name: CLI
+    clientId: cli
 auth:
   oidc:
 ${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, caFile, indent: "    " })}  saml:
@@ -82,6 +84,22 @@ ${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, c
       nonce: "attacker-nonce-0123456789",
     })}`;
     const kinds = ["/auth/oidc/login?return=%2Fprojects", "/auth/saml/login", authorize, "/oidc/session/end"];
+    // A pushed authorization request in a public client's name (which anyone can send): refused, nothing stored.
+    const push = () =>
+      client.send("POST", "/oidc/request", {
+        body: new URLSearchParams({
+          client_id: "cli",
+          response_type: "code",
+          scope: "openid",
+          redirect_uri: "http://127.0.0.1:4711/cb",
+          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+          code_challenge_method: "S256",
+        }).toString(),
+        contentType: "application/x-www-form-urlencoded",
+      });
+    const pushed = await push();
+    assert.equal(pushed.status, 400, pushed.body);
+    assert.match(pushed.json().error_description, /need a client that authenticates/);
     // One of each first: connectors built, the provider's discovery fetched, the Config's status written.
     for (const path of kinds) assert.ok((await client.send("GET", path, { accept: "text/html" })).status < 400, path);
     const first = await store();
@@ -92,12 +110,25 @@ ${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, c
         requests.slice(at, at + 16).map((path) => client.send("GET", path, { accept: "text/html" })),
       );
       for (const { status } of replies) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      assert.equal((await push()).status, 400);
     }
     assert.deepEqual(
       [...statuses.keys()].sort(),
       [200, 302, 303],
       `every start answered (redirect or page): ${[...statuses]}`,
     );
+    // A confidential client that authenticated may push its request.
+    const confidential = await client.send("POST", "/oidc/request", {
+      authorization: `Basic ${Buffer.from(`${WIKI.id}:${WIKI.secret}`).toString("base64")}`,
+      body: new URLSearchParams({
+        client_id: WIKI.id,
+        response_type: "code",
+        scope: "openid",
+        redirect_uri: WIKI.redirect,
+      }).toString(),
+      contentType: "application/x-www-form-urlencoded",
+    });
+    assert.equal(confidential.status, 201, confidential.body);
     const last = await store();
     // Nothing about the platform changes meanwhile but for the odd housekeeping write; a start that stored its state
     // would add one revision and about a kilobyte each.

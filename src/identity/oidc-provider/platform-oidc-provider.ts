@@ -114,6 +114,25 @@ const sendPage = (ctx: KoaContextWithOIDC, status: number, page: HtmlPage) => {
   ctx.body = page.html;
 };
 
+/**
+ * Pushed authorization requests are stored (the browser comes later, with only their reference), so only a client
+ * that authenticated may push one: a public client's "authentication" proves nothing, and storing what anyone sends
+ * in its name would let an unauthenticated flood fill the store. Public clients send the request to /oidc/auth.
+ */
+function authenticatedPushes(stored: Adapter): Adapter {
+  return {
+    ...stored,
+    upsert: async (id, payload, expiresIn) => {
+      if (Provider.ctx?.oidc?.client?.clientAuthMethod === "none") {
+        throw new errors.InvalidRequest(
+          "pushed authorization requests need a client that authenticates; a public client sends its request to the authorization endpoint",
+        );
+      }
+      await stored.upsert(id, payload, expiresIn);
+    },
+  };
+}
+
 /** The Config's client as oidc-provider metadata. `basic`: the request authenticates with HTTP Basic. */
 export function clientMetadata(client: OidcClientSettings, alg: SigningAlgorithm, basic: boolean): ClientMetadata {
   // Redirect URIs are checked by redirect-uris.ts; these only have to be valid for the metadata schema.
@@ -215,7 +234,13 @@ export class PlatformOidcProvider {
     const supportedScopes = new Set<string>(OIDC_SCOPES);
 
     const configuration: Configuration = {
-      adapter: (model: string) => (model === "Client" ? clients : artifacts.adapterFor(model, store.adapterFor(model))),
+      adapter: (model: string) => {
+        if (model === "Client") return clients;
+        const stored = store.adapterFor(model);
+        return model === "PushedAuthorizationRequest"
+          ? authenticatedPushes(stored)
+          : artifacts.adapterFor(model, stored);
+      },
       clients: [],
       async findAccount(_ctx, sub) {
         const user = await accounts.active(sub);

@@ -6,19 +6,15 @@
 // brings back its access key and endpoint token but none of its sessions; new logins work.
 
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { request } from "node:https";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import * as client from "openid-client";
-import { ensureServingCertificates } from "../src/pki/tls.ts";
-import { type EtcdCluster, etcdMissing, startEtcdCluster } from "../src/storage/etcd/testing-etcd-cluster.ts";
+import { etcdMissing } from "../src/storage/etcd/testing-etcd-cluster.ts";
 import { AuthClient } from "./support/auth-client.ts";
 import { caFetch } from "./support/ca-fetch.ts";
 import { OidcRelyingParties } from "./support/oidc-relying-party.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { startPlatformReplicas } from "./support/platform-replicas.ts";
 import { MGMT, setPlatformConfig } from "./support/sso-platform.ts";
 
 const WIKI = { id: "wiki", secret: "wiki-client-s3cret-9c2e", redirect: "https://wiki.example.test/oauth" };
@@ -245,29 +241,9 @@ describe("tokenGeneration on the embedded store", () => {
 });
 
 describe("tokenGeneration on two replicas of one etcd", { skip: etcdMissing() }, () => {
-  let cluster: EtcdCluster;
-  let root: string;
   tokenFamilies(async () => {
-    cluster = await startEtcdCluster({ members: 1 });
-    root = await mkdtemp(join(tmpdir(), "token-generation-"));
-    const keyFile = join(root, "encryption.key");
-    await writeFile(keyFile, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
-    const dirs = ["a", "b"].map((name) => join(root, name));
-    await mkdir(dirs[0], { mode: 0o700 });
-    await ensureServingCertificates({ dataDir: dirs[0], hosts: ["127.0.0.1"] });
-    await mkdir(dirs[1], { mode: 0o700 });
-    await cp(join(dirs[0], "pki"), join(dirs[1], "pki"), { recursive: true });
-    const args = ["--store", "etcd", "--etcd-endpoints", cluster.endpoints.join(","), "--encryption-key-file", keyFile];
-    const [a, b] = await Promise.all(dirs.map((dataDir) => startPlatformProcess({ dataDir, extraArgs: args })));
-    return {
-      issuing: a,
-      checking: b,
-      adminKey: a.adminKey || b.adminKey,
-      async stop() {
-        await Promise.all([a.stop(), b.stop()]);
-        await cluster.stop();
-        await rm(root, { recursive: true, force: true });
-      },
-    };
+    const started = await startPlatformReplicas({ replicas: 2 });
+    const [issuing, checking] = started.replicas;
+    return { issuing, checking, adminKey: started.adminKey, stop: () => started.stop() };
   });
 });

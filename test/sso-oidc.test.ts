@@ -138,8 +138,12 @@ ${oidcBlockYaml(provider, {
     });
     assert.doesNotMatch(JSON.stringify(loginKey), /eyJ/, "no provider token is stored");
 
-    // Logout: the key dies, the cookie is cleared, and the browser goes on to the provider's end-session page.
-    const out = await b.fetch(`${platform.url}/auth/logout`);
+    // Logout (the button of the logout page): the key dies, the cookie is cleared, and the browser goes on to the
+    // provider's end-session page.
+    const logoutPage = await b.navigate(`${platform.url}/auth/logout`);
+    assert.equal(logoutPage.status, 200);
+    assert.ok(await cookieValue(b.jar, `${platform.url}/`, "vcp_session"), "showing the page changed nothing");
+    const out = await b.fetch(`${platform.url}/auth/logout`, { method: "POST", headers: { origin: platform.url } });
     assert.equal(out.status, 303);
     const endSession = new URL(String(out.headers.location));
     assert.equal(endSession.origin, provider.issuer);
@@ -252,9 +256,9 @@ ${oidcBlockYaml(provider, {
   it("a callback with an unknown state, or from another browser, is refused", async () => {
     const unknown = await send(platform, "GET", "/auth/oidc/callback?state=nope&code=x");
     assert.equal(unknown.status, 400);
-    assert.match(unknown.json().message, /unknown or has expired/);
+    assert.match(unknown.json().message, /unknown, has expired/);
 
-    // Start in one browser, finish in another: the binding cookie is missing there.
+    // Start in one browser, finish in another: the login's sealed cookie is missing there.
     const b = browser();
     let page = await b.navigate(`${platform.url}/auth/oidc/login`);
     page = await b.submit(page, { login: "alice", password: "x" });
@@ -271,7 +275,7 @@ ${oidcBlockYaml(provider, {
     }
     assert.ok(location.startsWith(`${platform.url}/auth/oidc/callback`), location);
     const other = await browser().navigate(location);
-    assert.equal(other.status, 403);
+    assert.equal(other.status, 400);
     assert.match(other.body, /started in another browser/);
   });
 

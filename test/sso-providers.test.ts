@@ -49,7 +49,11 @@ describe("code host and identity provider connectors", () => {
         body: { apiVersion: "management.platform.sh/v1", kind: "Self" },
       });
       assert.equal(self.status, 201, self.body);
-      assert.equal((await browser.fetch(`${platform.url}/auth/logout`)).status, 200);
+      const out = await browser.fetch(`${platform.url}/auth/logout`, {
+        method: "POST",
+        headers: { origin: platform.url },
+      });
+      assert.equal(out.status, 200);
       assert.equal((await send(platform, "POST", `${MGMT}/selves`, { token: key, body: {} })).status, 401);
     } else {
       assert.equal(key, undefined, "no key after a refusal");

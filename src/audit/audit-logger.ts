@@ -17,8 +17,8 @@ import type { DatastoreReport } from "./datastore/audit-datastore.ts";
 import type { AuditSearch, AuditSearchResult, StoredAuditEvent } from "./datastore/types.ts";
 import { auditEventPieces, type LinePiece, prepareRequestObject, sameRequestInfo } from "./event.ts";
 import { minimalEventLine } from "./minimal-event.ts";
-import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
-import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
+import { auditPolicyOf, capCredentialRequests, compilePlatformPolicy } from "./platform-policy.ts";
+import { type AuditDecision, type CompiledAuditPolicy, levelAtLeast } from "./policy.ts";
 import type { RotationSettings } from "./rotating-file-sink.ts";
 import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditRequestInfo, AuditStage } from "./types.ts";
 
@@ -215,7 +215,7 @@ export class AuditLogger {
     this.active = on
       ? {
           config,
-          policy: compileAuditPolicy(policy),
+          policy: compilePlatformPolicy(config),
           tracked: new Map(),
           byInfoOnly: !policy.rules?.some((rule) => rule.users?.length || rule.userGroups?.length),
           last: undefined,

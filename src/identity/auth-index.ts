@@ -6,6 +6,7 @@ import type { AccessRule } from "../apis/management/v1/access-checks.ts";
 import { GROUP } from "../apis/management/v1/common.ts";
 import type { AccessKeyScope, OwnedAccessKey } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import {
+  SESSION_GENERATION_ANNOTATION,
   storedDigest,
   TEAM_UID_ANNOTATION,
   TOKEN_GENERATION_ANNOTATION,
@@ -37,6 +38,8 @@ export interface KeyEntry {
   ownerUid?: string;
   /** The user's tokenGeneration when the key was issued. */
   tokenGeneration: number;
+  /** The user's session generation when the key was issued (see UserEntry). */
+  sessionGeneration: number;
   deleting: boolean;
   /** A Login key's identity.extraClaims (the claims its connector's allowedExtraClaims let through). */
   extraClaims?: Readonly<Record<string, string[]>>;
@@ -59,6 +62,8 @@ export interface UserEntry {
   clusterRoles: string[];
   disabled: boolean;
   tokenGeneration: number;
+  /** Raised by the platform when the user's sessions end for good (disabling the user, a password change). */
+  sessionGeneration: number;
 }
 
 export interface TeamEntry {
@@ -97,6 +102,11 @@ const stringValues = (value: unknown): Record<string, string> =>
         Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
       )
     : {};
+/** A generation annotation's number; 0 when absent or not a number. */
+const generationOf = (value: string | undefined): number => {
+  const number = Number(value ?? 0);
+  return Number.isSafeInteger(number) && number > 0 ? number : 0;
+};
 const millis = (value: unknown): number | undefined => {
   const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
   return Number.isNaN(ms) ? undefined : ms;
@@ -107,7 +117,7 @@ function keyEntry(key: OwnedAccessKey): KeyEntry | undefined {
   const spec = key.spec ?? {};
   if (!digest || !key.metadata.name) return undefined;
   const annotations = key.metadata.annotations ?? {};
-  const generation = Number(annotations[TOKEN_GENERATION_ANNOTATION] ?? 0);
+  const generation = generationOf(annotations[TOKEN_GENERATION_ANNOTATION]);
   return {
     name: key.metadata.name,
     uid: key.metadata.uid ?? "",
@@ -124,7 +134,8 @@ function keyEntry(key: OwnedAccessKey): KeyEntry | undefined {
     lastActivityMs: millis(key.status?.lastActivity),
     scope: spec.scope && structuredClone(spec.scope),
     ownerUid: annotations[USER_UID_ANNOTATION] ?? annotations[TEAM_UID_ANNOTATION],
-    tokenGeneration: Number.isFinite(generation) ? generation : 0,
+    tokenGeneration: generation,
+    sessionGeneration: generationOf(annotations[SESSION_GENERATION_ANNOTATION]),
     deleting: Boolean(key.metadata.deletionTimestamp),
     ...(spec.type === "Login" ? loginClaims(spec.identity?.extraClaims) : {}),
   };
@@ -156,6 +167,7 @@ function userEntry(user: User): UserEntry {
     clusterRoles: roleNames(spec.clusterRoles),
     disabled: spec.disabled === true,
     tokenGeneration: typeof spec.tokenGeneration === "number" ? spec.tokenGeneration : 0,
+    sessionGeneration: generationOf(user.metadata.annotations?.[SESSION_GENERATION_ANNOTATION]),
   };
 }
 

@@ -5,7 +5,8 @@
 // keep working), and refetched at once when a token names an unknown kid (a rotation), at most once per
 // minRefetchIntervalMs so a stream of forged kids cannot hammer the platform.
 // What offline verification cannot know: a tokenGeneration bump or a disabled user takes effect at the platform at
-// once, here only when the token expires (ask the platform through `selves` when that matters).
+// once, here only when the token expires; the virtual cluster runtime therefore also asks the platform through
+// `selves` while it answers (src/virtualcluster/connect/platform-user-authenticator.ts: within 4 s).
 
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";

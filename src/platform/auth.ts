@@ -17,6 +17,8 @@ import {
 import { createOwnedAccessKeyDefinition, type OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
 import { createSelfDefinition } from "../apis/management/v1/self.ts";
 import { createSigningKeyRotationDefinition } from "../apis/management/v1/signingkeyrotation.ts";
+import type { User } from "../apis/management/v1/user.ts";
+import { SESSION_GENERATION_ANNOTATION, sessionGeneration } from "../apis/management/v1/user-generations.ts";
 import { passwordSubresource } from "../apis/management/v1/user-password.ts";
 import { digestAccessKey, generateAccessKey } from "../auth/access-key-material.ts";
 import { LoginThrottle, type ThrottleOptions } from "../auth/login-throttle.ts";
@@ -41,7 +43,7 @@ import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
 import { principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
 import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
-import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
+import { SSO_STATE_PREFIX } from "../identity/sso/login-state.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
 import { VisibleObjectsView } from "../identity/visible-objects-view.ts";
@@ -52,6 +54,7 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import { sweepExpired } from "../storage/expiring-records.ts";
 import type { KeyValueStore } from "../storage/types.ts";
+import { loadCookieKeys } from "./cookie-keys.ts";
 import { expiredStateSweeper } from "./expired-state-sweeper.ts";
 import type { LeaderTask } from "./leader.ts";
 import { loginRoutes } from "./login-routes.ts";
@@ -143,9 +146,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   const throttle = new LoginThrottle(options.throttle);
   // Replicas share failure counts through the store, so spreading guesses over them gains nothing.
   const sharedThrottle = options.sharedStore ? await shareLoginThrottle({ storage, throttle, logger }) : undefined;
-  // Wrong client secrets at the OpenID provider: a client id counts as a username does (10 tries, then waits).
+  // Wrong client secrets at the OpenID provider: a client id counts as a username does (10 tries from one address,
+  // then waits; 100 from everywhere).
   const clientThrottle = new LoginThrottle(
-    options.clientThrottle ?? { failuresPerUsername: 10, failuresPerAddress: 20 },
+    options.clientThrottle ?? { failuresPerPair: 10, failuresPerUsername: 100, failuresPerAddress: 20 },
   );
   const sharedClientThrottle = options.sharedStore
     ? await shareLoginThrottle({ storage, throttle: clientThrottle, prefix: CLIENT_AUTH_FAILURES_PREFIX, logger })
@@ -204,18 +208,21 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     }
   });
 
-  const revokeLoginKeys = async (user: UserRef) => {
+  /** Raises the user's session generation (src/apis/management/v1/user-generations.ts): its sessions end. */
+  const endSessions = async (user: UserRef) => {
     for (;;) {
-      const current = await store("users").get(system(), { name: user.name });
-      const generation = (current.spec as { tokenGeneration?: number } | undefined)?.tokenGeneration ?? 0;
+      const current = (await store("users").get(system(), { name: user.name })) as User;
       try {
         await store("users").patch(
           system(),
           { name: user.name },
           "merge",
           {
-            metadata: { uid: user.uid, resourceVersion: current.metadata.resourceVersion },
-            spec: { tokenGeneration: generation + 1 },
+            metadata: {
+              uid: user.uid,
+              resourceVersion: current.metadata.resourceVersion,
+              annotations: { [SESSION_GENERATION_ANNOTATION]: String(sessionGeneration(current) + 1) },
+            },
           },
           { fieldManager: MANAGER },
         );
@@ -239,6 +246,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       { apiVersion: `${GROUP}/${VERSION}`, kind: "OwnedAccessKey", metadata: { generateName }, spec },
       { fieldManager: MANAGER },
     );
+  const cookieKeys = await loadCookieKeys(storage);
   const oidc = await createPlatformOidc({
     storage,
     index,
@@ -253,6 +261,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       return { name: created.metadata.name ?? "", uid: created.metadata.uid ?? "" };
     },
     clientThrottle,
+    cookieKeys,
     logger,
   });
 
@@ -296,7 +305,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       subresources: {
         users: {
           accesskeys: accessKeysSubresource("user", keysStore),
-          password: passwordSubresource(passwordService({ passwords, throttle, revokeLoginKeys })),
+          password: passwordSubresource(passwordService({ passwords, throttle, endSessions })),
         },
         teams: { accesskeys: accessKeysSubresource("team", keysStore) },
       },
@@ -361,6 +370,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
           store,
           deleteKey,
           baseUrl: issuer,
+          cookieKeys,
           logger,
           keyOf,
         }),

@@ -41,6 +41,7 @@ import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.t
 import { EncryptionKeyFileError, readEncryptionKeys } from "./encryption-key-file.ts";
 import { type EtcdBackendOptions, openEtcdBackend, readEtcdTls } from "./etcd-backend.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
+import { restampKeyGenerations } from "./key-generation-stamps.ts";
 import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
@@ -194,6 +195,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     registry.register(definition);
   }
   auth.attach(registry);
+  // Stores of earlier versions: their keys' stamps as session generations would have made them (once).
+  await restampKeyGenerations(storage, logger);
 
   // Background controllers run on one replica: the elected leader on etcd, this process on SQLite.
   const leadership = encryption.etcd

@@ -1,6 +1,7 @@
-// Single sign-on wired into the platform: the connectors of the live settings, the pending logins and the SAML
-// assertion IDs already used (both in the store, shared by every replica), the account mapping over the registry's
-// stores, and the routes (sso-routes.ts).
+// Single sign-on wired into the platform: the connectors of the live settings, the logins in progress (sealed into
+// the browser with the platform's cookie secrets, which every replica shares), the SAML assertion IDs already used
+// (in the store, shared by every replica), the account mapping over the registry's stores, and the routes
+// (sso-routes.ts).
 
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -10,7 +11,7 @@ import type { AuthIndex, KeyEntry } from "../identity/auth-index.ts";
 import { connectorFactories } from "../identity/sso/connector-factories.ts";
 import { ConnectorSet } from "../identity/sso/connector-set.ts";
 import { connectorWarnings } from "../identity/sso/connector-warnings.ts";
-import { PendingLogins } from "../identity/sso/pending-logins.ts";
+import { LoginStates } from "../identity/sso/login-state.ts";
 import { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
@@ -27,6 +28,8 @@ export interface PlatformSsoOptions {
   keyOf(accessKey: string): Promise<KeyEntry | undefined>;
   deleteKey(name: string, uid: string): Promise<void>;
   baseUrl(): string;
+  /** The platform's cookie secrets (cookie-keys.ts). */
+  cookieKeys: string[];
   logger?: Logger;
 }
 
@@ -55,7 +58,7 @@ export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance)
   return ssoRoutes({
     settings: options.settings,
     connectors,
-    pending: new PendingLogins({ storage: options.storage }),
+    logins: new LoginStates({ secrets: options.cookieKeys }),
     accounts,
     baseUrl: options.baseUrl,
     keyOf: options.keyOf,

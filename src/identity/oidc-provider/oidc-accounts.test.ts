@@ -10,8 +10,8 @@ const record = (key: string, object: object, revision = 1) => ({
   revision,
   createRevision: revision,
 });
-const user = (name: string, uid: string, spec: Record<string, unknown>) =>
-  record(`/management.platform.sh/users//${name}`, { metadata: { name, uid }, spec });
+const user = (name: string, uid: string, spec: Record<string, unknown>, annotations?: Record<string, string>) =>
+  record(`/management.platform.sh/users//${name}`, { metadata: { name, uid, annotations }, spec });
 const team = (name: string, spec: Record<string, unknown>) =>
   record(`/management.platform.sh/teams//${name}`, { metadata: { name, uid: `t-${name}` }, spec });
 
@@ -105,7 +105,8 @@ describe("OidcAccounts", () => {
   it("valid() drops a grant written under another tokenGeneration and every artifact of a user who may not sign in", async () => {
     const { index, accounts } = fixture();
     const stamp = accounts.stamp("Grant", { accountId: "uid-a" });
-    assert.deepEqual(stamp, { generation: 2 });
+    assert.deepEqual(stamp, { generation: 2, sessions: 0 });
+    assert.ok(await accounts.valid("Grant", { accountId: "uid-a" }, { generation: 2 }), "a grant of an older version");
     assert.equal(accounts.stamp("AccessToken", { accountId: "uid-a" }), undefined);
     assert.ok(await accounts.valid("Grant", { accountId: "uid-a" }, stamp));
     assert.ok(await accounts.valid("AccessToken", { accountId: "uid-a" }, undefined));
@@ -116,5 +117,14 @@ describe("OidcAccounts", () => {
     assert.ok(await accounts.valid("AccessToken", { accountId: "uid-a" }, undefined));
     index.reset([]);
     assert.equal(await accounts.valid("AccessToken", { accountId: "uid-a" }, undefined), false);
+  });
+
+  it("valid() drops a grant written before the user's sessions ended (a password change, disabling the user)", async () => {
+    const { index, accounts } = fixture();
+    const stamp = accounts.stamp("Grant", { accountId: "uid-a" });
+    const annotations = { "management.platform.sh/session-generation": "1" };
+    index.reset([user("alice", "uid-a", { username: "alice", tokenGeneration: 2 }, annotations)]);
+    assert.equal(await accounts.valid("Grant", { accountId: "uid-a" }, stamp), false);
+    assert.ok(await accounts.valid("Grant", { accountId: "uid-a" }, accounts.stamp("Grant", { accountId: "uid-a" })));
   });
 });

@@ -4,8 +4,8 @@
 // claims of the user's newest single sign-on login with the admin's spec.extraClaims over them, and never one of
 // the provider's own claims (RESERVED_CLAIMS). The rules that end a user's tokens live here:
 // a deleted or disabled user has no account (no code exchange, refresh or userinfo), and a grant remembers the
-// user's tokenGeneration when it was written, so a password change or a tokenGeneration bump makes the grant, and
-// with it every token issued under it, unknown.
+// user's tokenGeneration and session generation when it was written, so raising either (a tokenGeneration bump, a
+// password change, disabling the user) makes the grant, and with it every token issued under it, unknown for good.
 
 import type { AdapterPayload } from "oidc-provider";
 import { RESERVED_CLAIMS } from "../../apis/management/v1/reserved-claims.ts";
@@ -32,6 +32,8 @@ export interface OidcAccountsOptions {
 
 interface GrantStamp {
   generation: number;
+  /** Absent in grants written before session generations existed: 0. */
+  sessions?: number;
 }
 
 export class OidcAccounts {
@@ -99,11 +101,11 @@ export class OidcAccounts {
     return claims;
   }
 
-  /** The adapter's stamp: a grant records the user's tokenGeneration. */
+  /** The adapter's stamp: a grant records the user's tokenGeneration and session generation. */
   stamp(model: string, payload: AdapterPayload): GrantStamp | undefined {
     if (model !== "Grant" || typeof payload.accountId !== "string") return undefined;
     const user = this.userByUid(payload.accountId);
-    return user ? { generation: user.tokenGeneration } : undefined;
+    return user ? { generation: user.tokenGeneration, sessions: user.sessionGeneration } : undefined;
   }
 
   /** The adapter's check on every read: artifacts of a user who may not get tokens any more read as absent. */
@@ -112,6 +114,7 @@ export class OidcAccounts {
     const user = await this.active(payload.accountId);
     if (!user) return false;
     if (model !== "Grant") return true;
-    return (stamp as GrantStamp | undefined)?.generation === user.tokenGeneration;
+    const grant = stamp as GrantStamp | undefined;
+    return grant?.generation === user.tokenGeneration && (grant.sessions ?? 0) === user.sessionGeneration;
   }
 }

@@ -19,6 +19,7 @@ import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretR
 import { accessRulesField, ownerField, privilegedField } from "./granting-fields.ts";
 import { RESERVED_CLAIMS } from "./reserved-claims.ts";
 import { SSO_SUBJECT_PREFIX, ssoSubjectProblem } from "./sso-subject.ts";
+import { carryGenerations, startSessionGeneration, tokenGenerationErrors } from "./user-generations.ts";
 
 export interface UserSpec {
   displayName?: string;
@@ -154,7 +155,13 @@ export const userDefinition: ResourceDefinition = defineResource<User>({
       user.spec.username ||= user.metadata.name ?? undefined;
       // A username in the sso: form would link an identity by accident: it needs an explicit subject (validate).
       if (!user.spec.username?.startsWith(SSO_SUBJECT_PREFIX)) user.spec.subject ||= user.spec.username;
+      startSessionGeneration(user);
     },
+    prepareForUpdate(user, old) {
+      user.spec ??= {};
+      carryGenerations(user, old);
+    },
+    validateUpdate: (user, old) => tokenGenerationErrors(user, old),
     validate(user) {
       const errs: FieldError[] = [];
       const subjectProblem = ssoSubjectProblem(user.spec?.subject);

@@ -24,6 +24,7 @@ import { type PlatformProcess, startPlatformProcess } from "./support/platform-p
 import { type SamlTestIdp, startSamlTestIdp } from "./support/saml-test-idp.ts";
 import { adminGet, cookieValue, MGMT, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
 import { type TestTls, testTls } from "./support/test-ca.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const ATTACKER_TENANT = "0badc0de-0000-4000-8000-000000000666";
 const NAME_ID = "urn:oasis:names:tc:SAML:";
@@ -389,7 +390,8 @@ ${oidcBlock("corp", "      ")}${options.auth ?? ""}`;
       const info = (await send(platform, "GET", "/auth/info")).json();
       const entry = info.connectors.find((c: { id: string }) => c.id === "idpB");
       assert.match(entry.warnings.join(" "), /any tenant/);
-      assert.match(platform.stderr(), /any tenant/);
+      // The log line comes from the Config controller, after the write has answered.
+      await waitFor(async () => /any tenant/.test(platform.stderr()), "the log's warning about any tenant");
       const user = assertNewAccount(await fakeLogin("idpB"));
       const stored = (await adminGet(platform, `users/${user.name}`)).json;
       assert.equal(stored.spec.subject, `sso:idpB:${ATTACKER_TENANT}/7e57-0001`);

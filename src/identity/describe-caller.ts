@@ -18,7 +18,7 @@ import { ADMIN_ROLE, isSystem, principalOf } from "./principal.ts";
 export interface DescribeCallerOptions {
   /** Authenticates an access key (without recording activity) or a direct cluster endpoint token. */
   authenticate(credential: string): Promise<UserInfo>;
-  settings(): { platformHost: string; projectNamespacePrefix: string };
+  settings(): { platformHost: string; projectNamespacePrefix: string; instanceHeartbeatSeconds?: number };
   /** The key lifetime limits in force (for the credential's expiration). */
   limits(): KeyLimits;
 }
@@ -59,6 +59,9 @@ export function describeCaller(options: DescribeCallerOptions): DescribeCaller {
       projectNamespacePrefix: settings.projectNamespacePrefix,
       subject: user.name,
     };
+    if (settings.instanceHeartbeatSeconds !== undefined) {
+      status.instanceHeartbeatSeconds = settings.instanceHeartbeatSeconds;
+    }
     const principal = principalOf(user);
     if (!principal) return status;
     status.uid = principal.uid;

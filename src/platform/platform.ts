@@ -41,6 +41,7 @@ import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
+import { heartbeatBounds } from "./projects/heartbeat-bounds.ts";
 import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
@@ -53,7 +54,9 @@ export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
 
 export interface PlatformOptions {
   dataDir: string;
-  /** An instance without a heartbeat for this long is marked offline (default 90 s). */
+  /** How often virtual clusters report (selves tells them; default 30 s). */
+  instanceHeartbeatMs?: number;
+  /** An instance without a heartbeat for this long is marked offline (default 3 heartbeats; at least 2). */
   instanceOfflineAfterMs?: number;
   host: string;
   port: number;
@@ -104,6 +107,11 @@ export interface RunningPlatform {
 
 export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
   const dataDir = resolve(options.dataDir);
+  const seconds = (ms: number | undefined) => (ms === undefined ? undefined : ms / 1000);
+  const liveness = heartbeatBounds({
+    heartbeatSeconds: seconds(options.instanceHeartbeatMs),
+    offlineAfterSeconds: seconds(options.instanceOfflineAfterMs),
+  });
   restrictUmask();
   // Preconditions first: nothing (admin credentials, store, certificates) is written when the start cannot succeed.
   await checkPortFree(options.host, options.port);
@@ -145,6 +153,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     settings,
     logger,
     sharedStore: Boolean(encryption.etcd),
+    instanceHeartbeatSeconds: liveness.heartbeatSeconds,
     ...options.auth,
   });
   // Past the store quota, creates and updates are refused; deletes go through (store-monitor.ts).
@@ -216,8 +225,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());
   leadership.run(() => {
-    const liveness = new InstanceLiveness({ registry, offlineAfterMs: options.instanceOfflineAfterMs, logger });
-    return { name: "instance liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
+    const monitor = new InstanceLiveness({ registry, offlineAfterMs: liveness.offlineAfterSeconds * 1000, logger });
+    return { name: "instance liveness", start: () => monitor.start(), stop: () => void monitor.stop() };
   });
 
   const tls = userTls

@@ -51,6 +51,7 @@ export interface PlatformConnectionOptions {
   onClientCertificateAuthority?(pem: string): void;
   /** Called after every successful cycle with the credentials in use (e.g. to point the token verifier at them). */
   onConnected?(credentials: PlatformCredentials): void;
+  /** Report at least this often; without it, as often as the platform asks (selves), by default every 30 s. */
   heartbeatIntervalMs?: number;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
@@ -68,6 +69,8 @@ export interface ConnectionState {
   lastHeartbeat?: string;
   /** Whom the platform says the key belongs to. */
   subject?: string;
+  /** Seconds between two reports (the platform's heartbeat, or a shorter --heartbeat-seconds). */
+  heartbeatSeconds?: number;
 }
 
 /** A connection problem a user can fix; the message says how. */
@@ -85,6 +88,8 @@ export class PlatformConnection {
   #apiKey?: string;
   #rbacDoneFor?: string;
   #clientCa?: string;
+  /** The heartbeat the platform asks for (selves), once known. */
+  #announcedHeartbeatMs?: number;
   #timer?: NodeJS.Timeout;
   #cycle?: Promise<void>;
   #closed = false;
@@ -95,6 +100,14 @@ export class PlatformConnection {
 
   state(): ConnectionState {
     return { ...this.#state };
+  }
+
+  /** The time between two reports: the platform's heartbeat, or ours when it is shorter (the platform's bound holds). */
+  heartbeatMs(): number {
+    const own = this.#options.heartbeatIntervalMs;
+    const announced = this.#announcedHeartbeatMs;
+    if (own === undefined) return announced ?? DEFAULT_HEARTBEAT_MS;
+    return announced === undefined ? own : Math.min(own, announced);
   }
 
   /** The platform client of the current key (for token reviews); undefined until a key was found. */
@@ -133,7 +146,7 @@ export class PlatformConnection {
     if (this.#closed) return;
     this.#timer = setTimeout(() => {
       this.runCycle().finally(() => this.#schedule());
-    }, this.#options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS);
+    }, this.heartbeatMs());
     this.#timer.unref();
   }
 
@@ -181,6 +194,7 @@ export class PlatformConnection {
         `the platform at ${credentials.host} rejected the access key from ${credentials.source}: ${platformErrorMessage(error)}`,
       );
     }
+    this.#followHeartbeat(self.instanceHeartbeatSeconds);
     if (!hasVirtualClusterRole(self.accessKeyScope)) {
       throw new ConnectionError(
         `the access key ${self.accessKey ?? ""} from ${credentials.source} lacks the role "${VIRTUALCLUSTER_ROLE}", so ` +
@@ -225,7 +239,22 @@ export class PlatformConnection {
       instance: { namespace, name },
       lastHeartbeat: now,
       subject: self.subject,
+      heartbeatSeconds: this.heartbeatMs() / 1000,
     };
+  }
+
+  #followHeartbeat(seconds: number | undefined): void {
+    if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds <= 0) return;
+    const announced = seconds * 1000;
+    if (announced === this.#announcedHeartbeatMs) return;
+    this.#announcedHeartbeatMs = announced;
+    const own = this.#options.heartbeatIntervalMs;
+    if (own !== undefined && own > announced) {
+      this.#options.logger?.info(
+        { heartbeatSeconds: seconds },
+        "the platform asks for a shorter heartbeat than --heartbeat-seconds; reporting at its interval",
+      );
+    }
   }
 
   async #ensureRbac(): Promise<void> {

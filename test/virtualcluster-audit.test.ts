@@ -28,7 +28,7 @@ describe("virtual cluster audit events on the platform", { skip: kubectlSkip, ti
   let runtimeKey: string;
 
   const setAudit = async (extra: string) => {
-    const raw = `audit:\n  enabled: true\n  level: 1\n  path: ${join(platform.dataDir, "audit.log")}\n${extra}`;
+    const raw = `audit:\n  enabled: true\n  level: 1\n  path: audit.log\n${extra}`;
     const reply = await client.send("PATCH", `${API}/configs/platform-config`, {
       token: platform.adminKey,
       contentType: "application/merge-patch+json",

@@ -71,7 +71,7 @@ export function addStartCommand(platform: Command): void {
     .option("--config <file>", "platform config file (YAML): loaded at start, watched, and applied on change")
     .option(
       "--audit-dir <dir>",
-      "a directory besides the data directory where the config may put the audit log (repeatable)",
+      "the audit log's directory instead of <data-dir>/audit (repeatable); it may not overlap pki/, the store or the socket",
       (dir: string, dirs: string[] = []) => [...dirs, dir],
     )
     .option(

@@ -41,6 +41,7 @@ import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
+import { auditDirectories, auditFileOf } from "./audit-directories.ts";
 import { heartbeatBounds } from "./projects/heartbeat-bounds.ts";
 import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
@@ -72,7 +73,7 @@ export interface PlatformOptions {
   >;
   /** `platform start --config FILE`: the platform config file, loaded at start and watched. */
   configFile?: string;
-  /** Directories besides the data directory where the Config may put the audit log. */
+  /** --audit-dir: where the Config may put the audit log, instead of <data-dir>/audit. */
   auditDirs?: string[];
   /** --encryption-key-file: the keys that encrypt secret values in the store (default <data-dir>/pki/encryption.key). */
   encryptionKeyFile?: string;
@@ -128,6 +129,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
       : undefined;
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // The audit log stays in a directory of its own, which overlaps none of the platform's files (checked at start).
+  const auditDirs = auditDirectories({
+    dataDir,
+    given: options.auditDirs,
+    keyFiles: [options.encryptionKeyFile, options.tlsKeyFile, options.tlsCertFile].filter((f) => f !== undefined),
+  });
   const logger = options.logger;
   const metrics = createApiMetrics();
   const encryption = await openPlatformStore(dataDir, options);
@@ -159,8 +166,6 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   // Past the store quota, creates and updates are refused; deletes go through (store-monitor.ts).
   const registry = new Registry(storage, { writeGate: housekeeping.monitor.gate });
   const projects = createProjectResources({ storage, settings, logger: options.logger });
-  // The audit log stays in the data directory or a directory the operator allowed.
-  const auditDirs = [dataDir, ...(options.auditDirs ?? []).map((dir) => resolve(dir))];
   const configOptions = { auditDirs: () => auditDirs };
   // Made before the config is read: it follows the settings, and the audit events resource reads through it.
   const audit = new AuditLogger({
@@ -169,6 +174,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     metrics: metrics.registry,
     dataDir,
     datastoreTuning: options.auditDatastoreTuning,
+    filePath: (path) => auditFileOf(path, auditDirs, (message) => logger?.warn(message)),
     testOnlyRequestObjectFault: options.testOnlyAuditFault,
   });
   const auditParts = {

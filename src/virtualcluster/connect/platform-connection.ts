@@ -51,8 +51,11 @@ export interface PlatformConnectionOptions {
   describe(): { kubernetesVersion: string; servingCaPem: string; endpoint: string };
   /** Receives the instance's client-certificate CA whenever it is known or changes. */
   onClientCertificateAuthority?(pem: string): void;
-  /** Called after every successful cycle with the credentials in use (e.g. to point the token verifier at them). */
-  onConnected?(credentials: PlatformCredentials): void;
+  /**
+   * Called after every successful cycle with the credentials in use and what the platform said of them (e.g. to
+   * point the token verifier at them and learn the platform's address).
+   */
+  onConnected?(credentials: PlatformCredentials, self: SelfStatus): void;
   /** Report at least this often; without it, as often as the platform asks (selves), by default every 30 s. */
   heartbeatIntervalMs?: number;
   env?: NodeJS.ProcessEnv;
@@ -236,7 +239,7 @@ export class PlatformConnection {
         "connected to the platform",
       );
     }
-    options.onConnected?.(credentials);
+    options.onConnected?.(credentials, self);
     this.#state = {
       connected: true,
       keySource: credentials.source,

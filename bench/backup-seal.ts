@@ -7,8 +7,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readSnapshotSeal, removeSeal, sealMatches, sealSnapshot } from "../src/storage/sqlite/snapshot-seal.ts";
 import { inspectSnapshot, snapshotStoreFile } from "../src/storage/sqlite/snapshot.ts";
+import { readSnapshotSeal, removeSeal, sealMatches, sealSnapshot } from "../src/storage/sqlite/snapshot-seal.ts";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.ts";
 
 const objects = Number(process.argv[2] ?? 50_000);

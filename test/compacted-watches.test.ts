@@ -57,7 +57,10 @@ describe("watches resuming from compacted history", () => {
     // A second or more of the platform running: a write, and compaction past it.
     await writeAndCompact(second.platform, second.client, "after-restart");
     const restarts = second.platform.stderr().match(/platform config watch ended/g) ?? [];
-    assert.ok(restarts.length <= 1, `the Config watch restarted ${restarts.length} times:\n${second.platform.stderr()}`);
+    assert.ok(
+      restarts.length <= 1,
+      `the Config watch restarted ${restarts.length} times:\n${second.platform.stderr()}`,
+    );
 
     const written = await second.client.send("PATCH", `${API}/configs/platform-config`, {
       token: admin,

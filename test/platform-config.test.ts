@@ -2,7 +2,7 @@
 // with field paths, secrets that no read returns, and live effects of API writes without a restart.
 
 import assert from "node:assert/strict";
-import { access, readFile, symlink } from "node:fs/promises";
+import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
@@ -251,7 +251,10 @@ describe("platform config over HTTPS", () => {
     await writeRaw("audit: {enabled: true, level: 1, path: pki/encryption.key, maxSize: 1, maxBackups: 1}\n");
     await send(platform, "GET", `${API}/users/admin`, { token: admin });
     const written = join(platform.dataDir, "audit", "pki", "encryption.key");
-    await eventually(async () => (await readFile(written, "utf8").catch(() => "")).includes('"kind":"Event"'), "the log");
+    await eventually(
+      async () => (await readFile(written, "utf8").catch(() => "")).includes('"kind":"Event"'),
+      "the log",
+    );
     assert.deepEqual(await readFile(key), keyBefore, "the encryption key is untouched");
     await writeRaw("");
   });

@@ -226,7 +226,9 @@ export class AuditLogger {
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
-      file: on ? { path: this.options.filePath?.(config.path!) ?? config.path!, rotation: rotationOf(config) } : undefined,
+      file: on
+        ? { path: this.options.filePath?.(config.path!) ?? config.path!, rotation: rotationOf(config) }
+        : undefined,
       // The datastore stays searchable while audit is off; it only receives no new events then.
       datastore: dataDir ? { endpoint: config.dataStoreEndpoint ?? "", ttlHours: config.dataStoreTTL } : undefined,
       tuning: this.options.datastoreTuning,

@@ -11,8 +11,7 @@
 // Own code rather than rotating-file-stream: that package has no age-based removal, keeps a separate history
 // file for its count limit, and ends its stream on a write error, where this sink must keep lines and retry.
 
-import { createReadStream, createWriteStream } from "node:fs";
-import { constants } from "node:fs";
+import { constants, createReadStream, createWriteStream } from "node:fs";
 import { access, type FileHandle, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";

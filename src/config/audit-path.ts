@@ -47,7 +47,9 @@ function isSymlink(path: string): boolean {
 export function resolveAuditPath(path: string, dirs: readonly string[]): AuditPathResolution {
   const where = dirs.join(", ");
   if (path.split(/[\\/]/).includes("..")) {
-    return { problem: `must not contain ".." segments: use a file name (taken inside ${dirs[0]}) or a path inside ${where}` };
+    return {
+      problem: `must not contain ".." segments: use a file name (taken inside ${dirs[0]}) or a path inside ${where}`,
+    };
   }
   const file = isAbsolute(path) ? path : join(dirs[0], path);
   const real = join(realLocation(dirname(file)), basename(file));
@@ -57,6 +59,7 @@ export function resolveAuditPath(path: string, dirs: readonly string[]): AuditPa
       problem: `must be a file inside the audit directory ${where} (a relative path is taken inside ${dirs[0]}; start the platform with --audit-dir to use another directory)`,
     };
   }
-  if (isSymlink(file)) return { problem: `is a symbolic link: the audit log writes only a file of its own in ${where}` };
+  if (isSymlink(file))
+    return { problem: `is a symbolic link: the audit log writes only a file of its own in ${where}` };
   return { path: real };
 }

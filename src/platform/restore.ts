@@ -10,8 +10,8 @@ import { installSnapshot, type ReplacedStore, StoreNotEmptyError } from "../stor
 import { inspectSnapshot, type SnapshotInfo } from "../storage/sqlite/snapshot.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { StorageError } from "../storage/types.ts";
-import { ADMIN_KEY_FILE } from "./bootstrap.ts";
 import { checkBackup, keyFileOf } from "./backup-authentication.ts";
+import { ADMIN_KEY_FILE } from "./bootstrap.ts";
 import { controlSocketAnswers } from "./control-socket.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
 import { ENCRYPTION_KEY_FILE, STORE_FILE } from "./store-files.ts";

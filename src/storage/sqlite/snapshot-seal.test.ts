@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, before, test } from "node:test";
 import fc from "fast-check";
-import { readSnapshotSeal, removeSeal, sealMatches, sealSnapshot } from "./snapshot-seal.ts";
 import { snapshotStoreFile } from "./snapshot.ts";
+import { readSnapshotSeal, removeSeal, sealMatches, sealSnapshot } from "./snapshot-seal.ts";
 import { openSqliteStore } from "./sqlite-store.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "snapshot-seal-"));

@@ -3,6 +3,7 @@
 // when the platform stops.
 
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
@@ -287,10 +288,15 @@ describe("the audit directory", () => {
     dir = await mkdtemp(join(tmpdir(), "vcp-audit-dir-"));
     const dataDir = join(dir, "data");
     for (const auditDir of [dataDir, join(dataDir, "pki"), dir]) {
-      const before = await readdir(dataDir).catch(() => []);
       const refused = await refusedStart({ dataDir, extraArgs: ["--audit-dir", auditDir] });
       assert.match(refused, new RegExp(`^error: --audit-dir ${auditDir} overlaps ${dataDir}/(pki|platform\\.db)`));
-      assert.deepEqual(await readdir(dataDir).catch(() => []), before, "nothing written");
+      // Nothing of the platform's was written (a test run on etcd puts a key file in pki/ beforehand).
+      const written = ["platform.db", "admin-access-key", "audit", join("pki", "ca.key")];
+      assert.deepEqual(
+        written.filter((name) => existsSync(join(dataDir, name))),
+        [],
+        "nothing written",
+      );
     }
   });
 });

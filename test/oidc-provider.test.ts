@@ -45,7 +45,7 @@ describe("the platform as an OpenID provider", () => {
   const codeFlow = (browser: TestBrowser, rp: client.Configuration, uri: string) => rps.codeFlow(browser, rp, uri);
 
   const issuer = () => rps.issuer();
-  const config = (oidc: string) => `audit: {enabled: true, level: 3, path: ${platform.dataDir}/audit.log}
+  const config = (oidc: string) => `audit: {enabled: true, level: 3, path: audit.log}
 oidc:
 ${oidc}`;
   const clients = (extra = "") => `  clients:
@@ -598,7 +598,7 @@ ${extra}`;
   });
 
   it("no client secret, password, key, code or token reaches the log or the audit log", async () => {
-    const audit = await readFile(`${platform.dataDir}/audit.log`, "utf8");
+    const audit = await readFile(`${platform.dataDir}/audit/audit.log`, "utf8");
     assert.match(audit, /\/oidc\/token/);
     for (const text of [logs(), audit]) {
       for (const secret of [...secrets, ...rps.secrets].filter((s) => s.length > 8)) {

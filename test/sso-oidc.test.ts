@@ -24,7 +24,7 @@ describe("OIDC login", () => {
   /** Every Login key the tests saw, and the provider's client secret: none may appear in a log. */
   const secrets: string[] = [];
 
-  const oidcConfig = (extra = "", auth = "") => `audit: {enabled: true, level: 3, path: ${platform.dataDir}/audit.log}
+  const oidcConfig = (extra = "", auth = "") => `audit: {enabled: true, level: 3, path: audit.log}
 auth:
   oidc:
 ${oidcBlockYaml(provider, {
@@ -330,7 +330,7 @@ ${oidcBlockYaml(provider, {
 
   it("no key, client secret, authorization code or state reaches the log or the audit log", async () => {
     secrets.push(provider.clientSecret);
-    const audit = await readFile(`${platform.dataDir}/audit.log`, "utf8");
+    const audit = await readFile(`${platform.dataDir}/audit/audit.log`, "utf8");
     assert.match(audit, /"requestURI":"\/auth\/oidc\/callback\?code=%3Credacted%3E&state=%3Credacted%3E/);
     for (const text of [logs(), audit]) {
       for (const secret of secrets) assert.ok(!text.includes(secret), "a secret was logged");

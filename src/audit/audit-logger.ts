@@ -49,6 +49,8 @@ export interface AuditLoggerOptions {
   tap?: (lines: readonly string[]) => void;
   /** Tuning of the datastore for tests (sweep interval, spool bound, retry delay). */
   datastoreTuning?: WorkerConfig["tuning"];
+  /** The file the configured audit.path writes to (the platform: inside its audit directory); default: as given. */
+  filePath?: (configured: string) => string;
   /**
    * TEST-ONLY FAULT SEAM: called as the request object of an event is built, before the registry runs; throwing
    * stands for an event that cannot be built. No input can cause that once bodies are held to MAX_NESTING_DEPTH,
@@ -224,7 +226,9 @@ export class AuditLogger {
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
-      file: on ? { path: config.path!, rotation: rotationOf(config) } : undefined,
+      file: on
+        ? { path: this.options.filePath?.(config.path!) ?? config.path!, rotation: rotationOf(config) }
+        : undefined,
       // The datastore stays searchable while audit is off; it only receives no new events then.
       datastore: dataDir ? { endpoint: config.dataStoreEndpoint ?? "", ttlHours: config.dataStoreTTL } : undefined,
       tuning: this.options.datastoreTuning,

@@ -4,6 +4,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import {
+  DEFAULT_HEARTBEAT_SECONDS,
+  DEFAULT_MISSED_HEARTBEATS,
+  type HeartbeatBounds,
+  heartbeatBounds,
+} from "../platform/projects/heartbeat-bounds.ts";
 import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
@@ -28,6 +34,7 @@ function seconds(value: string): number {
 }
 
 interface StartOptions extends InflightFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
+  instanceHeartbeatSeconds?: number;
   instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
@@ -64,7 +71,7 @@ export function addStartCommand(platform: Command): void {
     .option("--config <file>", "platform config file (YAML): loaded at start, watched, and applied on change")
     .option(
       "--audit-dir <dir>",
-      "a directory besides the data directory where the config may put the audit log (repeatable)",
+      "the audit log's directory instead of <data-dir>/audit (repeatable); it may not overlap pki/, the store or the socket",
       (dir: string, dirs: string[] = []) => [...dirs, dir],
     )
     .option(
@@ -72,8 +79,13 @@ export function addStartCommand(platform: Command): void {
       "keys that encrypt the store's secret values (default: <data-dir>/pki/encryption.key, made on first start)",
     )
     .option(
+      "--instance-heartbeat-seconds <seconds>",
+      `how often virtual clusters report to the platform; they are told through selves (default ${DEFAULT_HEARTBEAT_SECONDS})`,
+      seconds,
+    )
+    .option(
       "--instance-offline-after-seconds <seconds>",
-      "mark a virtual cluster instance offline after this long without a heartbeat (default 90)",
+      `mark a virtual cluster instance offline after this long without a heartbeat; at least twice the heartbeat (default ${DEFAULT_MISSED_HEARTBEATS} heartbeats)`,
       seconds,
     )
     .option(
@@ -93,9 +105,14 @@ export function addStartCommand(platform: Command): void {
       }
       let etcd: ReturnType<typeof storeSelection>;
       let store: ReturnType<typeof storeHousekeepingOptions>;
+      let liveness: HeartbeatBounds;
       try {
         etcd = storeSelection(opts);
         store = storeHousekeepingOptions(opts, etcd !== undefined);
+        liveness = heartbeatBounds({
+          heartbeatSeconds: opts.instanceHeartbeatSeconds,
+          offlineAfterSeconds: opts.instanceOfflineAfterSeconds,
+        });
       } catch (error) {
         platform.error(`error: ${(error as Error).message}`);
       }
@@ -126,8 +143,8 @@ export function addStartCommand(platform: Command): void {
         etcd,
         store,
         configFile: opts.config,
-        instanceOfflineAfterMs:
-          opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
+        instanceHeartbeatMs: liveness.heartbeatSeconds * 1000,
+        instanceOfflineAfterMs: liveness.offlineAfterSeconds * 1000,
         limits: inflightLimits(opts),
         logger,
       });

@@ -80,6 +80,8 @@ export interface TeamEntry {
 export interface AccessEntry {
   owner?: { user?: string; team?: string };
   access: AccessRule[];
+  /** A virtual cluster instance's spec.runtime: whose runtime keys report for it (runtime-binding.ts). */
+  runtime?: { user?: string; team?: string };
 }
 
 const PREFIX = `/${GROUP}/`;
@@ -184,11 +186,16 @@ function teamEntry(team: Team): TeamEntry {
   };
 }
 
+type UserOrTeam = { user?: string; team?: string };
+const userOrTeam = (value: UserOrTeam | undefined) => (value && (value.user || value.team) ? value : undefined);
+
 function accessEntry(object: { spec?: unknown }): AccessEntry | undefined {
-  const spec = object.spec as { owner?: AccessEntry["owner"]; access?: unknown } | undefined;
+  const spec = object.spec as { owner?: UserOrTeam; access?: unknown; runtime?: UserOrTeam } | undefined;
   const access = Array.isArray(spec?.access) ? (spec.access as AccessRule[]) : [];
-  const owner = spec?.owner && (spec.owner.user || spec.owner.team) ? spec.owner : undefined;
-  return owner || access.length ? structuredClone({ owner, access }) : undefined;
+  const owner = userOrTeam(spec?.owner);
+  const runtime = userOrTeam(spec?.runtime);
+  if (!owner && !access.length && !runtime) return undefined;
+  return structuredClone(runtime ? { owner, access, runtime } : { owner, access });
 }
 
 export class AuthIndex implements InformerHandler {

@@ -81,6 +81,8 @@ export interface PlatformAuthOptions {
   signingAlgorithm?: SigningAlgorithm;
   /** Other replicas share the store (etcd): the signing key ring follows their rotations. */
   sharedStore?: boolean;
+  /** How often virtual clusters should report (selves tells them). */
+  instanceHeartbeatSeconds?: number;
 }
 
 /** The auth layer's parts of the resource list (src/platform/management-resources.ts). */
@@ -282,6 +284,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         return {
           platformHost: current.platformHost || serverHost,
           projectNamespacePrefix: current.projectNamespacePrefix,
+          instanceHeartbeatSeconds: options.instanceHeartbeatSeconds,
         };
       },
       limits: () => settings.current().auth,

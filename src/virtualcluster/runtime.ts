@@ -15,6 +15,7 @@ import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
 import { hostApi } from "./connect/host-api.ts";
 import type { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
+import { PlatformIssuers } from "./connect/platform-issuers.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
 import { exposedGc, HeapCompactor } from "./heap-compactor.ts";
 import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
@@ -58,6 +59,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   let verifier: Promise<TokenVerifier> | undefined;
   let verifierFor: string | undefined;
   let credentialsNow: PlatformCredentials | undefined;
+  // Tokens are the platform's by its key; their issuer may be any address the platform has had (platform-issuers.ts).
+  const issuers = new PlatformIssuers(() => connection?.runCycle() ?? Promise.resolve());
   const audit =
     loaded.settings.audit &&
     startRuntimeAudit({
@@ -85,7 +88,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     },
     verifyToken: async (token) => {
       if (!verifier) throw new Error("the platform's signing keys are not known yet");
-      const verified = await (await verifier).verify(token);
+      const ready = await verifier;
+      const verified = await issuers.verify(() => ready.verify(token));
       return { name: verified.name, uid: verified.uid, kind: verified.kind, scope: verified.scope, exp: verified.exp };
     },
   });
@@ -134,8 +138,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
         endpoint,
       }),
       onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
-      onConnected: (credentials: PlatformCredentials) => {
+      onConnected: (credentials: PlatformCredentials, self) => {
         credentialsNow = credentials;
+        issuers.learn(credentials.host, self.platformHost);
         // One verifier per platform address; it refetches the JWKS itself when it meets an unknown key id.
         if (verifierFor === credentials.host) return;
         verifierFor = credentials.host;
@@ -143,6 +148,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
           jwksUrl: `https://${credentials.host}/.well-known/jwks.json`,
           ca: credentials.certificateAuthorityPem,
           insecure: credentials.insecure,
+          issuers: () => issuers.list(),
         };
         verifier = import("../identity/token-verifier.ts").then(({ createTokenVerifier }) => createTokenVerifier(jwks));
       },

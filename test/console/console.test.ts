@@ -377,7 +377,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
 
     // Audit on (the branding stays): a user created after that is found by name, with who did it and the code.
     const logo = `${platform.url}/assets/favicon.svg`;
-    const raw = `${brandedConfig(logo, "<p>Use is <b>monitored</b>.</p>")}audit:\n  enabled: true\n  level: 1\n  path: ${join(platform.dataDir, "audit.log")}\n`;
+    const raw = `${brandedConfig(logo, "<p>Use is <b>monitored</b>.</p>")}audit:\n  enabled: true\n  level: 1\n  path: audit.log\n`;
     const saved = await admin("PATCH", `${API}/configs/platform-config`, { spec: { raw } });
     assert.equal(saved.status, 200, saved.text());
     // The Config applies asynchronously: the user is made once requests are recorded.

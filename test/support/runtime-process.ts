@@ -25,7 +25,8 @@ export interface RuntimeProcessOptions {
   settings: string;
   hostKubeconfig: string;
   env?: NodeJS.ProcessEnv;
-  heartbeatSeconds?: number;
+  /** --heartbeat-seconds (default 1); null: none, the runtime follows the platform's heartbeat. */
+  heartbeatSeconds?: number | null;
 }
 
 export async function startRuntimeProcess(options: RuntimeProcessOptions): Promise<RuntimeProcess> {
@@ -45,8 +46,7 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions): Promi
     options.hostKubeconfig,
     "--data-dir",
     dataDir,
-    "--heartbeat-seconds",
-    String(options.heartbeatSeconds ?? 1),
+    ...(options.heartbeatSeconds === null ? [] : ["--heartbeat-seconds", String(options.heartbeatSeconds ?? 1)]),
   ];
   // LICENSE would win over every Secret: only the test's own choice may set it.
   const env: NodeJS.ProcessEnv = { ...process.env, LICENSE: undefined, LOG_LEVEL: "info", ...options.env };

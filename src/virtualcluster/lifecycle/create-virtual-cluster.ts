@@ -29,7 +29,7 @@ import { freePort, waitUntilReady } from "./local-runtime.ts";
 import type { PlatformClient } from "./platform-client.ts";
 import { checkLogin, projectNamespace } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
-import type { RuntimeContainer } from "./runtime-container.ts";
+import { checkRuntimeImage, type RuntimeContainer } from "./runtime-container.ts";
 import { ensureRuntimeRbac, runtimeKubeconfig } from "./runtime-identity.ts";
 import { type SettingsChanges, settingsChanges } from "./settings-changes.ts";
 import { checkSettings, editSettings, readSettings } from "./settings-file.ts";
@@ -128,6 +128,8 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     label = "the stored settings (pass -f to replace them)";
   }
   settings ??= checkSettings(original, label, namespace);
+  const container = options.container === undefined ? existing?.container : options.container || undefined;
+  if (container) await step(`Checking the image ${container.image}`, () => checkRuntimeImage(container));
 
   const client = options.platform;
   const login = client?.login;
@@ -180,7 +182,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
       hostServer,
       wroteApiKeySecret,
       registration,
-      container: options.container === undefined ? existing?.container : options.container || undefined,
+      container,
     };
     writeLocalCluster(cluster);
     undo.length = 0;

@@ -7,6 +7,7 @@ import { LifecycleError } from "./lifecycle-error.ts";
 import { clusterPaths, readLocalCluster, writeLocalCluster } from "./local-clusters.ts";
 import { waitUntilReady } from "./local-runtime.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
+import { checkRuntimeImage } from "./runtime-container.ts";
 
 export interface ResumeOptions {
   name: string;
@@ -34,6 +35,7 @@ export async function resumeVirtualCluster(options: ResumeOptions): Promise<Resu
   }
   const paths = clusterPaths(namespace, name);
   if (runtimePid(state, paths) !== undefined) return { alreadyRunning: true, status: readRuntimeStatus(paths.dir) };
+  if (state.container) await checkRuntimeImage(state.container);
   const { paused: _paused, ...cluster } = state;
   writeLocalCluster(cluster);
   const started = await startClusterRuntime(cluster, paths, options.program);

@@ -91,6 +91,18 @@ export function inspectRuntimeContainer(
   return running === "true" ? { running: true, pid: Number(pid) } : { running: false };
 }
 
+/** Fails, saying how to get it, when podman or the image is missing (checked before anything is changed). */
+export async function checkRuntimeImage(container: RuntimeContainer): Promise<void> {
+  try {
+    await podman(["image", "exists", container.image]);
+  } catch (error) {
+    if (error instanceof LifecycleError && /not installed/.test(error.message)) throw error;
+    throw new LifecycleError(
+      `the image ${container.image} is not on this machine: build it with \`npm run image\` in a checkout of virtualcluster-platform, or pass --container-image`,
+    );
+  }
+}
+
 /** Starts the runtime's container (replacing a stopped one of an earlier start). */
 export async function startRuntimeContainer(
   state: LocalCluster,
@@ -102,36 +114,27 @@ export async function startRuntimeContainer(
   handOverDirectory(paths);
   const logOffset = logSize(paths);
   const name = runtimeContainerName(state, paths);
-  try {
-    await podman([
-      "run",
-      "--detach",
-      "--replace",
-      "--pull=never",
-      `--name=${name}`,
-      `--label=virtualcluster.platform.sh/cluster=${state.namespace}/${state.name}`,
-      `--label=${DATA_DIR_LABEL}=${paths.dir}`,
-      "--network=host",
-      "--read-only",
-      `--stop-timeout=${STOP_SECONDS}`,
-      "--log-driver=k8s-file",
-      `--log-opt=path=${paths.log}`,
-      ...userArguments(),
-      `--volume=${paths.dir}:${paths.dir}`,
-      `--env=LOG_LEVEL=${process.env.LOG_LEVEL ?? "info"}`,
-      // The platform access key, when it comes from the environment, by name only (not on the command line).
-      ...(process.env.LICENSE ? ["--env=LICENSE"] : []),
-      container.image,
-      ...runtimeArguments(state, paths),
-    ]);
-  } catch (error) {
-    if (error instanceof LifecycleError && /image not known|no such image/i.test(error.message)) {
-      throw new LifecycleError(
-        `the image ${container.image} is not on this machine: build it with \`npm run image\` in a checkout of virtualcluster-platform, or pass --container-image`,
-      );
-    }
-    throw error;
-  }
+  await podman([
+    "run",
+    "--detach",
+    "--replace",
+    "--pull=never",
+    `--name=${name}`,
+    `--label=virtualcluster.platform.sh/cluster=${state.namespace}/${state.name}`,
+    `--label=${DATA_DIR_LABEL}=${paths.dir}`,
+    "--network=host",
+    "--read-only",
+    `--stop-timeout=${STOP_SECONDS}`,
+    "--log-driver=k8s-file",
+    `--log-opt=path=${paths.log}`,
+    ...userArguments(),
+    `--volume=${paths.dir}:${paths.dir}`,
+    `--env=LOG_LEVEL=${process.env.LOG_LEVEL ?? "info"}`,
+    // The platform access key, when it comes from the environment, by name only (not on the command line).
+    ...(process.env.LICENSE ? ["--env=LICENSE"] : []),
+    container.image,
+    ...runtimeArguments(state, paths),
+  ]);
   let checked = 0;
   let exited = false;
   return {

@@ -1,12 +1,11 @@
 // How a virtual cluster's runtime runs on this machine: a background process (local-runtime.ts), or a container when
-// its state names an image (runtime-container.ts). Stopping stops either, so switching between them on an upgrade
-// never leaves the old one running.
+// its state names an image (runtime-container.ts). Stopping goes by the state the runtime was started with (create
+// passes the state from before an upgrade), so switching between the two never leaves the old one running; podman is
+// asked only about virtual clusters that run in containers.
 
 import type { ClusterPaths, LocalCluster } from "./local-clusters.ts";
 import { runningPid, type StartedRuntime, startRuntime, stopRuntime } from "./local-runtime.ts";
 import { inspectRuntimeContainer, startRuntimeContainer, stopRuntimeContainer } from "./runtime-container.ts";
-
-type ClusterName = Pick<LocalCluster, "name" | "namespace">;
 
 export function startClusterRuntime(
   state: LocalCluster,
@@ -17,10 +16,13 @@ export function startClusterRuntime(
   return Promise.resolve(startRuntime({ cluster: state, paths, program }));
 }
 
-/** Stops the runtime, whichever way it runs; false when nothing was running. */
-export async function stopClusterRuntime(cluster: ClusterName, paths: ClusterPaths): Promise<boolean> {
+/**
+ * Stops the runtime of a virtual cluster whose state (if this machine has it) is `state`: the background process if
+ * one runs, and its container when the state says it runs in one. False when nothing was running.
+ */
+export async function stopClusterRuntime(paths: ClusterPaths, state: LocalCluster | undefined): Promise<boolean> {
   const process = await stopRuntime(paths);
-  const container = await stopRuntimeContainer(cluster, paths);
+  const container = state?.container ? await stopRuntimeContainer(state, paths) : false;
   return process || container;
 }
 

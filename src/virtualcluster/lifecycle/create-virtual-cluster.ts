@@ -187,7 +187,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     writeLocalCluster(cluster);
     undo.length = 0;
 
-    await stopClusterRuntime(cluster, paths);
+    await stopClusterRuntime(paths, existing);
     const started = await startClusterRuntime(cluster, paths, options.program);
     const status = await (options.waitStep ?? step)(`Starting virtual cluster ${name}`, () =>
       waitUntilReady(paths, started, options.timeoutMs ?? 120_000),

@@ -83,7 +83,7 @@ export async function deleteVirtualCluster(options: DeleteOptions): Promise<Dele
   if (!state && !storedIsOurs) throw notFound(`on the host cluster ${host.server}`);
 
   const status = readRuntimeStatus(paths.dir);
-  const stopped = await step(`Stopping virtual cluster ${name}`, () => stopClusterRuntime({ name, namespace }, paths));
+  const stopped = await step(`Stopping virtual cluster ${name}`, () => stopClusterRuntime(paths, state));
 
   const leftovers = platformLeftovers(state, stored?.metadata?.annotations, status, namespace, name);
   const registration = state?.registration ?? registrationFromAnnotations(stored?.metadata?.annotations);

@@ -24,7 +24,7 @@ export async function pauseVirtualCluster(options: PauseOptions): Promise<{ stop
   }
   const step = options.step ?? runQuietly;
   const stopped = await step(`Stopping virtual cluster ${name}`, () =>
-    stopClusterRuntime(state, clusterPaths(namespace, name)),
+    stopClusterRuntime(clusterPaths(namespace, name), state),
   );
   writeLocalCluster({ ...state, paused: true });
   return { stopped };

@@ -128,7 +128,8 @@ export async function startRuntimeContainer(
     "--log-driver=k8s-file",
     `--log-opt=path=${paths.log}`,
     ...userArguments(),
-    `--volume=${paths.dir}:${paths.dir}`,
+    // Z: a private SELinux label where SELinux is on (ignored elsewhere).
+    `--volume=${paths.dir}:${paths.dir}:Z`,
     `--env=LOG_LEVEL=${process.env.LOG_LEVEL ?? "info"}`,
     // The platform access key, when it comes from the environment, by name only (not on the command line).
     ...(process.env.LICENSE ? ["--env=LICENSE"] : []),

@@ -5,8 +5,7 @@
 
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,23 +13,16 @@ import { fileURLToPath } from "node:url";
 import { etcdMissing } from "../src/storage/etcd/testing-etcd-cluster.ts";
 import { clusterPaths } from "../src/virtualcluster/lifecycle/local-clusters.ts";
 import { runtimeContainerName } from "../src/virtualcluster/lifecycle/runtime-container.ts";
-import { containersMissing, podman, podmanEnv } from "./support/containers.ts";
+import { containersMissing, IMAGE_LOCK, podman, podmanEnv } from "./support/containers.ts";
 import { kubectlSkip } from "./support/kubectl.ts";
 import { readmeSection, runnableBlocks, scriptOf } from "./support/readme-blocks.ts";
+import { installProgram, portFree } from "./support/readme-run.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const SECTION = readmeSection(readFileSync(join(REPO, "README.md"), "utf8"), "Run as containers");
 const CONTAINERS = ["vc-platform", "vc-host", "vc-replica-1", "vc-replica-2"];
 const PORTS = [9443, 9444, 7543, 2479, 2480];
 const BUILD = "npm run image";
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
 
 /** Runs a bash script to its end: exit code and everything it printed. */
 function bash(
@@ -72,20 +64,15 @@ describe("README: Run as containers", { skip, timeout: 900_000 }, () => {
       }
       const bin = join(root, "bin");
       for (const dir of [home, work, bin]) mkdirSync(dir, { recursive: true });
-      // The installed program, run by this test's Node (24) whatever `node` is on the PATH.
-      writeFileSync(
-        join(bin, "virtualcluster"),
-        `#!/bin/sh\nexec '${process.execPath}' '${join(REPO, "bin", "virtualcluster.js")}' "$@"\n`,
-      );
-      chmodSync(join(bin, "virtualcluster"), 0o755);
+      installProgram(bin);
       const env = podmanEnv({ HOME: home, PATH: `${bin}:${process.env.PATH}` });
       for (const name of ["VIRTUALCLUSTER_HOME", "KUBECONFIG", "LICENSE", "NO_COLOR"]) delete env[name];
 
       const [build, ...rest] = runnableBlocks(SECTION);
       assert.equal(build.text.split("#")[0].trim(), BUILD, "the section starts by building the image");
       // In the checkout, as the README says; under the lock the other container tests take (one build at a time).
-      const lock = join(tmpdir(), "virtualcluster-platform-image.lock");
-      const built = await bash(`flock '${lock}' ${BUILD}`, REPO, {
+
+      const built = await bash(`flock '${IMAGE_LOCK}' ${BUILD}`, REPO, {
         ...process.env,
         CONTAINERS_CONF: env.CONTAINERS_CONF,
       }).done;

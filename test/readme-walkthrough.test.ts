@@ -6,17 +6,7 @@
 
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { createServer } from "node:net";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -24,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
 import { readmeSection, readmeSubsection, runnableBlocks, scriptOf } from "./support/readme-blocks.ts";
+import { installProgram, portFree } from "./support/readme-run.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const README = readFileSync(join(REPO, "README.md"), "utf8");
@@ -31,14 +22,6 @@ const SECTION = readmeSection(README, "From nothing to a connected virtual clust
 const CLEANUP = readmeSubsection(README, "Changing and removing virtual clusters");
 /** The ports the walkthrough uses as written. */
 const PORTS = [8443, 7443];
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
 
 async function until(check: () => boolean, what: string, seconds: number, failed: () => string | undefined) {
   const deadline = Date.now() + seconds * 1000;
@@ -66,12 +49,7 @@ describe("README walkthrough", { skip: kubectlSkip, timeout: 300_000 }, () => {
     }
     const bin = join(root, "bin");
     for (const dir of [home, work, bin]) mkdirSync(dir, { recursive: true });
-    // The installed program, run by this test's Node (24) whatever `node` is on the PATH.
-    writeFileSync(
-      join(bin, "virtualcluster"),
-      `#!/bin/sh\nexec '${process.execPath}' '${join(REPO, "bin", "virtualcluster.js")}' "$@"\n`,
-    );
-    chmodSync(join(bin, "virtualcluster"), 0o755);
+    installProgram(bin);
 
     const walkthrough = runnableBlocks(SECTION.replace(CLEANUP, ""));
     const cleanup = runnableBlocks(CLEANUP);

@@ -6,13 +6,14 @@
 // `virtualcluster create --container` under test too): the OCI runtime runc (crun refuses hybrid cgroups) and
 // explicit ulimits within this machine's limits (podman's defaults exceed them, and runc then fails to set them).
 
-import { execFile, spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BuiltImage } from "../../container/build-image.ts";
+import { runTool } from "../../container/run-tool.ts";
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -85,28 +86,18 @@ export function podman(args: string[]): Promise<string> {
 
 let image: Promise<BuiltImage> | undefined;
 
+/** The lock every image build of the tests takes (one build at a time on the machine, whichever checkout). */
+export const IMAGE_LOCK = join(tmpdir(), "virtualcluster-platform-image.lock");
+
 /**
- * The image of this checkout: `npm run image` under a machine-wide lock, so test files running at once (and other
- * checkouts) build it once; when an image of the same inputs exists it is reused.
+ * The image of this checkout: `npm run image` under IMAGE_LOCK, so test files running at once (and other checkouts)
+ * build it once; when an image of the same inputs exists it is reused.
  */
 export function testImage(): Promise<BuiltImage> {
-  image ??= new Promise<BuiltImage>((resolve, reject) => {
-    const lock = join(tmpdir(), "virtualcluster-platform-image.lock");
-    const build = join(REPO, "container", "build-image.ts");
-    const child = spawn("flock", [lock, process.execPath, build, "--json"], { cwd: REPO, env: podmanEnv() });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`npm run image failed (${code}):\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split("\n").pop() ?? "") as BuiltImage);
-    });
-  });
+  image ??= runTool("flock", [IMAGE_LOCK, process.execPath, join(REPO, "container", "build-image.ts"), "--json"], {
+    cwd: REPO,
+    env: podmanEnv(),
+  }).then((stdout) => JSON.parse(stdout.trim().split("\n").pop() ?? "") as BuiltImage);
   return image;
 }
 

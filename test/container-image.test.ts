@@ -93,6 +93,7 @@ describe("the container image", { skip: containersMissing(), timeout: 900_000 },
     assert.equal(config.User, "65532:65532");
     assert.deepEqual(Object.keys(config.Volumes), ["/var/lib/virtualcluster"]);
     assert.equal(config.StopSignal, "SIGTERM");
+    assert.ok(config.Env.includes("SQLITE_TMPDIR=/var/lib/virtualcluster"), "SQLite's temporary files on the volume");
     const health = JSON.parse(await podman(["image", "inspect", "--format", "{{json .HealthCheck}}", image.ref]));
     assert.deepEqual(health.Test, ["CMD", "/usr/local/bin/node", "/opt/virtualcluster/healthcheck.mjs"]);
   });

@@ -22,9 +22,9 @@ const onPath = (program: string) => spawnSync("sh", ["-c", `command -v ${program
 /** Why the container tests cannot run here, or false when they can. */
 export function containersMissing(): string | false {
   if (process.platform !== "linux") return "containers run on Linux only";
-  const missing = ["podman", "buildah", "runc", "mmdebstrap", "strip", "flock"].filter((program) => !onPath(program));
+  const missing = ["podman", "runc", "mmdebstrap", "strip", "flock"].filter((program) => !onPath(program));
   if (missing.length > 0) {
-    return `${missing.join(", ")} not installed (apt-get install podman buildah runc mmdebstrap binutils; .ci/run installs them)`;
+    return `${missing.join(", ")} not installed (apt-get install podman runc mmdebstrap binutils; .ci/run installs them)`;
   }
   if (process.getuid?.() !== 0) return "the container tests run rootful podman: run them as root (CI does)";
   const info = spawnSync("podman", ["info", "--format", "{{.Host.OCIRuntime.Name}}"], {

@@ -45,14 +45,24 @@ export function runtimeContainerName(state: Pick<LocalCluster, "name" | "namespa
 function handOverDirectory(paths: ClusterPaths): void {
   if (process.getuid?.() !== 0) return;
   const keep = new Set([paths.hostKubeconfig, paths.state, paths.log, paths.pid]);
+  const give = (path: string) => {
+    try {
+      lchownSync(path, IMAGE_UID, IMAGE_UID);
+    } catch (error) {
+      throw new LifecycleError(
+        `cannot give ${path} to the container's user ${IMAGE_UID} (${(error as NodeJS.ErrnoException).code}): ` +
+          "the virtual cluster's directory must be on a file system root may change owners on (VIRTUALCLUSTER_HOME moves it)",
+      );
+    }
+  };
   const walk = (dir: string) => {
-    lchownSync(dir, IMAGE_UID, IMAGE_UID);
+    give(dir);
     // Bounded: the cluster's own directory, a few levels deep (pki/, audit files).
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (keep.has(path)) continue;
       if (entry.isDirectory()) walk(path);
-      else lchownSync(path, IMAGE_UID, IMAGE_UID);
+      else give(path);
     }
   };
   walk(paths.dir);

@@ -4,7 +4,8 @@
 //   2. the time to an interactive Users page: from the navigation's start to the first user row rendered from the
 //      API (the session cookie already set), read in the page with performance.now(); against a baseline measured
 //      in the same run: the same browser loading a static HTML table of the same users from a bare node:https
-//      server (TLS, HTML parse, first paint: the floor any page pays). Rounds alternate baseline and console.
+//      server (TLS, HTML parse, first paint: the floor any page pays). Rounds alternate baseline and console;
+//   3. the same for the Overview (the landing page since issue 31): to its first project link.
 //
 //   node bench/console.ts [--rounds n] [--users n]
 
@@ -73,28 +74,41 @@ const MARK_USERS = `new MutationObserver((_, observer) => {
   }
 }).observe(document, { childList: true, subtree: true });`;
 await context.addInitScript({ content: MARK_USERS });
+// And when the Overview's first project link appears.
+const MARK_OVERVIEW = `new MutationObserver((_, observer) => {
+  if (document.querySelector('main a[href^="/projects/"]')) {
+    globalThis.__overviewShown = performance.now();
+    observer.disconnect();
+  }
+}).observe(document, { childList: true, subtree: true });`;
+await context.addInitScript({ content: MARK_OVERVIEW });
 const page = await context.newPage();
-await page.goto(`${platform.url}/login`);
+await page.goto(`${platform.url}/login?return=%2Fusers`);
 await loginThroughConsole(page, "admin", password);
 await page.waitForURL((url) => url.pathname === "/users");
 
-async function timed(url: string): Promise<number> {
+async function timed(url: string, mark = "__usersShown"): Promise<number> {
   await page.goto(url, { waitUntil: "commit" });
-  await page.waitForFunction(() => (globalThis as { __usersShown?: number }).__usersShown !== undefined, null, {
+  await page.waitForFunction((name) => (globalThis as Record<string, unknown>)[name] !== undefined, mark, {
     timeout: 30_000,
   });
-  return page.evaluate(() => (globalThis as { __usersShown?: number }).__usersShown ?? Number.NaN);
+  return page.evaluate((name) => ((globalThis as Record<string, unknown>)[name] as number) ?? Number.NaN, mark);
 }
 
 // Warm both (the browser's HTTP cache keeps the hashed bundle, as a returning user's would).
 await timed(baselineUrl);
 await timed(`${platform.url}/users`);
+await timed(`${platform.url}/`, "__overviewShown");
 const base: number[] = [];
 const consoleMs: number[] = [];
+const overviewMs: number[] = [];
 for (let round = 0; round < rounds; round++) {
   base.push(await timed(baselineUrl));
   consoleMs.push(await timed(`${platform.url}/users`));
-  log(`round ${round + 1}: baseline ${formatMs(base.at(-1) ?? 0)} ms, console ${formatMs(consoleMs.at(-1) ?? 0)} ms`);
+  overviewMs.push(await timed(`${platform.url}/`, "__overviewShown"));
+  log(
+    `round ${round + 1}: baseline ${formatMs(base.at(-1) ?? 0)} ms, users ${formatMs(consoleMs.at(-1) ?? 0)} ms, overview ${formatMs(overviewMs.at(-1) ?? 0)} ms`,
+  );
 }
 // A cold load (empty cache): every byte of the bundle over the wire.
 const cold = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
@@ -127,5 +141,8 @@ console.log(
 );
 console.log(
   `- baseline (static HTML table from a bare node:https server), median: ${formatMs(median(base))} ms; ratio console/baseline ${formatRatio(median(consoleMs) / median(base))}`,
+);
+console.log(
+  `- time to an interactive Overview (the landing page), median of ${rounds}: ${formatMs(median(overviewMs))} ms (best ${formatMs(Math.min(...overviewMs))} ms); ratio to the baseline ${formatRatio(median(overviewMs) / median(base))}`,
 );
 console.log(`- cold load (empty cache) to the first user row: ${formatMs(coldMs)} ms`);

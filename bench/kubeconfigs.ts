@@ -46,7 +46,7 @@ try {
     apiVersion: GROUP_VERSION,
     kind: "OwnedAccessKey",
     metadata: { name: "bench-key" },
-    spec: { user: "bench" },
+    spec: { user: "bench", displayName: "bench" },
   });
   await api.expect(201, "POST", `${API}/projects`, {
     apiVersion: GROUP_VERSION,

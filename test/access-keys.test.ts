@@ -68,7 +68,7 @@ describe("access keys, roles and scopes over HTTPS", () => {
   it("a user creates its own key, sees it once, and lists and watches only its own keys", async () => {
     const created = await send("POST", `${API}/ownedaccesskeys`, {
       token: bob,
-      body: { metadata: { name: "bob-ci" }, spec: {} },
+      body: { metadata: { name: "bob-ci" }, spec: { displayName: "Bob CI" } },
     });
     assert.equal(created.status, 201);
     const plain = created.json().spec.key;
@@ -172,7 +172,7 @@ describe("access keys, roles and scopes over HTTPS", () => {
     assert.equal(forCarol.status, 403);
     const groups = await send("POST", `${API}/ownedaccesskeys`, {
       token: bob,
-      body: { metadata: { name: "x2" }, spec: { groups: ["admins"] } },
+      body: { metadata: { name: "x2" }, spec: { displayName: "x2", groups: ["admins"] } },
     });
     assert.equal(groups.status, 403);
     const hand = await send("PATCH", `${API}/ownedaccesskeys/bob-main`, {
@@ -237,7 +237,7 @@ describe("access keys, roles and scopes over HTTPS", () => {
     assert.equal(widen.status, 403);
     const another = await send("POST", `${API}/ownedaccesskeys`, {
       token: scoped,
-      body: { metadata: { name: "free" }, spec: {} },
+      body: { metadata: { name: "free" }, spec: { displayName: "free" } },
     });
     assert.equal(another.status, 403);
     const password = await send("POST", `${API}/users/bob/password`, {
@@ -350,7 +350,7 @@ describe("access keys, roles and scopes over HTTPS", () => {
     try {
       const reply = await send("POST", `${API}/ownedaccesskeys`, {
         token: bob,
-        body: { metadata: { name: "long" }, spec: { ttl: 999999 } },
+        body: { metadata: { name: "long" }, spec: { displayName: "long", ttl: 999999 } },
       });
       assert.equal(reply.status, 201);
       assert.equal(reply.json().spec.ttl, 3600);

@@ -200,7 +200,7 @@ function describeDatastore(name: string, endpoint: () => Promise<{ url: string; 
           apiVersion: "management.platform.sh/v1",
           kind: "OwnedAccessKey",
           metadata: { name: "k2" },
-          spec: { user: "admin", type: "User" },
+          spec: { user: "admin", type: "User", displayName: "k2" },
         },
       });
       assert.equal(created.status, 201);

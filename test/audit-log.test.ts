@@ -141,7 +141,7 @@ describe("audit log", () => {
         apiVersion: "management.platform.sh/v1",
         kind: "OwnedAccessKey",
         metadata: { name: "audited" },
-        spec: { user: "admin", type: "User" },
+        spec: { user: "admin", type: "User", displayName: "audited" },
       },
     });
     assert.equal(created.status, 201, created.body);

@@ -149,7 +149,7 @@ describe("bad input", () => {
   it("integers beyond their int64 field or JavaScript's exact integers are 422 naming the field; the bound itself is taken", async () => {
     const keys = "/apis/management.platform.sh/v1/ownedaccesskeys";
     const key = (name: string, ttl: string) =>
-      `{"apiVersion":"management.platform.sh/v1","kind":"OwnedAccessKey","metadata":{"name":"${name}"},"spec":{"user":"admin","ttl":${ttl}}}`;
+      `{"apiVersion":"management.platform.sh/v1","kind":"OwnedAccessKey","metadata":{"name":"${name}"},"spec":{"user":"admin","displayName":"${name}","ttl":${ttl}}}`;
     for (const ttl of ["9007199254740992", "1e20"]) {
       const reply = await send("POST", keys, key("too-long", ttl));
       assert.equal(reply.status, 422, reply.body);

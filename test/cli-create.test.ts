@@ -84,7 +84,7 @@ sync:
           expression: '"virtual cluster " + context.vcluster.name'
 `;
 
-describe("virtualcluster create, delete, list and connect", { timeout: 300_000 }, () => {
+describe("virtualcluster create, delete, list and connect", () => {
   let platform: PlatformProcess;
   let host: ClusterApiServerProcess;
   let core: CoreV1Api;

@@ -55,7 +55,7 @@ function npm(args: string[], cwd: string) {
     cwd,
     env: userEnv(),
     encoding: "utf8",
-    timeout: 240_000,
+    timeout: 600_000,
   });
   assert.equal(run.status, 0, `npm ${args.join(" ")}:\n${run.stdout}\n${run.stderr}`);
   return run;
@@ -91,7 +91,7 @@ function installed(prefix: string, args: string[], home: string) {
   return spawnSync("virtualcluster", args, {
     env: userEnv({ PATH: `${join(prefix, "bin")}${delimiter}${userPath}`, VIRTUALCLUSTER_HOME: home }),
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: 300_000,
   });
 }
 
@@ -103,7 +103,7 @@ function assertRunsOnNode24(run: SpawnSyncReturns<string>): void {
 
 describe("installing virtualcluster with npm", {
   skip: !npmAvailable && "npm is not installed",
-  timeout: 600_000,
+  timeout: 1_800_000,
 }, () => {
   const root = mkdtempSync(join(tmpdir(), "vc-install-"));
   const checkout = join(root, "checkout");
@@ -131,7 +131,7 @@ describe("installing virtualcluster with npm", {
       const install = npm(["install"], checkout);
       installOutput = `${install.stdout}\n${install.stderr}`;
     },
-    { timeout: 400_000 },
+    { timeout: 900_000 },
   );
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -151,7 +151,7 @@ describe("installing virtualcluster with npm", {
   });
 
   it("npm install -g of the packed tarball puts a virtualcluster on PATH that runs a platform on Node 24", {
-    timeout: 400_000,
+    timeout: 900_000,
   }, async () => {
     const prefix = join(root, "prefix-tarball");
     const packed = npm(["pack", "--pack-destination", root], checkout);

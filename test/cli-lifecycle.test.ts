@@ -44,7 +44,7 @@ const settingsWith = (patch: Record<string, string>) =>
 const OWNER = { path: 'metadata.annotations["owner"]', expression: 'value + " (" + context.vcluster.name + ")"' };
 const WITH_PATCH = settingsWith(OWNER);
 
-describe("virtualcluster lifecycle commands", { timeout: 300_000 }, () => {
+describe("virtualcluster lifecycle commands", () => {
   let platform: PlatformProcess;
   let host: ClusterApiServerProcess;
   let core: CoreV1Api;

@@ -14,7 +14,7 @@ const REPO = fileURLToPath(new URL("..", import.meta.url));
 const npmAvailable = spawnSync("npm", ["--version"], { stdio: "ignore" }).status === 0;
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, ...env }, timeout: 60_000 });
+  return spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, ...env }, timeout: 300_000 });
 }
 
 describe("the packed and installed program", { skip: !npmAvailable && "npm is not installed" }, () => {
@@ -28,7 +28,7 @@ describe("the packed and installed program", { skip: !npmAvailable && "npm is no
     const packed = spawnSync("npm", ["pack", "--json", "--pack-destination", root], {
       cwd: REPO,
       encoding: "utf8",
-      timeout: 120_000,
+      timeout: 600_000,
     });
     assert.equal(packed.status, 0, packed.stderr);
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("[")));

@@ -66,7 +66,7 @@ describe("the platform in a container", { skip: containersMissing(), timeout: 90
   });
 
   it("passes its health check (GET /readyz from inside the container)", async () => {
-    await waitFor(() => podman(["healthcheck", "run", platform.name]).then(() => true), "a passing health check", 60);
+    await waitFor(() => podman(["healthcheck", "run", platform.name]).then(() => true), "a passing health check");
     const probe = await podman(["exec", platform.name, "/usr/local/bin/node", "/opt/virtualcluster/healthcheck.mjs"]);
     assert.equal(probe.trim(), `${platform.url}/readyz: 200 ok`);
   });
@@ -109,7 +109,7 @@ describe("the platform in a container", { skip: containersMissing(), timeout: 90
     const dir = await containers.volumePath(published);
     const client = new AuthClient(`https://127.0.0.1:${hostPort}`, readFileSync(join(dir, "pki", "ca.crt"), "utf8"));
     const token = readFileSync(join(dir, "admin-access-key"), "utf8").trim();
-    await waitFor(async () => (await client.send("GET", "/readyz")).status === 200, "/readyz through the port", 60);
+    await waitFor(async () => (await client.send("GET", "/readyz")).status === 200, "/readyz through the port");
     const users = await client.send("GET", `${API}/users`, { token });
     client.agent.destroy();
     assert.equal(users.status, 200, users.body);

@@ -111,7 +111,7 @@ describe("virtualcluster create --container", { skip, timeout: 900_000 }, () => 
     ]);
     assert.match(created.stdout, new RegExp(`Created virtual cluster ${name} in namespace ${namespace}`));
     assert.match(created.stdout, new RegExp(`Container: ${container()} \\(${image}\\)`));
-    await waitFor(async () => (await instance(name)).status?.online === true, "the instance online", 60);
+    await waitFor(async () => (await instance(name)).status?.online === true, "the instance online");
     const listed = JSON.parse((await cli(["list", "-o", "json"])).stdout).items[0];
     assert.equal(listed.status, "running");
     assert.deepEqual(listed.container, { name: container(), image });
@@ -153,7 +153,6 @@ describe("virtualcluster create --container", { skip, timeout: 900_000 }, () => 
     await waitFor(
       async () => Boolean(await maybe(() => hostCore.readNamespacedEndpoints({ namespace, name: hostName }))),
       "the Endpoints on the host",
-      60,
     );
     const endpoints = await hostCore.readNamespacedEndpoints({ namespace, name: hostName });
     assert.equal(endpoints.metadata?.annotations?.["db-host"], `${hostName}.${namespace}.svc.cluster.local`);
@@ -163,7 +162,7 @@ describe("virtualcluster create --container", { skip, timeout: 900_000 }, () => 
 
   it("pause stops the container (the instance goes offline); resume starts it and the sync goes on", async () => {
     await cli(["pause", name, "-n", namespace]);
-    await waitFor(async () => (await instance(name)).status?.online === false, "the instance offline", 60);
+    await waitFor(async () => (await instance(name)).status?.online === false, "the instance offline");
     await assert.rejects(podman(["container", "exists", container()]), "no container while paused");
     await cli(["resume", name, "-n", namespace]);
     await virtualCore().patchNamespacedEndpoints({
@@ -176,7 +175,6 @@ describe("virtualcluster create --container", { skip, timeout: 900_000 }, () => 
         (await hostCore.readNamespacedEndpoints({ namespace, name: hostName })).subsets?.[0].addresses?.[0].ip ===
         "10.0.0.16",
       "the changed Endpoints on the host",
-      60,
     );
   });
 

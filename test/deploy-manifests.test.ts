@@ -131,7 +131,7 @@ describe("deploy/ pod, run with podman as the StatefulSet describes it", {
     ]);
     const [, url] = await waitForOutput(containers, name, /Platform listening on (https:\/\/\S+)/);
     const client = new AuthClient(url, readFileSync(join(data, "pki", "ca.crt"), "utf8"));
-    await waitFor(async () => (await client.send("GET", "/readyz")).status === 200, "/readyz", 60);
+    await waitFor(async () => (await client.send("GET", "/readyz")).status === 200, "/readyz");
     client.agent.destroy();
     assert.equal(existsSync(join(data, "pki", "encryption.key")), false, "it used the Secret's key and made none");
   });

@@ -159,6 +159,32 @@ describe("platform replicas on a 3-member etcd", { skip: etcdMissing() }, () => 
     }
   });
 
+  it("GET /platform/replicas on any replica lists every replica, the leader marked", async () => {
+    let identity: string | undefined;
+    await eventually(async () => {
+      identity = await leaderRecord(client);
+      return identity !== undefined;
+    }, "a leader is elected");
+    for (const replica of replicas) {
+      const http = new AuthClient(replica.url, replica.caPem);
+      try {
+        await eventually(async () => {
+          const list = (await http.send("GET", "/platform/replicas", { token: adminKey })).json();
+          const leading = list.items.filter((item: { leading: boolean }) => item.leading);
+          return list.items.length === 3 && leading.length === 1 && leading[0].identity === identity;
+        }, `replica ${replica.url} lists three replicas, ${identity} leading`);
+        const list = (await http.send("GET", "/platform/replicas", { token: adminKey })).json();
+        assert.ok(list.servedBy.endsWith(`/${replica.child.pid}`), list.servedBy);
+        assert.deepEqual(
+          list.items.map((item: { store: string }) => item.store),
+          ["etcd", "etcd", "etcd"],
+        );
+      } finally {
+        http.close();
+      }
+    }
+  });
+
   it("controllers run on the leader only; when it is killed another replica takes over and the others serve on", async () => {
     let identity: string | undefined;
     await eventually(async () => {

@@ -16,7 +16,7 @@ import { waitFor } from "./support/wait-for.ts";
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
 const OFFLINE_AFTER_SECONDS = 3;
 
-describe("instance liveness and connection errors", { skip: kubectlSkip, timeout: 300_000 }, () => {
+describe("instance liveness and connection errors", { skip: kubectlSkip }, () => {
   let platform: PlatformProcess;
   let host: ClusterApiServerProcess;
   let hostctl: Kubectl;

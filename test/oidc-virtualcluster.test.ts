@@ -18,7 +18,7 @@ import { setPlatformConfig } from "./support/sso-platform.ts";
 const KUBERNETES = { id: "kubernetes", secret: "kubernetes-client-s3cret", redirect: "http://127.0.0.1:8000/callback" };
 const OTHER = { id: "grafana", secret: "grafana-client-s3cret", redirect: "https://grafana.example.test/cb" };
 
-describe("a virtual cluster authenticating the platform's ID tokens", { skip: kubectlSkip, timeout: 300_000 }, () => {
+describe("a virtual cluster authenticating the platform's ID tokens", { skip: kubectlSkip }, () => {
   let platform: PlatformProcess;
   let host: ClusterApiServerProcess;
   let runtime: RuntimeProcess;

@@ -198,7 +198,7 @@ describe("platform config over HTTPS", () => {
         apiVersion: "management.platform.sh/v1",
         kind: "OwnedAccessKey",
         metadata: { name: "long-lived" },
-        spec: { user: "admin", ttl: 86400, type: "User" },
+        spec: { user: "admin", ttl: 86400, type: "User", displayName: "long-lived" },
       },
     });
     assert.ok(key.status === 422 || (key.status === 201 && key.json().spec.ttl <= 600), key.body);

@@ -31,7 +31,7 @@ const WAIT = commands().find((command) => command.startsWith("timeout ") && comm
 describe("the README's waits", () => {
   const dir = mkdtempSync(join(tmpdir(), "vc-readme-waits-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
-  const run = (command: string) => spawnSync("bash", ["-c", command], { cwd: dir, encoding: "utf8", timeout: 20_000 });
+  const run = (command: string) => spawnSync("bash", ["-c", command], { cwd: dir, encoding: "utf8", timeout: 120_000 });
 
   it("every loop in a README shell block has a time limit", () => {
     const loops = commands().filter((command) => /(^|[;'&|]\s*)(until|while) /m.test(command));

@@ -20,7 +20,7 @@ import { type PlatformProcess, startPlatformProcess } from "./support/platform-p
 
 const KEYS = "vcp-keys";
 
-describe("the runtime's host identity", { timeout: 300_000 }, () => {
+describe("the runtime's host identity", () => {
   const root = mkdtempSync(join(tmpdir(), "vc-runtime-identity-"));
   const home = join(root, ".virtualcluster");
   let platform: PlatformProcess;

@@ -23,7 +23,7 @@ sync:
           expression: String(context.hostObject?.metadata?.resourceVersion ?? 0)
 `;
 
-describe("a non-converging patch in a running virtual cluster", { timeout: 120_000 }, () => {
+describe("a non-converging patch in a running virtual cluster", () => {
   let host: ClusterApiServerProcess;
   let vc: RuntimeProcess;
 

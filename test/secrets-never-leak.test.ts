@@ -85,13 +85,13 @@ describe("secrets never leak", { skip: kubectlSkip }, () => {
     keep(
       await client.send("POST", `${API}/ownedaccesskeys`, {
         token: admin,
-        body: { metadata: { name: "dup" }, spec: { user: "bob", key: supplied } },
+        body: { metadata: { name: "dup" }, spec: { user: "bob", displayName: "dup", key: supplied } },
       }),
     );
     keep(
       await client.send("POST", `${API}/ownedaccesskeys`, {
         token: admin,
-        body: { metadata: { name: "short" }, spec: { user: "bob", key: "short-secret" } },
+        body: { metadata: { name: "short" }, spec: { user: "bob", displayName: "short", key: "short-secret" } },
       }),
     );
     secrets.push("short-secret");

@@ -28,8 +28,9 @@ async function storeInfo(dataDir: string): Promise<StoreInfoReport> {
   return JSON.parse(run.stdout) as StoreInfoReport;
 }
 
+/** Reads until `done`; the limit only ends a wait that will never pass (a loaded machine may need minutes). */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 300_000;
   for (;;) {
     const value = await read();
     if (done(value)) return value;

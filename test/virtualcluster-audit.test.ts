@@ -18,7 +18,7 @@ const API = "/kubernetes/management/apis/management.platform.sh/v1";
 // biome-ignore lint/suspicious/noExplicitAny: assertions navigate the objects freely
 type Json = Record<string, any>;
 
-describe("virtual cluster audit events on the platform", { skip: kubectlSkip, timeout: 300_000 }, () => {
+describe("virtual cluster audit events on the platform", { skip: kubectlSkip }, () => {
   let platform: PlatformProcess;
   let host: ClusterApiServerProcess;
   let client: AuthClient;
@@ -57,6 +57,7 @@ describe("virtual cluster audit events on the platform", { skip: kubectlSkip, ti
         spec: {
           type: "User",
           user: "admin",
+          displayName: "audit-vc",
           scope: { roles: [{ role: "virtualcluster", projects: [{ project: "*" }] }] },
         },
       },

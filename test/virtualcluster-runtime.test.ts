@@ -45,7 +45,7 @@ subsets:
   ports: [{name: db, port: 5432}]
 `;
 
-describe("virtual cluster runtime", { skip: kubectlSkip, timeout: 300_000 }, () => {
+describe("virtual cluster runtime", { skip: kubectlSkip }, () => {
   let platform: PlatformProcess;
   let host: ClusterApiServerProcess;
   let hostctl: Kubectl;

@@ -54,16 +54,29 @@ interface Section {
 }
 
 const SECTIONS: Section[] = [
-  { path: "/users", title: "Users", show: (s) => s.canListUsers, load: () => import("./pages/users.tsx") },
-  { path: "/teams", title: "Teams", show: (s) => s.canListUsers, load: () => import("./pages/teams.tsx") },
+  { path: "/", title: "Overview", show: () => true, load: () => import("./pages/overview.tsx") },
   { path: "/projects", title: "Projects", show: () => true, load: () => import("./pages/projects.tsx") },
+  { path: "/users", title: "Users", show: (s) => s.can("list", "users"), load: () => import("./pages/users.tsx") },
+  {
+    path: "/teams",
+    title: "Teams",
+    show: (s) => s.can("list", "teams") || s.teams.length > 0,
+    load: () => import("./pages/teams.tsx"),
+  },
   { path: "/access-keys", title: "Access Keys", show: () => true, load: () => import("./pages/access-keys.tsx") },
-  { path: "/config", title: "Config", show: (s) => s.canReadConfig, load: () => import("./pages/config.tsx") },
-  { path: "/audit", title: "Audit", show: (s) => s.canListUsers, load: () => import("./pages/audit.tsx") },
+  { path: "/config", title: "Config", show: (s) => s.can("get", "configs"), load: () => import("./pages/config.tsx") },
+  {
+    path: "/audit",
+    title: "Audit",
+    show: (s) => s.can("list", "auditevents"),
+    load: () => import("./pages/audit.tsx"),
+  },
   { path: "/profile", title: "Profile", show: () => false, load: () => import("./pages/profile.tsx") },
 ];
 
-const sectionAt = (path: string) => SECTIONS.find((s) => path === s.path || path.startsWith(`${s.path}/`));
+const under = (path: string, section: string) =>
+  path === section || (section !== "/" && path.startsWith(`${section}/`));
+const sectionAt = (path: string) => SECTIONS.find((s) => under(path, s.path));
 
 /** Starts loading the chunk of the page at `path` (before the session is known). */
 export function prefetchPage(path: string): void {
@@ -72,6 +85,7 @@ export function prefetchPage(path: string): void {
     primeList(mgmt("users"));
     primeList(mgmt("teams"));
   }
+  if (path === "/" || path === "/projects") primeList(mgmt("projects"));
   const section = sectionAt(path);
   if (section) loadPage(section.load).catch(() => undefined);
 }
@@ -201,7 +215,7 @@ function Layout({ session, settings, children }: { session: Session; settings: C
             {SECTIONS.filter((section) => section.show(session)).map((section) => (
               <NavItem
                 key={section.path}
-                isActive={path === section.path || path.startsWith(`${section.path}/`)}
+                isActive={under(path, section.path)}
                 to={section.path}
                 onClick={(event) => {
                   event.preventDefault();
@@ -257,9 +271,8 @@ function SignedIn({ settings }: { settings: ConsoleSettings }) {
   if (error) return <ErrorAlert error={error} title="The console cannot load your session" />;
   if (!session) return <Loading what="your session" />;
   if (!section) {
-    // "/" and unknown paths: the first page this caller may use.
-    const first = SECTIONS.find((s) => s.show(session))?.path ?? "/profile";
-    if (path !== first) queueMicrotask(() => navigate(first));
+    // Unknown paths, and pages this caller may not use: the overview.
+    if (path !== "/") queueMicrotask(() => navigate("/"));
     return <Loading what="the console" />;
   }
   const rest = path.slice(section.path.length).split("/").filter(Boolean).map(decodeURIComponent);

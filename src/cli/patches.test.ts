@@ -18,7 +18,7 @@ function file(name: string, text: string): string {
 }
 
 function cli(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [entry, ...args], { input, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [entry, ...args], { input, encoding: "utf8", timeout: 300_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

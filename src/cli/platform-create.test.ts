@@ -4,12 +4,12 @@ import { CommandError } from "./patches-io.ts";
 import { accessKeyBody } from "./platform-create.ts";
 
 describe("accessKeyBody()", () => {
-  it("accessKeyBody() is a User key with only the fields asked for", () => {
+  it("accessKeyBody() is a User key named after NAME, with only the fields asked for", () => {
     assert.deepEqual(accessKeyBody("ci", { project: [] }), {
       apiVersion: "management.platform.sh/v1",
       kind: "OwnedAccessKey",
       metadata: { name: "ci" },
-      spec: { type: "User" },
+      spec: { type: "User", displayName: "ci" },
     });
     assert.deepEqual(accessKeyBody("ci", { project: [], user: "bob", displayName: "CI", expireAfter: 3600 }).spec, {
       type: "User",
@@ -22,10 +22,12 @@ describe("accessKeyBody()", () => {
   it("accessKeyBody() scopes --virtualcluster-role keys to all projects or the ones named", () => {
     assert.deepEqual(accessKeyBody("vc", { project: [], virtualclusterRole: true }).spec, {
       type: "User",
+      displayName: "vc",
       scope: { roles: [{ role: "virtualcluster", projects: ["*"] }] },
     });
     assert.deepEqual(accessKeyBody("vc", { project: ["a", "b"], virtualclusterRole: true }).spec, {
       type: "User",
+      displayName: "vc",
       scope: { roles: [{ role: "virtualcluster", projects: ["a", "b"] }] },
     });
   });

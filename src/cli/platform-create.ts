@@ -33,7 +33,8 @@ export function accessKeyBody(name: string, flags: Omit<AccessKeyFlags, "output"
   }
   const spec: Record<string, unknown> = { type: "User" };
   if (flags.user) spec.user = flags.user;
-  if (flags.displayName) spec.displayName = flags.displayName;
+  // The platform requires a display name: the key's name unless one is given.
+  spec.displayName = flags.displayName || name;
   if (flags.expireAfter !== undefined) spec.ttl = flags.expireAfter;
   if (flags.virtualclusterRole) {
     spec.scope = { roles: [{ role: "virtualcluster", projects: flags.project.length > 0 ? flags.project : ["*"] }] };
@@ -76,7 +77,7 @@ export function addCreateCommand(platform: Command): void {
     )
     .option("--expire-after <duration>", "lifetime, e.g. 12h or 90d (default: no expiry)", parseDuration)
     .option("--user <user>", "owner of the key (default: you; another user needs admin rights)")
-    .option("--display-name <name>", "name shown in the UI")
+    .option("--display-name <name>", "name shown in the UI and audit events (default: NAME)")
     .addOption(
       new Option("-o, --output <format>", "key: just the key; yaml|json: the created object")
         .choices(CREATE_KEY_FORMATS)

@@ -133,6 +133,7 @@ export function addStartCommand(platform: Command): void {
       });
       // One write: whoever watches for the "listening" line also gets the shown-once credentials with it.
       const lines = [`Platform listening on ${running.url}\n`];
+      if (running.consoleUrl) lines.push(`Web console: ${running.consoleUrl}\n`);
       if (running.createdAdminKey) {
         lines.push(
           `\nCreated user "admin". Its access key is shown only this once:\n\n  ${running.createdAdminKey}\n\n` +
@@ -141,7 +142,7 @@ export function addStartCommand(platform: Command): void {
       }
       if (running.createdAdminPassword) {
         lines.push(
-          `\nIts password (for POST /auth/password/login) is shown only this once:\n\n  ${running.createdAdminPassword}\n\n` +
+          `\nIts password (for the web console and POST /auth/password/login) is shown only this once:\n\n  ${running.createdAdminPassword}\n\n` +
             `It is also stored in ${join(running.dataDir, ADMIN_PASSWORD_FILE)} (mode 0600).\n`,
         );
       }

@@ -5,7 +5,7 @@
 // <data-dir>/admin.kubeconfig with its CA and admin token.
 
 import { lookup } from "node:dns/promises";
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
@@ -27,6 +27,7 @@ import { Registry } from "../registry/registry.ts";
 import { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import type { ResourceStore } from "../registry/types.ts";
+import { ensureDataDirectory } from "../storage/data-directory.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import { RetentionCompaction } from "../storage/retention-compaction.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
@@ -86,7 +87,7 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
   const { logger } = options;
   const dataDir = resolve(options.dataDir);
   const host = options.host ?? "127.0.0.1";
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await ensureDataDirectory(dataDir);
 
   const metrics = createApiMetrics(options.metricsRegistry);
   // The WAL's fsync runs on the thread pool: writes are still acknowledged only once durable, but a virtual

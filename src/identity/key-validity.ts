@@ -1,13 +1,9 @@
 // Why a stored access key does not authenticate now, as the 401 message says it; undefined when it does.
 
+import type { KeyLimits } from "../apis/management/v1/ownedaccesskey-lifetime.ts";
 import type { AuthIndex, KeyEntry } from "./auth-index.ts";
 
-export interface KeyLimits {
-  /** Global maximum life of any key, seconds from creation; 0 = none. */
-  accessKeyMaxTTLSeconds: number;
-  /** Life of Login keys, seconds from creation; 0 = none. */
-  loginAccessKeyTTLSeconds: number;
-}
+export { type KeyLimits, keyExpiresAt } from "../apis/management/v1/ownedaccesskey-lifetime.ts";
 
 export const KEY_NOT_FOUND = "Access key not found. Please login again";
 /** The type of the keys that are the OpenID provider's refresh tokens (oidc-provider/refresh-token-keys.ts). */
@@ -16,29 +12,6 @@ export const NOT_AN_API_KEY = "this is an application's OpenID refresh token, no
 export const KEY_EXPIRED = "access key expired. Please login again";
 
 const passed = (fromMs: number, seconds: number, nowMs: number) => seconds > 0 && nowMs >= fromMs + seconds * 1000;
-
-/** 9999-12-31T23:59:59Z, the last time RFC 3339 writes: a lifetime ending later has no date, so it never ends. */
-const LAST_DATE_MS = Date.UTC(9999, 11, 31, 23, 59, 59);
-
-/**
- * When the key stops authenticating by its lifetime alone (ms), or undefined when nothing limits it: its ttl (from
- * creation, or from its last activity), the platform's maximum key age, the Login key lifetime. The same rules as
- * keyProblem(); disabling, deleting or revoking ends it sooner. An end past the year 9999 (a ttl of up to 2^53
- * seconds is valid) counts as none: no timestamp can say it.
- */
-export function keyExpiresAt(key: KeyEntry, limits: KeyLimits, lastSeenMs = 0): number | undefined {
-  const ends: number[] = [];
-  const ttlFrom = key.ttlAfterLastActivity
-    ? Math.max(key.createdMs, key.lastActivityMs ?? 0, lastSeenMs)
-    : key.createdMs;
-  if (key.ttlSeconds > 0) ends.push(ttlFrom + key.ttlSeconds * 1000);
-  if (limits.accessKeyMaxTTLSeconds > 0) ends.push(key.createdMs + limits.accessKeyMaxTTLSeconds * 1000);
-  if (key.type === "Login" && limits.loginAccessKeyTTLSeconds > 0) {
-    ends.push(key.createdMs + limits.loginAccessKeyTTLSeconds * 1000);
-  }
-  const dated = ends.filter((end) => end <= LAST_DATE_MS);
-  return dated.length ? Math.min(...dated) : undefined;
-}
 
 /** `lastSeenMs`: the last use this process saw (more recent than status.lastActivity, written once a minute). */
 export function keyProblem(

@@ -5,6 +5,9 @@
 // Denials carry a reason only where the verb alone does not say why. `rulesFor` (kubectl auth can-i --list) lists
 // what `decide` allows (platform-rules.ts), so the list and real authorization cannot disagree.
 
+import type { KubeObject } from "../apimachinery/types.ts";
+import { GROUP } from "../apis/management/v1/common.ts";
+import type { Project } from "../apis/management/v1/project-schema.ts";
 import type {
   AuthorizationAttributes,
   AuthorizationDecision,
@@ -16,11 +19,12 @@ import type {
 import type { AuthIndex } from "./auth-index.ts";
 import { platformRules } from "./platform-rules.ts";
 import { ADMIN_ROLE, isSystem, type Principal, principalOf } from "./principal.ts";
-import type { ProjectIndex } from "./project-index.ts";
-import { projectDecision } from "./project-rights.ts";
+import { type ProjectIndex, projectEntry } from "./project-index.ts";
+import { projectDecision, projectRole } from "./project-rights.ts";
 import { type FactsLookup, mintedBy } from "./resource-facts.ts";
 import { hasRight } from "./rights.ts";
 import { DISCOVERY_URLS, LOGOUT_URL } from "./scope.ts";
+import type { Visibility } from "./visible-objects-view.ts";
 
 const ALLOWED: AuthorizationDecision = { allowed: true };
 const DENIED: AuthorizationDecision = { allowed: false };
@@ -103,6 +107,31 @@ export class PlatformAuthorizer implements Authorizer {
     return projectDecision(principal, request, this.projects.index, prefix) ?? DENIED;
   }
 
+  /** Who sees which objects of `resource` in lists and watches (VisibleObjectsView): those the caller may `get`. */
+  visibility(resource: "projects" | "virtualclusterinstances"): Visibility {
+    return {
+      readsAll: (user) => this.decide({ user, ...readRequest(resource) }).allowed,
+      sees: (user, object) =>
+        resource === "projects"
+          ? this.seesProject(user, object)
+          : this.decide({ user, ...readRequest(resource, object) }).allowed,
+    };
+  }
+
+  /**
+   * `get` on the project, with its owner and members read from the object itself rather than the project index: a
+   * list or watch may be ahead of the index, and a watcher must see a membership change in the event that makes it.
+   */
+  private seesProject(user: UserInfo, project: KubeObject): boolean {
+    const request = { user, ...readRequest("projects", project) };
+    const principal = principalOf(user);
+    if (!principal) return isSystem(user);
+    if (unrestricted(principal)) return true;
+    if (principal.scope && !principal.scope(request, this.projectNamespacePrefix())) return false;
+    if (hasRight(principal, request, this.index, this.facts)) return true;
+    return projectRole(principal, projectEntry(project as Project)) !== undefined;
+  }
+
   async rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules> {
     const principal = principalOf(user);
     if (!principal) return isSystem(user) ? everything() : nothing();
@@ -148,6 +177,16 @@ export class PlatformAuthorizer implements Authorizer {
     return KUBECONFIG_KEY_VERBS.every((verb) => scope({ ...request, verb, subresource: undefined }, prefix));
   }
 }
+
+/** `get` on one object of `resource` (without one: on every object of it). */
+const readRequest = (resource: string, object?: KubeObject) => ({
+  verb: "get",
+  resourceRequest: true,
+  group: GROUP,
+  resource,
+  ...(object?.metadata.namespace ? { namespace: object.metadata.namespace } : {}),
+  ...(object ? { name: object.metadata.name ?? "" } : {}),
+});
 
 /** The object names and URL patterns an access key's scope lists. */
 function scopeStrings(principal: Principal): { names: string[]; urls: string[] } {

@@ -29,7 +29,7 @@ function roleOf(value: unknown): ProjectRole {
   return (PROJECT_ROLES as readonly unknown[]).includes(value) ? (value as ProjectRole) : DEFAULT_PROJECT_ROLE;
 }
 
-function projectEntry(project: Project): ProjectEntry {
+export function projectEntry(project: Project): ProjectEntry {
   const spec = project.spec ?? {};
   return {
     name: project.metadata.name ?? "",

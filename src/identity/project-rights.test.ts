@@ -115,7 +115,7 @@ describe("project rights (PlatformAuthorizer with projects)", () => {
     assert.ok(allowed("olga", "delete", "projects", { name: "a" }), "ownership is full control of the object");
   });
 
-  it("decide() refuses non-members with a reason naming the project, and grants nothing outside project namespaces", () => {
+  it("decide() refuses non-members with a reason naming the project, and grants only listing outside project namespaces", () => {
     assert.deepEqual(ask("nobody", "create", "virtualclusterinstances", inA()), {
       allowed: false,
       reason: 'user "nobody" is not a member of project "a"',
@@ -125,7 +125,15 @@ describe("project rights (PlatformAuthorizer with projects)", () => {
       reason: 'user "ed" is not a member of project "b"',
     });
     assert.deepEqual(ask("ed", "list", "virtualclusterinstances", { namespace: "default" }), { allowed: false });
-    assert.equal(allowed("ed", "list", "virtualclusterinstances"), false, "across namespaces needs the viewer role");
+    // Across namespaces a user lists and watches (the store narrows it to his projects); nothing else.
+    assert.equal(allowed("ed", "list", "virtualclusterinstances"), true);
+    assert.equal(allowed("nobody", "watch", "virtualclusterinstances"), true);
+    assert.equal(
+      allowed("ed", "get", "virtualclusterinstances"),
+      false,
+      "reading every instance needs the viewer role",
+    );
+    assert.equal(allowed("ed", "deletecollection", "virtualclusterinstances"), false);
     assert.equal(allowed("nobody", "get", "projects", { name: "a" }), false);
   });
 

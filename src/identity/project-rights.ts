@@ -3,7 +3,8 @@
 //   view:  read the project, read its instances (and their status), get kubeconfigs of them;
 //   edit:  also create, change and delete instances (and their status);
 //   admin: also change the project itself (its owner and allowed clusters still need makeowner / escalate).
-// A denial about a project's instances says why (not a member, or which role the caller has).
+// A denial about a project's instances says why (not a member, or which role the caller has). Every user or team
+// lists instances across namespaces, narrowed by the store to those of its projects.
 
 import { GROUP } from "../apis/management/v1/common.ts";
 import { PROJECT_ROLES, type ProjectRole } from "../apis/management/v1/project-schema.ts";
@@ -14,6 +15,7 @@ import { projectOf } from "./scope.ts";
 
 const INSTANCES = "virtualclusterinstances";
 const READ = ["get", "list", "watch"];
+const LIST = ["list", "watch"];
 const WRITE = ["create", "update", "patch", "delete", "deletecollection"];
 
 function rank(role: ProjectRole): number {
@@ -65,6 +67,11 @@ export function projectDecision(
   prefix: string,
 ): AuthorizationDecision | undefined {
   if (!request.resourceRequest || request.group !== GROUP) return undefined;
+  // Every user or team lists and watches instances across namespaces: the store shows it those of the projects it
+  // may read (VisibleObjectsView). A namespace's list stays a question for that project.
+  if (request.resource === INSTANCES && !request.namespace && LIST.includes(request.verb) && !request.subresource) {
+    return principal.kind === "Subject" ? undefined : { allowed: true };
+  }
   if (request.resource === INSTANCES && request.namespace) {
     const name = projectOf(request, prefix);
     if (!name) return undefined;
@@ -77,7 +84,8 @@ export function projectDecision(
       reason: `${describe(principal)} has the role "${role}" in project "${name}", which does not allow it`,
     };
   }
-  if (request.resource === "projects" && request.name && !request.namespace) {
+  // Projects are cluster-scoped: a namespace on the question (kubectl auth can-i sends its context's) changes nothing.
+  if (request.resource === "projects" && request.name) {
     const project = projects.project(request.name);
     const role = project && projectRole(principal, project);
     if (role && projectVerbAllowed(role, request)) return { allowed: true };

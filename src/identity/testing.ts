@@ -71,7 +71,7 @@ export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise
     owners: keyOwners(index, fresh),
     caller: keyCaller,
     material: { generate: generateAccessKey, digest: digestAccessKey },
-    maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
+    limits: () => settings.current().auth,
   });
   const tokens = createDirectClusterEndpointTokenDefinition({
     issue: () => Promise.reject(new Error("this fixture issues no tokens: use openTokenFixture()")),
@@ -129,7 +129,8 @@ export async function openAuthFixture(extra: ResourceDefinition[] = []): Promise
       await teams.create(platform(), undefined, object("Team", name, spec), {});
     },
     async createKey(name, spec) {
-      const created = await keys.create(platform(), undefined, object("OwnedAccessKey", name, spec), {});
+      const named = { displayName: name, ...spec };
+      const created = await keys.create(platform(), undefined, object("OwnedAccessKey", name, named), {});
       return (created.spec as { key: string }).key;
     },
     async contextOf(key) {

@@ -44,6 +44,7 @@ import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
 import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
+import { VisibleObjectsView } from "../identity/visible-objects-view.ts";
 import type { Registry } from "../registry/registry.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
@@ -259,7 +260,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     owners: keyOwners(index, fresh),
     caller: keyCaller,
     material: { generate: generateAccessKey, digest: digestAccessKey },
-    maxTTLSeconds: () => settings.current().auth.accessKeyMaxTTLSeconds,
+    limits: () => settings.current().auth,
   });
   const self = createSelfDefinition(
     describeCaller({
@@ -277,6 +278,13 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       limits: () => settings.current().auth,
     }),
   );
+
+  const authorizer = new PlatformAuthorizer({
+    index,
+    projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
+    facts,
+    definitions: () => registry?.stores().map((store) => store.definition) ?? [],
+  });
 
   const issueLoginKey = async (entry: { name: string }) => {
     const created = await createKey("login-", { type: "Login", user: entry.name, displayName: "Password login" });
@@ -321,13 +329,14 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         logger,
       }),
     stores(target) {
-      return target
-        .stores()
-        .map((s) =>
-          s.definition.group === GROUP && s.definition.plural === "ownedaccesskeys"
-            ? new OwnAccessKeysView(s, keyCaller)
-            : s,
-        );
+      return target.stores().map((s) => {
+        if (s.definition.group !== GROUP) return s;
+        if (s.definition.plural === "ownedaccesskeys") return new OwnAccessKeysView(s, keyCaller);
+        if (s.definition.plural === "projects" || s.definition.plural === "virtualclusterinstances") {
+          return new VisibleObjectsView(s, authorizer.visibility(s.definition.plural));
+        }
+        return s;
+      });
     },
     serverOptions: {
       // Endpoint tokens are reviewed through selves (describeCaller above), never accepted as the caller here.
@@ -339,12 +348,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
           authenticateKey: (key, connection) => authenticator.authenticateToken(key, { connection }),
         }),
       ],
-      authorizer: new PlatformAuthorizer({
-        index,
-        projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
-        facts,
-        definitions: () => registry?.stores().map((store) => store.definition) ?? [],
-      }),
+      authorizer,
       // Login, callbacks and logout: logout authenticates the key (bearer or session cookie) it deletes itself.
       publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*", OIDC_MOUNT],
       plugins: [

@@ -3,8 +3,8 @@
 // The file is checked before it is kept, written owner-only and put in place atomically.
 
 import { randomUUID } from "node:crypto";
-import { createWriteStream, existsSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { constants, createWriteStream, existsSync } from "node:fs";
+import { access, open, rename, rm, stat } from "node:fs/promises";
 import { type IncomingMessage, request } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -31,6 +31,7 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
   const dataDir = resolve(options.dataDir);
   const file = resolve(options.to);
   if (existsSync(file) && !options.force) throw new Error(`${file} already exists: pass --force to replace it`);
+  await checkSnapshotFolder(dirname(file));
   const temp = join(dirname(file), `.${randomUUID()}.snapshot-tmp`);
   try {
     await (await open(temp, "wx", 0o600)).close();
@@ -44,6 +45,18 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
   } finally {
     await rm(temp, { force: true });
     await rm(`${temp}-journal`, { force: true });
+  }
+}
+
+/** One line naming the folder when the snapshot cannot be written there (not an errno about a temporary file). */
+async function checkSnapshotFolder(folder: string): Promise<void> {
+  const stats = await stat(folder).catch(() => undefined);
+  if (!stats) throw new Error(`cannot write the snapshot: the folder ${folder} does not exist (create it first)`);
+  if (!stats.isDirectory()) throw new Error(`cannot write the snapshot: ${folder} is a file, not a folder`);
+  try {
+    await access(folder, constants.W_OK);
+  } catch {
+    throw new Error(`cannot write the snapshot: the folder ${folder} is not writable by this user`);
   }
 }
 

@@ -1,7 +1,7 @@
 // Composition root of the management platform: data directory, storage, registry, garbage collector,
 // bootstrap admin, TLS and the HTTPS API server.
 
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
@@ -21,6 +21,7 @@ import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
 import { Registry } from "../registry/registry.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
+import { checkDataDirectory, ensureDataDirectory } from "../storage/data-directory.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import type { ConversionEvent } from "../storage/sqlite/auto-vacuum.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
@@ -43,6 +44,8 @@ import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
 import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
+import { ReplicaPresence } from "./replica-presence.ts";
+import { replicaRoutes } from "./replica-routes.ts";
 import { startStoreEncryption } from "./store-encryption.ts";
 import { ENCRYPTION_KEY_FILE, restoreAdvice, STORE_FILE } from "./store-files.ts";
 import { StoreHousekeeping, type StoreHousekeepingOptions } from "./store-housekeeping.ts";
@@ -91,6 +94,8 @@ export interface PlatformOptions {
 
 export interface RunningPlatform {
   url: string;
+  /** Where the web console is, when it is built (dist/console). */
+  consoleUrl?: string;
   port: number;
   dataDir: string;
   /** The admin key and password, only on the first start of a data directory (they are shown once). */
@@ -107,6 +112,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   restrictUmask();
   // Preconditions first: nothing (admin credentials, store, certificates) is written when the start cannot succeed.
   await checkPortFree(options.host, options.port);
+  await checkDataDirectory(dataDir);
   if (!options.allowInsecurePermissions) {
     const keyFiles = [options.tlsKeyFile, options.encryptionKeyFile].filter((file) => file !== undefined);
     await checkDataDirPermissions(
@@ -119,7 +125,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     options.tlsCertFile && options.tlsKeyFile
       ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
       : undefined;
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await ensureDataDirectory(dataDir);
   const logger = options.logger;
   const metrics = createApiMetrics();
   const encryption = await openPlatformStore(dataDir, options);
@@ -224,6 +230,22 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ? { ...userTls, caPem: undefined }
     : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
+  const replicas = new ReplicaPresence({
+    storage,
+    identity: leadership.identity,
+    version: platformVersion().gitVersion,
+    store: encryption.etcd ? "etcd" : "sqlite",
+    leading: () => leadership.leading,
+    onError: (error) => logger?.warn({ err: String(error) }, "renewing this replica's record failed"),
+  });
+  await replicas.start();
+  // The record says at once when this replica starts or stops leading.
+  leadership.run(() => ({
+    name: "replica record",
+    start: () => replicas.renew(),
+    stop: () => void replicas.renew().catch(() => undefined),
+  }));
+
   const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({
     resources: withConfigUpsert(auth.stores(registry), config.controller),
@@ -234,6 +256,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     plugins: [
       ...(auth.serverOptions.plugins ?? []),
       consoleRoutes({ settings, files: consoleFiles, version: platformVersion().gitVersion }),
+      replicaRoutes({ replicas: () => replicas.list(), identity: leadership.identity }),
     ],
     hooks: audit.hooks,
     authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,
@@ -264,6 +287,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 
   return {
     url,
+    consoleUrl: consoleFiles.index === undefined ? undefined : `${url}/`,
     port: server.port,
     dataDir,
     createdAdminKey: bootstrap.createdKey,
@@ -275,6 +299,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       await server.close();
       await audit.close();
       config.close();
+      await replicas.stop().catch(() => undefined);
       await leadership.stop();
       projects.close();
       auth.close();

@@ -79,17 +79,15 @@ async function freshSqliteSize(path: string): Promise<number> {
 const missing = etcdMissing();
 
 test("the platform's housekeeping keeps etcd within 2x its live size through 100,000 creates and deletes, defragmenting one member at a time", {
-  // Its own timeout: on a loaded machine the 200,000 etcd writes alone can take a minute.
   skip: missing,
-  timeout: 300_000,
 }, async (t) => {
   const cluster = await startEtcdCluster({ members: 3 });
   const dataDir = mkdtempSync(join(root, "etcd-"));
   let store: EtcdStore | undefined;
   let running: Awaited<ReturnType<typeof quickHousekeeping>> | undefined;
-  const maintenance = new EtcdMaintenance({ endpoints: cluster.endpoints });
+  const maintenance = new EtcdMaintenance({ endpoints: cluster.endpoints, requestTimeoutMs: 90_000 });
   try {
-    store = await openEtcdStore({ endpoints: cluster.endpoints, prefix: "/churn-test", requestTimeoutMs: 20_000 });
+    store = await openEtcdStore({ endpoints: cluster.endpoints, prefix: "/churn-test", requestTimeoutMs: 90_000 });
     const etcd = store;
     running = await quickHousekeeping({ storage: etcd, etcd: { store: etcd, endpoints: cluster.endpoints }, dataDir });
     const size = async () => {
@@ -145,7 +143,7 @@ test("the platform's housekeeping keeps etcd within 2x its live size through 100
 async function freshEtcdSize(): Promise<number> {
   const cluster = await startEtcdCluster({ members: 1 });
   const store: KeyValueStore = await openEtcdStore({ endpoints: cluster.endpoints, prefix: "/churn-test" });
-  const maintenance = new EtcdMaintenance({ endpoints: cluster.endpoints });
+  const maintenance = new EtcdMaintenance({ endpoints: cluster.endpoints, requestTimeoutMs: 90_000 });
   try {
     await createLive(store, LIVE, VALUE);
     await maintenance.defragment({ freeShare: 0, minFreeBytes: 0 });

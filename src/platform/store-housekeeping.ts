@@ -37,7 +37,8 @@ export interface StoreHousekeepingOptions {
 export interface StoreHousekeepingParts {
   storage: KeyValueStore;
   /** The etcd store and how to reach each member (for sizes and defragmentation); absent on SQLite. */
-  etcd?: { store: EtcdStore; endpoints: string[]; tls?: EtcdTls };
+  /** requestTimeoutMs: the maintenance calls' budget (default 5 s; tests on a loaded machine give more). */
+  etcd?: { store: EtcdStore; endpoints: string[]; tls?: EtcdTls; requestTimeoutMs?: number };
   dataDir: string;
   metrics: MetricsRegistry;
   options?: StoreHousekeepingOptions;
@@ -59,7 +60,9 @@ export class StoreHousekeeping {
   static async start(parts: StoreHousekeepingParts): Promise<StoreHousekeeping> {
     const options = parts.options ?? {};
     const { etcd, storage } = parts;
-    const maintenance = etcd && new EtcdMaintenance({ endpoints: etcd.endpoints, tls: etcd.tls });
+    const maintenance =
+      etcd &&
+      new EtcdMaintenance({ endpoints: etcd.endpoints, tls: etcd.tls, requestTimeoutMs: etcd.requestTimeoutMs });
     const stats = async (): Promise<StoreStats> => {
       if (!maintenance) {
         if (!storage.stats) throw new Error("this store does not report its size");

@@ -31,8 +31,23 @@ function fieldReader(definition: ResourceDefinition, field: string): FieldReader
   throw errors.badRequest(`field label not supported: ${field}`);
 }
 
-/** Parses a list's or watch's selectors once; bad selectors are 400s with upstream's messages. */
+/**
+ * Parses a list's or watch's selectors once; bad selectors are 400s with upstream's messages. `visible` (a view's
+ * narrowing, ListOptions.visible) is one more condition every object must meet.
+ */
 export function compileSelector(
+  definition: ResourceDefinition,
+  labelSelector: string | undefined,
+  fieldSelector: string | undefined,
+  visible?: ObjectPredicate,
+): CompiledSelector {
+  const selector = compileClientSelector(definition, labelSelector, fieldSelector);
+  if (!visible) return selector;
+  if (selector.matchesAll) return { matches: visible, matchesAll: false, name: selector.name };
+  return { matches: (object) => visible(object) && selector.matches(object), matchesAll: false, name: selector.name };
+}
+
+function compileClientSelector(
   definition: ResourceDefinition,
   labelSelector: string | undefined,
   fieldSelector: string | undefined,

@@ -32,7 +32,7 @@ export async function listObjects(
   store: GenericStore,
   context: RequestContext,
   options: ListOptions,
-  selector = compileSelector(store.definition, options.labelSelector, options.fieldSelector),
+  selector = compileSelector(store.definition, options.labelSelector, options.fieldSelector, options.visible),
 ): Promise<KubeList> {
   const page = await collect(store, options, selector, (record) => {
     const object = store.decode(record);
@@ -53,7 +53,7 @@ export async function listEncoded(
   context: RequestContext,
   options: ListOptions,
 ): Promise<EncodedJson> {
-  const selector = compileSelector(store.definition, options.labelSelector, options.fieldSelector);
+  const selector = compileSelector(store.definition, options.labelSelector, options.fieldSelector, options.visible);
   const encoder = store.encoder;
   const page = await collect(store, options, selector, (record) => {
     if (selector.matchesAll) return encoder.encode(record, context);

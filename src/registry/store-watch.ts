@@ -20,7 +20,7 @@ export async function watchObjects(
   sink: WatchSink,
 ): Promise<WatchHandle> {
   const d = store.definition;
-  const selector = compileSelector(d, options.labelSelector, options.fieldSelector);
+  const selector = compileSelector(d, options.labelSelector, options.fieldSelector, options.visible);
   const matches = selector.matchesAll ? undefined : selector.matches;
   const prefix = resourcePrefix(d, options.namespace);
   const requested = options.resourceVersion ? parseResourceVersion(options.resourceVersion) : 0;

@@ -668,7 +668,7 @@ export class GenericStore implements ResourceStore {
   async deleteCollection(context: RequestContext, list: ListOptions, options: DeleteOptions): Promise<KubeList> {
     const items: KubeObject[] = [];
     // Parsed once for every page.
-    const selector = compileSelector(this.definition, list.labelSelector, list.fieldSelector);
+    const selector = compileSelector(this.definition, list.labelSelector, list.fieldSelector, list.visible);
     let continueToken: string | undefined;
     do {
       const page = await listObjects(this, context, { ...list, limit: 500, continue: continueToken }, selector);

@@ -18,7 +18,10 @@ export interface TestRegistry {
 export async function openTestRegistry(definitions: ResourceDefinition[]): Promise<TestRegistry> {
   // VCP_TEST_STORE=etcd: the same tests on a real etcd (see testEtcdFromEnv).
   const etcd = await testEtcdFromEnv();
-  const storage = etcd ? await openEtcdStore(etcd) : await openSqliteStore({ path: ":memory:" });
+  // Behaviour, not etcd's answer time, is under test: a loaded machine may take longer than production's 5 s.
+  const storage = etcd
+    ? await openEtcdStore({ ...etcd, requestTimeoutMs: 90_000 })
+    : await openSqliteStore({ path: ":memory:" });
   const registry = new Registry(storage);
   for (const definition of definitions) registry.register(definition);
   return {

@@ -223,6 +223,11 @@ export interface ListOptions {
   continue?: string;
   resourceVersion?: string;
   resourceVersionMatch?: "Exact" | "NotOlderThan";
+  /**
+   * Set by the server, never by a client: the objects this caller may see (a view narrows a list or watch to them).
+   * Applied like a selector: paging stays exact, and an object leaving the selection is DELETED for a watcher.
+   */
+  visible?: (object: KubeObject) => boolean;
 }
 
 export interface WatchOptions extends ListOptions {

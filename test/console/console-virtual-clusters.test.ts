@@ -18,7 +18,7 @@ import { type RuntimeProcess, startRuntimeProcess } from "../support/runtime-pro
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
 const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? new URL("../../test-results/console/", import.meta.url).pathname;
 
-describe("virtual clusters in the console", { skip: chromiumSkip || kubectlSkip, timeout: 240_000 }, () => {
+describe("virtual clusters in the console", { skip: chromiumSkip || kubectlSkip }, () => {
   let platform: PlatformProcess;
   let host: ClusterApiServerProcess;
   let runtime: RuntimeProcess;

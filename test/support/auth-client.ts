@@ -104,11 +104,16 @@ export class AuthClient {
     return this.send("POST", `${API}/users/${user}/password`, { token, body: { spec: { password, currentPassword } } });
   }
 
-  /** Creates a key; resolves to its plain value. */
+  /** Creates a key (its display name is its name unless `spec` gives one); resolves to its plain value. */
   async createKey(token: string, name: string, spec: Record<string, unknown> = {}): Promise<string> {
     const reply = await this.send("POST", `${API}/ownedaccesskeys`, {
       token,
-      body: { apiVersion: "management.platform.sh/v1", kind: "OwnedAccessKey", metadata: { name }, spec },
+      body: {
+        apiVersion: "management.platform.sh/v1",
+        kind: "OwnedAccessKey",
+        metadata: { name },
+        spec: { displayName: name, ...spec },
+      },
     });
     if (reply.status !== 201) throw new Error(`creating key ${name}: ${reply.status} ${reply.body}`);
     return reply.json().spec.key;

@@ -34,7 +34,7 @@ export async function startClusterApiServerProcess(
   });
   let stdout = "";
   const { url, kubeconfig } = await new Promise<{ url: string; kubeconfig: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`apiserver did not start in time:\n${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`apiserver did not start in 90 s:\n${stderr}`)), 90_000);
     child.stdout?.on("data", (chunk) => {
       stdout += chunk;
       const listening = /API server listening on (https:\/\/\S+)/.exec(stdout);

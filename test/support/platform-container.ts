@@ -11,12 +11,15 @@ export interface StartedContainer {
   url: string;
 }
 
-/** Waits until the container's output matches `pattern`; fails at once when the container exits first. */
+/**
+ * Waits until the container's output matches `pattern`; fails at once when the container exits first. The limit only
+ * ends a wait that will never pass: on a loaded machine a start may take minutes.
+ */
 export async function waitForOutput(
   containers: TestContainers,
   name: string,
   pattern: RegExp,
-  seconds = 120,
+  seconds = 300,
 ): Promise<RegExpExecArray> {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {

@@ -68,7 +68,7 @@ export async function startPlatformProcess(
   });
   let stdout = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`platform did not start in time:\n${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`platform did not start in 90 s:\n${stderr}`)), 90_000);
     child.stdout?.on("data", (chunk) => {
       stdout += chunk;
       const match = /Platform listening on (https:\/\/\S+)/.exec(stdout);

@@ -1,9 +1,7 @@
 // What the tests that run README sections as written share: the `virtualcluster` program on a PATH directory as an
-// installed copy puts it there (run by the test's Node 24, whatever `node` the PATH has), and a check that a port the
-// README names is free.
+// installed copy puts it there (run by the test's Node 24, whatever `node` the PATH has).
 
 import { chmodSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,12 +11,4 @@ const PROGRAM = fileURLToPath(new URL("../../bin/virtualcluster.js", import.meta
 export function installProgram(bin: string): void {
   writeFileSync(join(bin, "virtualcluster"), `#!/bin/sh\nexec '${process.execPath}' '${PROGRAM}' "$@"\n`);
   chmodSync(join(bin, "virtualcluster"), 0o755);
-}
-
-export function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
 }

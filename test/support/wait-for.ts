@@ -1,7 +1,10 @@
 // Polling for state another process reports asynchronously (a runtime's status, the platform's view of it).
 
-/** Polls every 200 ms (up to `seconds`) until `check` passes; errors meanwhile count as "not yet". */
-export async function waitFor(check: () => Promise<boolean>, what: string, seconds = 30): Promise<void> {
+/**
+ * Polls every 200 ms until `check` passes; errors meanwhile count as "not yet". The limit only ends a wait that will
+ * never pass (with the last error): on a loaded machine the condition may take minutes, so it is generous.
+ */
+export async function waitFor(check: () => Promise<boolean>, what: string, seconds = 300): Promise<void> {
   const deadline = Date.now() + seconds * 1000;
   let last: unknown;
   while (Date.now() < deadline) {

@@ -25,7 +25,15 @@ export class ApiError extends Error {
   }
 }
 
+let leaving = false;
+
+/**
+ * Back to the login page, once: several calls failing together (the lists of a page) must not start several
+ * navigations, each of which would abort the one before it.
+ */
 export function sessionEnded(): void {
+  if (leaving) return;
+  leaving = true;
   const here = `${window.location.pathname}${window.location.search}`;
   window.location.assign(loginPath(here));
 }
@@ -82,4 +90,11 @@ export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) return error.status.message || error.message;
   if (error instanceof Error) return error.message || "the request failed";
   return String(error);
+}
+
+/** The text of a non-resource path (/readyz, /metrics), or undefined when the platform refuses it. */
+export async function fetchText(path: string): Promise<string | undefined> {
+  const response = await fetch(path, { headers: CONSOLE_HEADERS, credentials: "same-origin" });
+  // /readyz answers 500 with its report when a check fails: that report is the point.
+  return response.status === 200 || response.status === 500 ? response.text() : undefined;
 }

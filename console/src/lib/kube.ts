@@ -56,21 +56,43 @@ export interface AccessKey extends KubeObject {
     disabled?: boolean;
     scope?: AccessKeyScope;
   };
-  status?: { lastActivity?: string };
+  status?: { lastActivity?: string; expirationTimestamp?: string };
 }
 
 export interface Project extends KubeObject {
   spec?: {
     displayName?: string;
     description?: string;
+    owner?: { user?: string; team?: string };
     members?: { kind?: string; name: string; clusterRole?: string }[];
   };
   status?: { phase?: string };
 }
 
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
 export interface Instance extends KubeObject {
-  spec?: { displayName?: string; clusterRef?: { cluster?: string; namespace?: string; virtualCluster?: string } };
-  status?: { phase?: string; online?: boolean; lastHeartbeatTime?: string; message?: string };
+  spec?: {
+    displayName?: string;
+    description?: string;
+    owner?: { user?: string; team?: string };
+    clusterRef?: { cluster?: string; namespace?: string; virtualCluster?: string };
+  };
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    online?: boolean;
+    lastHeartbeatTime?: string;
+    kubernetesVersion?: string;
+    conditions?: Condition[];
+  };
 }
 
 export interface Self {
@@ -79,6 +101,7 @@ export interface Self {
     team?: { name: string };
     accessKey?: string;
     accessKeyType?: string;
+    accessKeyExpirationTimestamp?: string;
     platformHost?: string;
     projectNamespacePrefix?: string;
   };

@@ -1,16 +1,24 @@
-// Who is signed in (POST selves), and what they may do (SelfSubjectAccessReview), for the navigation and pages.
+// Who is signed in (POST selves) and what they may do (SelfSubjectRulesReview: the server's own list of the rules
+// it applies), asked together before the first page renders; every page builds its actions from `can`.
 
-import { createContext, useContext } from "react";
-import { API, api, apiRequest } from "./api.ts";
+import { createContext, useContext, useEffect, useState } from "react";
+import { API, apiRequest } from "./api.ts";
 import type { Self } from "./kube.ts";
+import { type Permissions, permissionsOf, type Rules } from "./permissions.ts";
 
-export interface Session {
+export const AUTHORIZATION_API = "/kubernetes/management/apis/authorization.k8s.io/v1";
+
+export interface Session extends Permissions {
   user: string;
   username: string;
   displayName?: string;
-  /** May list users (an admin, or a viewer of users). */
-  canListUsers: boolean;
-  canReadConfig: boolean;
+  email?: string;
+  /** The teams the user belongs to (names). */
+  teams: string[];
+  /** The access key of this session, its type and when it expires. */
+  accessKey?: string;
+  accessKeyType?: string;
+  expiresAt?: string;
   /** Namespace of project P: prefix + P. */
   projectNamespacePrefix: string;
 }
@@ -23,33 +31,37 @@ export function useSession(): Session {
   return session;
 }
 
-export async function may(verb: string, resource: string): Promise<boolean> {
-  const review = await api.create<{ status?: { allowed?: boolean } }>(`${API}/selfsubjectaccessreviews`, {
-    apiVersion: "management.platform.sh/v1",
-    kind: "SelfSubjectAccessReview",
-    spec: { resourceAttributes: { verb, group: "management.platform.sh", resource } },
+/** The rules the caller holds in `namespace` (cluster-scoped resources: any namespace answers the same). */
+export async function rulesIn(namespace: string): Promise<Permissions> {
+  const review = await apiRequest<{ status?: Rules }>(`${AUTHORIZATION_API}/selfsubjectrulesreviews`, {
+    method: "POST",
+    body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectRulesReview", spec: { namespace } },
   });
-  return review.status?.allowed === true;
+  return permissionsOf(review.status ?? {});
 }
 
-/** Who is signed in: the three questions go out together (the first page waits for all of them). */
+/** Who is signed in: both questions go out together (the first page waits for them). */
 export async function loadSession(): Promise<Session> {
-  const [self, canListUsers, canReadConfig] = await Promise.all([
+  const [self, permissions] = await Promise.all([
     apiRequest<Self>(`${API}/selves`, {
       method: "POST",
       body: { apiVersion: "management.platform.sh/v1", kind: "Self", spec: {} },
     }),
-    may("list", "users"),
-    may("get", "configs"),
+    rulesIn("default"),
   ]);
-  const user = self.status?.user;
+  const status = self.status;
+  const user = status?.user;
   return {
-    user: user?.name ?? self.status?.team?.name ?? "",
+    ...permissions,
+    user: user?.name ?? status?.team?.name ?? "",
     username: user?.username ?? user?.name ?? "",
     displayName: user?.displayName,
-    canListUsers,
-    canReadConfig,
-    projectNamespacePrefix: self.status?.projectNamespacePrefix ?? "p-",
+    email: user?.email,
+    teams: (user?.teams ?? []).map((team) => team.name),
+    accessKey: status?.accessKey,
+    accessKeyType: status?.accessKeyType,
+    expiresAt: status?.accessKeyExpirationTimestamp,
+    projectNamespacePrefix: status?.projectNamespacePrefix ?? "p-",
   };
 }
 
@@ -64,4 +76,21 @@ export function sessionOnce(): Promise<Session> {
 export async function logout(): Promise<void> {
   await fetch("/auth/logout", { method: "POST", headers: { Accept: "application/json" }, credentials: "same-origin" });
   window.location.assign("/login");
+}
+
+/** The caller's rules in a namespace (a project's), asked once per namespace shown; undefined until known. */
+export function useRulesIn(namespace: string): Permissions | undefined {
+  const [permissions, setPermissions] = useState<Permissions>();
+  useEffect(() => {
+    let current = true;
+    setPermissions(undefined);
+    rulesIn(namespace).then(
+      (answer) => current && setPermissions(answer),
+      () => current && setPermissions(permissionsOf({})),
+    );
+    return () => {
+      current = false;
+    };
+  }, [namespace]);
+  return permissions;
 }

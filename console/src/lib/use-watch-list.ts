@@ -67,12 +67,16 @@ export function primeList(path: string, query = ""): void {
   primed.set(url, entry);
 }
 
-/** `path` is the collection URL; `query` extra parameters (fieldSelector, labelSelector). undefined: nothing. */
-export function useWatchList<T extends KubeObject>(path: string | undefined, query = ""): WatchedList<T> {
+/**
+ * `path` is the collection URL; `query` extra parameters (fieldSelector, labelSelector). undefined: nothing.
+ * A new `epoch` starts over with a fresh LIST (what the server lets the caller see has changed).
+ */
+export function useWatchList<T extends KubeObject>(path: string | undefined, query = "", epoch = ""): WatchedList<T> {
   const [state, setState] = useState<WatchedList<T>>(() => {
     const ready = path ? primed.get(listUrl(path, query))?.list : undefined;
     return ready ? { items: byName(ready.items as T[]), loading: false } : { items: [], loading: true };
   });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new epoch only starts the list over
   useEffect(() => {
     if (!path) {
       setState({ items: [], loading: false });
@@ -116,6 +120,6 @@ export function useWatchList<T extends KubeObject>(path: string | undefined, que
       }
     })();
     return () => controller.abort();
-  }, [path, query]);
+  }, [path, query, epoch]);
   return state;
 }

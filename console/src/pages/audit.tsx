@@ -1,37 +1,40 @@
 // Audit: search the audit datastore's events (the auditevents resource) by time, user, verb, resource and name,
-// newest first, page by page. While the Config has audit off, a notice says how to turn it on (events recorded
-// earlier stay searchable); where the platform has no auditevents resource, only the notice.
+// newest first, page by page: one row per request with its stages, the console's own asset requests hidden unless
+// asked for, and a page per request with the whole event of each stage (/audit/<auditID>). While the Config has
+// audit off, a notice says how to turn it on (events recorded earlier stay searchable); where the platform has no
+// auditevents resource, only the notice.
 
 import {
   Alert,
+  Breadcrumb,
+  BreadcrumbItem,
   Button,
+  Checkbox,
+  CodeBlock,
+  CodeBlockCode,
   Form,
   FormGroup,
   FormSelect,
   FormSelectOption,
   Grid,
   GridItem,
+  Label,
+  LabelGroup,
   PageSection,
   TextInput,
   Title,
 } from "@patternfly/react-core";
-import { Table, Tbody, Td, Th, Thead, Tr } from "@patternfly/react-table";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { Empty, ErrorAlert, Loading, TimeAgo } from "../components/common.tsx";
+import { SimpleTable } from "../components/simple-table.tsx";
 import { API, ApiError, api, mgmt } from "../lib/api.ts";
+import { type AuditEventObject, type AuditRequest, groupRequests, isConsoleAsset } from "../lib/audit-events.ts";
 import { Link } from "../lib/router.tsx";
 
-interface AuditEventObject {
-  metadata: { name: string; creationTimestamp?: string };
-  event: {
-    auditID?: string;
-    verb?: string;
-    user?: { username?: string };
-    objectRef?: { resource?: string; namespace?: string; name?: string; apiGroup?: string };
-    responseStatus?: { code?: number };
-    requestURI?: string;
-  };
-}
+/** Events per page asked of the datastore, and how many pages a search reads to fill one screen of requests. */
+const PAGE = 500;
+const ROWS = 50;
+const MAX_PAGES = 10;
 
 interface Filters {
   since: string;
@@ -67,11 +70,116 @@ async function auditTurnedOn(): Promise<boolean | undefined> {
   }
 }
 
-export default function AuditPage() {
+type Page = { items: AuditEventObject[]; metadata: { continue?: string } };
+
+/** The requests of `list` a search shows: the console's own asset requests only when asked for. */
+const shown = (list: AuditEventObject[], assets: boolean) =>
+  groupRequests(list).filter((request) => assets || !isConsoleAsset(request.latest));
+
+async function readPage(filters: Filters, continueToken?: string): Promise<Page> {
+  const query = new URLSearchParams({ limit: String(PAGE) });
+  const fieldSelector = selector(filters);
+  if (fieldSelector) query.set("fieldSelector", fieldSelector);
+  if (continueToken) query.set("continue", continueToken);
+  return api.get<Page>(`${mgmt("auditevents")}?${query}`);
+}
+
+const stageColor = (stage: string | undefined) =>
+  stage === "ResponseComplete" ? "green" : stage === "Panic" ? "red" : stage === "RequestReceived" ? "grey" : "blue";
+
+function StageLabels({ request }: { request: AuditRequest }) {
+  return (
+    <LabelGroup numLabels={4}>
+      {request.stages.map((stage) => (
+        <Label key={stage.event.stage} isCompact color={stageColor(stage.event.stage)}>
+          {stage.event.stage ?? "?"}
+        </Label>
+      ))}
+    </LabelGroup>
+  );
+}
+
+const objectText = (request: AuditRequest) => {
+  const ref = request.latest.objectRef;
+  if (!ref) return request.latest.requestURI;
+  return [ref.resource, ref.subresource].filter(Boolean).join("/");
+};
+
+function RequestTable({ requests }: { requests: AuditRequest[] }) {
+  return (
+    <SimpleTable
+      label="Audit events"
+      columns={["Time", "User", "Verb", "Resource", "Name", "Code", "Stages"]}
+      rows={requests}
+      rowKey={(request) => request.auditID}
+      cells={(request) => [
+        <Link key="time" to={`/audit/${encodeURIComponent(request.auditID)}`}>
+          <TimeAgo value={request.time} />
+        </Link>,
+        request.latest.user?.username,
+        request.latest.verb,
+        objectText(request),
+        request.latest.objectRef?.name,
+        request.latest.responseStatus?.code,
+        <StageLabels key="stages" request={request} />,
+      ]}
+    />
+  );
+}
+
+/** One request: what it was, its stages, and each stage's whole event. */
+function AuditRequestDetail({ auditID }: { auditID: string }) {
+  const [events, setEvents] = useState<AuditEventObject[]>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    const query = new URLSearchParams({ fieldSelector: `auditID=${auditID}` });
+    api.get<Page>(`${mgmt("auditevents")}?${query}`).then((list) => setEvents(list.items), setError);
+  }, [auditID]);
+  const request = events?.length ? groupRequests(events)[0] : undefined;
+  return (
+    <PageSection>
+      <Breadcrumb>
+        <BreadcrumbItem>
+          <Link to="/audit">Audit</Link>
+        </BreadcrumbItem>
+        <BreadcrumbItem isActive>{auditID}</BreadcrumbItem>
+      </Breadcrumb>
+      <Title headingLevel="h1">Request {auditID}</Title>
+      <ErrorAlert error={error} title="The request's events cannot be read" />
+      {!events && !error ? (
+        <Loading what="the request" />
+      ) : !request ? (
+        <Empty title="No events for this request" body="The audit datastore holds no event with this audit ID." />
+      ) : (
+        <>
+          <p className="vcp-detail-section">
+            <strong>{request.latest.user?.username}</strong> {request.latest.verb} {objectText(request)}{" "}
+            {request.latest.objectRef?.name} → {request.latest.responseStatus?.code ?? "no answer yet"}
+            {request.instance && ` (in virtual cluster ${request.instance})`}
+          </p>
+          <StageLabels request={request} />
+          {request.stages.map((stage) => (
+            <section key={stage.event.stage} className="vcp-detail-section">
+              <Title headingLevel="h2">
+                {stage.event.stage} <TimeAgo value={stage.event.stageTimestamp} />
+              </Title>
+              <CodeBlock>
+                <CodeBlockCode>{JSON.stringify(stage.event, null, 2)}</CodeBlockCode>
+              </CodeBlock>
+            </section>
+          ))}
+        </>
+      )}
+    </PageSection>
+  );
+}
+
+function AuditSearch() {
   const [available, setAvailable] = useState<boolean>();
   const [auditOn, setAuditOn] = useState<boolean>();
   const [filters, setFilters] = useState<Filters>({ since: "24h", user: "", verb: "", resource: "", name: "" });
   const [events, setEvents] = useState<AuditEventObject[]>();
+  const [showAssets, setShowAssets] = useState(false);
   const [next, setNext] = useState<string>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -83,19 +191,22 @@ export default function AuditPage() {
     void auditTurnedOn().then(setAuditOn);
   }, []);
 
+  /** Reads pages until a screen of requests is shown (the console's own requests may fill whole pages). */
   const search = async (continueToken?: string) => {
     setBusy(true);
     setError(undefined);
     try {
-      const query = new URLSearchParams({ limit: "50" });
-      const fieldSelector = selector(filters);
-      if (fieldSelector) query.set("fieldSelector", fieldSelector);
-      if (continueToken) query.set("continue", continueToken);
-      const list = await api.get<{ items: AuditEventObject[]; metadata: { continue?: string } }>(
-        `${mgmt("auditevents")}?${query}`,
-      );
-      setEvents(continueToken ? [...(events ?? []), ...list.items] : list.items);
-      setNext(list.metadata.continue || undefined);
+      let collected = continueToken ? [...(events ?? [])] : [];
+      const before = shown(collected, showAssets).length;
+      let token = continueToken;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const list = await readPage(filters, token);
+        collected = [...collected, ...list.items];
+        token = list.metadata.continue || undefined;
+        if (!token || shown(collected, showAssets).length - before >= ROWS) break;
+      }
+      setEvents(collected);
+      setNext(token);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -107,6 +218,9 @@ export default function AuditPage() {
   useEffect(() => {
     if (available) void search();
   }, [available]);
+
+  const requests = useMemo(() => (events ? shown(events, showAssets) : undefined), [events, showAssets]);
+  const hidden = events ? groupRequests(events).length - (requests?.length ?? 0) : 0;
 
   const field = (name: keyof Filters, label: string) => (
     <FormGroup label={label} fieldId={`audit-${name}`}>
@@ -159,44 +273,34 @@ export default function AuditPage() {
               <GridItem>{field("resource", "Resource")}</GridItem>
               <GridItem>{field("name", "Name")}</GridItem>
               <GridItem>
-                <Button type="submit" isLoading={busy} isDisabled={busy} style={{ marginTop: "1.75rem" }}>
+                <Button type="submit" isLoading={busy} isDisabled={busy} className="vcp-search-button">
                   Search
                 </Button>
               </GridItem>
             </Grid>
+            <Checkbox
+              id="audit-show-assets"
+              label="Show the console's own requests"
+              description="Its bundle, branding and page loads, which every visit makes."
+              isChecked={showAssets}
+              onChange={(_e, on) => setShowAssets(on)}
+            />
           </Form>
-          {events === undefined ? (
+          {requests === undefined ? (
             <Loading what="audit events" />
-          ) : events.length === 0 ? (
-            <Empty title="No audit events match" body="Widen the time range or clear a filter." />
+          ) : requests.length === 0 ? (
+            <Empty
+              title="No audit events match"
+              body={
+                hidden > 0
+                  ? `${hidden} requests of the console's own files are hidden. Widen the time range, clear a filter or show them.`
+                  : "Widen the time range or clear a filter."
+              }
+            />
           ) : (
             <>
-              <Table aria-label="Audit events" variant="compact">
-                <Thead>
-                  <Tr>
-                    <Th>Time</Th>
-                    <Th>User</Th>
-                    <Th>Verb</Th>
-                    <Th>Resource</Th>
-                    <Th>Name</Th>
-                    <Th>Code</Th>
-                  </Tr>
-                </Thead>
-                <Tbody>
-                  {events.map((item) => (
-                    <Tr key={item.metadata.name}>
-                      <Td dataLabel="Time">
-                        <TimeAgo value={item.metadata.creationTimestamp} />
-                      </Td>
-                      <Td dataLabel="User">{item.event.user?.username}</Td>
-                      <Td dataLabel="Verb">{item.event.verb}</Td>
-                      <Td dataLabel="Resource">{item.event.objectRef?.resource ?? item.event.requestURI}</Td>
-                      <Td dataLabel="Name">{item.event.objectRef?.name}</Td>
-                      <Td dataLabel="Code">{item.event.responseStatus?.code}</Td>
-                    </Tr>
-                  ))}
-                </Tbody>
-              </Table>
+              <RequestTable requests={requests} />
+              {hidden > 0 && <p className="vcp-muted">{hidden} requests of the console's own files hidden.</p>}
               {next && (
                 <Button variant="secondary" onClick={() => void search(next)} isLoading={busy}>
                   Load more
@@ -208,4 +312,8 @@ export default function AuditPage() {
       )}
     </PageSection>
   );
+}
+
+export default function AuditPage({ rest }: { rest: string[] }) {
+  return rest[0] ? <AuditRequestDetail auditID={rest[0]} /> : <AuditSearch />;
 }

@@ -1,11 +1,15 @@
-// Teams: list with search and paging (live), create, edit members, delete with confirmation.
+// Teams: for those who may list them, every team with search and paging (live), create, edit members, delete with
+// confirmation, each where allowed; for everyone else, the teams they belong to.
 
 import { Button, Checkbox, FormGroup, PageSection, TextInput, Title } from "@patternfly/react-core";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { ErrorAlert, ListToolbar, TimeAgo, usePaged } from "../components/common.tsx";
+import { Field, missing } from "../components/form.tsx";
 import { ConfirmDelete, FormModal, ResourceList } from "../components/resource-list.tsx";
 import { api, mgmt } from "../lib/api.ts";
 import type { Team, User } from "../lib/kube.ts";
+import { type Session, useSession } from "../lib/session.ts";
+import type { WatchedList } from "../lib/use-watch-list.ts";
 import { useWatchList } from "../lib/use-watch-list.ts";
 
 function TeamForm({ team, users, onClose }: { team?: Team; users: User[]; onClose: () => void }) {
@@ -32,14 +36,16 @@ function TeamForm({ team, users, onClose }: { team?: Team; users: User[]; onClos
       submitLabel={editing ? "Save" : "Create"}
       failure="The team was not saved"
       onSubmit={submit}
+      validate={() => missing([["team-name", name, "Name"]])}
+      fieldOf={(field) => ({ "metadata.name": "team-name", "spec.displayName": "team-display-name" })[field]}
       onClose={onClose}
     >
-      <FormGroup label="Name" isRequired fieldId="team-name">
+      <Field id="team-name" label="Name" isRequired>
         <TextInput id="team-name" isRequired value={name} onChange={(_e, v) => setName(v)} isDisabled={editing} />
-      </FormGroup>
-      <FormGroup label="Display Name" fieldId="team-display-name">
+      </Field>
+      <Field id="team-display-name" label="Display Name">
         <TextInput id="team-display-name" value={displayName} onChange={(_e, v) => setDisplayName(v)} />
-      </FormGroup>
+      </Field>
       <FormGroup label="Members" role="group" fieldId="team-members" isStack>
         {users.length === 0 && <span>No users yet.</span>}
         {users.map((user) => {
@@ -64,23 +70,45 @@ function TeamForm({ team, users, onClose }: { team?: Team; users: User[]; onClos
   );
 }
 
+/** The teams the user belongs to, each read by name (members may read their own teams, not list all). */
+function useOwnTeams(session: Session): WatchedList<Team> {
+  const [state, setState] = useState<WatchedList<Team>>({ items: [], loading: true });
+  const names = session.teams.join(",");
+  useEffect(() => {
+    const wanted = names ? names.split(",") : [];
+    Promise.allSettled(wanted.map((name) => api.get<Team>(mgmt("teams", name)))).then((answers) => {
+      const failed = answers.find((a) => a.status === "rejected");
+      setState({
+        items: answers.flatMap((a) => (a.status === "fulfilled" ? [a.value] : [])),
+        loading: false,
+        error: failed?.status === "rejected" ? failed.reason : undefined,
+      });
+    });
+  }, [names]);
+  return state;
+}
+
 export default function TeamsPage() {
-  const teams = useWatchList<Team>(mgmt("teams"));
-  const users = useWatchList<User>(mgmt("users"));
+  const session = useSession();
+  const listsAll = session.can("list", "teams");
+  const all = useWatchList<Team>(listsAll ? mgmt("teams") : undefined);
+  const own = useOwnTeams(session);
+  const teams = listsAll ? all : own;
+  const users = useWatchList<User>(session.can("list", "users") ? mgmt("users") : undefined);
   const paged = usePaged(
     teams.items,
     (t) => `${t.metadata.name} ${t.spec?.displayName} ${(t.spec?.users ?? []).join(" ")}`,
   );
   const [editing, setEditing] = useState<Team | "new">();
   const [deleting, setDeleting] = useState<Team>();
-  const create = (
+  const create = session.can("create", "teams") ? (
     <Button variant="primary" onClick={() => setEditing("new")}>
       Create Team
     </Button>
-  );
+  ) : undefined;
   return (
     <PageSection>
-      <Title headingLevel="h1">Teams</Title>
+      <Title headingLevel="h1">{listsAll ? "Teams" : "Your teams"}</Title>
       <ListToolbar label="teams" paged={paged} actions={create} />
       <ErrorAlert error={teams.error} title="Teams cannot be listed" />
       <ResourceList
@@ -88,7 +116,11 @@ export default function TeamsPage() {
         list={teams}
         rows={paged.visible}
         searching={!!paged.search}
-        empty={{ title: "No teams yet", body: "Create a team to give several users the same access.", action: create }}
+        empty={
+          listsAll
+            ? { title: "No teams yet", body: "Create a team to give several users the same access.", action: create }
+            : { title: "No teams", body: "You belong to no team." }
+        }
         rowName={(team) => team.metadata.name ?? ""}
         columns={[
           { title: "Name", cell: (team) => team.metadata.name },
@@ -96,11 +128,16 @@ export default function TeamsPage() {
           { title: "Members", cell: (team) => (team.spec?.users ?? []).join(", ") || "None" },
           { title: "Created", cell: (team) => <TimeAgo value={team.metadata.creationTimestamp} /> },
         ]}
-        actions={(team) => [
-          { title: "Edit members", onClick: () => setEditing(team) },
-          { isSeparator: true },
-          { title: "Delete", onClick: () => setDeleting(team) },
-        ]}
+        actions={(team) => {
+          const name = team.metadata.name ?? "";
+          return [
+            ...(session.can("update", "teams", name)
+              ? [{ title: "Edit members", onClick: () => setEditing(team) }]
+              : []),
+            { isSeparator: true },
+            ...(session.can("delete", "teams", name) ? [{ title: "Delete", onClick: () => setDeleting(team) }] : []),
+          ];
+        }}
       />
       {editing && (
         <TeamForm

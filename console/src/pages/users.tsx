@@ -1,32 +1,48 @@
 // Users: list with search and paging (live), create and edit (username, display name, email, password, cluster
-// roles, teams), Lock / Unlock, Set Password, a user's Access Keys, delete with confirmation.
+// roles, teams; checked before they are sent, refusals shown at the field), Lock / Unlock, Set Password, a user's
+// page (profile, teams, projects, access keys, audit trail), delete with confirmation: each where allowed.
 
 import {
+  Breadcrumb,
+  BreadcrumbItem,
   Button,
   Checkbox,
   FormGroup,
-  FormHelperText,
-  HelperText,
-  HelperTextItem,
   Label,
   PageSection,
   TextInput,
   Title,
 } from "@patternfly/react-core";
 import { useState } from "react";
-import { ErrorAlert, ListToolbar, TimeAgo, usePaged, useRowAction } from "../components/common.tsx";
+import { AuditTrail } from "../components/audit-trail.tsx";
+import { Empty, ErrorAlert, ListToolbar, Loading, TimeAgo, usePaged, useRowAction } from "../components/common.tsx";
+import { Details } from "../components/details.tsx";
+import { Field, missing } from "../components/form.tsx";
+import { projectPath } from "../components/instances.tsx";
 import { ConfirmDelete, FormModal, ResourceList } from "../components/resource-list.tsx";
 import { api, mgmt } from "../lib/api.ts";
-import type { Team, User } from "../lib/kube.ts";
-import { navigate } from "../lib/router.tsx";
+import type { Project, Team, User } from "../lib/kube.ts";
+import { Link, navigate } from "../lib/router.tsx";
+import { type Session, useSession } from "../lib/session.ts";
 import { useWatchList } from "../lib/use-watch-list.ts";
-import AccessKeysPage from "./access-keys.tsx";
+import { checkProfile, MIN_PASSWORD } from "../lib/user-checks.ts";
+import AccessKeysPage, { AccessKeyList } from "./access-keys.tsx";
 
 const ROLES = [
   { name: "admin", description: "Manages everything on the platform" },
   { name: "viewer", description: "Reads everything on the platform" },
 ];
 const V1 = "management.platform.sh/v1";
+export const userPath = (name: string) => `/users/${encodeURIComponent(name)}`;
+
+/** Where the API's causes about a user show in its form. */
+const USER_FIELDS: Record<string, string> = {
+  "metadata.name": "user-username",
+  "spec.username": "user-username",
+  "spec.displayName": "user-display-name",
+  "spec.email": "user-email",
+  "spec.password": "user-password",
+};
 const savePassword = (user: string, password: string) =>
   api.create(mgmt("users", user, "password"), { apiVersion: V1, kind: "UserPassword", spec: { password } });
 const userText = (user: User) =>
@@ -91,9 +107,16 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
       submitLabel={editing ? "Save" : "Create"}
       failure={editing ? "The user was not saved" : "The user was not created"}
       onSubmit={submit}
+      validate={() => checkProfile({ username: editing ? undefined : username, email, password })}
+      fieldOf={(field) => USER_FIELDS[field]}
       onClose={onClose}
     >
-      <FormGroup label="Username" isRequired fieldId="user-username">
+      <Field
+        id="user-username"
+        label="Username"
+        isRequired
+        helper='Lower case letters, digits and "-"; the name used to log in.'
+      >
         <TextInput
           id="user-username"
           isRequired
@@ -101,20 +124,19 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
           onChange={(_e, v) => setUsername(v)}
           isDisabled={editing}
         />
-        <FormHelperText>
-          <HelperText>
-            <HelperTextItem>Lower case letters, digits and "-"; the name used to log in.</HelperTextItem>
-          </HelperText>
-        </FormHelperText>
-      </FormGroup>
-      <FormGroup label="Display Name" fieldId="user-display-name">
+      </Field>
+      <Field id="user-display-name" label="Display Name">
         <TextInput id="user-display-name" value={displayName} onChange={(_e, v) => setDisplayName(v)} />
-      </FormGroup>
-      <FormGroup label="Email" fieldId="user-email">
+      </Field>
+      <Field id="user-email" label="Email">
         <TextInput id="user-email" type="email" value={email} onChange={(_e, v) => setEmail(v)} />
-      </FormGroup>
+      </Field>
       {!editing && (
-        <FormGroup label="Password" fieldId="user-password">
+        <Field
+          id="user-password"
+          label="Password"
+          helper={`Optional (at least ${MIN_PASSWORD} characters): without one the user logs in through single sign-on only.`}
+        >
           <TextInput
             id="user-password"
             type="password"
@@ -122,12 +144,7 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
             value={password}
             onChange={(_e, v) => setPassword(v)}
           />
-          <FormHelperText>
-            <HelperText>
-              <HelperTextItem>Optional: without one the user logs in through single sign-on only.</HelperTextItem>
-            </HelperText>
-          </FormHelperText>
-        </FormGroup>
+        </Field>
       )}
       <FormGroup label="Cluster roles" role="group" fieldId="user-roles" isStack>
         {ROLES.map((role) => (
@@ -171,9 +188,17 @@ function PasswordForm({ user, onClose }: { user: User; onClose: () => void }) {
         await savePassword(name, password);
         return undefined;
       }}
+      validate={() => {
+        const errors = missing([["new-password", password, "New password"]]);
+        if (!errors["new-password"] && password.length < MIN_PASSWORD) {
+          errors["new-password"] = `At least ${MIN_PASSWORD} characters.`;
+        }
+        return errors;
+      }}
+      fieldOf={(field) => (field === "spec.password" ? "new-password" : undefined)}
       onClose={onClose}
     >
-      <FormGroup label="New password" isRequired fieldId="new-password">
+      <Field id="new-password" label="New password" isRequired>
         <TextInput
           id="new-password"
           type="password"
@@ -182,46 +207,201 @@ function PasswordForm({ user, onClose }: { user: User; onClose: () => void }) {
           value={password}
           onChange={(_e, v) => setNewPassword(v)}
         />
-      </FormGroup>
+      </Field>
     </FormModal>
   );
 }
 
 export default function UsersPage({ rest }: { rest: string[] }) {
   if (rest[0] && rest[1] === "access-keys") return <AccessKeysPage user={rest[0]} />;
+  if (rest[0]) return <UserDetail name={rest[0]} />;
   return <UserList />;
 }
 
-function UserList() {
-  const users = useWatchList<User>(mgmt("users"));
-  const teams = useWatchList<Team>(mgmt("teams"));
-  const paged = usePaged(users.items, userText);
+/** The row actions (and detail page buttons) the caller may take on a user. */
+function userActions(
+  session: Session,
+  user: User,
+  open: { edit(): void; password(): void; remove(): void; lock(disabled: boolean): void },
+) {
+  const name = user.metadata.name ?? "";
+  return [
+    ...(session.can("update", "users", name) ? [{ title: "Edit", onClick: open.edit }] : []),
+    ...(session.can("escalate", "users", name)
+      ? [
+          user.spec?.disabled
+            ? { title: "Unlock", onClick: () => open.lock(false) }
+            : { title: "Lock", onClick: () => open.lock(true) },
+        ]
+      : []),
+    ...(session.can("create", "users/password", name) ? [{ title: "Set Password", onClick: open.password }] : []),
+    { title: "Access Keys", onClick: () => navigate(`${userPath(name)}/access-keys`) },
+    { isSeparator: true },
+    ...(session.can("delete", "users", name) ? [{ title: "Delete", onClick: open.remove }] : []),
+  ];
+}
+
+/** The dialogs a user's actions open, and the actions themselves. */
+function useUserDialogs(teams: Team[], onDeleted?: () => void) {
   const [editing, setEditing] = useState<User | "new">();
   const [password, setPassword] = useState<User>();
   const [deleting, setDeleting] = useState<User>();
   const action = useRowAction();
   const lock = (user: User, disabled: boolean) =>
     action.run(() => api.patch(mgmt("users", user.metadata.name), { spec: { disabled } }));
-  const add = (
-    <Button variant="primary" onClick={() => setEditing("new")}>
+  const open = (user: User) => ({
+    edit: () => setEditing(user),
+    password: () => setPassword(user),
+    remove: () => setDeleting(user),
+    lock: (disabled: boolean) => void lock(user, disabled),
+  });
+  const dialogs = (
+    <>
+      {editing && (
+        <UserForm user={editing === "new" ? undefined : editing} teams={teams} onClose={() => setEditing(undefined)} />
+      )}
+      {password && <PasswordForm user={password} onClose={() => setPassword(undefined)} />}
+      {deleting && (
+        <ConfirmDelete
+          what="user"
+          name={deleting.metadata.name ?? ""}
+          onConfirm={() =>
+            api.remove(mgmt("users", deleting.metadata.name)).then(() => {
+              onDeleted?.();
+            })
+          }
+          onClose={() => setDeleting(undefined)}
+        />
+      )}
+    </>
+  );
+  return { open, dialogs, error: action.error, add: () => setEditing("new") };
+}
+
+function UserDetail({ name }: { name: string }) {
+  const session = useSession();
+  const watched = useWatchList<User>(mgmt("users"), `fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`);
+  const teams = useWatchList<Team>(session.can("list", "teams") ? mgmt("teams") : undefined);
+  const projects = useWatchList<Project>(mgmt("projects"));
+  const user = watched.items[0];
+  const { open, dialogs, error } = useUserDialogs(teams.items, () => navigate("/users"));
+  const memberOf = teams.items.filter((t) => (t.spec?.users ?? []).includes(name));
+  const inProjects = projects.items.filter(
+    (p) =>
+      p.spec?.owner?.user === name ||
+      (p.spec?.members ?? []).some((m) => (m.kind ?? "User") === "User" && m.name === name),
+  );
+  const username = user?.spec?.username || name;
+  return (
+    <PageSection>
+      <Breadcrumb>
+        <BreadcrumbItem>
+          <Link to="/users">Users</Link>
+        </BreadcrumbItem>
+        <BreadcrumbItem isActive>{name}</BreadcrumbItem>
+      </Breadcrumb>
+      <Title headingLevel="h1">User {user?.spec?.displayName || name}</Title>
+      <ErrorAlert error={watched.error ?? error} />
+      {watched.loading ? (
+        <Loading what="the user" />
+      ) : !user ? (
+        <Empty title="No user here" body={`There is no user ${name}.`} />
+      ) : (
+        <>
+          <div className="vcp-actions">
+            {userActions(session, user, open(user))
+              .filter((a) => !a.isSeparator && a.title !== "Access Keys")
+              .map((a) => (
+                <Button key={a.title} variant={a.title === "Delete" ? "danger" : "secondary"} onClick={a.onClick}>
+                  {a.title}
+                </Button>
+              ))}
+          </div>
+          <Details
+            items={[
+              ["Username", username],
+              ["Display Name", user.spec?.displayName],
+              ["Email", user.spec?.email],
+              ["Cluster roles", (user.spec?.clusterRoles ?? []).map((r) => r.name).join(", ") || "None"],
+              [
+                "Status",
+                user.spec?.disabled ? (
+                  <Label key="status" color="orange">
+                    Locked
+                  </Label>
+                ) : (
+                  <Label key="status" color="green">
+                    Active
+                  </Label>
+                ),
+              ],
+              ["Teams", memberOf.map((t) => t.metadata.name).join(", ") || "None"],
+              [
+                "Projects",
+                inProjects.length
+                  ? inProjects.map((p, i) => (
+                      <span key={p.metadata.name}>
+                        {i > 0 && ", "}
+                        <Link to={projectPath(p.metadata.name ?? "")}>{p.metadata.name}</Link>
+                      </span>
+                    ))
+                  : "None",
+              ],
+              ["Created", <TimeAgo key="created" value={user.metadata.creationTimestamp} />],
+            ]}
+          />
+          <section className="vcp-detail-section">
+            <Title headingLevel="h2">Access keys</Title>
+            <AccessKeyList owner={name} />
+          </section>
+        </>
+      )}
+      <AuditTrail
+        title={`Requests by ${username}`}
+        label={`Requests by ${username}`}
+        selector={`user.username=${username}`}
+      />
+      <AuditTrail
+        title="Changes to this user"
+        label="Changes to this user"
+        selector={`objectRef.resource=users,objectRef.name=${name}`}
+      />
+      {dialogs}
+    </PageSection>
+  );
+}
+
+function UserList() {
+  const session = useSession();
+  const users = useWatchList<User>(mgmt("users"));
+  const teams = useWatchList<Team>(session.can("list", "teams") ? mgmt("teams") : undefined);
+  const paged = usePaged(users.items, userText);
+  const { open, dialogs, error, add } = useUserDialogs(teams.items);
+  const addButton = session.can("create", "users") ? (
+    <Button variant="primary" onClick={add}>
       Add User
     </Button>
-  );
+  ) : undefined;
   return (
     <PageSection>
       <Title headingLevel="h1">Users</Title>
-      <ListToolbar label="users" paged={paged} actions={add} />
+      <ListToolbar label="users" paged={paged} actions={addButton} />
       <ErrorAlert error={users.error} title="Users cannot be listed" />
-      <ErrorAlert error={action.error} />
+      <ErrorAlert error={error} />
       <ResourceList
         label="Users"
         list={users}
         rows={paged.visible}
         searching={!!paged.search}
-        empty={{ title: "No users yet", body: "Add a user to let someone log in.", action: add }}
+        empty={{ title: "No users yet", body: "Add a user to let someone log in.", action: addButton }}
         rowName={(user) => user.metadata.name ?? ""}
         columns={[
-          { title: "Username", cell: (user) => user.spec?.username || user.metadata.name },
+          {
+            title: "Username",
+            cell: (user) => (
+              <Link to={userPath(user.metadata.name ?? "")}>{user.spec?.username || user.metadata.name}</Link>
+            ),
+          },
           { title: "Display Name", cell: (user) => user.spec?.displayName },
           { title: "Email", cell: (user) => user.spec?.email },
           { title: "Cluster roles", cell: (user) => (user.spec?.clusterRoles ?? []).map((r) => r.name).join(", ") },
@@ -232,36 +412,9 @@ function UserList() {
           },
           { title: "Created", cell: (user) => <TimeAgo value={user.metadata.creationTimestamp} /> },
         ]}
-        actions={(user) => {
-          const name = user.metadata.name ?? "";
-          return [
-            { title: "Edit", onClick: () => setEditing(user) },
-            user.spec?.disabled
-              ? { title: "Unlock", onClick: () => void lock(user, false) }
-              : { title: "Lock", onClick: () => void lock(user, true) },
-            { title: "Set Password", onClick: () => setPassword(user) },
-            { title: "Access Keys", onClick: () => navigate(`/users/${encodeURIComponent(name)}/access-keys`) },
-            { isSeparator: true },
-            { title: "Delete", onClick: () => setDeleting(user) },
-          ];
-        }}
+        actions={(user) => userActions(session, user, open(user))}
       />
-      {editing && (
-        <UserForm
-          user={editing === "new" ? undefined : editing}
-          teams={teams.items}
-          onClose={() => setEditing(undefined)}
-        />
-      )}
-      {password && <PasswordForm user={password} onClose={() => setPassword(undefined)} />}
-      {deleting && (
-        <ConfirmDelete
-          what="user"
-          name={deleting.metadata.name ?? ""}
-          onConfirm={() => api.remove(mgmt("users", deleting.metadata.name)).then(() => undefined)}
-          onClose={() => setDeleting(undefined)}
-        />
-      )}
+      {dialogs}
     </PageSection>
   );
 }

@@ -14,8 +14,17 @@ const missing = etcdMissing();
 let cluster: EtcdCluster | undefined;
 let prefixes = 0;
 const freshPrefix = () => `/test-${process.pid}-${++prefixes}`;
+// The conformance suite checks what the store does, not how fast etcd answers: on a loaded machine thousands of
+// concurrent writes to a 3-member cluster can take longer than the 5 s a request gets in production (seen: "no
+// answer in 1098 ms", the last try of the budget), so a call here may wait as long as the test itself may.
 const open = (options: Partial<EtcdStoreOptions> = {}) =>
-  openEtcdStore({ endpoints: cluster!.endpoints, prefix: freshPrefix(), watchBufferLimit: 1000, ...options });
+  openEtcdStore({
+    endpoints: cluster!.endpoints,
+    prefix: freshPrefix(),
+    watchBufferLimit: 1000,
+    requestTimeoutMs: 90_000,
+    ...options,
+  });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 if (missing) {

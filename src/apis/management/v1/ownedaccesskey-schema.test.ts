@@ -12,7 +12,7 @@ const withProjects = (projects: unknown) => ({
   apiVersion: "management.platform.sh/v1",
   kind: "OwnedAccessKey",
   metadata: { name: "k" },
-  spec: { scope: { roles: [{ role: "virtualcluster", projects }] } },
+  spec: { displayName: "k", scope: { roles: [{ role: "virtualcluster", projects }] } },
 });
 
 describe("scope role projects", () => {
@@ -54,7 +54,7 @@ describe("scope role projects", () => {
       },
       caller: { owner: () => undefined, managesAll: () => true },
       material: { generate: () => "g".repeat(43), digest: (key) => `d-${key}` },
-      maxTTLSeconds: () => 0,
+      limits: () => ({ accessKeyMaxTTLSeconds: 0, loginAccessKeyTTLSeconds: 0 }),
     });
     const env = await openTestRegistry([definition]);
     try {

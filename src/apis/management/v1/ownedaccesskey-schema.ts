@@ -66,7 +66,7 @@ export interface OwnedAccessKeySpec {
 
 export interface OwnedAccessKey extends KubeObject {
   spec?: OwnedAccessKeySpec;
-  status?: { lastActivity?: string };
+  status?: { lastActivity?: string; expirationTimestamp?: string };
 }
 
 /** Key types of the product: interactive login, user-made, system subjects and a few special ones. */
@@ -237,6 +237,11 @@ export const spec = object(
 );
 
 export const status = object(
-  { lastActivity: timestamp("Last time the key was used to access the API (recorded at most once a minute).") },
+  {
+    lastActivity: timestamp("Last time the key was used to access the API (recorded at most once a minute)."),
+    expirationTimestamp: timestamp(
+      "When the key stops working by its lifetime (its ttl, the platform's maximum key age, the Login key lifetime). Read-only: computed on every read; absent when nothing limits it.",
+    ),
+  },
   "The observed state of the access key.",
 );

@@ -18,7 +18,7 @@ const caller: AccessKeyCaller = {
   managesAll: (context) => context.user.name === "tester" || context.user.name === "admin",
 };
 
-function definition(maxTTL = { value: 0 }): ResourceDefinition {
+function definition(maxTTL = { value: 0 }, loginTTL = { value: 0 }): ResourceDefinition {
   const digests = new Set<string>();
   return createOwnedAccessKeyDefinition({
     owners: {
@@ -33,7 +33,7 @@ function definition(maxTTL = { value: 0 }): ResourceDefinition {
     },
     caller,
     material,
-    maxTTLSeconds: () => maxTTL.value,
+    limits: () => ({ accessKeyMaxTTLSeconds: maxTTL.value, loginAccessKeyTTLSeconds: loginTTL.value }),
   });
 }
 
@@ -59,19 +59,20 @@ describe("OwnedAccessKey", () => {
   let env: TestRegistry;
   let store: GenericStore;
   const maxTTL = { value: 0 };
+  const loginTTL = { value: 0 };
   const as = (name: string): RequestContext => testContext({ user: { name, groups: [] } });
   const key = (name: string, spec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
     apiVersion: "management.platform.sh/v1",
     kind: "OwnedAccessKey",
     metadata: { name, ...extra },
-    spec,
+    spec: { displayName: name, ...spec },
   });
   const create = (context: RequestContext, name: string, spec: Record<string, unknown> = {}, extra = {}) =>
     store.create(context, undefined, key(name, spec, extra), {}) as Promise<OwnedAccessKey>;
   const stored = async (name: string) => JSON.parse((await env.registry.storage.get(store.key({ name })))!.value);
 
   before(async () => {
-    const def = definition(maxTTL);
+    const def = definition(maxTTL, loginTTL);
     env = await openTestRegistry([def]);
     store = env.store(def);
   });
@@ -88,6 +89,48 @@ describe("OwnedAccessKey", () => {
     assert.equal(Object.hasOwn((await store.get(as("bob"), { name: "gen" })).spec as object, "key"), false);
     const list = await store.list(as("bob"), {});
     assert.equal(JSON.stringify(list).includes(digest(plain)), false);
+  });
+
+  it("create() requires a display name (422 naming spec.displayName); an update cannot empty one", async () => {
+    for (const displayName of [undefined, "", "   "]) {
+      const error = await statusErrorOf(create(as("bob"), "unnamed", { displayName }));
+      assert.equal(error.code, 422, JSON.stringify(displayName));
+      assert.match(error.message, /spec\.displayName: Required value/);
+    }
+    await assert.rejects(store.get(as("bob"), { name: "unnamed" }), /not found/, "nothing stored");
+    await create(as("bob"), "named", { displayName: "CI deploys" });
+    const emptied = await statusErrorOf(
+      store.patch(as("bob"), { name: "named" }, "merge", { spec: { displayName: "" } }, {}),
+    );
+    assert.equal(emptied.code, 422);
+    assert.match(emptied.message, /spec\.displayName: Required value/);
+  });
+
+  it("reads show status.expirationTimestamp from the ttl, the maximum key age and the Login key lifetime", async () => {
+    const expires = async (name: string) =>
+      ((await store.get(as("admin"), { name })) as OwnedAccessKey).status?.expirationTimestamp;
+    const created = await create(as("bob"), "week", { ttl: 7 * 86_400 });
+    const createdMs = Date.parse(created.metadata.creationTimestamp ?? "");
+    const at = (seconds: number) => new Date(createdMs + seconds * 1000).toISOString().replace(".000Z", "Z");
+    assert.equal(await expires("week"), at(7 * 86_400));
+    await create(as("admin"), "login", { user: "bob", type: "Login" });
+    assert.equal(await expires("login"), undefined, "no limit: no expiry");
+    loginTTL.value = 20 * 86_400;
+    maxTTL.value = 3 * 86_400;
+    try {
+      assert.equal(await expires("login"), at(3 * 86_400), "the shorter limit wins");
+      maxTTL.value = 0;
+      assert.equal(await expires("login"), at(20 * 86_400), "Login keys end with loginAccessKeyTTLSeconds");
+      assert.equal(await expires("week"), at(7 * 86_400), "other keys do not");
+      const listed = (await store.list(as("admin"), {})).items.find((k) => k.metadata.name === "login");
+      assert.equal((listed as OwnedAccessKey).status?.expirationTimestamp, at(20 * 86_400), "lists too");
+    } finally {
+      loginTTL.value = 0;
+      maxTTL.value = 0;
+    }
+    const forged = { status: { expirationTimestamp: "2000-01-01T00:00:00Z" } };
+    await store.patch(as("admin"), { name: "week", subresource: "status" }, "merge", forged, {});
+    assert.equal(JSON.stringify(await stored("week")).includes("expirationTimestamp"), false, "never stored");
   });
 
   it("create() takes a supplied key of at least 32 characters and never echoes a bad one", async () => {
@@ -202,7 +245,7 @@ describe("OwnedAccessKey", () => {
       assert.equal(error.code, 422, `${op} ${path}`);
       assert.match(error.message, /the access key may appear only in spec.key/);
     }
-    assert.equal((await stored("copy")).spec.displayName, undefined);
+    assert.equal((await stored("copy")).spec.displayName, "copy", "unchanged");
   });
 
   it("create() drops the key from kubectl's last-applied annotation and refuses it anywhere else", async () => {

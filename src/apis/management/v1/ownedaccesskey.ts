@@ -6,8 +6,10 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
+import { formatTimestamp } from "../../../registry/time.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
+import { type KeyLimits, keyExpiresAt } from "./ownedaccesskey-lifetime.ts";
 import {
   canonicalizeScope,
   type OwnedAccessKey,
@@ -50,8 +52,8 @@ export interface OwnedAccessKeyOptions {
   owners: AccessKeyOwners;
   caller: AccessKeyCaller;
   material: { generate(): string; digest(key: string): string };
-  /** The global maximum life of a key in seconds (0: none), read at every use so the config can change it. */
-  maxTTLSeconds(): number;
+  /** The key lifetime limits in force, read at every use so the config can change them. */
+  limits(): KeyLimits;
 }
 
 const MIN_KEY_LENGTH = 32;
@@ -78,6 +80,10 @@ function ownedBy(key: OwnedAccessKey, owner: { user?: string; team?: string } | 
   return owner.team !== undefined && key.spec?.team === owner.team;
 }
 
+const hasText = (value: unknown) => typeof value === "string" && value.trim() !== "";
+const displayNameRequired = () =>
+  fieldError.required("spec.displayName", "name the key for the people who will see it in lists and audit events");
+
 function hasValue(value: unknown): boolean {
   if (value === undefined || value === null || value === "") return false;
   if (Array.isArray(value)) return value.length > 0;
@@ -87,11 +93,31 @@ function hasValue(value: unknown): boolean {
 
 export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): ResourceDefinition {
   const { owners, caller, material } = options;
+  /** status.expirationTimestamp: the end of the key's lifetime under the limits in force now (read-only). */
+  const withExpiration = (key: OwnedAccessKey): OwnedAccessKey => {
+    const { expirationTimestamp: _, ...status } = key.status ?? {};
+    const createdMs = Date.parse(key.metadata.creationTimestamp ?? "");
+    const end = Number.isNaN(createdMs)
+      ? undefined
+      : keyExpiresAt(
+          {
+            type: key.spec?.type ?? "",
+            ttlSeconds: key.spec?.ttl ?? 0,
+            ttlAfterLastActivity: key.spec?.ttlAfterLastActivity === true,
+            createdMs,
+            lastActivityMs: key.status?.lastActivity ? Date.parse(key.status.lastActivity) : undefined,
+          },
+          options.limits(),
+        );
+    if (end !== undefined)
+      return { ...key, status: { ...status, expirationTimestamp: formatTimestamp(new Date(end)) } };
+    return key.status?.expirationTimestamp === undefined ? key : { ...key, status };
+  };
   /** The plain key of a create, by request: only that request's response may show it. */
   const revealed = new WeakMap<RequestContext, Map<string, string>>();
 
   const clampTTL = (key: OwnedAccessKey, context: RequestContext) => {
-    const max = options.maxTTLSeconds();
+    const max = options.limits().accessKeyMaxTTLSeconds;
     const ttl = key.spec?.ttl;
     if (max > 0 && key.spec && typeof ttl === "number" && ttl > max) {
       key.spec.ttl = max;
@@ -165,6 +191,8 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
     strategy: {
       canonicalize(key) {
         canonicalizeScope(key.spec?.scope);
+        // Computed on every read (withExpiration), never stored.
+        if (key.status) delete key.status.expirationTimestamp;
       },
 
       async prepareForCreate(key, context) {
@@ -190,6 +218,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
           }
           checkRestricted(key, context, spec);
         }
+        if (!hasText(spec.displayName)) invalid(key, [displayNameRequired()]);
         spec.type ||= "User";
         await stampIssuer(key);
         clampTTL(key, context);
@@ -235,6 +264,8 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
           } else if (spec[field] !== oldSpec[field])
             errs.push(fieldError.forbidden(`spec.${field}`, "field is immutable"));
         }
+        // Keys stored before a display name was required keep working; a name, once given, cannot be emptied.
+        if (hasText(oldSpec.displayName) && !hasText(spec.displayName)) errs.push(displayNameRequired());
         const oldDigest = storedDigest(old);
         const sent = spec.key;
         if (!sent || sent === oldSpec.key || (oldDigest && material.digest(sent) === oldDigest)) {
@@ -273,7 +304,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
 
       presentForRead(key, context) {
         const digest = storedDigest(key);
-        return presentAccessKey(key, digest ? revealed.get(context)?.get(digest) : undefined);
+        return withExpiration(presentAccessKey(key, digest ? revealed.get(context)?.get(digest) : undefined));
       },
     },
     columns: [

@@ -61,7 +61,11 @@ export function createProjectDefinition(options: ProjectDefinitionOptions): Reso
     description:
       "Project groups virtual cluster instances in the namespace <projectNamespacePrefix><name> and grants its members access to them.",
     schema: projectSchema,
-    authorization: { grants: PROJECT_GRANTS },
+    authorization: {
+      // Every user or team lists and watches projects: the store shows each caller the projects it may read.
+      ownerRights: { holder: "user-or-team", verbs: ["list", "watch"] },
+      grants: PROJECT_GRANTS,
+    },
     statusSubresource: true,
     strategy: {
       canonicalize(project) {

@@ -1,6 +1,6 @@
 /** Per-evaluation limits of the expression sandbox. */
 export interface SandboxLimits {
-  /** Wall-clock budget of one evaluation, enforced by QuickJS's interrupt handler. */
+  /** CPU-time budget of one evaluation (the process's CPU clock), enforced by QuickJS's interrupt handler. */
   cpuTimeMs: number;
   /**
    * Memory of one evaluation: the engine's WebAssembly heap may not grow by more during the evaluation (checked by

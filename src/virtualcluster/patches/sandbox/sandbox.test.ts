@@ -127,6 +127,34 @@ describe("ExpressionSandbox() evaluates", () => {
   });
 });
 
+test("ExpressionSandbox() counts CPU time, not time the machine gave to others", () => {
+  // A host call that blocks the thread (Atomics.wait: no CPU) for four budgets stands in for a busy machine, where
+  // the wall clock runs ahead of this thread's CPU time. The expression still finishes; a loop still stops.
+  const waits = new Int32Array(new SharedArrayBuffer(4));
+  const slow = new ExpressionSandbox({ cpuTimeMs: 250 });
+  try {
+    slow.setVirtualToHostDNS((name) => {
+      Atomics.wait(waits, 0, 0, 1000);
+      return `${name}.host`;
+    });
+    const compile = (source: string) => {
+      const checked = checkExpression(source);
+      return slow.compile(checked.program, checked.contextUse);
+    };
+    const waiting = compile(
+      "(() => { const d = virtualToHostDNS(value); let n = 0; for (let i = 0; i < 200000; i++) n += i; return d + n })()",
+    );
+    assert.deepEqual(slow.evaluate(waiting, "a", true, "db"), { remove: false, value: "db.host19999900000" });
+    const loop = compile("(() => { for (;;) {} })()");
+    assert.throws(
+      () => slow.evaluate(loop, "a", true, "v"),
+      (error: unknown) => error instanceof EvaluationError && error.limit,
+    );
+  } finally {
+    slow.dispose();
+  }
+});
+
 describe("ExpressionSandbox() contains", () => {
   test("constructor chains and code generation (Function, eval)", () => {
     const codegen = /^EvalError: code generation from strings \(eval, Function\) is not available/;

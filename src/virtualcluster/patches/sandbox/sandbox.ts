@@ -21,9 +21,10 @@ import { WasmInt32 } from "./wasm-int32.ts";
 // that hit a limit (CPU, memory, stack) the runtime is thrown away and rebuilt before the next one, so not even a
 // half-finished allocation survives.
 //
-// Limits of one evaluation: a wall-clock deadline checked by QuickJS's interrupt handler (the evaluation runs
-// synchronously on the host thread, so wall time is its CPU time unless the machine is overloaded), which is called
-// at least every 16 poll points (interrupt-counter.ts); memory: no growth of the engine heap by more than the budget
+// Limits of one evaluation: a CPU-time budget checked by QuickJS's interrupt handler, which is called at least every
+// 16 poll points (interrupt-counter.ts). The handler compares the cheap wall clock first; only once it has passed
+// the budget does it read the process's CPU clock (an upper bound of this thread's), and a busy machine, where wall
+// time runs ahead of CPU time, gets the difference: an expression is never stopped for time other processes took; memory: no growth of the engine heap by more than the budget
 // (checked by the interrupt handler) and no single allocation above min(budget, 4 MiB or twice the result limit)
 // (QuickJS's malloc limit), under the engine's hard heap ceiling; QuickJS's own stack limit. Evaluations run in
 // batches, one host call each; the batch's progress counter (progress.ts) restarts the budgets at every evaluation.
@@ -99,6 +100,9 @@ export class ExpressionSandbox {
   private readonly ref = new WeakRef(this);
   private state: State | undefined;
   private deadline = 0;
+  /** The budget of the running evaluation, and the process's CPU clock when it started. */
+  private budgetMs = 0;
+  private cpuStart: NodeJS.CpuUsage = { user: 0, system: 0 };
   private heapCeiling = Number.POSITIVE_INFINITY;
   private seenProgress = 0;
   private lastCheck = 0;
@@ -295,12 +299,27 @@ export class ExpressionSandbox {
 
   private arm(engine: Engine, budgetMs: number): void {
     this.stopReason = undefined;
-    this.lastCheck = performance.now();
-    this.deadline = this.lastCheck + budgetMs;
+    this.startBudget(budgetMs);
     this.heapCeiling = engine.memory.buffer.byteLength + this.limits.memoryBytes;
     this.seenProgress = this.state?.progress?.read() ?? 0;
     // Check at the very first poll point of the call; the handler then keeps the intervals short.
     this.state?.interruptCounter?.write(1);
+  }
+
+  private startBudget(budgetMs: number): void {
+    this.budgetMs = budgetMs;
+    this.cpuStart = process.cpuUsage();
+    this.lastCheck = performance.now();
+    this.deadline = this.lastCheck + budgetMs;
+  }
+
+  /** Past the wall-clock deadline: true when the CPU budget is spent too, else the deadline moves by what is left. */
+  private outOfTime(now: number): boolean {
+    const used = process.cpuUsage(this.cpuStart);
+    const left = this.budgetMs - (used.user + used.system) / 1000;
+    if (left <= 0) return true;
+    this.deadline = now + left;
+    return false;
   }
 
   private heapGrewPastBudget(engine: Engine): boolean {
@@ -318,10 +337,10 @@ export class ExpressionSandbox {
     if (state && progress !== undefined && progress !== this.seenProgress) {
       // The next evaluation of the batch started: its budgets start now.
       this.seenProgress = progress;
-      this.deadline = now + this.limits.cpuTimeMs;
+      this.startBudget(this.limits.cpuTimeMs);
       this.heapCeiling = state.engine.memory.buffer.byteLength + this.limits.memoryBytes;
     }
-    if (now > this.deadline) this.stopReason = "cpu";
+    if (now > this.deadline && this.outOfTime(now)) this.stopReason = "cpu";
     else if (state && this.heapGrewPastBudget(state.engine)) this.stopReason = "memory";
     return this.stopReason !== undefined;
   }

@@ -8,6 +8,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildAppLayer } from "./app-layer.ts";
 import { buildDebianLayer, type DebianSource, debianArchitecture, machineDebianSource } from "./debian-layer.ts";
@@ -16,7 +17,7 @@ import { buildNodeLayer, pinnedNode } from "./node-layer.ts";
 import { runTool } from "./run-tool.ts";
 
 export const IMAGE_REPOSITORY = "localhost/virtualcluster-platform";
-const REPO = new URL("..", import.meta.url).pathname;
+const REPO = fileURLToPath(new URL("..", import.meta.url));
 /** Images of earlier inputs kept besides the new one (others' checkouts on this machine may still use them). */
 const KEEP_EARLIER = 3;
 

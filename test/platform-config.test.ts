@@ -145,10 +145,10 @@ describe("platform config over HTTPS", () => {
     skip: kubectlSkip,
   }, async () => {
     const read = parse(await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]));
-    read.spec.raw = read.spec.raw.replace("clientId: platform,", "clientId: platform-2,");
+    read.spec.raw = read.spec.raw.replace("clientId: platform,", "clientId: platform, getUserInfo: true,");
     await kubectl.ok(["replace", "-f", "-"], JSON.stringify(read));
     const after = parse(await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]));
-    assert.equal(after.status.auth.oidc.clientId, "platform-2");
+    assert.equal(after.status.auth.oidc.getUserInfo, true);
     assert.equal(after.status.auth.oidc.clientSecret, "<redacted>", "a secret is still stored");
     // A marker where nothing was stored is refused: the marker never becomes a value.
     const bogus = await send(platform, "PATCH", CONFIG, {
@@ -162,6 +162,28 @@ describe("platform config over HTTPS", () => {
     });
     assert.equal(bogus.status, 422);
     assert.match(bogus.body, /spec\.raw\.apps\.repositories\[0\]\.password/);
+  });
+
+  it("a kept secret is never sent elsewhere: moving issuer, client id or tenant beside the marker is a 422 naming the field", {
+    skip: kubectlSkip,
+  }, async () => {
+    const exported = await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]);
+    for (const [from, to, field] of [
+      ['issuerUrl: "https://idp.example.com"', 'issuerUrl: "https://attacker.example"', "auth.oidc.issuerUrl"],
+      ["clientId: platform,", "clientId: someone-else,", "auth.oidc.clientId"],
+      ["clientId: corp,", "clientId: corp, tenant: attacker-tenant,", "auth.connectors[0].idpB.tenant"],
+    ]) {
+      const read = parse(exported);
+      assert.ok(read.spec.raw.includes(from), from);
+      read.spec.raw = read.spec.raw.replace(from, to);
+      const refused = await kubectl.run(["replace", "-f", "-"], JSON.stringify(read));
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, new RegExp(`spec\\.raw\\.${field.replace(/[.[\]]/g, "\\$&")}`));
+      assert.match(refused.stderr, /re-enter the secret/);
+      assert.doesNotMatch(refused.stderr, SECRETS);
+    }
+    const unchanged = parse(await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]));
+    assert.equal(unchanged.status.auth.oidc.issuerUrl, "https://idp.example.com");
   });
 
   it("kubectl apply --server-side of an exported (redacted) config keeps the stored secrets", {

@@ -7,8 +7,11 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
+import * as client from "openid-client";
+import { AuthClient } from "./support/auth-client.ts";
 import { formsOf, type Page, TestBrowser } from "./support/browser.ts";
 import { capture, send } from "./support/https-json.ts";
+import { OidcRelyingParties } from "./support/oidc-relying-party.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "./support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { adminGet, cookieValue, keyWorks, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
@@ -103,7 +106,9 @@ ${oidcBlockYaml(provider, {
     const user = await adminGet(platform, "users/alice");
     assert.equal(user.status, 200);
     assert.equal(user.json.spec.username, "alice");
-    assert.equal(user.json.spec.subject, "alice");
+    // The subject links the account to (connector, provider subject) only.
+    assert.equal(user.json.spec.subject, "sso:oidc:alice");
+    assert.equal(user.json.spec.verifiedEmail, "alice@example.com");
     assert.equal(user.json.spec.email, "alice@example.com");
     assert.deepEqual(user.json.spec.ssoGroups, ["dev", "ops"]);
     for (const team of ["dev", "ops"]) {
@@ -150,6 +155,33 @@ ${oidcBlockYaml(provider, {
     assert.deepEqual((await adminGet(platform, "users/alice")).json.spec.ssoGroups, ["ops", "sre"]);
     assert.deepEqual((await adminGet(platform, "teams/dev")).json.spec.users, []);
     assert.deepEqual((await adminGet(platform, "teams/sre")).json.spec.users, ["alice"]);
+  });
+
+  it("allowedExtraClaims and the verified e-mail reach the platform's own ID tokens and userinfo", async () => {
+    const wiki = { id: "wiki", secret: "wiki-client-s3cret", redirect: "https://wiki.example.test/cb" };
+    secrets.push(wiki.secret);
+    await setPlatformConfig(
+      platform,
+      `${oidcConfig()}oidc:\n  clients:\n  - {name: Wiki, clientId: ${wiki.id}, clientSecret: ${wiki.secret}, redirectURIs: ['${wiki.redirect}']}\n`,
+    );
+    const b = browser();
+    assert.equal((await login(b, "alice")).status, 200);
+    const api = new AuthClient(platform.url, platform.caPem);
+    try {
+      const rps = new OidcRelyingParties(platform, api);
+      const rp = await rps.relyingParty(wiki.id, wiki.secret);
+      const tokens = await rps.codeFlow(b, rp, wiki.redirect);
+      secrets.push(tokens.access_token, tokens.id_token ?? "", tokens.refresh_token ?? "");
+      const info = await client.fetchUserInfo(rp, tokens.access_token, tokens.claims()?.sub ?? "");
+      for (const claims of [tokens.claims() ?? {}, info] as Record<string, unknown>[]) {
+        assert.deepEqual(claims.department, ["engineering"]);
+        assert.equal(claims.email, "alice@example.com");
+        assert.equal(claims.email_verified, true);
+      }
+    } finally {
+      api.close();
+    }
+    await setPlatformConfig(platform, oidcConfig());
   });
 
   it("required groups refuse a user outside them with a 403 page naming the rule", async () => {

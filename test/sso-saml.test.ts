@@ -68,7 +68,7 @@ ${extra}`;
     assert.equal(page.status, 200, page.body);
     assert.match(page.body, /logged in to the platform as erin/);
     const user = await adminGet(platform, "users/erin");
-    assert.equal(user.json.spec.subject, "erin-id");
+    assert.equal(user.json.spec.subject, `sso:saml:${idp.issuer}|erin-id`);
     assert.equal(user.json.spec.email, "erin@example.com");
     assert.deepEqual(user.json.spec.ssoGroups, ["dev", "ops"]);
     assert.deepEqual((await adminGet(platform, "teams/ops")).json.spec.users, ["erin"]);

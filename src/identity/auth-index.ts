@@ -38,6 +38,8 @@ export interface KeyEntry {
   /** The user's tokenGeneration when the key was issued. */
   tokenGeneration: number;
   deleting: boolean;
+  /** A Login key's identity.extraClaims (the claims its connector's allowedExtraClaims let through). */
+  extraClaims?: Readonly<Record<string, string[]>>;
 }
 
 export interface UserEntry {
@@ -46,7 +48,11 @@ export interface UserEntry {
   username: string;
   displayName?: string;
   email?: string;
+  /** spec.email equals spec.verifiedEmail (an address a provider or an admin verified; the user cannot set it). */
+  emailVerified: boolean;
   subject?: string;
+  /** Claims an admin added (spec.extraClaims), for the platform's ID tokens. */
+  extraClaims: Readonly<Record<string, string>>;
   groups: string[];
   /** Groups remembered from the user's last single sign-on (spec.ssoGroups). */
   ssoGroups: string[];
@@ -82,6 +88,15 @@ const roleNames = (value: unknown): string[] =>
   Array.isArray(value)
     ? value.map((role) => role?.name).filter((name): name is string => typeof name === "string")
     : [];
+/** E-mail addresses compare case-insensitively (what providers and mail systems do in practice). */
+export const sameAddress = (a: string | undefined, b: string | undefined): boolean =>
+  typeof a === "string" && typeof b === "string" && a !== "" && a.toLowerCase() === b.toLowerCase();
+const stringValues = (value: unknown): Record<string, string> =>
+  value && typeof value === "object"
+    ? Object.fromEntries(
+        Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+      )
+    : {};
 const millis = (value: unknown): number | undefined => {
   const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
   return Number.isNaN(ms) ? undefined : ms;
@@ -111,7 +126,17 @@ function keyEntry(key: OwnedAccessKey): KeyEntry | undefined {
     ownerUid: annotations[USER_UID_ANNOTATION] ?? annotations[TEAM_UID_ANNOTATION],
     tokenGeneration: Number.isFinite(generation) ? generation : 0,
     deleting: Boolean(key.metadata.deletionTimestamp),
+    ...(spec.type === "Login" ? loginClaims(spec.identity?.extraClaims) : {}),
   };
+}
+
+/** A Login key's extra claims, when it has any: lists of strings by claim name. */
+function loginClaims(value: unknown): { extraClaims?: Record<string, string[]> } {
+  if (!value || typeof value !== "object") return {};
+  const claims = Object.fromEntries(
+    Object.entries(value).flatMap(([name, values]) => (Array.isArray(values) ? [[name, strings(values)]] : [])),
+  );
+  return Object.keys(claims).length > 0 ? { extraClaims: claims } : {};
 }
 
 function userEntry(user: User): UserEntry {
@@ -123,7 +148,9 @@ function userEntry(user: User): UserEntry {
     username: spec.username || name,
     displayName: spec.displayName,
     email: spec.email,
+    emailVerified: sameAddress(spec.email, spec.verifiedEmail),
     subject: spec.subject,
+    extraClaims: stringValues(spec.extraClaims),
     groups: strings(spec.groups),
     ssoGroups: strings(spec.ssoGroups),
     clusterRoles: roleNames(spec.clusterRoles),
@@ -158,6 +185,8 @@ export class AuthIndex implements InformerHandler {
   private readonly keysByName = new Map<string, KeyEntry>();
   /** Digests two keys share (possible only through a race between two creates): neither authenticates. */
   private readonly sharedDigests = new Set<string>();
+  /** Login keys with extra claims, by name (few: only connectors with allowedExtraClaims make them). */
+  private readonly claimKeys = new Map<string, KeyEntry>();
   private readonly users = new Map<string, UserEntry>();
   private readonly teams = new Map<string, TeamEntry>();
   private readonly access = new Map<string, AccessEntry>();
@@ -195,6 +224,15 @@ export class AuthIndex implements InformerHandler {
 
   user(name: string): UserEntry | undefined {
     return this.users.get(name);
+  }
+
+  /** The extra claims of the user's newest single sign-on login that has any. */
+  loginClaimsOf(user: string): Readonly<Record<string, string[]>> | undefined {
+    let newest: KeyEntry | undefined;
+    for (const key of this.claimKeys.values()) {
+      if (key.user === user && !key.deleting && (!newest || key.createdMs > newest.createdMs)) newest = key;
+    }
+    return newest?.extraClaims;
   }
 
   allUsers(): IterableIterator<UserEntry> {
@@ -245,6 +283,7 @@ export class AuthIndex implements InformerHandler {
     this.keysByDigest.clear();
     this.keysByName.clear();
     this.sharedDigests.clear();
+    this.claimKeys.clear();
     this.users.clear();
     this.teams.clear();
     this.access.clear();
@@ -269,6 +308,7 @@ export class AuthIndex implements InformerHandler {
         if (this.keysByDigest.has(entry.digest)) this.sharedDigests.add(entry.digest);
         this.keysByDigest.set(entry.digest, entry);
         this.keysByName.set(entry.name, entry);
+        if (entry.extraClaims) this.claimKeys.set(entry.name, entry);
       }
     } else if (key.startsWith(USERS)) {
       this.users.set(name, userEntry(object as unknown as User));
@@ -299,6 +339,7 @@ export class AuthIndex implements InformerHandler {
     const old = this.keysByName.get(name);
     if (!old) return;
     this.keysByName.delete(name);
+    this.claimKeys.delete(name);
     if (this.keysByDigest.get(old.digest) === old) this.keysByDigest.delete(old.digest);
     if (this.sharedDigests.has(old.digest)) {
       // Another key still holds it: it is unique again once only one remains.

@@ -63,7 +63,18 @@ async function cookieKeys(storage: KeyValueStore): Promise<string[]> {
 
 export async function createPlatformOidc(options: PlatformOidcOptions): Promise<PlatformOidc> {
   const { storage, index, settings, signingKeys, logger } = options;
-  const accounts = new OidcAccounts({ index, fresh: options.fresh });
+  const accounts = new OidcAccounts({
+    index,
+    fresh: options.fresh,
+    ssoClaimNames: () =>
+      settings
+        .current()
+        .auth.sso.connectors.flatMap((c) =>
+          c.kind === "oidc" && Array.isArray(c.config.allowedExtraClaims)
+            ? c.config.allowedExtraClaims.filter((name): name is string => typeof name === "string")
+            : [],
+        ),
+  });
   const refreshKeys = new RefreshTokenKeys({
     index,
     fresh: options.fresh,

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import { auditEventDefinition } from "../apis/management/v1/auditevent.ts";
+import { GROUP } from "../apis/management/v1/common.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
 import { createEncryptionKeyRotationDefinition } from "../apis/management/v1/encryptionkeyrotation.ts";
 import { AuditLogger, type AuditLoggerOptions } from "../audit/audit-logger.ts";
@@ -16,6 +17,7 @@ import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
 import { keyCaller } from "../identity/key-caller.ts";
+import { qualifySsoSubjects } from "../identity/sso/qualify-sso-subjects.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
@@ -218,6 +220,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     settings,
     configFile: options.configFile,
     logger: options.logger,
+  });
+  await qualifySsoSubjects({
+    storage,
+    store: (plural) => registry.genericStore(GROUP, plural)!,
+    settings: () => settings.current().auth.sso,
+    logger,
   });
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());

@@ -5,10 +5,11 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
-import type { LiveSettings } from "../config/settings.ts";
+import type { LiveSettings, PlatformSettings } from "../config/settings.ts";
 import type { AuthIndex, KeyEntry } from "../identity/auth-index.ts";
 import { connectorFactories } from "../identity/sso/connector-factories.ts";
 import { ConnectorSet } from "../identity/sso/connector-set.ts";
+import { connectorWarnings } from "../identity/sso/connector-warnings.ts";
 import { PendingLogins } from "../identity/sso/pending-logins.ts";
 import { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import type { GenericStore } from "../registry/store.ts";
@@ -29,9 +30,22 @@ export interface PlatformSsoOptions {
   logger?: Logger;
 }
 
+/** Logs each connector warning when it first applies: at start, and when a Config change brings it. */
+function logConnectorWarnings(settings: LiveSettings, logger: Logger | undefined): void {
+  if (!logger) return;
+  const warningsOf = (next: PlatformSettings) => next.auth.sso.connectors.flatMap((c) => connectorWarnings(c));
+  const log = (next: PlatformSettings, previous?: PlatformSettings) => {
+    const before = new Set(previous ? warningsOf(previous) : []);
+    for (const warning of warningsOf(next)) if (!before.has(warning)) logger.warn({ warning }, warning);
+  };
+  log(settings.current());
+  settings.onChange(log);
+}
+
 export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance) => void {
   const sso = () => options.settings.current().auth.sso;
   const connectors = new ConnectorSet(sso, connectorFactories(options.storage));
+  logConnectorWarnings(options.settings, options.logger);
   const accounts = new SsoAccounts({
     index: options.index,
     fresh: options.fresh,

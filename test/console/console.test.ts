@@ -194,10 +194,22 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await page.getByRole("button", { name: "Actions for alice" }).click();
     await page.getByRole("menuitem", { name: "Edit" }).click();
     await dialog.getByRole("textbox", { name: "Display Name" }).fill("Alice L.");
+    await dialog.getByRole("textbox", { name: "Description" }).fill("Runs the payments platform");
+    await dialog.getByRole("textbox", { name: "Icon" }).fill(`${platform.url}/favicon.ico`);
+    // The admin's explicit link of this user to a single sign-on identity.
+    await dialog.getByRole("textbox", { name: "Single sign-on subject" }).fill("sso:oidc:248289761001");
     await dialog.getByRole("checkbox", { name: "viewer" }).check();
     await dialog.getByRole("button", { name: "Save" }).click();
     await page.locator("td", { hasText: "Alice L." }).waitFor();
-    assert.deepEqual((await admin("GET", `${API}/users/alice`)).json().spec.clusterRoles, [{ name: "viewer" }]);
+    const edited = (await admin("GET", `${API}/users/alice`)).json();
+    assert.deepEqual(edited.spec.clusterRoles, [{ name: "viewer" }]);
+    assert.equal(edited.spec.subject, "sso:oidc:248289761001");
+    const row = page.getByRole("row", { name: /alice/ });
+    await row.getByText("Runs the payments platform").waitFor();
+    assert.equal(
+      await row.getByRole("img", { name: "Icon of alice" }).getAttribute("src"),
+      `${platform.url}/favicon.ico`,
+    );
 
     await page.getByRole("button", { name: "Actions for alice" }).click();
     await page.getByRole("menuitem", { name: "Access Keys" }).click();

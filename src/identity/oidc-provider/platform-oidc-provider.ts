@@ -101,6 +101,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 interface Built {
   issuer: string;
   kid: string;
+  /** The extra claim names the provider was built to release (joined). */
+  extraClaims: string;
   provider: Provider;
   handle: Handler;
 }
@@ -143,14 +145,19 @@ export class PlatformOidcProvider {
     this.#options = options;
   }
 
-  /** The provider for the current issuer and signing key (rebuilt when either changed). */
+  /**
+   * The provider for the current issuer, signing key and extra claim names (rebuilt when one changed: oidc-provider
+   * releases only the claims its configuration names).
+   */
   current(): Built {
     const issuer = this.#options.issuer();
     const key = this.#options.signingKey();
+    const names = this.#options.accounts.extraClaimNames();
+    const extraClaims = names.join(" ");
     const built = this.#built;
-    if (built && built.issuer === issuer && built.kid === key.kid) return built;
-    const provider = this.#build(issuer, key);
-    this.#built = { issuer, kid: key.kid, provider, handle: provider.callback() };
+    if (built && built.issuer === issuer && built.kid === key.kid && built.extraClaims === extraClaims) return built;
+    const provider = this.#build(issuer, key, names);
+    this.#built = { issuer, kid: key.kid, extraClaims, provider, handle: provider.callback() };
     return this.#built;
   }
 
@@ -188,7 +195,7 @@ export class PlatformOidcProvider {
     };
   }
 
-  #build(issuer: string, key: ProviderSigningKey): Provider {
+  #build(issuer: string, key: ProviderSigningKey, extraClaims: readonly string[]): Provider {
     const { store, accounts, logger } = this.#options;
     const clients = this.#clients();
     const policy = interactionPolicy.base();
@@ -215,9 +222,10 @@ export class PlatformOidcProvider {
         return { accountId: sub, claims: async () => ({ ...accounts.claims(user) }) };
       },
       claims: {
-        openid: ["sub"],
+        // Extra claims (spec.extraClaims, allowedExtraClaims) come with openid: a client needs no scope for them.
+        openid: ["sub", ...extraClaims],
         profile: ["name", "preferred_username"],
-        email: ["email"],
+        email: ["email", "email_verified"],
         groups: ["groups"],
       },
       scopes: [...OIDC_SCOPES],

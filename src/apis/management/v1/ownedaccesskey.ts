@@ -9,6 +9,7 @@ import { defineResource } from "../../../registry/define-resource.ts";
 import { formatTimestamp } from "../../../registry/time.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
+import { deprecatedKeyWarnings } from "./deprecated-key-fields.ts";
 import { type KeyLimits, keyExpiresAt } from "./ownedaccesskey-lifetime.ts";
 import {
   canonicalizeScope,
@@ -300,6 +301,11 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
         if (!caller.managesAll(context) && !ownedBy(key, caller.owner(context))) {
           throw errors.notFound(RESOURCE, key.metadata.name ?? "");
         }
+      },
+
+      validate(key, context) {
+        context.warnings.push(...deprecatedKeyWarnings(key.spec));
+        return [];
       },
 
       presentForRead(key, context) {

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { productionPackages, shipsInImage } from "./app-layer.ts";
@@ -24,6 +27,19 @@ describe("the application layer", () => {
       false,
       "no type declarations packages",
     );
+  });
+
+  it("productionPackages() refuses a node_modules behind the lock file, and skips optional packages not installed", () => {
+    const repo = mkdtempSync(join(tmpdir(), "vc-app-layer-"));
+    try {
+      const packages = { "": {}, "node_modules/a": {}, "node_modules/other-os": { optional: true } };
+      writeFileSync(join(repo, "package-lock.json"), JSON.stringify({ packages }));
+      assert.throws(() => productionPackages(repo), /node_modules\/a is in package-lock.json but not installed/);
+      mkdirSync(join(repo, "node_modules", "a"), { recursive: true });
+      assert.deepEqual(productionPackages(repo), ["node_modules/a"]);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it("shipsInImage() drops what nothing runs and keeps every licence", () => {

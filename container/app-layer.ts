@@ -12,19 +12,30 @@ export const APP_DIR = "/opt/virtualcluster";
 
 interface LockedPackage {
   dev?: boolean;
+  optional?: boolean;
   link?: boolean;
 }
 
-/** node_modules paths of the packages a production install has (Node itself comes in its own layer). */
+/**
+ * node_modules paths of the packages a production install has (Node itself comes in its own layer). An optional
+ * package for another platform is not installed; any other missing one means node_modules is behind the lock file.
+ */
 export function productionPackages(repo: string): string[] {
   const lock = JSON.parse(readFileSync(join(repo, "package-lock.json"), "utf8")) as {
     packages: Record<string, LockedPackage>;
   };
-  return Object.entries(lock.packages)
-    .filter(([path, entry]) => path !== "" && !entry.dev && !entry.link)
-    .map(([path]) => path)
-    .filter((path) => !/(^|\/)node_modules\/(node-(linux|darwin|win)-[^/]+|@types\/[^/]+)$/.test(path))
-    .filter((path) => existsSync(join(repo, path)));
+  const wanted = Object.entries(lock.packages).filter(
+    ([path, entry]) =>
+      path !== "" &&
+      !entry.dev &&
+      !entry.link &&
+      !/(^|\/)node_modules\/(node-(linux|darwin|win)-[^/]+|@types\/[^/]+)$/.test(path),
+  );
+  const missing = wanted.filter(([path, entry]) => !entry.optional && !existsSync(join(repo, path)));
+  if (missing.length > 0) {
+    throw new Error(`${missing[0][0]} is in package-lock.json but not installed: run \`npm install\` first`);
+  }
+  return wanted.map(([path]) => path).filter((path) => existsSync(join(repo, path)));
 }
 
 const LICENCE = /^(licen[cs]e|copying|notice|authors)([.-].*)?$/i;

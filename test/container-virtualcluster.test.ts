@@ -83,7 +83,7 @@ describe("virtualcluster create --container", { skip, timeout: 900_000 }, () => 
   };
 
   after(async () => {
-    await podman(["rm", "--force", "--time=5", "--ignore", container()]).catch(() => undefined);
+    await podman(["rm", "--force", "--volumes", "--time=5", "--ignore", container()]).catch(() => undefined);
     client?.agent.destroy();
     await Promise.all([platform?.stop(), host?.stop()]);
     rmSync(root, { recursive: true, force: true });
@@ -117,7 +117,7 @@ describe("virtualcluster create --container", { skip, timeout: 900_000 }, () => 
     assert.deepEqual(listed.container, { name: container(), image });
   });
 
-  it("runs as the image's user with a read-only root; the deployer's host kubeconfig stays root's", async () => {
+  it("runs as the image's user with a read-only root and its directory only; the deployer's kubeconfig stays root's", async () => {
     const [running, pid, readOnly] = (
       await podman([
         "inspect",
@@ -135,6 +135,12 @@ describe("virtualcluster create --container", { skip, timeout: 900_000 }, () => 
     assert.equal(deployer.uid, 0);
     assert.equal(deployer.mode & 0o777, 0o600, "the container's user cannot read it");
     assert.equal(statSync(join(paths().dir, "cluster.db")).uid, 65532, "the runtime's own files are its user's");
+    const mounts = JSON.parse(await podman(["inspect", "--format", "{{json .Mounts}}", container()]));
+    assert.deepEqual(
+      mounts.map((mount: { Type: string; Destination: string }) => `${mount.Type} ${mount.Destination}`),
+      [`bind ${paths().dir}`],
+      "its directory only: no anonymous volume left behind",
+    );
   });
 
   it("syncs a Service and its Endpoints to the host, patched", async () => {

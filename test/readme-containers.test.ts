@@ -101,7 +101,7 @@ describe("README: Run as containers", { skip, timeout: 900_000 }, () => {
       { name: "web", namespace: "team-b" },
       clusterPaths("team-b", "web", join(home, ".virtualcluster")),
     );
-    await podman(["rm", "--force", "--time=5", "--ignore", ...CONTAINERS, runtime]).catch(() => undefined);
+    await podman(["rm", "--force", "--volumes", "--time=5", "--ignore", ...CONTAINERS, runtime]).catch(() => undefined);
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -152,7 +152,7 @@ export class TestContainers {
 
   async removeAll(): Promise<void> {
     if (this.containers.size > 0) {
-      await podman(["rm", "--force", "--time=5", "--ignore", ...this.containers]).catch(() => undefined);
+      await podman(["rm", "--force", "--volumes", "--time=5", "--ignore", ...this.containers]).catch(() => undefined);
     }
     for (const volume of this.volumes) await podman(["volume", "rm", "--force", volume]).catch(() => undefined);
   }

@@ -134,6 +134,8 @@ export async function startRuntimeContainer(
     `--label=${DATA_DIR_LABEL}=${paths.dir}`,
     "--network=host",
     "--read-only",
+    // Its data is the mounted directory: no anonymous volume for the image's /var/lib/virtualcluster.
+    "--image-volume=ignore",
     `--stop-timeout=${STOP_SECONDS}`,
     "--log-driver=k8s-file",
     `--log-opt=path=${paths.log}`,
@@ -167,6 +169,9 @@ export async function stopRuntimeContainer(
 ): Promise<boolean> {
   const found = inspectRuntimeContainer(state, paths);
   if (!found) return false;
-  await podman(["rm", "--force", `--time=${STOP_SECONDS}`, "--ignore", runtimeContainerName(state, paths)]);
+  await podman([
+    ...["rm", "--force", "--volumes", `--time=${STOP_SECONDS}`, "--ignore"],
+    runtimeContainerName(state, paths),
+  ]);
   return found.running;
 }

@@ -11,6 +11,7 @@ import { ensureSecretReaderRbac, needsSecretReaderRbac, serviceAccountName } fro
 import type { RuntimeStatus } from "../runtime-status.ts";
 import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
+import { startClusterRuntime, stopClusterRuntime } from "./cluster-runtime.ts";
 import { planPlatform, register } from "./create-registration.ts";
 import { createdFor, createdLabels, currentContextOnly, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
@@ -24,10 +25,11 @@ import {
   writeLocalCluster,
   writePrivateFile,
 } from "./local-clusters.ts";
-import { freePort, startRuntime, stopRuntime, waitUntilReady } from "./local-runtime.ts";
+import { freePort, waitUntilReady } from "./local-runtime.ts";
 import type { PlatformClient } from "./platform-client.ts";
 import { checkLogin, projectNamespace } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
+import { checkRuntimeImage, type RuntimeContainer } from "./runtime-container.ts";
 import { ensureRuntimeRbac, runtimeKubeconfig } from "./runtime-identity.ts";
 import { type SettingsChanges, settingsChanges } from "./settings-changes.ts";
 import { checkSettings, editSettings, readSettings } from "./settings-file.ts";
@@ -58,6 +60,11 @@ export interface CreateOptions {
   port?: number;
   /** How long to wait until the virtual cluster is ready (default 120 s). */
   timeoutMs?: number;
+  /**
+   * Run the runtime in a container from this image instead of as a background process; false: as a process.
+   * Default: as before (a process for a new virtual cluster).
+   */
+  container?: RuntimeContainer | false;
   /** A client of the platform the user is logged in to; without an access key nothing is registered. */
   platform?: PlatformClient;
   /** The `virtualcluster` program's entry script (it runs the virtual cluster in the background). */
@@ -121,6 +128,8 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     label = "the stored settings (pass -f to replace them)";
   }
   settings ??= checkSettings(original, label, namespace);
+  const container = options.container === undefined ? existing?.container : options.container || undefined;
+  if (container) await step(`Checking the image ${container.image}`, () => checkRuntimeImage(container));
 
   const client = options.platform;
   const login = client?.login;
@@ -173,12 +182,13 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
       hostServer,
       wroteApiKeySecret,
       registration,
+      container,
     };
     writeLocalCluster(cluster);
     undo.length = 0;
 
-    await stopRuntime(paths);
-    const started = startRuntime({ cluster, paths, program: options.program });
+    await stopClusterRuntime(paths, existing);
+    const started = await startClusterRuntime(cluster, paths, options.program);
     const status = await (options.waitStep ?? step)(`Starting virtual cluster ${name}`, () =>
       waitUntilReady(paths, started, options.timeoutMs ?? 120_000),
     );

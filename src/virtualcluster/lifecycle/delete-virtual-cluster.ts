@@ -15,10 +15,10 @@ import { parseSettings } from "../settings/load.ts";
 import { DEFAULT_API_KEY_SECRET } from "../settings/settings-schema.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
 import { MANAGED_BY_LABEL } from "../translate/constants.ts";
+import { stopClusterRuntime } from "./cluster-runtime.ts";
 import { createdFor, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import { checkName, clusterPaths, type LocalCluster, readLocalCluster, removeLocalCluster } from "./local-clusters.ts";
-import { stopRuntime } from "./local-runtime.ts";
 import type { PlatformClient } from "./platform-client.ts";
 import { deleteAccessKey, deleteInstance, getInstance } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
@@ -83,7 +83,7 @@ export async function deleteVirtualCluster(options: DeleteOptions): Promise<Dele
   if (!state && !storedIsOurs) throw notFound(`on the host cluster ${host.server}`);
 
   const status = readRuntimeStatus(paths.dir);
-  const stopped = await step(`Stopping virtual cluster ${name}`, () => stopRuntime(paths));
+  const stopped = await step(`Stopping virtual cluster ${name}`, () => stopClusterRuntime(paths, state));
 
   const leftovers = platformLeftovers(state, stored?.metadata?.annotations, status, namespace, name);
   const registration = state?.registration ?? registrationFromAnnotations(stored?.metadata?.annotations);

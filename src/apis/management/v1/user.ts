@@ -15,7 +15,18 @@ import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { GrantingField } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
+import {
+  accessSchema,
+  CATEGORY,
+  clusterRolesSchema,
+  descriptionSchema,
+  displayNameSchema,
+  GROUP,
+  ownerSchema,
+  secretRefSchema,
+  TEXT_LIMITS,
+  VERSION,
+} from "./common.ts";
 import { accessRulesField, ownerField, privilegedField } from "./granting-fields.ts";
 
 export interface UserSpec {
@@ -45,12 +56,16 @@ export interface User extends KubeObject {
 
 const spec = object(
   {
-    displayName: string("Name shown in the UI."),
-    description: string("Description of the user."),
+    displayName: displayNameSchema,
+    description: descriptionSchema("Description of the user."),
     owner: ownerSchema,
     username: string("Name used to log in. Defaults to the object's name."),
-    icon: string("URL of an icon shown for the user."),
-    email: string("The user's e-mail address."),
+    icon: string(`URL of an icon shown for the user (at most ${TEXT_LIMITS.icon} characters).`, {
+      maxLength: TEXT_LIMITS.icon,
+    }),
+    email: string(`The user's e-mail address (at most ${TEXT_LIMITS.email} characters).`, {
+      maxLength: TEXT_LIMITS.email,
+    }),
     subject: string("User subject as presented by the token. Defaults to the username."),
     groups: stringList("Groups the user has access to."),
     ssoGroups: stringList("Groups remembered from SSO."),

@@ -4,8 +4,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
-import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
+import { addServerLimitOptions, type ServerLimitFlags, serverLimitsFromFlags } from "./server-limit-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 import {
   addStoreHousekeepingOptions,
@@ -27,7 +27,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions extends InflightFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
+interface StartOptions extends ServerLimitFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
   instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
@@ -80,7 +80,7 @@ export function addStartCommand(platform: Command): void {
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
-  addLogOptions(addInflightOptions(addStoreHousekeepingOptions(addStoreOptions(start))))
+  addLogOptions(addServerLimitOptions(addStoreHousekeepingOptions(addStoreOptions(start))))
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443" +
@@ -128,7 +128,7 @@ export function addStartCommand(platform: Command): void {
         configFile: opts.config,
         instanceOfflineAfterMs:
           opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
-        limits: inflightLimits(opts),
+        limits: serverLimitsFromFlags(opts),
         logger,
       });
       // One write: whoever watches for the "listening" line also gets the shown-once credentials with it.

@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { FastifyRequest } from "fastify";
 import type { RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
-import type { RequestKind } from "./metrics.ts";
+import type { FlowTicket } from "./flow-control/flow-control.ts";
 import type { RequestInfo } from "./request-info.ts";
 import type { HookSlot } from "./types.ts";
 
@@ -43,8 +43,8 @@ export interface RequestState extends HookSlot {
   responseObject?: unknown;
   /** Set while a watch stream owns the response (completion is reported when it ends). */
   watching?: boolean;
-  /** The in-flight slot the request holds until its answer is complete (inflight-limit.ts). */
-  inflight?: RequestKind;
+  /** The flow control seat the request holds until its answer is complete (request-flow.ts). */
+  flow?: FlowTicket;
 }
 
 export function newRequestState(raw: IncomingMessage, requestUri: string, id: string): RequestState {
@@ -67,7 +67,7 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     failure: undefined,
     responseObject: undefined,
     watching: false,
-    inflight: undefined,
+    flow: undefined,
     hookValue: undefined,
   };
 }

@@ -9,8 +9,9 @@
 //   audit            hook onRequestReceived (admit)
 //   impersonation    Impersonate-User/-Group/-Uid/-Extra-*: each part checked against the verb impersonate (403),
 //                    then the request runs as that identity (impersonation.ts; admit)
-//   in-flight limit  a slot of the read-only or mutating limit, or 429; watches exempt (admit; given back once the
-//                    answer is complete)
+//   flow control     a seat of the request's priority level in its flow's turn, or 429 (request-flow.ts,
+//                    flow-control/; watches, probes and privileged callers exempt; given back once the answer is
+//                    written out); before it, a connection on the reserve serves probes and privileged callers only
 //   authorization    the Authorizer; denied: 403 (admit)
 //   decode           the body read (request-body.ts; streamed ones too, 413 past 3 MiB), decoded per Content-Type
 //   audit            hook onRequestBody: the event's request object, before anything is stored (fails: 500)
@@ -43,11 +44,11 @@ import {
   impersonationRequested,
   kubernetesImpersonatedUser,
 } from "./impersonation.ts";
-import type { InflightLimit } from "./inflight-limit.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
 import { parsePretty, parseQueryString, type Query } from "./query-options.ts";
 import { hasBody, readBody } from "./request-body.ts";
+import type { RequestFlow } from "./request-flow.ts";
 import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
 import type { RequestReporter } from "./request-reporter.ts";
 import { newRequestState, type RequestState } from "./request-state.ts";
@@ -72,8 +73,8 @@ export interface PipelineOptions {
   authenticatePublicPath?(path: string): boolean;
   reporter: RequestReporter;
   metrics: ApiMetrics;
-  /** The in-flight limits; admit() takes a slot, whoever answers gives it back. */
-  inflight: InflightLimit;
+  /** Flow control and the connection reserve; admit() waits for a seat, the answer's end gives it back. */
+  flow: RequestFlow;
   logger?: Logger;
   /** True once close() began: requests get 503 and the connection closes. */
   closing(): boolean;
@@ -85,10 +86,10 @@ export interface RequestPipeline {
   /** Serves a resource request and returns true; returns false at once, leaving it to fastify, for any other. */
   serve(request: IncomingMessage, response: ServerResponse): boolean;
   /**
-   * The steps up to authorization (body size limit, authentication, audit, in-flight limit, authorization); fills
-   * state.context. The caller gives back the in-flight slot (options.inflight.release) once the answer is complete.
+   * The steps up to authorization (body size limit, authentication, audit, impersonation, flow control,
+   * authorization); fills state.context. The seat it takes is given back when `response` closes.
    */
-  admit(state: RequestState, query: Query): Promise<void>;
+  admit(state: RequestState, query: Query, response: ServerResponse): Promise<void>;
 }
 
 const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
@@ -125,7 +126,7 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
       const q = url.indexOf("?");
       const query = q === -1 ? {} : parseQueryString(url.slice(q + 1));
       // Body size limit, authentication, audit (RequestReceived), authorization.
-      await admit(state, query);
+      await admit(state, query, response);
       const context = state.context!;
       // Decode: the body as sent (the resource handler decodes it per Content-Type).
       if (hasBody(request.method ?? "", request.headers)) {
@@ -152,8 +153,8 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
         body: state.body,
       });
       if (outcome.type === "watch") {
-        // Watches are exempt from the in-flight limit (this releases nothing); their completion comes at the end.
-        options.inflight.release(state);
+        // Watches are exempt from flow control (this releases nothing); their completion comes at the end.
+        options.flow.release(state);
         return await streamWatch(state, outcome, response);
       }
       // Encode.
@@ -165,14 +166,12 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     } catch (error) {
       code = sendFailure(response, state, error);
     }
-    // The answer is complete: its in-flight slot is free (a watch holds none).
-    options.inflight.release(state);
-    // Audit: ResponseComplete; metrics.
+    // Audit: ResponseComplete; metrics. (The seat is given back once the answer is written out: response "close".)
     reporter.completed(state, code);
   }
 
   /** The steps up to authorization; fastify's onRequest hook runs them for the requests it serves. */
-  async function admit(state: RequestState, query: Query): Promise<void> {
+  async function admit(state: RequestState, query: Query, response: ServerResponse): Promise<void> {
     const info = state.info!;
     // Shutting down: 503, and the connection closes (close() waits for the requests in flight).
     if (options.closing()) {
@@ -199,11 +198,14 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     state.user = user;
     // Audit: RequestReceived.
     reporter.received(state);
+    // A connection let in on the reserve above --max-connections: probes and privileged callers only (429).
+    options.flow.checkReserve(state, user);
     // Impersonation: each part the caller asks to act as must be allowed to it (403), then the request is the
     // impersonated identity's.
     const acting = await impersonate(state, user);
-    // In-flight limit (429 past it).
-    options.inflight.acquire(state);
+    // Flow control: a seat of the request's priority level, in its flow's turn (429 when its queue is full).
+    await options.flow.admit(state, acting);
+    releaseOnClose(state, response);
     // Authorization.
     if (!publicPath) await authorizeRequest(options.authorizer, info, acting, query);
     state.context = {
@@ -213,6 +215,13 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
       userAgent: state.raw.headers["user-agent"],
       now: state.receivedAt,
     };
+  }
+
+  /** Gives the request's seat back once its answer is written out (or its client went away). */
+  function releaseOnClose(state: RequestState, response: ServerResponse): void {
+    if (!state.flow) return;
+    if (response.closed) options.flow.release(state);
+    else response.once("close", () => options.flow.release(state));
   }
 
   /** The identity the request runs as: the caller, or whom it may impersonate (state.impersonatedUser). */
@@ -299,7 +308,10 @@ function send(
   if (state.id) headers["audit-id"] = state.id;
   if (extra) for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name];
   headers["content-type"] = contentType;
-  headers["content-length"] = Buffer.byteLength(body);
+  const bytes = Buffer.byteLength(body);
+  headers["content-length"] = bytes;
   response.writeHead(code, headers);
   response.end(body);
+  // Until it is written out, the answer counts against its flow (request-flow.ts).
+  state.flow?.sending(bytes);
 }

@@ -29,9 +29,10 @@ export class AuthClient {
   readonly agent: Agent;
   private readonly base: string;
 
-  constructor(base: string, ca: string) {
+  /** `maxSockets`: requests sent at once (default 16; more wait in the client). */
+  constructor(base: string, ca: string, options: { maxSockets?: number } = {}) {
     this.base = base;
-    this.agent = new Agent({ keepAlive: true, ca, maxSockets: 16 });
+    this.agent = new Agent({ keepAlive: true, ca, maxSockets: options.maxSockets ?? 16 });
   }
 
   send(method: string, path: string, options: SendOptions = {}): Promise<Reply> {

@@ -377,8 +377,15 @@ describe("startApiServer() connection caps", () => {
         JSON.parse(user.body).message,
         /connection limit; its reserved connections serve only health probes and admins/,
       );
-      // Fill the reserve (16) with idle connections from two more addresses: then nobody else gets in.
-      for (let i = 0; i < 16; i++) assert.ok(await idle(i < 8 ? "127.0.0.4" : "127.0.0.5"), `reserve ${i}`);
+      const unknown = await once("127.0.0.3", USERS, "no-such-token");
+      assert.equal(unknown.status, 401);
+      assert.equal(unknown.headers.connection, "close", "whatever the answer, a reserve connection serves one request");
+      // One address may hold only 2 of the reserve's 16 connections.
+      assert.ok(await idle("127.0.0.4"));
+      assert.ok(await idle("127.0.0.4"));
+      assert.equal(await idle("127.0.0.4"), undefined, "a third on the reserve from one address: closed at accept");
+      // Fill the reserve with idle connections from more addresses: then nobody else gets in.
+      for (let i = 2; i < 16; i++) assert.ok(await idle(`127.0.1.${i}`), `reserve ${i}`);
       assert.equal(await idle("127.0.0.6"), undefined, "past the reserve: closed at accept");
       // Once they close, their places are free again.
       for (const connection of open.splice(0)) connection.socket.destroy();

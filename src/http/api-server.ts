@@ -242,6 +242,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     if (state.closeConnection) reply.header("connection", "close");
   });
 
+  // The answer's bytes count against the caller's flow until it is written out (flow control's fairness by bytes).
+  app.addHook("onSend", (request, _reply, payload, done) => {
+    if (typeof payload === "string" || Buffer.isBuffer(payload)) {
+      requestState(request)?.flow?.sending(Buffer.byteLength(payload));
+    }
+    done(null, payload);
+  });
+
   // Audit (ResponseComplete), then metrics: the last two pipeline steps.
   app.addHook("onResponse", (request, reply, done) => {
     const state = requestState(request);

@@ -18,7 +18,9 @@ export interface RequestFlowOptions {
 }
 
 export interface RequestFlow {
-  /** On a reserve connection: closes it after this answer, and refuses all but probes and privileged callers. */
+  /** A request on a reserve connection: whatever its answer, the connection closes after it. Asked first. */
+  markReserve(state: RequestState): void;
+  /** After authentication: on a reserve connection, all but probes and privileged callers get 429. */
   checkReserve(state: RequestState, user: UserInfo): void;
   /** Waits for the request's seat (state.flow); throws the 429 of a full queue or a wait too long. */
   admit(state: RequestState, user: UserInfo): void | Promise<void>;
@@ -40,9 +42,11 @@ function closeIfBodyUnread(state: RequestState): void {
 export function createRequestFlow(options: RequestFlowOptions): RequestFlow {
   const { flow, connections, privileged } = options;
   return {
+    markReserve(state) {
+      if (connections.onReserve(state.raw.socket)) state.closeConnection = true;
+    },
     checkReserve(state, user) {
       if (!connections.onReserve(state.raw.socket)) return;
-      state.closeConnection = true;
       const info = state.info!;
       if ((!info.resourceRequest && isHealthProbe(info.path)) || privileged(user)) return;
       closeIfBodyUnread(state);

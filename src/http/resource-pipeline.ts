@@ -178,6 +178,8 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
       state.closeConnection = true;
       throw errors.shuttingDown();
     }
+    // A connection let in on the reserve above --max-connections serves this one request, whatever its answer.
+    options.flow.markReserve(state);
     // Body size limit: refuse a declared oversize body before reading or authenticating anything.
     const length = state.raw.headers["content-length"];
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) {

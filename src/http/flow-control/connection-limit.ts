@@ -6,8 +6,10 @@
 // A reserve of `reserve` connections above maxConnections keeps the server reachable for the two who must get in
 // when it is full: health probes (/healthz, /livez, /readyz) and privileged callers (system:masters, platform
 // admins). A connection accepted on the reserve serves one request and closes; the pipeline asks `onReserve()` after
-// authentication and refuses anything else on it with 429 (refusals.ts). The per-client cap has no reserve: it is
-// what stops one address from reaching the total.
+// authentication and refuses anything else on it with 429 (refusals.ts). One client address may hold at most an
+// eighth of the reserve (at least 2), and a reserve connection that stays silent for 10 s is closed, so holding
+// the reserve takes many addresses and constant reconnecting. The per-client cap itself has no reserve: it is what
+// stops one address from reaching the total.
 
 import type { Server, Socket } from "node:net";
 import { clientKey } from "./client-address.ts";
@@ -39,6 +41,14 @@ export function defaultsFor(maxConnections: number): ConnectionLimits {
 
 export type ConnectionRefusal = "max-connections" | "max-connections-per-client";
 
+/** A reserve connection with no traffic for this long is closed. */
+export const RESERVE_IDLE_MS = 10_000;
+
+/** Reserve connections one client address may hold. */
+export function reservePerClient(reserve: number): number {
+  return Math.max(2, Math.floor(reserve / 8));
+}
+
 /** Counts for metrics: read when scraped. */
 export interface ConnectionCounts {
   open: number;
@@ -54,6 +64,7 @@ export class ConnectionGate {
     refused: { "max-connections": 0, "max-connections-per-client": 0 },
   };
   private readonly perClient = new Map<string, number>();
+  private readonly reservedPerClient = new Map<string, number>();
   /** `address:port` of the connections let in on the reserve (the TLS socket the request sees has the same). */
   private readonly reserved = new Set<string>();
 
@@ -85,22 +96,26 @@ export class ConnectionGate {
     const fromClient = this.perClient.get(client) ?? 0;
     if (maxPerClient > 0 && fromClient >= maxPerClient) return this.refuse("max-connections-per-client");
     const full = maxConnections > 0 && this.counts.open - this.counts.onReserve >= maxConnections;
-    if (full && this.counts.onReserve >= reserve) return this.refuse("max-connections");
+    const reservedByClient = this.reservedPerClient.get(client) ?? 0;
+    if (full && (this.counts.onReserve >= reserve || reservedByClient >= reservePerClient(reserve))) {
+      return this.refuse("max-connections");
+    }
     this.counts.open++;
-    this.perClient.set(client, fromClient + 1);
+    increment(this.perClient, client, 1);
     const key = full ? socketKey(socket) : undefined;
     if (key) {
       this.counts.onReserve++;
       this.reserved.add(key);
+      increment(this.reservedPerClient, client, 1);
+      socket.setTimeout(RESERVE_IDLE_MS, () => socket.destroy());
     }
     socket.once("close", () => {
       this.counts.open--;
-      const left = (this.perClient.get(client) ?? 1) - 1;
-      if (left > 0) this.perClient.set(client, left);
-      else this.perClient.delete(client);
+      increment(this.perClient, client, -1);
       if (key) {
         this.counts.onReserve--;
         this.reserved.delete(key);
+        increment(this.reservedPerClient, client, -1);
       }
     });
     return true;
@@ -110,6 +125,13 @@ export class ConnectionGate {
     this.counts.refused[reason]++;
     return false;
   }
+}
+
+/** Adds `by` to a count kept in a map, dropping counts that reach 0. */
+function increment(counts: Map<string, number>, key: string, by: number): void {
+  const value = (counts.get(key) ?? 0) + by;
+  if (value > 0) counts.set(key, value);
+  else counts.delete(key);
 }
 
 function socketKey(socket: Socket): string {

@@ -200,7 +200,10 @@ export class FlowControl {
   admit(request: FlowRequest): FlowTicket | Promise<FlowTicket> {
     const { classification, kind } = request;
     const level = this.byName.get(classification.level);
-    if (!level || !this.enabled) return exemptTicket(classification, kind);
+    if (!level || !this.enabled) {
+      this.observer.dispatched?.(classification.level, classification.schema, 0);
+      return exemptTicket(classification, kind);
+    }
     const flow = level.flow(classification.flow);
     if (flow.queue.length >= this.options.queueLengthLimit || level.waiting >= level.queueCapacity) {
       level.forgetIfIdle(flow);

@@ -67,6 +67,7 @@ describe("FlowControl", () => {
       maxReadOnly: 1,
       maxMutating: 0,
       queueLengthLimit: 3,
+      refusalDelayMs: 0,
       observer: { rejected: (_level, _schema, _kind, reason) => rejected.push(reason) },
     });
     const order: string[] = [];
@@ -79,6 +80,26 @@ describe("FlowControl", () => {
     (await alice).release();
     for (const ticket of queued) (await ticket).release();
     assert.equal(order[1], "alice");
+    control.close();
+  });
+
+  it("FlowControl answers a refusal for a full queue only after Retry-After, so hammering clients cost one a second", async (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const control = new FlowControl({ maxReadOnly: 1, maxMutating: 0, queueLengthLimit: 1 });
+    const held = await request(control, "bob", []);
+    const queued = request(control, "bob", []);
+    let answered: unknown;
+    Promise.resolve(control.admit({ classification: user("bob"), kind: "readOnly" })).catch((error) => {
+      answered = error;
+    });
+    t.mock.timers.tick(999);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(answered, undefined, "not yet");
+    t.mock.timers.tick(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(tooMany(answered));
+    held.release();
+    (await queued).release();
     control.close();
   });
 

@@ -17,15 +17,19 @@
 // queues are full, gets 429 with Retry-After; so does a request that waited 15 s.
 //
 // Dispatch on the event loop's own turns. Requests are dispatched from setImmediate steps, at most about 1 ms of
-// them per turn of the event loop, so the poll phase (new requests, exempt ones among them) comes round at least
-// once per millisecond plus one request's work however many requests wait: a user saturating the server with
-// expensive reads cannot push an admin's GET (exempt: served as it arrives) or anyone's I/O behind a long run of
-// his own work. In a closed loop this costs no throughput: arrivals and dispatches settle at the same rate.
+// them per turn of the event loop, so the poll phase (new requests, exempt ones among them) comes round after at
+// most that plus one request's work however many requests wait: a user saturating the server with expensive reads
+// cannot push an admin's GET (exempt: served as it arrives) or anyone's I/O behind a long run of his own work. In a
+// closed loop this costs no throughput: arrivals and dispatches settle at the same rate.
+//
+// Refusals wait. A request refused for a full queue is answered after Retry-After (1 s), not at once: a client
+// that ignores Retry-After and asks again at once (as a hostile one does) would otherwise keep the server busy
+// answering refusals; this way each of its connections costs one refusal a second.
 
 import { performance } from "node:perf_hooks";
 import type { StatusError } from "../../apimachinery/errors.ts";
 import type { Classification, FlowSchema, PriorityLevel } from "./classify.ts";
-import { type RejectionReason, refusals } from "./refusals.ts";
+import { RETRY_AFTER_SECONDS, type RejectionReason, refusals } from "./refusals.ts";
 
 export type RequestKind = "readOnly" | "mutating";
 export type FlowRejection = RejectionReason | "cancelled";
@@ -43,6 +47,11 @@ export interface FlowControlOptions {
   flowBytesLimit?: number;
   /** Time per event loop turn spent dispatching queued requests (default 1 ms). */
   turnBudgetMs?: number;
+  /**
+   * How long a refusal for a full queue waits before it is answered (default Retry-After): a client that does not
+   * wait out Retry-After cannot make its refusals a loop the server spends its time on.
+   */
+  refusalDelayMs?: number;
   observer?: FlowObserver;
 }
 
@@ -166,6 +175,7 @@ export class FlowControl {
       waitLimitMs: options.waitLimitMs ?? 15_000,
       flowBytesLimit: options.flowBytesLimit ?? 16 * 1024 * 1024,
       turnBudgetMs: options.turnBudgetMs ?? 1,
+      refusalDelayMs: options.refusalDelayMs ?? RETRY_AFTER_SECONDS * 1000,
     };
     this.observer = options.observer ?? {};
     const cap = (n: number) => (n > 0 ? n : Number.POSITIVE_INFINITY);
@@ -208,7 +218,9 @@ export class FlowControl {
     if (flow.queue.length >= this.options.queueLengthLimit || level.waiting >= level.queueCapacity) {
       level.forgetIfIdle(flow);
       this.observer.rejected?.(level.name, classification.schema, kind, "queue-full");
-      throw refusals.queueFull(level.name);
+      const refusal = refusals.queueFull(level.name);
+      if (this.options.refusalDelayMs <= 0) throw refusal;
+      return new Promise((_resolve, reject) => setTimeout(() => reject(refusal), this.options.refusalDelayMs));
     }
     return new Promise<FlowTicket>((resolve, reject) => {
       flow.queue.push({ request, enqueuedAt: performance.now(), resolve, reject });

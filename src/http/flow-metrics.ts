@@ -42,6 +42,12 @@ export function flowObserver(registry: Registry): FlowObserver {
     registers: [registry],
   });
   for (const kind of KINDS) dropped.labels(kind).inc(0);
+  const answerTimeouts = new Counter({
+    name: "apiserver_flowcontrol_answer_timeouts_total",
+    help: "Number of connections closed because an answer was not written out to its client within 60 s, by priority level and flow schema.",
+    labelNames: ["priority_level", "flow_schema"],
+    registers: [registry],
+  });
   const dispatchedSeries = new Map<string, { count: CounterSeries; wait: HistogramSeries }>();
   const rejectedSeries = new Map<string, CounterSeries>();
   for (const { schema, level } of FLOW_SCHEMAS) {
@@ -58,6 +64,9 @@ export function flowObserver(registry: Registry): FlowObserver {
       const series = dispatchedSeries.get(`${level} ${schema}`);
       series?.count.inc();
       series?.wait.observe(waitSeconds);
+    },
+    answerTimedOut(level: PriorityLevel, schema: FlowSchema) {
+      answerTimeouts.inc({ priority_level: level, flow_schema: schema });
     },
     rejected(level: PriorityLevel, schema: FlowSchema, kind: RequestKind, reason: FlowRejection) {
       rejectedSeries.get(`${level} ${schema} ${reason}`)?.inc();

@@ -64,7 +64,13 @@ export function createRequestFlow(options: RequestFlowOptions): RequestFlow {
       });
       let ticket: ReturnType<FlowControl["admit"]>;
       try {
-        ticket = flow.admit({ classification, kind: kindOf(state.raw.method), connection: state.raw.socket });
+        const socket = state.raw.socket;
+        ticket = flow.admit({
+          classification,
+          kind: kindOf(state.raw.method),
+          connection: socket,
+          abort: () => socket?.destroy(),
+        });
       } catch (error) {
         closeIfBodyUnread(state);
         throw error;

@@ -132,6 +132,48 @@ describe("FlowControl", () => {
     control.close();
   });
 
+  it("FlowControl holds every flow back while all answers being written pass the total byte limit", async () => {
+    const control = new FlowControl({ maxReadOnly: 10, maxMutating: 0, flowBytesLimit: 1000, totalBytesLimit: 1500 });
+    const order: string[] = [];
+    const bobs = await request(control, "bob", order);
+    bobs.sending(900);
+    const carols = await request(control, "carol", order);
+    carols.sending(900);
+    const alice = request(control, "alice", order);
+    await until(() => control.waitingOf("workload", "alice") === 1);
+    bobs.release();
+    (await alice).release();
+    carols.release();
+    control.close();
+  });
+
+  it("FlowControl closes the connection of an answer not written out within the answer timeout", async () => {
+    let aborted = 0;
+    const timedOut: string[] = [];
+    const control = new FlowControl({
+      maxReadOnly: 10,
+      maxMutating: 0,
+      answerTimeoutMs: 20,
+      observer: { answerTimedOut: (level) => timedOut.push(level) },
+    });
+    const slow = await control.admit({
+      classification: user("bob"),
+      kind: "readOnly",
+      abort: () => {
+        aborted++;
+      },
+    });
+    slow.sending(100);
+    await until(() => aborted === 1);
+    assert.deepEqual(timedOut, ["workload"]);
+    slow.release();
+    const quick = await control.admit({ classification: user("bob"), kind: "readOnly", abort: () => aborted++ });
+    quick.sending(100);
+    quick.release();
+    assert.equal(aborted, 1, "an answer written in time is left alone");
+    control.close();
+  });
+
   it("FlowControl answers 429 to a request that waited past the wait limit", async () => {
     const control = new FlowControl({ maxReadOnly: 1, maxMutating: 0, waitLimitMs: 20 });
     const held = await request(control, "bob", []);

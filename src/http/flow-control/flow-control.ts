@@ -10,11 +10,14 @@
 // FIFO queue of at most 50 requests (all of a level's queues together: 4x its seats, at least 200), and the next
 // seat goes to the flow that has used the least: each flow carries a virtual time advanced by the work it was
 // served, measured as the bytes of its answers plus a fixed cost per request (an estimate is charged at dispatch
-// and corrected at completion). A flow whose answers still being
-// written exceed 16 MiB waits until they drain. We keep exact per-flow queues rather than APF's shuffle sharding:
-// flows exist only while they have requests queued or executing, so their number is bounded by the queues
-// themselves, and no light user ever shares a queue with a heavy one. A flow whose queue is full, or a level whose
-// queues are full, gets 429 with Retry-After; so does a request that waited 15 s.
+// and corrected at completion). We keep exact per-flow queues rather than APF's shuffle sharding: flows exist only
+// while they have requests queued or executing, so their number is bounded by the queues themselves, and no light
+// user ever shares a queue with a heavy one. A flow whose queue is full, or a level whose queues are full, gets
+// 429 with Retry-After; so does a request that waited 15 s.
+//
+// Answers being written. A flow whose answers still being written exceed 16 MiB waits until they drain (all
+// flows' together: 256 MiB), and an answer not written out within 60 s has its connection closed: a client that
+// reads slowly, or not at all, cannot hold a seat or memory for long.
 //
 // Dispatch on the event loop's own turns. Requests are dispatched from setImmediate steps, at most about 1 ms of
 // them per turn of the event loop, so the poll phase (new requests, exempt ones among them) comes round after at
@@ -45,6 +48,10 @@ export interface FlowControlOptions {
   waitLimitMs?: number;
   /** Bytes of a flow's answers still being written past which its next request waits (default 16 MiB). */
   flowBytesLimit?: number;
+  /** The same for all flows together: past it no request is dispatched until answers drain (default 256 MiB). */
+  totalBytesLimit?: number;
+  /** An answer still being written after this long has its connection closed (default 60 s). */
+  answerTimeoutMs?: number;
   /** Time per event loop turn spent dispatching queued requests (default 1 ms). */
   turnBudgetMs?: number;
   /**
@@ -58,6 +65,8 @@ export interface FlowControlOptions {
 /** Events for metrics. */
 export interface FlowObserver {
   dispatched?(level: PriorityLevel, schema: FlowSchema, waitSeconds: number): void;
+  /** An answer was not written out within the answer timeout: its connection was closed. */
+  answerTimedOut?(level: PriorityLevel, schema: FlowSchema): void;
   rejected?(level: PriorityLevel, schema: FlowSchema, kind: RequestKind, reason: FlowRejection): void;
 }
 
@@ -66,6 +75,8 @@ export interface FlowRequest {
   kind: RequestKind;
   /** The client's connection: a request whose client left while it waited is dropped, not served. */
   connection?: { readonly destroyed: boolean };
+  /** Ends the request's connection (an answer not written out in time). */
+  abort?(): void;
 }
 
 export interface FlowTicket {
@@ -166,6 +177,10 @@ export class FlowControl {
   private runningGeneration = 0;
   private turnStart = 0;
   private sweeper: NodeJS.Timeout | undefined;
+  /** Bytes of all answers still being written. */
+  private bytesInFlight = 0;
+  /** Answers being written, with when they began: the sweeper closes those past the answer timeout. */
+  private readonly writing = new Map<FlowTicket, { since: number; request: FlowRequest; level: Level }>();
 
   constructor(options: FlowControlOptions) {
     this.options = {
@@ -174,6 +189,8 @@ export class FlowControl {
       queueLengthLimit: options.queueLengthLimit ?? 50,
       waitLimitMs: options.waitLimitMs ?? 15_000,
       flowBytesLimit: options.flowBytesLimit ?? 16 * 1024 * 1024,
+      totalBytesLimit: options.totalBytesLimit ?? 256 * 1024 * 1024,
+      answerTimeoutMs: options.answerTimeoutMs ?? 60_000,
       turnBudgetMs: options.turnBudgetMs ?? 1,
       refusalDelayMs: options.refusalDelayMs ?? RETRY_AFTER_SECONDS * 1000,
     };
@@ -228,14 +245,15 @@ export class FlowControl {
       level.waiting++;
       this.waitingTotal++;
       this.schedule();
-      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
+      this.keepSweeping();
     });
   }
 
-  /** Stops the wait-limit sweeper; requests still waiting are rejected. */
+  /** Stops the sweeper; requests still waiting are rejected. */
   close(): void {
     clearInterval(this.sweeper);
     this.sweeper = undefined;
+    this.writing.clear();
     for (const level of this.levels) {
       for (const flow of [...level.active]) {
         while (flow.queue.length > 0) this.drop(level, flow, "time-out");
@@ -280,7 +298,7 @@ export class FlowControl {
   }
 
   private dispatchFrom(level: Level): boolean {
-    if (level.executing >= level.seats) return false;
+    if (level.executing >= level.seats || this.bytesInFlight >= this.options.totalBytesLimit) return false;
     let chosen: Flow | undefined;
     for (const flow of level.active) {
       const head = flow.queue[0];
@@ -315,21 +333,28 @@ export class FlowControl {
   private ticket(level: Level, flow: Flow, request: FlowRequest, charged: number): FlowTicket {
     let bytes = 0;
     let released = false;
-    return {
+    const ticket: FlowTicket = {
       classification: request.classification,
       kind: request.kind,
       sending: (count) => {
         if (released) return;
+        if (bytes === 0) {
+          this.writing.set(ticket, { since: performance.now(), request, level });
+          this.keepSweeping();
+        }
         bytes += count;
         flow.bytesInFlight += count;
+        this.bytesInFlight += count;
       },
       release: () => {
         if (released) return;
         released = true;
+        this.writing.delete(ticket);
         level.executing--;
         this.executingByKind[request.kind]--;
         flow.executing--;
         flow.bytesInFlight -= bytes;
+        this.bytesInFlight -= bytes;
         const cost = bytes + REQUEST_COST;
         flow.virtualTime += cost - charged;
         flow.estimate = Math.round(0.75 * flow.estimate + 0.25 * cost);
@@ -337,6 +362,7 @@ export class FlowControl {
         if (this.waitingTotal > 0) this.schedule();
       },
     };
+    return ticket;
   }
 
   private take(level: Level, flow: Flow): Waiter {
@@ -344,10 +370,6 @@ export class FlowControl {
     if (flow.queue.length === 0) level.active.delete(flow);
     level.waiting--;
     this.waitingTotal--;
-    if (this.waitingTotal === 0) {
-      clearInterval(this.sweeper);
-      this.sweeper = undefined;
-    }
     return waiter;
   }
 
@@ -359,13 +381,32 @@ export class FlowControl {
     level.forgetIfIdle(flow);
   }
 
-  /** Rejects the requests that waited longer than the limit (queues are FIFO: only heads need looking at). */
+  /** Runs the sweeper while anything waits or is being written. */
+  private keepSweeping(): void {
+    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
+  }
+
+  /**
+   * Rejects the requests that waited longer than the limit (queues are FIFO: only heads need looking at), and closes
+   * the connections of answers not written out within the answer timeout.
+   */
   private sweep(): void {
-    const oldest = performance.now() - this.options.waitLimitMs;
+    const now = performance.now();
+    const oldest = now - this.options.waitLimitMs;
     for (const level of this.levels) {
       for (const flow of [...level.active]) {
         while (flow.queue.length > 0 && flow.queue[0].enqueuedAt <= oldest) this.drop(level, flow, "time-out");
       }
+    }
+    for (const [ticket, answer] of this.writing) {
+      if (now - answer.since < this.options.answerTimeoutMs) continue;
+      this.writing.delete(ticket);
+      this.observer.answerTimedOut?.(answer.level.name, answer.request.classification.schema);
+      answer.request.abort?.();
+    }
+    if (this.waitingTotal === 0 && this.writing.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
     }
   }
 }

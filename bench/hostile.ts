@@ -4,9 +4,9 @@
 //
 // The platform runs as a child process pinned to CPU 0 with its default limits. The admin sampler (this process,
 // CPU 1) sends one GET of a small user every 10 ms on one kept-alive connection and records each latency. The
-// attackers are child processes on CPU 1 too, niced to 19 so the sampler is not waiting for them, each with its
-// own loopback addresses (bench/lib/hostile-load-child.ts); SIGSTOP pauses one (its connections stay open, it sends
-// nothing), SIGCONT resumes it. Phases:
+// attackers are child processes on CPU 1 too, niced to 19 (but the flood, idle once connected) so the sampler is
+// not waiting for them, each with its own loopback addresses (bench/lib/hostile-load-child.ts); SIGSTOP pauses one
+// (its connections stay open, it sends nothing), SIGCONT resumes it. Phases:
 //   idle      only the sampler, before any attacker started;
 //   heavy     bob, an ordinary user, reads his own User object (as large as the limits let him make it: 16 KiB
 //             description, 256 KiB of annotations) on 450 connections in a closed loop;
@@ -64,13 +64,15 @@ interface Attacker {
   stop(): Promise<Record<string, number>>;
 }
 
-/** Starts one kind of load in a niced child process on the load CPU. */
-function attack(kind: string, args: string[]): Attacker {
-  const child = spawn(
-    "nice",
-    ["-n", "19", process.execPath, CHILD, kind, "--url", platform.url, "--ca", caFile, ...args],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
+/**
+ * Starts one kind of load in a child process on the load CPU, niced unless `niced` is false (the flood: it is idle
+ * once its connections are open, and at nice 19 on a busy machine it would never open them).
+ */
+function attack(kind: string, args: string[], niced = true): Attacker {
+  const command = [process.execPath, CHILD, kind, "--url", platform.url, "--ca", caFile, ...args];
+  const child = spawn(niced ? "nice" : command[0], niced ? ["-n", "19", ...command] : command.slice(1), {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk) => {
     output += chunk;
@@ -258,7 +260,11 @@ try {
     "--addresses",
     "127.0.2.1,127.0.2.2,127.0.2.3,127.0.2.4",
   ]);
-  const flood = attack("flood", ["--connections", "4400", "--addresses", "127.0.3.1,127.0.3.2,127.0.3.3,127.0.3.4"]);
+  const flood = attack(
+    "flood",
+    ["--connections", "4400", "--addresses", "127.0.3.1,127.0.3.2,127.0.3.3,127.0.3.4"],
+    false,
+  );
   const slow = attack("slow", [
     "--token",
     token,

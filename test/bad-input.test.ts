@@ -167,6 +167,12 @@ describe("bad input", () => {
       ),
     );
     assert.equal(atLimits.status, 201, "the limits themselves are allowed");
+    // A large object is read whole, again and again (its answer is kept encoded between reads).
+    for (let i = 0; i < 2; i++) {
+      const read = await send("GET", `${USERS}/wordy`);
+      assert.equal(read.status, 200);
+      assert.equal(JSON.parse(read.body).metadata.annotations.a.length, 256 * 1024 - 1);
+    }
   });
 
   it("a lone UTF-16 surrogate in any string field is 422 naming the field, by create, patch and YAML; nothing is stored", async () => {

@@ -310,10 +310,39 @@ function send(
   if (state.id) headers["audit-id"] = state.id;
   if (extra) for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name];
   headers["content-type"] = contentType;
-  const bytes = Buffer.byteLength(body);
+  const encoded = state.info?.verb === "get" ? largeBody(body) : undefined;
+  const bytes = encoded ? encoded.length : Buffer.byteLength(body);
   headers["content-length"] = bytes;
   response.writeHead(code, headers);
-  response.end(body);
+  response.end(encoded ?? body);
   // Until it is written out, the answer counts against its flow (request-flow.ts).
   state.flow?.sending(bytes);
+}
+
+/** Bodies from this many characters up are sent from a kept UTF-8 copy (largeBody()), up to a total of bytes. */
+const LARGE_BODY_CHARACTERS = 64 * 1024;
+const LARGE_BODIES_BYTES = 32 * 1024 * 1024;
+const largeBodies = new Map<string, Buffer>();
+let largeBodiesBytes = 0;
+
+/**
+ * The UTF-8 of a large GET answer, kept for the next reads: the registry hands out one string per stored version
+ * of a large object (store-encoded.ts), so a user reading the same large object on many connections costs one
+ * conversion, not one per request (converting and the garbage it leaves were most of such a read's work). Small
+ * answers stay strings, which Node sends in one write with the headers. Oldest first out past the byte budget.
+ */
+function largeBody(body: string): Buffer | undefined {
+  if (body.length < LARGE_BODY_CHARACTERS) return undefined;
+  let encoded = largeBodies.get(body);
+  if (encoded === undefined) {
+    encoded = Buffer.from(body);
+    largeBodies.set(body, encoded);
+    largeBodiesBytes += encoded.length;
+    for (const [oldest, bytes] of largeBodies) {
+      if (largeBodiesBytes <= LARGE_BODIES_BYTES) break;
+      largeBodies.delete(oldest);
+      largeBodiesBytes -= bytes.length;
+    }
+  }
+  return encoded;
 }

@@ -20,7 +20,8 @@
 // each attacker got (answers, 429s, connections held and refused), the server's CPU and memory, and the CPU other
 // processes used meanwhile (a busy machine shows there).
 //
-//   node bench/hostile.ts [--window 5] [--rounds 4] [--main <another tree's src/cli/main.ts>]
+//   node bench/hostile.ts [--window 5] [--rounds 4] [--heavy-only] [--main <another tree's src/cli/main.ts>]
+// (--main with --heavy-only: the same heavy user against an older tree, e.g. one without flow control.)
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     window: { type: "string", default: "5" },
     rounds: { type: "string", default: "4" },
     main: { type: "string" },
+    "heavy-only": { type: "boolean", default: false },
   },
 });
 const WINDOW = Number(values.window);
@@ -264,39 +266,43 @@ try {
   await pause(3_000);
   await measure("heavy user", [reader]);
 
-  const storm = attack("storm", [
-    "--path",
-    authorize,
-    "--connections",
-    "64",
-    "--addresses",
-    "127.0.2.1,127.0.2.2,127.0.2.3,127.0.2.4",
-  ]);
-  const flood = attack("flood", ["--connections", "4400", "--addresses", "127.0.3.1,127.0.3.2,127.0.3.3,127.0.3.4"]);
-  const slow = attack("slow", [
-    "--token",
-    token,
-    "--path",
-    `${USERS_PATH}/bob`,
-    "--connections",
-    "100",
-    "--addresses",
-    "127.0.4.1",
-  ]);
-  // The flood holds its connections before the measurement: its handshakes are its setup.
-  const settleUntil = performance.now() + 60_000;
-  while ((await metric("apiserver_current_connections")) < 4000 && performance.now() < settleUntil) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  const attackers: Attacker[] = [reader];
+  if (!values["heavy-only"]) {
+    const storm = attack("storm", [
+      "--path",
+      authorize,
+      "--connections",
+      "64",
+      "--addresses",
+      "127.0.2.1,127.0.2.2,127.0.2.3,127.0.2.4",
+    ]);
+    const flood = attack("flood", ["--connections", "4400", "--addresses", "127.0.3.1,127.0.3.2,127.0.3.3,127.0.3.4"]);
+    const slow = attack("slow", [
+      "--token",
+      token,
+      "--path",
+      `${USERS_PATH}/bob`,
+      "--connections",
+      "100",
+      "--addresses",
+      "127.0.4.1",
+    ]);
+    // The flood holds its connections before the measurement: its handshakes are its setup.
+    const settleUntil = performance.now() + 60_000;
+    while ((await metric("apiserver_current_connections")) < 4000 && performance.now() < settleUntil) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    log(`open connections: ${await metric("apiserver_current_connections")}`);
+    attackers.push(storm, flood, slow);
+    await measure("hostile (all four)", attackers);
   }
-  log(`open connections: ${await metric("apiserver_current_connections")}`);
-  await measure("hostile (all four)", [reader, storm, flood, slow]);
   const serverCounts = {
     rejectedConnections: await metric("apiserver_rejected_connections_total"),
     flowControlRejected: await metric("apiserver_flowcontrol_rejected_requests_total"),
     openConnections: await metric("apiserver_current_connections"),
   };
   const attackerCounts: Record<string, Record<string, number>> = {};
-  for (const attacker of [storm, flood, slow, reader]) attackerCounts[attacker.kind] = await attacker.stop();
+  for (const attacker of attackers) attackerCounts[attacker.kind] = await attacker.stop();
 
   console.log(
     `\nbob's User object: ${objectBytes} bytes; one admin GET every ${SAMPLE_EVERY_MS} ms; ${ROUNDS} rounds of ${WINDOW} s with the attackers paused, then at work\n`,

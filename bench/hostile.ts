@@ -3,11 +3,11 @@
 // the same minutes (so other work on a shared machine weighs on both alike), and against the idle platform.
 //
 // The platform runs as a child process pinned to CPU 0 with its default limits. The admin sampler (this process,
-// CPU 1) sends one GET of a small user every 10 ms on one kept-alive connection and records each latency. Both run
-// at nice -10 where that is allowed, so other work on a shared machine does not decide the measurement. The
-// attackers are child processes on CPU 1 at the default priority, each with its own loopback addresses
-// (bench/lib/hostile-load-child.ts); SIGSTOP pauses one (its connections stay open, it sends nothing), SIGCONT
-// resumes it. Phases:
+// CPU 1) sends one GET of a small user every 10 ms on one kept-alive connection and records each latency. Where
+// allowed, the server and the attackers run at nice -10 and the sampler at -15, so other work on a shared machine
+// does not decide the measurement and the attackers do not delay the sampler. The attackers are child processes on
+// CPU 1, each with its own loopback addresses (bench/lib/hostile-load-child.ts); SIGSTOP pauses one (its
+// connections stay open, it sends nothing), SIGCONT resumes it. Phases:
 //   idle      only the sampler, before any attacker started;
 //   heavy     bob, an ordinary user, reads his own User object (as large as the limits let him make it: 16 KiB
 //             description, 256 KiB of annotations) on 450 connections in a closed loop;
@@ -54,9 +54,9 @@ pinToCpu(process.pid, LOAD_CPU);
 const platform = await startPlatformProcess(values.main ? { main: values.main } : {});
 const serverPid = platform.child.pid!;
 pinToCpu(serverPid, SERVER_CPU);
-// On a machine shared with other work, the server and the sampler run ahead of it (when allowed): what is measured
-// is then the attackers' effect, not the neighbours'. The attackers run at the neighbours' priority.
-const reniced = reniceAll(serverPid, -10) && reniceAll(process.pid, -10);
+// On a machine shared with other work, the bench's processes run ahead of it (when allowed): what is measured is then
+// the attackers' effect, not the neighbours'. The sampler runs ahead of the attackers that share its CPU.
+const reniced = reniceAll(serverPid, -10) && reniceAll(process.pid, -15);
 const admin = new ApiClient(platform.url, platform.adminKey, platform.caPem);
 const caFile = join(await mkdtemp(join(tmpdir(), "bench-hostile-")), "ca.crt");
 await writeFile(caFile, platform.caPem);
@@ -78,12 +78,12 @@ process.on("exit", () => {
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(1));
 
-/** Starts one kind of load in a child process on the load CPU, at the default priority (nice 0). */
+/** Starts one kind of load in a child process on the load CPU, at the server's priority (nice -10). */
 function attack(kind: string, args: string[]): Attacker {
   const command = [process.execPath, CHILD, kind, "--url", platform.url, "--ca", caFile, ...args];
-  // A child inherits this process's nice value: back to 0 from -10.
+  // A child inherits this process's nice value: -10 from -15.
   const child = reniced
-    ? spawn("nice", ["-n", "10", ...command], { stdio: ["ignore", "pipe", "inherit"] })
+    ? spawn("nice", ["-n", "5", ...command], { stdio: ["ignore", "pipe", "inherit"] })
     : spawn(command[0], command.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
   children.add(child);
   child.once("exit", () => children.delete(child));
@@ -307,7 +307,7 @@ try {
   console.log(
     `\nbob's User object: ${objectBytes} bytes; one admin GET every ${SAMPLE_EVERY_MS} ms; ${ROUNDS} rounds of ${WINDOW} s with the attackers paused, then at work\n`,
   );
-  console.log(`server and sampler at nice -10: ${reniced ? "yes" : "no (not allowed here)"}`);
+  console.log(`server and attackers at nice -10, sampler at -15: ${reniced ? "yes" : "no (not allowed here)"}`);
   console.log(
     `idle platform (before any attacker): admin GET p50 ${formatMs(idle.p50)} ms, p99 ${formatMs(idle.p99)} ms, ${idle.samples} GETs\n`,
   );

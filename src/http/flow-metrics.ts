@@ -123,6 +123,14 @@ export function registerFlowGauges(registry: Registry, flow: FlowControl, connec
     },
   });
   new Gauge({
+    name: "apiserver_flowcontrol_current_answer_bytes",
+    help: "Bytes of answers to non-exempt requests being written out now (past 16 MiB for one flow, or 256 MiB in all, dispatching waits).",
+    registers,
+    collect() {
+      this.set(flow.answerBytes());
+    },
+  });
+  new Gauge({
     name: "apiserver_current_connections",
     help: "Number of open client connections, those on the reserve included.",
     registers,

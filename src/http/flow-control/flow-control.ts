@@ -177,7 +177,7 @@ export class FlowControl {
   private runningGeneration = 0;
   private turnStart = 0;
   private sweeper: NodeJS.Timeout | undefined;
-  /** Bytes of all answers still being written. */
+  /** Bytes of all answers still being written (for metrics: answerBytes()). */
   private bytesInFlight = 0;
   /** Answers being written, with when they began: the sweeper closes those past the answer timeout. */
   private readonly writing = new Map<FlowTicket, { since: number; request: FlowRequest; level: Level }>();
@@ -213,6 +213,11 @@ export class FlowControl {
   /** The levels' seats and what they hold now (for metrics). */
   levelStates(): LevelState[] {
     return this.levels.map(({ name, seats, executing, waiting }) => ({ name, seats, executing, waiting }));
+  }
+
+  /** Bytes of the answers being written now (non-exempt requests). */
+  answerBytes(): number {
+    return this.bytesInFlight;
   }
 
   /** Requests of one flow waiting now (tests, metrics). */

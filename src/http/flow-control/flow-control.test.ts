@@ -84,7 +84,7 @@ describe("FlowControl", () => {
   });
 
   it("FlowControl answers a refusal for a full queue only after Retry-After, so hammering clients cost one a second", async (t) => {
-    t.mock.timers.enable({ apis: ["setTimeout"] });
+    t.mock.timers.enable({ apis: ["setTimeout", "Date"] });
     const control = new FlowControl({ maxReadOnly: 1, maxMutating: 0, queueLengthLimit: 1 });
     const held = await request(control, "bob", []);
     const queued = request(control, "bob", []);
@@ -220,6 +220,33 @@ describe("FlowControl", () => {
     await Promise.all(work);
     counting = false;
     assert.equal(new Set(turnOf).size, turnOf.length, `one per turn: ${turnOf}`);
+    control.close();
+  });
+
+  it("FlowControl answers refusals that fall due together a turn's budget at a time", async () => {
+    const control = new FlowControl({ maxReadOnly: 1, maxMutating: 0, queueLengthLimit: 1, refusalDelayMs: 5 });
+    const held = await request(control, "bob", []);
+    const queued = request(control, "bob", []);
+    let turns = 0;
+    let counting = true;
+    const countTurns = () => {
+      turns++;
+      if (counting) setTimeout(countTurns, 0);
+    };
+    setTimeout(countTurns, 0);
+    const turnOf: number[] = [];
+    const refused = Array.from({ length: 6 }, () =>
+      Promise.resolve(control.admit({ classification: user("bob"), kind: "readOnly" })).catch(() => {
+        turnOf.push(turns);
+        const end = performance.now() + 3; // an answer that outlasts the budget, however busy the machine
+        while (performance.now() < end);
+      }),
+    );
+    await Promise.all(refused);
+    counting = false;
+    assert.equal(new Set(turnOf).size, turnOf.length, `one per turn: ${turnOf}`);
+    held.release();
+    (await queued).release();
     control.close();
   });
 

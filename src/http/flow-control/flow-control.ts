@@ -27,7 +27,9 @@
 //
 // Refusals wait. A request refused for a full queue is answered after Retry-After (1 s), not at once: a client
 // that ignores Retry-After and asks again at once (as a hostile one does) would otherwise keep the server busy
-// answering refusals; this way each of its connections costs one refusal a second.
+// answering refusals; this way each of its connections costs one refusal a second. Refusals falling due are
+// answered by the dispatch steps within the same budget per turn, so hundreds that fall due together do not stall
+// the loop either.
 
 import { performance } from "node:perf_hooks";
 import type { StatusError } from "../../apimachinery/errors.ts";
@@ -171,6 +173,11 @@ export class FlowControl {
   private readonly kindCaps: Record<RequestKind, number>;
   private readonly enabled: boolean;
   private waitingTotal = 0;
+  /** Refusals waiting to be answered, in the order they are due (the delay is the same for all). */
+  private readonly refusals: { due: number; error: StatusError; reject(error: StatusError): void }[] = [];
+  /** Refusals due now, answered by the dispatch steps. */
+  private dueRefusals = 0;
+  private refusalTimer: NodeJS.Timeout | undefined;
   private nextLevel = 0;
   private pendingSteps = 0;
   private openGeneration = 1;
@@ -242,7 +249,7 @@ export class FlowControl {
       this.observer.rejected?.(level.name, classification.schema, kind, "queue-full");
       const refusal = refusals.queueFull(level.name);
       if (this.options.refusalDelayMs <= 0) throw refusal;
-      return new Promise((_resolve, reject) => setTimeout(() => reject(refusal), this.options.refusalDelayMs));
+      return new Promise((_resolve, reject) => this.refuseLater(refusal, reject));
     }
     return new Promise<FlowTicket>((resolve, reject) => {
       flow.queue.push({ request, enqueuedAt: performance.now(), resolve, reject });
@@ -254,10 +261,14 @@ export class FlowControl {
     });
   }
 
-  /** Stops the sweeper; requests still waiting are rejected. */
+  /** Stops the sweeper; requests still waiting are rejected, held refusals answered. */
   close(): void {
     clearInterval(this.sweeper);
     this.sweeper = undefined;
+    clearTimeout(this.refusalTimer);
+    this.refusalTimer = undefined;
+    for (const refusal of this.refusals.splice(0)) refusal.reject(refusal.error);
+    this.dueRefusals = 0;
     this.writing.clear();
     for (const level of this.levels) {
       for (const flow of [...level.active]) {
@@ -268,7 +279,7 @@ export class FlowControl {
 
   /** Schedules dispatch steps for the coming check phase (or the next turn's, when called from one). */
   private schedule(): void {
-    const wanted = Math.min(MAX_STEPS_PER_TURN, this.waitingTotal) - this.pendingSteps;
+    const wanted = Math.min(MAX_STEPS_PER_TURN, this.waitingTotal + this.dueRefusals) - this.pendingSteps;
     const generation = this.openGeneration;
     for (let i = 0; i < wanted; i++) {
       this.pendingSteps++;
@@ -289,8 +300,42 @@ export class FlowControl {
       this.schedule();
       return;
     }
-    this.dispatchOne();
+    if (this.dueRefusals > 0) this.answerRefusal();
+    else this.dispatchOne();
   };
+
+  /**
+   * Holds a refusal until it is due; then the dispatch steps answer it within their budget per turn, as they
+   * dispatch requests: refusals that fall due together (clients that came back together) are spread over turns,
+   * not answered in one long run.
+   */
+  private refuseLater(error: StatusError, reject: (error: StatusError) => void): void {
+    this.refusals.push({ due: Date.now() + this.options.refusalDelayMs, error, reject });
+    this.armRefusalTimer();
+  }
+
+  private armRefusalTimer(): void {
+    if (this.refusalTimer || this.refusals.length === this.dueRefusals) return;
+    const next = this.refusals[this.dueRefusals];
+    this.refusalTimer = setTimeout(
+      () => {
+        this.refusalTimer = undefined;
+        const now = Date.now();
+        while (this.dueRefusals < this.refusals.length && this.refusals[this.dueRefusals].due <= now) {
+          this.dueRefusals++;
+        }
+        this.schedule();
+        this.armRefusalTimer();
+      },
+      Math.max(0, next.due - Date.now()),
+    );
+  }
+
+  private answerRefusal(): void {
+    const refusal = this.refusals.shift();
+    this.dueRefusals--;
+    refusal?.reject(refusal.error);
+  }
 
   private dispatchOne(): void {
     for (let i = 0; i < this.levels.length; i++) {

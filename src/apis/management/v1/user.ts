@@ -15,7 +15,18 @@ import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { GrantingField } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
+import {
+  accessSchema,
+  CATEGORY,
+  clusterRolesSchema,
+  descriptionSchema,
+  displayNameSchema,
+  GROUP,
+  ownerSchema,
+  secretRefSchema,
+  TEXT_LIMITS,
+  VERSION,
+} from "./common.ts";
 import { accessRulesField, ownerField, privilegedField } from "./granting-fields.ts";
 import { RESERVED_CLAIMS } from "./reserved-claims.ts";
 import { SSO_SUBJECT_PREFIX, ssoSubjectProblem } from "./sso-subject.ts";
@@ -49,14 +60,20 @@ export interface User extends KubeObject {
 
 const spec = object(
   {
-    displayName: string("Name shown in the UI."),
-    description: string("Description of the user."),
+    displayName: displayNameSchema,
+    description: descriptionSchema("Description of the user."),
     owner: ownerSchema,
     username: string("Name used to log in. Defaults to the object's name."),
-    icon: string("URL of an icon shown for the user."),
-    email: string("The user's e-mail address. The user may change it; it then counts as unverified."),
+    icon: string(`URL of an icon shown for the user (at most ${TEXT_LIMITS.icon} characters).`, {
+      maxLength: TEXT_LIMITS.icon,
+    }),
+    email: string(
+      `The user's e-mail address (at most ${TEXT_LIMITS.email} characters). The user may change it; it then counts as unverified.`,
+      { maxLength: TEXT_LIMITS.email },
+    ),
     verifiedEmail: string(
       "The e-mail address last verified for the user: by the identity provider at a single sign-on login (email_verified true), or by an administrator who sets it. spec.email counts as verified only while it equals this address. Only administrators can set it.",
+      { maxLength: TEXT_LIMITS.email },
     ),
     subject: string(
       "User subject as presented by the token. Defaults to the username. sso:<connector id>:<provider user id> links the user to that single sign-on identity: a login through the connector reaches this user only by it.",

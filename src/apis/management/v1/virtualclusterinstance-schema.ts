@@ -4,7 +4,7 @@
 import { boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { AccessRule } from "./access-checks.ts";
-import { accessSchema, ownerSchema } from "./common.ts";
+import { accessSchema, descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
 import { type Condition, conditionsSchema } from "./project-schema.ts";
 
 export const INSTANCE_PHASES = ["Pending", "Ready", "Failed", "Sleeping"] as const;
@@ -48,8 +48,8 @@ export interface VirtualClusterInstance extends KubeObject {
 export const virtualClusterInstanceSchema = {
   spec: object(
     {
-      displayName: string("Name shown in the UI."),
-      description: string("Description of the virtual cluster."),
+      displayName: displayNameSchema,
+      description: descriptionSchema("Description of the virtual cluster."),
       owner: ownerSchema,
       runtime: object(
         {

@@ -139,7 +139,12 @@ describe("--max-mutating-requests-inflight", () => {
         admin: platform.adminKey,
         user: bob,
         path: "/apis/management.platform.sh/v1/ownedaccesskeys",
-        object: (name) => ({ apiVersion: "management.platform.sh/v1", kind: "OwnedAccessKey", metadata: { name } }),
+        object: (name) => ({
+          apiVersion: "management.platform.sh/v1",
+          kind: "OwnedAccessKey",
+          metadata: { name },
+          spec: { displayName: name },
+        }),
       });
     } finally {
       client.agent.destroy();

@@ -184,7 +184,7 @@ test("patches apply reports invalid settings, files and options", () => {
   );
   const wrongResource = cli(["patches", "apply", "-f", settings, "--resource", "pods", endpoints]);
   assert.equal(wrongResource.code, 1);
-  assert.match(wrongResource.stderr, /argument 'pods' is invalid. Allowed choices are endpoints, configmaps, secrets/);
+  assert.match(wrongResource.stderr, /argument 'pods' is invalid. Allowed choices are endpoints, services, endpointslices, configmaps, secrets/);
   assert.match(
     cli(["patches", "apply", "--resource", "endpoints", endpoints]).stderr,
     /required option '-f, --file <file>' not specified/,
@@ -215,7 +215,7 @@ sync:
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.deepEqual(stderr.trimEnd().split("\n"), [
-    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, configMaps, secrets, namespaces",
+    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, endpointSlices, configMaps, secrets, namespaces",
     "sync.toHost.endpoints.patches[0] can only use one of: expression, labels or reference",
     'sync.toHost.endpoints.patches[0] and sync.toHost.endpoints.patches[1] have the same path "a"',
     "sync.toHost.endpoints.patches[1].expression: only a single expression is allowed, not a variable declaration",
@@ -228,7 +228,7 @@ sync:
 test("patches validate accepts a good file", () => {
   assert.deepEqual(cli(["patches", "validate", "-f", settings]), {
     code: 0,
-    stdout: `${settings}: valid (sync.toHost.endpoints.patches: 3 patches, sync.toHost.configMaps.patches: 0 patches, sync.toHost.secrets.patches: 1 patch)\n`,
+    stdout: `${settings}: valid (sync.toHost.endpoints.patches: 3 patches, sync.toHost.services.patches: 0 patches, sync.toHost.endpointSlices.patches: 0 patches, sync.toHost.configMaps.patches: 0 patches, sync.toHost.secrets.patches: 1 patch)\n`,
     stderr: "",
   });
 });
@@ -238,7 +238,8 @@ test("config defaults prints the defaulted settings as YAML", () => {
   assert.equal(code, 0);
   assert.deepEqual(parse(stdout).sync.toHost, {
     endpoints: { enabled: true, patches: [] },
-    services: { enabled: true },
+    services: { enabled: true, patches: [] },
+    endpointSlices: { enabled: true, patches: [] },
     configMaps: { enabled: true, all: false, patches: [] },
     secrets: { enabled: true, all: false, patches: [] },
     namespaces: { enabled: false },

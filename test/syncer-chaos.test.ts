@@ -83,7 +83,9 @@ function comparable(object: WireObject | V1Endpoints | undefined) {
 
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
 
-describe("syncer chaos: virtual writes against host deletes, owner deletions and restarts", { timeout: 1_800_000 }, () => {
+describe("syncer chaos: virtual writes against host deletes, owner deletions and restarts", {
+  timeout: 1_800_000,
+}, () => {
   let dir: string;
   let host: ClusterApiServerProcess;
   let hostPort: string;
@@ -187,7 +189,9 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
     const wanted = virtualList.items.filter((item) => names.includes(item.metadata?.name ?? ""));
     if (wanted.length !== KEYS) return `${wanted.length} virtual Endpoints`;
     if (hostList.items.length !== KEYS) return `${hostList.items.length} host Endpoints, not ${KEYS}`;
-    const services = hostServices.items.filter((item) => item.metadata?.ownerReferences?.[0]?.uid === owner.metadata?.uid);
+    const services = hostServices.items.filter(
+      (item) => item.metadata?.ownerReferences?.[0]?.uid === owner.metadata?.uid,
+    );
     if (services.length !== KEYS) return `${services.length} host Services owned by the current owner`;
     for (const virtual of wanted) {
       const desired = desiredHostObject("endpoints", virtual as WireObject, undefined, context).object;
@@ -259,7 +263,11 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
               namespace: "default",
               name,
               body: [
-                { op: "replace", path: "/metadata/annotations", value: endpointsBody(name, round).metadata?.annotations },
+                {
+                  op: "replace",
+                  path: "/metadata/annotations",
+                  value: endpointsBody(name, round).metadata?.annotations,
+                },
                 { op: "replace", path: "/subsets", value: endpointsBody(name, round).subsets },
               ],
             }),
@@ -268,9 +276,7 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
       }
       if (next() < 0.08) {
         tally.ownerDeletions++;
-        actions.push(
-          hostApi.deleteNamespacedService({ namespace: HOST_NS, name: VC }).then(() => createOwner()),
-        );
+        actions.push(hostApi.deleteNamespacedService({ namespace: HOST_NS, name: VC }).then(() => createOwner()));
       }
       await Promise.all(actions);
       if (round % HOST_RESTART_EVERY === 0) {

@@ -17,7 +17,11 @@ const SYNCED: V1PolicyRule = {
   resources: ["services", "endpoints", "configmaps", "secrets"],
   verbs: SYNC_VERBS,
 };
-const SYNCED_SLICES: V1PolicyRule = { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: SYNC_VERBS };
+const SYNCED_SLICES: V1PolicyRule = {
+  apiGroups: ["discovery.k8s.io"],
+  resources: ["endpointslices"],
+  verbs: SYNC_VERBS,
+};
 const NAMESPACES: V1PolicyRule = {
   apiGroups: [""],
   resources: ["namespaces"],

@@ -10,8 +10,8 @@
 
 import { isDeepStrictEqual } from "node:util";
 import type { CompiledPatch, CompiledPatchSet } from "../patches/compile.ts";
-import { findPathMatches } from "../patches/path-navigate.ts";
 import { pathCovers } from "../patches/path-covers.ts";
+import { findPathMatches } from "../patches/path-navigate.ts";
 import { type LabelMap, putLabel } from "../translate/labels.ts";
 import type { Translator } from "../translate/translator.ts";
 import { isCopiedAnnotation } from "./host-metadata.ts";
@@ -30,7 +30,8 @@ type Keys = (string | number)[];
 const isMetadataMap = (keys: readonly (string | number)[]) =>
   keys.length >= 2 && keys[0] === "metadata" && (keys[1] === "labels" || keys[1] === "annotations");
 
-const pointerOf = (keys: Keys): string => keys.map((key) => `/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+const pointerOf = (keys: Keys): string =>
+  keys.map((key) => `/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
 const keysOf = (pointer: string): string[] =>
   pointer
     .split("/")
@@ -53,7 +54,10 @@ const textOf = (value: unknown): string | undefined => (value === undefined ? un
 /** The reverse patches of a list whose paths reach outside labels and annotations. */
 export function reverseFieldPatches(set: CompiledPatchSet | undefined): readonly CompiledPatch[] {
   return (set?.patches ?? []).filter(
-    (patch) => patch.mode === "expression" && patch.expressions.toVirtual !== undefined && !isMetadataMap(patch.segments.map((s) => (s.kind === "key" ? s.key : "*"))),
+    (patch) =>
+      patch.mode === "expression" &&
+      patch.expressions.toVirtual !== undefined &&
+      !isMetadataMap(patch.segments.map((s) => (s.kind === "key" ? s.key : "*"))),
   );
 }
 
@@ -97,7 +101,8 @@ export function hostSnapshotOf(
     snapshot.fields = {};
     for (const patch of reversePatches) {
       for (const match of findPathMatches(object, patch.segments)) {
-        if (match.exists && match.parent !== undefined) snapshot.fields[pointerOf(match.keys)] = JSON.stringify(match.value);
+        if (match.exists && match.parent !== undefined)
+          snapshot.fields[pointerOf(match.keys)] = JSON.stringify(match.value);
       }
     }
   }
@@ -152,7 +157,8 @@ function carryMap(input: CarryBackInput, map: "labels" | "annotations"): LabelMa
   const result: LabelMap = { ...current };
   const reversedMap: LabelMap = reversed.metadata?.[map] ?? {};
   for (const hostKey of changedKeys(last.host[map], hostNow[map])) {
-    const key = map === "labels" ? translator.virtualLabelKey(hostKey) : isCopiedAnnotation(hostKey) ? hostKey : undefined;
+    const key =
+      map === "labels" ? translator.virtualLabelKey(hostKey) : isCopiedAnnotation(hostKey) ? hostKey : undefined;
     if (key === undefined) continue;
     if (current[key] !== last.virtual[map][key]) continue; // virtual changes win
     const governed = governance(patches, ["metadata", map, hostKey]);

@@ -11,8 +11,8 @@ import { applyPatches } from "../patches/apply.ts";
 import type { CompiledPatchSet } from "../patches/compile.ts";
 import type { ReferencedObject, VirtualClusterInfo } from "../patches/types.ts";
 import { type HostObjectOptions, withSyncerMarks } from "./host-metadata.ts";
-import { kindOf } from "./kinds/index.ts";
 import { gvkString } from "./synced-kind.ts";
+import { kindOf } from "./synced-kinds.ts";
 import type { SyncedResource, WireObject } from "./types.ts";
 
 export interface SyncContext extends HostObjectOptions {

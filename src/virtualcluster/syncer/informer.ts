@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import { KubeApiError, type StatusBody } from "../kube/kube-api-error.ts";
 import type { Query, WatchEvent } from "../kube/kube-http.ts";
-import { describeError, type KubeClient } from "./kube-client.ts";
 import type { InformerProgress } from "./key-state.ts";
+import { describeError, type KubeClient } from "./kube-client.ts";
 import type { WireList } from "./resource-calls.ts";
 import type { WireObject } from "./types.ts";
 

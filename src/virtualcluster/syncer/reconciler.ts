@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
+import { stableJson } from "../../utils/stable-json.ts";
 import type { CompiledPatch } from "../patches/compile.ts";
 import type { ReferencedObject } from "../patches/types.ts";
 import { MANAGED_BY_LABEL } from "../translate/constants.ts";
@@ -19,15 +20,14 @@ import { importedVirtualObject } from "./imported-object.ts";
 import type { Informer } from "./informer.ts";
 import { currentHost, type KeyState } from "./key-state.ts";
 import { formatKey, isOrphan, parseKey, type SyncKey } from "./keys.ts";
-import { isImported } from "./kinds/imported.ts";
-import { kindOf, referencedKind } from "./kinds/index.ts";
+import { isImported } from "./kind-imported.ts";
 import { describeError, statusCode, statusReason } from "./kube-client.ts";
 import type { ReferenceTracker } from "./reference-tracker.ts";
 import type { JsonPatchOperation, ResourceCalls } from "./resource-calls.ts";
 import { semanticallyEqual } from "./semantic-equal.ts";
-import { stableJson } from "./stable-json.ts";
 import type { StatsCounter } from "./stats.ts";
 import type { SyncedKind, SyncView, VirtualChange } from "./synced-kind.ts";
+import { kindOf, referencedKind } from "./synced-kinds.ts";
 import type { SyncedResource, WireObject } from "./types.ts";
 
 /** One side of the sync: informer caches and API calls per resource. */
@@ -75,7 +75,7 @@ const calls = (side: Side, kind: SyncedKind): ResourceCalls => {
 const SERVER_METADATA = ["uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"] as const;
 
 /**
- * Brings one key's host object to the state its virtual object asks for, by the kind's declaration (kinds/). Only
+ * Brings one key's host object to the state its virtual object asks for, by the kind's declaration (kind-*.ts). Only
  * host objects carrying this virtual cluster's managed-by label are ever updated or deleted. Nothing is written when
  * the host object is already in its desired state. Every decision reads the informers' current state.
  */
@@ -99,7 +99,8 @@ export class Reconciler {
    */
   hostEvent(key: string, event: "add" | "update" | "delete", seen: WireObject): boolean {
     const applied = this.#states.get(key)?.applied;
-    const ours = event !== "delete" && applied !== undefined && applied.resourceVersion === seen.metadata?.resourceVersion;
+    const ours =
+      event !== "delete" && applied !== undefined && applied.resourceVersion === seen.metadata?.resourceVersion;
     return !ours || this.#readsHost(parseKey(key).resource);
   }
 
@@ -567,10 +568,12 @@ function backOperations(virtual: WireObject, back: NonNullable<ReturnType<typeof
   if (back.annotations) operations.push({ op: "add", path: "/metadata/annotations", value: back.annotations });
   for (const { keys, value } of back.fields) {
     const pointer = keys.map((key) => `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
-    const parent = keys.slice(0, -1).reduce<unknown>(
-      (node, key) => (typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined),
-      virtual,
-    );
+    const parent = keys
+      .slice(0, -1)
+      .reduce<unknown>(
+        (node, key) => (typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined),
+        virtual,
+      );
     if (typeof parent !== "object" || parent === null) continue;
     const last = keys[keys.length - 1];
     const exists = Array.isArray(parent) ? Number(last) < parent.length : Object.hasOwn(parent, last);

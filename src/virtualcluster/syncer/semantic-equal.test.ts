@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { kindOf } from "./kinds/index.ts";
 import { semanticallyEqual } from "./semantic-equal.ts";
+import { kindOf } from "./synced-kinds.ts";
 import type { WireObject } from "./types.ts";
 
 const meta = { name: "x", namespace: "h", labels: { a: "1" }, annotations: { b: "2" } };
@@ -77,7 +77,10 @@ test("Services: the update keeps the resourceVersion and the host-allocated valu
 });
 
 test("Services: a requested node port is compared and requested; the fallback takes the host's", () => {
-  const desired: WireObject = { metadata: { ...meta }, spec: { type: "NodePort", ports: [{ port: 80, nodePort: 30080 }] } };
+  const desired: WireObject = {
+    metadata: { ...meta },
+    spec: { type: "NodePort", ports: [{ port: 80, nodePort: 30080 }] },
+  };
   const actual: WireObject = {
     metadata: { ...meta, resourceVersion: "9" },
     spec: { type: "NodePort", ports: [{ port: 80, protocol: "TCP", nodePort: 32297 }] },

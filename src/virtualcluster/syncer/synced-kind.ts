@@ -1,4 +1,4 @@
-// What makes a kind synced: one declaration per kind (kinds/*.ts). The reconciler, the syncer and `patches apply` read
+// What makes a kind synced: one declaration per kind (kind-*.ts). The reconciler, the syncer and `patches apply` read
 // only these; nothing in them branches on a kind's name.
 
 import type { VirtualClusterSettings } from "../settings/types.ts";
@@ -76,7 +76,10 @@ export function gvkString(kind: SyncedKind): string {
 }
 
 /** The collection path of a kind, in one namespace or (namespace undefined) across all of them. */
-export function collectionPath(kind: Pick<SyncedKind, "apiVersion" | "resource">, namespace: string | undefined): string {
+export function collectionPath(
+  kind: Pick<SyncedKind, "apiVersion" | "resource">,
+  namespace: string | undefined,
+): string {
   const root = kind.apiVersion.includes("/") ? `/apis/${kind.apiVersion}` : `/api/${kind.apiVersion}`;
   return namespace === undefined
     ? `${root}/${kind.resource}`

@@ -1,4 +1,4 @@
-// The syncer of a virtual cluster (one declaration per synced kind in kinds/):
+// The syncer of a virtual cluster (one declaration per synced kind in kind-*.ts):
 //   informers (list + watch) on the virtual API server, one per enabled kind (and the kinds they follow)
 //   informers on the host: the same kinds in the host namespace, only objects labelled managed-by=<name>,
 //     and the virtual cluster's own host Service (the owner of every synced object)
@@ -19,7 +19,6 @@ import { deservesEvent, RetryError, syncErrorMessage } from "./errors.ts";
 import { EventRecorder } from "./event-recorder.ts";
 import { Informer, type InformerEvent } from "./informer.ts";
 import { formatKey, orphanKey, parseKey } from "./keys.ts";
-import { SYNCED_KINDS } from "./kinds/index.ts";
 import { createKubeClient, type KubeClient } from "./kube-client.ts";
 import { isNamespaceKey, NamespaceSync } from "./namespace-sync.ts";
 import { Reconciler, type Side } from "./reconciler.ts";
@@ -27,6 +26,7 @@ import { ReferenceTracker } from "./reference-tracker.ts";
 import { resourceCalls } from "./resource-calls.ts";
 import { StatsCounter, type SyncerStats } from "./stats.ts";
 import { collectionPath, type SyncedKind } from "./synced-kind.ts";
+import { SYNCED_KINDS } from "./synced-kinds.ts";
 import type { SyncedResource, WireObject } from "./types.ts";
 import { WorkQueue } from "./work-queue.ts";
 
@@ -114,17 +114,25 @@ class SyncerRuntime {
     this.#virtualClient = createKubeClient(options.virtual);
     this.#hostClient = createKubeClient(options.host);
     const calls = (client: KubeClient) =>
-      Object.fromEntries(SYNCED_KINDS.map((kind) => [kind.resource, resourceCalls(client.http, kind)])) as Side["calls"];
+      Object.fromEntries(
+        SYNCED_KINDS.map((kind) => [kind.resource, resourceCalls(client.http, kind)]),
+      ) as Side["calls"];
     this.#virtual = { informers: {}, calls: calls(this.#virtualClient) };
     this.#host = { informers: {}, calls: calls(this.#hostClient) };
     const managed = `${MANAGED_BY_LABEL}=${name}`;
     // A kind another enabled kind follows is watched in the virtual cluster even when it is not synced itself.
-    const followed = new Set(SYNCED_KINDS.filter((kind) => enabled[kind.resource] && kind.follows).map((kind) => kind.follows));
+    const followed = new Set(
+      SYNCED_KINDS.filter((kind) => enabled[kind.resource] && kind.follows).map((kind) => kind.follows),
+    );
     for (const kind of SYNCED_KINDS) {
       const synced = enabled[kind.resource] === true;
       if (synced || followed.has(kind.resource)) {
-        this.#virtual.informers[kind.resource] = this.#informer("virtual", kind, undefined, kind.virtualSelector, (_event, object) =>
-          this.#virtualEvent(kind, object),
+        this.#virtual.informers[kind.resource] = this.#informer(
+          "virtual",
+          kind,
+          undefined,
+          kind.virtualSelector,
+          (_event, object) => this.#virtualEvent(kind, object),
         );
       }
       if (!synced) continue;
@@ -331,7 +339,10 @@ class SyncerRuntime {
     }
     this.#reconciler.forgetWrite(key);
     const parsed = parseKey(key);
-    const message = syncErrorMessage(SYNCED_KINDS.find((kind) => kind.resource === parsed.resource)?.confidential ?? true, error);
+    const message = syncErrorMessage(
+      SYNCED_KINDS.find((kind) => kind.resource === parsed.resource)?.confidential ?? true,
+      error,
+    );
     const logger = this.#options.logger;
     const fields = { key, retries: this.#queue.retries(key) };
     if (error instanceof RetryError) logger?.debug({ ...fields, reason: message }, "sync retried");

@@ -8,6 +8,6 @@ export type WireObject = Partial<KubeObject>;
 
 /**
  * The kinds the syncer moves to the host, by REST plural (also the first part of a queue key). Each is one
- * declaration in `kinds/`.
+ * declaration in `kind-<plural>.ts`, listed in synced-kinds.ts.
  */
 export type SyncedResource = "services" | "endpoints" | "endpointslices" | "configmaps" | "secrets";

@@ -11,7 +11,15 @@ import {
   validateLabels,
   validateQualifiedName,
 } from "../../../apimachinery/names.ts";
-import { array, boolean, integer, object, string, stringList, stringMap } from "../../../apimachinery/schema-builders.ts";
+import {
+  array,
+  boolean,
+  integer,
+  object,
+  string,
+  stringList,
+  stringMap,
+} from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
@@ -114,8 +122,13 @@ function validateEndpoint(endpoint: SliceEndpoint, addressType: string, path: st
   const errs: FieldError[] = [];
   const addresses = endpoint.addresses ?? [];
   if (addresses.length === 0) errs.push(fieldError.required(`${path}.addresses`, "must contain at least 1 address"));
-  else if (addresses.length > MAX_ADDRESSES) errs.push(fieldError.tooMany(`${path}.addresses`, addresses.length, MAX_ADDRESSES));
-  else addresses.forEach((address, i) => errs.push(...validateAddress(address, addressType, `${path}.addresses[${i}]`)));
+  else if (addresses.length > MAX_ADDRESSES)
+    errs.push(fieldError.tooMany(`${path}.addresses`, addresses.length, MAX_ADDRESSES));
+  else {
+    addresses.forEach((address, i) => {
+      errs.push(...validateAddress(address, addressType, `${path}.addresses[${i}]`));
+    });
+  }
   if (endpoint.hostname !== undefined) {
     for (const detail of validateDns1123Label(endpoint.hostname))
       errs.push(fieldError.invalid(`${path}.hostname`, endpoint.hostname, detail));
@@ -130,7 +143,8 @@ function validateEndpoint(endpoint: SliceEndpoint, addressType: string, path: st
   }
   errs.push(...validateLabels(topology, `${path}.deprecatedTopology`));
   const zones = endpoint.hints?.forZones ?? [];
-  if (zones.length > MAX_ZONE_HINTS) errs.push(fieldError.tooMany(`${path}.hints.forZones`, zones.length, MAX_ZONE_HINTS));
+  if (zones.length > MAX_ZONE_HINTS)
+    errs.push(fieldError.tooMany(`${path}.hints.forZones`, zones.length, MAX_ZONE_HINTS));
   return errs;
 }
 
@@ -168,7 +182,11 @@ export function validateEndpointSlice(slice: EndpointSlice): FieldError[] {
   }
   const endpoints = slice.endpoints ?? [];
   if (endpoints.length > MAX_ENDPOINTS) errs.push(fieldError.tooMany("endpoints", endpoints.length, MAX_ENDPOINTS));
-  else endpoints.forEach((endpoint, i) => errs.push(...validateEndpoint(endpoint, slice.addressType, `endpoints[${i}]`)));
+  else {
+    endpoints.forEach((endpoint, i) => {
+      errs.push(...validateEndpoint(endpoint, slice.addressType, `endpoints[${i}]`));
+    });
+  }
   errs.push(...validatePorts(slice.ports ?? []));
   return errs;
 }
@@ -228,4 +246,3 @@ export const endpointSliceDefinition: ResourceDefinition = defineResource<Endpoi
     { name: "Endpoints", type: "string", description: "The addresses of the endpoints.", cell: endpointsCell },
   ],
 });
-

@@ -1,12 +1,12 @@
 // Every synced kind, in the order their informers start. Adding a kind is one declaration here.
 
-import type { SyncedKind } from "../synced-kind.ts";
-import type { SyncedResource } from "../types.ts";
-import { configMapsKind } from "./config-maps.ts";
-import { endpointSlicesKind } from "./endpoint-slices.ts";
-import { endpointsKind } from "./endpoints.ts";
-import { secretsKind } from "./secrets.ts";
-import { servicesKind } from "./services.ts";
+import { configMapsKind } from "./kind-config-maps.ts";
+import { endpointSlicesKind } from "./kind-endpoint-slices.ts";
+import { endpointsKind } from "./kind-endpoints.ts";
+import { secretsKind } from "./kind-secrets.ts";
+import { servicesKind } from "./kind-services.ts";
+import type { SyncedKind } from "./synced-kind.ts";
+import type { SyncedResource } from "./types.ts";
 
 export const SYNCED_KINDS: readonly SyncedKind[] = [
   servicesKind,

@@ -1,13 +1,13 @@
 // Endpoints (core/v1): synced for a selector-less virtual Service (a Service with a selector has its Endpoints made by
 // the host's own controllers), Pod targetRefs pointing at the Pods' host copies.
 
-import { cloneJson } from "../../patches/json-clone.ts";
-import type { Translator } from "../../translate/translator.ts";
-import { hostMetadata } from "../host-metadata.ts";
-import type { SyncedKind } from "../synced-kind.ts";
-import type { WireObject } from "../types.ts";
-import { isObject, withProtocolDefault } from "./json.ts";
-import { hasSelector, isKubernetesService } from "./services.ts";
+import { cloneJson } from "../patches/json-clone.ts";
+import type { Translator } from "../translate/translator.ts";
+import { hostMetadata } from "./host-metadata.ts";
+import { isObject, withProtocolDefault } from "./kind-json.ts";
+import { hasSelector, isKubernetesService } from "./kind-services.ts";
+import type { SyncedKind } from "./synced-kind.ts";
+import type { WireObject } from "./types.ts";
 
 /** A Pod targetRef points at the Pod's host copy: translated name, host namespace, no uid or resourceVersion. */
 export function translateTargetRef(address: unknown, virtualNamespace: string, translator: Translator): void {

@@ -3,12 +3,12 @@
 // (the synced host Endpoints are mirrored by the host), so a client that reads only slices sees on either side what
 // a client of Endpoints sees. The `kubernetes.io/service-name` label names the host Service.
 
-import { cloneJson } from "../../patches/json-clone.ts";
-import { hostMetadata } from "../host-metadata.ts";
-import type { SyncedKind } from "../synced-kind.ts";
-import type { WireObject } from "../types.ts";
-import { translateTargetRef } from "./endpoints.ts";
-import { isObject, withProtocolDefault } from "./json.ts";
+import { cloneJson } from "../patches/json-clone.ts";
+import { hostMetadata } from "./host-metadata.ts";
+import { translateTargetRef } from "./kind-endpoints.ts";
+import { isObject, withProtocolDefault } from "./kind-json.ts";
+import type { SyncedKind } from "./synced-kind.ts";
+import type { WireObject } from "./types.ts";
 
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 export const SLICE_MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by";
@@ -34,7 +34,10 @@ export const endpointSlicesKind: SyncedKind = {
     const metadata = hostMetadata(virtual, options);
     const service = virtual.metadata?.labels?.[SERVICE_NAME_LABEL];
     if (service !== undefined) {
-      metadata.labels = { ...metadata.labels, [SERVICE_NAME_LABEL]: options.translator.hostName(service, virtualNamespace) };
+      metadata.labels = {
+        ...metadata.labels,
+        [SERVICE_NAME_LABEL]: options.translator.hostName(service, virtualNamespace),
+      };
     }
     const endpoints = cloneJson(virtual.endpoints ?? []) as unknown[];
     for (const endpoint of endpoints) translateTargetRef(endpoint, virtualNamespace, options.translator);

@@ -1,12 +1,12 @@
 // Secrets (core/v1): synced while a reference patch names them, or all of them with `all: true` (service account
 // token Secrets never); a referenced Secret only the host has is imported. Nothing about their data is ever reported.
 
-import { cloneJson } from "../../patches/json-clone.ts";
-import { type LabelMap, putLabel } from "../../translate/labels.ts";
-import { hostMetadata } from "../host-metadata.ts";
-import type { SyncedKind } from "../synced-kind.ts";
-import type { WireObject } from "../types.ts";
-import { isImported } from "./imported.ts";
+import { cloneJson } from "../patches/json-clone.ts";
+import { type LabelMap, putLabel } from "../translate/labels.ts";
+import { hostMetadata } from "./host-metadata.ts";
+import { isImported } from "./kind-imported.ts";
+import type { SyncedKind } from "./synced-kind.ts";
+import type { WireObject } from "./types.ts";
 
 const typeOf = (object: WireObject) => (typeof object.type === "string" && object.type !== "" ? object.type : "Opaque");
 

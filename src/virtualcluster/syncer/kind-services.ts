@@ -3,11 +3,11 @@
 // recreating it, node ports by an update) and the host's load balancer status, so both sides tell the truth.
 
 import { isDeepStrictEqual } from "node:util";
-import { cloneJson } from "../../patches/json-clone.ts";
-import { hostMetadata } from "../host-metadata.ts";
-import type { SyncedKind, VirtualChange } from "../synced-kind.ts";
-import type { WireObject } from "../types.ts";
-import { isObject, type Json } from "./json.ts";
+import { cloneJson } from "../patches/json-clone.ts";
+import { hostMetadata } from "./host-metadata.ts";
+import { isObject, type Json } from "./kind-json.ts";
+import type { SyncedKind, VirtualChange } from "./synced-kind.ts";
+import type { WireObject } from "./types.ts";
 
 /** The virtual cluster's own API server Service and Endpoints: written into the virtual cluster, never synced. */
 export const isKubernetesService = (namespace: string, name: string): boolean =>
@@ -89,7 +89,8 @@ function keepingAllocations(desired: WireObject, actual: WireObject, nodePortsFr
   body.metadata = { ...body.metadata, resourceVersion: actual.metadata?.resourceVersion };
   const spec = specOf(body);
   const old = specOf(actual);
-  for (const field of ALLOCATED_FIELDS) if (spec[field] === undefined && old[field] !== undefined) spec[field] = old[field];
+  for (const field of ALLOCATED_FIELDS)
+    if (spec[field] === undefined && old[field] !== undefined) spec[field] = old[field];
   if (Array.isArray(spec.ports)) {
     spec.ports = spec.ports.map((port) => {
       if (nodePortsFrom === "desired" && port.nodePort !== undefined) return port;
@@ -119,7 +120,11 @@ function fromHost(virtual: WireObject, host: WireObject): VirtualChange | undefi
   if (hasClusterIP && hostIP && hostIP !== "None" && spec.clusterIP !== hostIP) {
     // A cluster IP cannot change in place: recreated, as upstream does (with the host's node ports at once).
     const changed = { ...spec, clusterIP: hostIP, clusterIPs: [hostIP], ports };
-    return { verb: "recreate", object: virtualWithSpec(virtual, changed, false), what: `the host cluster IP ${hostIP}` };
+    return {
+      verb: "recreate",
+      object: virtualWithSpec(virtual, changed, false),
+      what: `the host cluster IP ${hostIP}`,
+    };
   }
   if (!isDeepStrictEqual(ports ?? [], spec.ports ?? [])) {
     const nodePorts = (ports ?? []).map((port) => port.nodePort).filter((port) => port !== undefined);

@@ -1,11 +1,11 @@
 // ConfigMaps (core/v1): synced while a reference patch names them, or all of them with `all: true`; a referenced
 // ConfigMap only the host has is imported into the virtual cluster.
 
-import { cloneJson } from "../../patches/json-clone.ts";
-import { hostMetadata } from "../host-metadata.ts";
-import type { SyncedKind } from "../synced-kind.ts";
-import type { WireObject } from "../types.ts";
-import { isImported } from "./imported.ts";
+import { cloneJson } from "../patches/json-clone.ts";
+import { hostMetadata } from "./host-metadata.ts";
+import { isImported } from "./kind-imported.ts";
+import type { SyncedKind } from "./synced-kind.ts";
+import type { WireObject } from "./types.ts";
 
 export const configMapsKind: SyncedKind = {
   resource: "configmaps",
@@ -24,7 +24,8 @@ export const configMapsKind: SyncedKind = {
     return host;
   },
   wanted: (virtual, view) =>
-    !isImported(virtual) && (view.all || view.referenced(virtual.metadata?.namespace ?? "", virtual.metadata?.name ?? "")),
+    !isImported(virtual) &&
+    (view.all || view.referenced(virtual.metadata?.namespace ?? "", virtual.metadata?.name ?? "")),
   content: (object) => ({ data: object.data, binaryData: object.binaryData, immutable: object.immutable === true }),
   owner: "virtual-cluster-service",
   referenceable: true,

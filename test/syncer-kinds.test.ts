@@ -43,6 +43,7 @@ sync:
           expression: 'value + "-" + context.vcluster.name'
 `;
 
+// biome-ignore lint/suspicious/noExplicitAny: assertions navigate the objects kubectl prints freely
 type Json = Record<string, any>;
 
 describe("synced kinds in a running virtual cluster", { skip: kubectlSkip, timeout: 300_000 }, () => {

@@ -7,6 +7,7 @@ import { cloneJson } from "../patches/json-clone.ts";
 import { hostMetadata } from "./host-metadata.ts";
 import { translateTargetRef } from "./kind-endpoints.ts";
 import { isObject, withProtocolDefault } from "./kind-json.ts";
+import { isKubernetesService } from "./kind-services.ts";
 import type { SyncedKind } from "./synced-kind.ts";
 import type { WireObject } from "./types.ts";
 
@@ -51,7 +52,10 @@ export const endpointSlicesKind: SyncedKind = {
     if (Array.isArray(virtual.ports)) host.ports = cloneJson(virtual.ports);
     return host;
   },
-  wanted: (virtual) => virtual.metadata?.labels?.[SLICE_MANAGED_BY_LABEL] !== MIRRORING_CONTROLLER,
+  // The `kubernetes` Service's slice describes the virtual API server itself, as its Endpoints do: never synced.
+  wanted: (virtual) =>
+    virtual.metadata?.labels?.[SLICE_MANAGED_BY_LABEL] !== MIRRORING_CONTROLLER &&
+    !isKubernetesService(virtual.metadata?.namespace ?? "", virtual.metadata?.labels?.[SERVICE_NAME_LABEL] ?? ""),
   // The mirrored slices of both sides are left out by the servers; on the host they even carry our label (copied
   // from the synced Endpoints) and are the host's, never ours.
   virtualSelector: NOT_MIRRORED,

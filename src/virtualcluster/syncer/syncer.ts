@@ -149,6 +149,7 @@ class SyncerRuntime {
     this.#namespaces = this.#multiNamespace
       ? new NamespaceSync({
           name,
+          hostNamespace,
           translator: this.#translator,
           virtual: this.#virtualClient,
           host: this.#hostClient,

@@ -21,12 +21,19 @@ import { WasmInt32 } from "./wasm-int32.ts";
 // that hit a limit (CPU, memory, stack) the runtime is thrown away and rebuilt before the next one, so not even a
 // half-finished allocation survives.
 //
-// Limits of one evaluation: a wall-clock deadline checked by QuickJS's interrupt handler (the evaluation runs
-// synchronously on the host thread, so wall time is its CPU time unless the machine is overloaded), which is called
-// at least every 16 poll points (interrupt-counter.ts); memory: no growth of the engine heap by more than the budget
+// Limits of one evaluation: the CPU time of the host thread it runs on synchronously, checked by QuickJS's interrupt
+// handler, which is called at least every 16 poll points (interrupt-counter.ts). The cheap wall clock is looked at
+// first (CPU time never exceeds it), the thread's CPU time only once the wall clock passes the budget, so a machine
+// busy with other work slows an evaluation down but never fails it; memory: no growth of the engine heap by more than the budget
 // (checked by the interrupt handler) and no single allocation above min(budget, 4 MiB or twice the result limit)
 // (QuickJS's malloc limit), under the engine's hard heap ceiling; QuickJS's own stack limit. Evaluations run in
 // batches, one host call each; the batch's progress counter (progress.ts) restarts the budgets at every evaluation.
+
+/** CPU time of the calling thread in milliseconds. */
+function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
 
 /** Why an evaluation failed. `limit` failures (CPU, memory, stack, engine) also reset the sandbox. */
 export class EvaluationError extends Error {
@@ -98,7 +105,11 @@ export class ExpressionSandbox {
   private readonly inputs: string[] = ["null", "null", "null"];
   private readonly ref = new WeakRef(this);
   private state: State | undefined;
+  /** Wall-clock time before which the CPU budget cannot be used up; past it the thread's CPU time decides. */
   private deadline = 0;
+  /** The thread's CPU time (ms) when the running evaluation started, and its budget. */
+  private cpuStart = 0;
+  private budgetMs = 0;
   private heapCeiling = Number.POSITIVE_INFINITY;
   private seenProgress = 0;
   private lastCheck = 0;
@@ -297,6 +308,8 @@ export class ExpressionSandbox {
     this.stopReason = undefined;
     this.lastCheck = performance.now();
     this.deadline = this.lastCheck + budgetMs;
+    this.cpuStart = threadCpuMs();
+    this.budgetMs = budgetMs;
     this.heapCeiling = engine.memory.buffer.byteLength + this.limits.memoryBytes;
     this.seenProgress = this.state?.progress?.read() ?? 0;
     // Check at the very first poll point of the call; the handler then keeps the intervals short.
@@ -319,10 +332,17 @@ export class ExpressionSandbox {
       // The next evaluation of the batch started: its budgets start now.
       this.seenProgress = progress;
       this.deadline = now + this.limits.cpuTimeMs;
+      this.cpuStart = threadCpuMs();
+      this.budgetMs = this.limits.cpuTimeMs;
       this.heapCeiling = state.engine.memory.buffer.byteLength + this.limits.memoryBytes;
     }
-    if (now > this.deadline) this.stopReason = "cpu";
-    else if (state && this.heapGrewPastBudget(state.engine)) this.stopReason = "memory";
+    if (now > this.deadline) {
+      const used = threadCpuMs() - this.cpuStart;
+      if (used > this.budgetMs) this.stopReason = "cpu";
+      else this.deadline = now + (this.budgetMs - used); // other work held the thread: look again then
+    }
+    if (this.stopReason) return true;
+    if (state && this.heapGrewPastBudget(state.engine)) this.stopReason = "memory";
     return this.stopReason !== undefined;
   }
 

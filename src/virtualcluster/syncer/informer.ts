@@ -3,6 +3,7 @@ import { KubeApiError, type StatusBody } from "../kube/kube-api-error.ts";
 import type { Query, WatchEvent } from "../kube/kube-http.ts";
 import type { InformerProgress } from "./key-state.ts";
 import { describeError, type KubeClient } from "./kube-client.ts";
+import type { ObjectCache } from "./object-cache.ts";
 import type { WireList } from "./resource-calls.ts";
 import type { WireObject } from "./types.ts";
 
@@ -52,7 +53,7 @@ const isGone = (error: unknown) =>
  * backoff. A re-list reports what changed meanwhile (adds, updates, deletes), so handlers see every difference.
  * Objects are kept as the plain JSON the server sent, less their managedFields.
  */
-export class Informer {
+export class Informer implements ObjectCache {
   readonly ready: Promise<void>;
   readonly #options: InformerOptions;
   readonly #cache = new Map<string, WireObject>();

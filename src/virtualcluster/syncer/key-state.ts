@@ -30,6 +30,8 @@ export interface KeyState {
     /** Consecutive updates before this one caused only by our own previous write (same inputs): a loop counter. */
     rewrites: number;
   };
+  /** The inputs and host resourceVersion a sync completed with; the same again needs no sync. */
+  settled?: string;
   /** A change the virtual side refused for this object (not tried again while it stays the same). */
   refusedBack?: string;
   /** Stopped as not converging at these inputs (virtual resourceVersion and owner): nothing is written until they change. */

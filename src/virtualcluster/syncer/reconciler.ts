@@ -17,11 +17,11 @@ import {
   VirtualWriteError,
 } from "./errors.ts";
 import { importedVirtualObject } from "./imported-object.ts";
-import type { Informer } from "./informer.ts";
 import { currentHost, type KeyState } from "./key-state.ts";
 import { formatKey, isOrphan, parseKey, type SyncKey } from "./keys.ts";
 import { isImported } from "./kind-imported.ts";
 import { describeError, statusCode, statusReason } from "./kube-client.ts";
+import type { ObjectCache } from "./object-cache.ts";
 import type { ReferenceTracker } from "./reference-tracker.ts";
 import type { JsonPatchOperation, ResourceCalls } from "./resource-calls.ts";
 import { semanticallyEqual } from "./semantic-equal.ts";
@@ -32,7 +32,7 @@ import type { SyncedResource, WireObject } from "./types.ts";
 
 /** One side of the sync: informer caches and API calls per resource. */
 export interface Side {
-  informers: Partial<Record<SyncedResource, Informer>>;
+  informers: Partial<Record<SyncedResource, ObjectCache>>;
   calls: Partial<Record<SyncedResource, ResourceCalls>>;
 }
 
@@ -46,7 +46,7 @@ export interface ReconcilerOptions {
   /** Kinds synced whether referenced or not (`all: true`). */
   all: Readonly<Partial<Record<SyncedResource, boolean>>>;
   /** Host objects that are not ours, by resource (for imports): read by host namespace and name. */
-  hostUnmanaged: Partial<Record<SyncedResource, Informer>>;
+  hostUnmanaged: Partial<Record<SyncedResource, ObjectCache>>;
   virtual: Side;
   host: Side;
   references: ReferenceTracker;
@@ -207,12 +207,19 @@ export class Reconciler {
     // Stopped as not converging: nothing is written until the virtual object (or the owner) changes.
     if (state.stalled === inputs) return;
     delete state.stalled;
+    // Nothing changed since this key was last synced to the end: not the virtual object, not the owner, not the host
+    // object (still the version that sync left), and no patch reads the host object. Typically the echo of our own
+    // write, delivered before the write's answer: no need to compute the desired object again.
+    const settled = hostObject ? `${inputs}|${hostObject.metadata?.resourceVersion ?? ""}` : undefined;
+    if (settled !== undefined && state.settled === settled && !this.#readsHost(kind.resource)) return;
+    delete state.settled;
     let source = virtual;
     if (hostObject && state.last) source = await this.#carryBack(kind, source, hostObject, state);
     const desired = desiredHostObject(kind.resource, source, hostObject, context);
     if (this.#references(kind.resource)) this.#trackReferences(key, desired.references, true);
-    // A digest, not the text: it is kept per key, and 4,000 texts of ~1 KiB were most of the syncer's memory.
-    const desiredDigest = hash("sha256", stableJson(desired.object), "base64");
+    // A digest, not the text: it is kept per key, and 4,000 texts of ~1 KiB were most of the syncer's memory. Plain
+    // JSON (the object is built in a fixed order): a different order only costs a semantic comparison, never a write.
+    const desiredDigest = hash("sha256", JSON.stringify(desired.object), "base64");
     let result: WireObject | undefined = hostObject;
     let rewrites = 0;
     if (!hostObject) {
@@ -236,6 +243,8 @@ export class Reconciler {
     const hostNow = hostSnapshotOf(result, context.translator, this.#reverseFields(kind.resource));
     state.last = { virtual: virtualSnapshotOf(source, hostNow), host: hostNow };
     if (kind.fromHost && result) await this.#showHostDecisions(kind, source, result, state);
+    // The virtual object the next sync will see is `source` only if nothing was carried back or shown.
+    if (result && source === virtual) state.settled = `${inputs}|${result.metadata?.resourceVersion ?? ""}`;
   }
 
   /** `key` waits for `holder` to let go of the host name they share. */

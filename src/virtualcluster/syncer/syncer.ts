@@ -9,6 +9,7 @@
 import type { Logger } from "pino";
 import type { OwnerReference } from "../../apimachinery/types.ts";
 import type { KubeAccess } from "../kube/kube-access.ts";
+import type { Registry } from "../../registry/registry.ts";
 import type { LoadedSettings } from "../settings/load.ts";
 import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
@@ -18,6 +19,8 @@ import type { SyncContext } from "./desired-state.ts";
 import { deservesEvent, RetryError, syncErrorMessage } from "./errors.ts";
 import { EventRecorder } from "./event-recorder.ts";
 import { Informer, type InformerEvent } from "./informer.ts";
+import { LocalInformer } from "./local-informer.ts";
+import type { ObjectCache } from "./object-cache.ts";
 import { formatKey, orphanKey, parseKey } from "./keys.ts";
 import { createKubeClient, type KubeClient } from "./kube-client.ts";
 import { isNamespaceKey, NamespaceSync } from "./namespace-sync.ts";
@@ -33,6 +36,11 @@ import { WorkQueue } from "./work-queue.ts";
 export interface SyncerOptions {
   /** The virtual cluster's API server. */
   virtual: KubeAccess;
+  /**
+   * The virtual API server's registry, when the syncer runs in its process (the runtime): the virtual informers then
+   * read its store directly instead of watching it over HTTPS. Writes go through `virtual` either way.
+   */
+  virtualRegistry?: Registry;
   /** The host cluster. */
   host: KubeAccess;
   /** Name of the virtual cluster. */
@@ -85,7 +93,7 @@ class SyncerRuntime {
   readonly #events: EventRecorder;
   readonly #workers: Promise<void>[] = [];
   readonly #multiNamespace: boolean;
-  readonly #hostUnmanaged: Partial<Record<SyncedResource, Informer>> = {};
+  readonly #hostUnmanaged: Partial<Record<SyncedResource, ObjectCache>> = {};
   readonly #namespaces: NamespaceSync | undefined;
   #enabled: Partial<Record<SyncedResource, boolean>> = {};
   #isSynced = false;
@@ -127,12 +135,8 @@ class SyncerRuntime {
     for (const kind of SYNCED_KINDS) {
       const synced = enabled[kind.resource] === true;
       if (synced || followed.has(kind.resource)) {
-        this.#virtual.informers[kind.resource] = this.#informer(
-          "virtual",
-          kind,
-          undefined,
-          kind.virtualSelector,
-          (_event, object) => this.#virtualEvent(kind, object),
+        this.#virtual.informers[kind.resource] = this.#virtualInformer(kind, (_event, object) =>
+          this.#virtualEvent(kind, object),
         );
       }
       if (!synced) continue;
@@ -225,13 +229,29 @@ class SyncerRuntime {
     await Promise.all([this.#virtualClient.close(), this.#hostClient.close()]);
   }
 
-  #allInformers(): Informer[] {
+  /** The virtual side's informer of a kind: on the API server's store when in its process, else over HTTPS. */
+  #virtualInformer(kind: SyncedKind, onEvent: (event: InformerEvent, object: WireObject) => void): ObjectCache {
+    const registry = this.#options.virtualRegistry;
+    const store = registry?.genericStore(kind.apiVersion.includes("/") ? kind.apiVersion.split("/")[0] : "", kind.resource);
+    if (!registry || !store) return this.#informer("virtual", kind, undefined, kind.virtualSelector, onEvent);
+    return new LocalInformer({
+      name: `virtual ${kind.resource}`,
+      storage: registry.storage,
+      prefix: `${store.key({ namespace: "", name: "" }).replace(/\/\/$/, "")}/`,
+      decode: (record) => store.decodeShared(record),
+      labelSelector: kind.virtualSelector,
+      onEvent,
+      logger: this.#options.logger,
+    });
+  }
+
+  #allInformers(): ObjectCache[] {
     return [
       ...Object.values(this.#virtual.informers),
       ...Object.values(this.#host.informers),
       this.#ownerInformer,
       ...(this.#namespaces?.informers() ?? []),
-    ] as Informer[];
+    ] as ObjectCache[];
   }
 
   #informer(

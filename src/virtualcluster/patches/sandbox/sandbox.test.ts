@@ -449,7 +449,7 @@ test("ExpressionSandbox() counts the CPU time of its thread, not time the thread
   );
   const id = own.compile(slow.program, slow.contextUse);
   try {
-    assert.equal(own.evaluate(id, "", true, "db.default.svc").value, "db.default.svc!");
+    assert.deepEqual(own.evaluate(id, "", true, "db.default.svc"), { remove: false, value: "db.default.svc!" });
     const loop = checkExpression("(() => { for (;;) {} })()");
     assert.throws(
       () => own.evaluate(own.compile(loop.program, loop.contextUse), "", true, 1),

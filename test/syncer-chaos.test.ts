@@ -27,8 +27,8 @@ const SEED = Number(process.env.SYNC_CHAOS_SEED ?? Date.now() % 1_000_000);
 /** The stated bound: after a round's last action the host is as desired within this many seconds. */
 const CONVERGE_SECONDS = 20;
 const KEYS = 12;
-const HOST_RESTART_EVERY = 40;
-const RUNTIME_RESTART_EVERY = 50;
+const HOST_RESTART_EVERY = 50;
+const RUNTIME_RESTART_EVERY = 100;
 const VC = "chaos";
 const HOST_NS = "chaos-host";
 const MANAGED = `virtualcluster.platform.sh/managed-by=${VC}`;

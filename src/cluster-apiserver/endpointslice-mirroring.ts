@@ -99,7 +99,7 @@ function endpointOf(address: Address, ready: boolean): SliceEndpoint {
   const endpoint: SliceEndpoint = { addresses: [address.ip], conditions: { ready } };
   if (address.hostname) endpoint.hostname = address.hostname;
   if (address.nodeName) endpoint.nodeName = address.nodeName;
-  if (address.targetRef) endpoint.targetRef = address.targetRef;
+  if (address.targetRef) endpoint.targetRef = { ...address.targetRef };
   return endpoint;
 }
 
@@ -214,11 +214,17 @@ export class EndpointSliceMirroring implements InformerHandler {
     this.#stopped = true;
   }
 
+  /** The registry's decode of a record, shared with every other in-process watcher (never modified here). */
+  #decode(group: string, plural: string, record: StoredRecord): KubeObject {
+    const store = this.#options.registry.genericStore(group, plural);
+    return store ? store.decodeShared(record) : (JSON.parse(record.value) as KubeObject);
+  }
+
   #observe(record: StoredRecord, live: boolean): void {
     const { key } = record;
     if (key.startsWith(SERVICES)) {
       const name = nameOfKey(key, SERVICES);
-      this.#services.set(name, hasSelector(JSON.parse(record.value) as KubeObject));
+      this.#services.set(name, hasSelector(this.#decode("", "services", record)));
       if (live) this.#enqueue(name);
     } else if (key.startsWith(ENDPOINTS)) {
       if (live) this.#enqueue(nameOfKey(key, ENDPOINTS), record);
@@ -233,7 +239,10 @@ export class EndpointSliceMirroring implements InformerHandler {
     const name = record.key.slice(record.key.lastIndexOf("/") + 1);
     // The echo of our own write: already known at this revision.
     if (slices?.get(name)?.revision === record.revision) return;
-    const slice = JSON.parse(record.value) as KubeObject & { addressType?: string; ports?: SlicePort[] };
+    const slice = this.#decode(DISCOVERY_GROUP, "endpointslices", record) as KubeObject & {
+      addressType?: string;
+      ports?: SlicePort[];
+    };
     const labels = slice.metadata.labels ?? {};
     const owner = `${slice.metadata.namespace}/${labels[SERVICE_NAME_LABEL] ?? ""}`;
     if (indexed && indexed !== owner) this.#forget(record);
@@ -318,7 +327,7 @@ export class EndpointSliceMirroring implements InformerHandler {
 
   async #endpoints(name: string, record: StoredRecord | undefined): Promise<Endpoints | undefined> {
     const current = record ?? (await this.#options.registry.storage.get(`${ENDPOINTS}${name}`));
-    return current ? (JSON.parse(current.value) as Endpoints) : undefined;
+    return current ? (this.#decode("", "endpoints", current) as Endpoints) : undefined;
   }
 
   /** Whether `endpoints` is mirrored at all. */

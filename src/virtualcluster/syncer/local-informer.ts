@@ -101,9 +101,16 @@ export class LocalInformer implements ObjectCache {
     void this.#list();
   }
 
+  /**
+   * The cached form of a record: the shared decode less its managedFields (a shallow copy: the decode is shared and
+   * the field sets would be most of the cache, as the HTTPS informer keeps them out too).
+   */
   #object(record: StoredRecord): WireObject | undefined {
     const object = this.#options.decode(record);
-    return this.#matches(object.metadata?.labels ?? {}) ? object : undefined;
+    if (!this.#matches(object.metadata?.labels ?? {})) return undefined;
+    if (object.metadata?.managedFields === undefined) return object;
+    const { managedFields: _fields, ...metadata } = object.metadata;
+    return { ...object, metadata };
   }
 
   #replace(records: StoredRecord[]): void {
@@ -117,7 +124,8 @@ export class LocalInformer implements ObjectCache {
       const old = previous.get(key);
       previous.delete(key);
       if (!old) this.#options.onEvent("add", object);
-      else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.#options.onEvent("update", object);
+      else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion)
+        this.#options.onEvent("update", object);
     }
     for (const gone of previous.values()) this.#options.onEvent("delete", gone);
   }

@@ -8,8 +8,8 @@
 
 import type { Logger } from "pino";
 import type { OwnerReference } from "../../apimachinery/types.ts";
-import type { KubeAccess } from "../kube/kube-access.ts";
 import type { Registry } from "../../registry/registry.ts";
+import type { KubeAccess } from "../kube/kube-access.ts";
 import type { LoadedSettings } from "../settings/load.ts";
 import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
@@ -19,11 +19,11 @@ import type { SyncContext } from "./desired-state.ts";
 import { deservesEvent, RetryError, syncErrorMessage } from "./errors.ts";
 import { EventRecorder } from "./event-recorder.ts";
 import { Informer, type InformerEvent } from "./informer.ts";
-import { LocalInformer } from "./local-informer.ts";
-import type { ObjectCache } from "./object-cache.ts";
 import { formatKey, orphanKey, parseKey } from "./keys.ts";
 import { createKubeClient, type KubeClient } from "./kube-client.ts";
+import { LocalInformer } from "./local-informer.ts";
 import { isNamespaceKey, NamespaceSync } from "./namespace-sync.ts";
+import type { ObjectCache } from "./object-cache.ts";
 import { Reconciler, type Side } from "./reconciler.ts";
 import { ReferenceTracker } from "./reference-tracker.ts";
 import { resourceCalls } from "./resource-calls.ts";
@@ -232,7 +232,10 @@ class SyncerRuntime {
   /** The virtual side's informer of a kind: on the API server's store when in its process, else over HTTPS. */
   #virtualInformer(kind: SyncedKind, onEvent: (event: InformerEvent, object: WireObject) => void): ObjectCache {
     const registry = this.#options.virtualRegistry;
-    const store = registry?.genericStore(kind.apiVersion.includes("/") ? kind.apiVersion.split("/")[0] : "", kind.resource);
+    const store = registry?.genericStore(
+      kind.apiVersion.includes("/") ? kind.apiVersion.split("/")[0] : "",
+      kind.resource,
+    );
     if (!registry || !store) return this.#informer("virtual", kind, undefined, kind.virtualSelector, onEvent);
     return new LocalInformer({
       name: `virtual ${kind.resource}`,

@@ -23,12 +23,13 @@ import { isImported } from "./kind-imported.ts";
 import { describeError, statusCode, statusReason } from "./kube-client.ts";
 import type { ObjectCache } from "./object-cache.ts";
 import type { ReferenceTracker } from "./reference-tracker.ts";
-import type { JsonPatchOperation, ResourceCalls } from "./resource-calls.ts";
+import type { ResourceCalls } from "./resource-calls.ts";
 import { semanticallyEqual } from "./semantic-equal.ts";
 import type { StatsCounter } from "./stats.ts";
-import type { SyncedKind, SyncView, VirtualChange } from "./synced-kind.ts";
+import type { SyncedKind, SyncView } from "./synced-kind.ts";
 import { kindOf, referencedKind } from "./synced-kinds.ts";
 import type { SyncedResource, WireObject } from "./types.ts";
+import { backOperations, writeVirtualChange } from "./virtual-writes.ts";
 
 /** One side of the sync: informer caches and API calls per resource. */
 export interface Side {
@@ -70,9 +71,6 @@ const calls = (side: Side, kind: SyncedKind): ResourceCalls => {
   if (!found) throw new Error(`no API calls for ${kind.resource}`);
   return found;
 };
-
-/** Metadata the server sets: dropped from a body written back. */
-const SERVER_METADATA = ["uid", "resourceVersion", "creationTimestamp", "managedFields", "generation"] as const;
 
 /**
  * Brings one key's host object to the state its virtual object asks for, by the kind's declaration (kind-*.ts). Only
@@ -302,10 +300,10 @@ export class Reconciler {
     if (!change) return;
     const signature = hash("sha256", `${change.verb}\n${stableJson(change.object)}`, "base64");
     if (state.refusedBack === signature) return;
-    const { namespace = "", name = "", uid } = virtual.metadata ?? {};
+    const { namespace = "", name = "" } = virtual.metadata ?? {};
     const what = `virtual ${kind.kind} "${namespace}/${name}"`;
     try {
-      await this.#writeVirtual(kind, change, virtual, uid);
+      await writeVirtualChange(calls(this.#options.virtual, kind), kind, change, virtual, this.#options.stats);
       delete state.refusedBack;
     } catch (error) {
       const code = statusCode(error);
@@ -313,36 +311,6 @@ export class Reconciler {
       if (code === undefined || code >= 500 || code === 429) throw error;
       state.refusedBack = signature;
       throw new VirtualWriteError(`cannot give ${what} ${change.what}: ${describeError(error)}`);
-    }
-  }
-
-  async #writeVirtual(kind: SyncedKind, change: VirtualChange, virtual: WireObject, uid?: string): Promise<void> {
-    const side = calls(this.#options.virtual, kind);
-    const { namespace = "", name = "" } = virtual.metadata ?? {};
-    const stats = this.#options.stats;
-    if (change.verb === "update") {
-      await side.replace(namespace, name, change.object);
-      stats.write("virtual", kind.kind, "update");
-      return;
-    }
-    if (change.verb === "status") {
-      await side.replaceStatus(namespace, name, change.object);
-      stats.write("virtual", kind.kind, "status");
-      return;
-    }
-    await side.delete(namespace, name, uid);
-    stats.write("virtual", kind.kind, "delete");
-    try {
-      await side.create(namespace, change.object);
-      stats.write("virtual", kind.kind, "create");
-    } catch (error) {
-      // Put the object back as it was (what it held is free again), then report why the change cannot be shown.
-      const metadata = { ...virtual.metadata };
-      for (const field of SERVER_METADATA) delete metadata[field];
-      const { status: _status, ...original } = virtual;
-      await side.create(namespace, { ...original, apiVersion: kind.apiVersion, kind: kind.kind, metadata });
-      stats.write("virtual", kind.kind, "create");
-      throw error;
     }
   }
 
@@ -568,28 +536,4 @@ function importedView(object: WireObject): unknown {
   const { labels, annotations } = object.metadata ?? {};
   const { metadata: _metadata, apiVersion: _apiVersion, kind: _kind, ...content } = object;
   return { labels, annotations, content };
-}
-
-/** JSON patch operations that write carried-back values into the virtual object (places it lacks are skipped). */
-function backOperations(virtual: WireObject, back: NonNullable<ReturnType<typeof carryBack>>): JsonPatchOperation[] {
-  const operations: JsonPatchOperation[] = [];
-  if (back.labels) operations.push({ op: "add", path: "/metadata/labels", value: back.labels });
-  if (back.annotations) operations.push({ op: "add", path: "/metadata/annotations", value: back.annotations });
-  for (const { keys, value } of back.fields) {
-    const pointer = keys.map((key) => `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
-    const parent = keys
-      .slice(0, -1)
-      .reduce<unknown>(
-        (node, key) => (typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined),
-        virtual,
-      );
-    if (typeof parent !== "object" || parent === null) continue;
-    const last = keys[keys.length - 1];
-    const exists = Array.isArray(parent) ? Number(last) < parent.length : Object.hasOwn(parent, last);
-    if (value === undefined) {
-      if (exists) operations.push({ op: "remove", path: pointer });
-    } else if (exists) operations.push({ op: "replace", path: pointer, value });
-    else if (!Array.isArray(parent)) operations.push({ op: "add", path: pointer, value });
-  }
-  return operations;
 }

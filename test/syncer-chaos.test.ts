@@ -83,8 +83,11 @@ function comparable(object: WireObject | V1Endpoints | undefined) {
 
 const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
 
+/** Time for the whole run: generous per round (a busy machine, restarts). */
+const TIMEOUT_MS = Math.max(1_800_000, ROUNDS * 6_000);
+
 describe("syncer chaos: virtual writes against host deletes, owner deletions and restarts", {
-  timeout: 1_800_000,
+  timeout: TIMEOUT_MS,
 }, () => {
   let dir: string;
   let host: ClusterApiServerProcess;

@@ -365,6 +365,54 @@ describe("access keys, roles and scopes over HTTPS", () => {
     }
   });
 
+  it("deprecated fields (parent, oidcLogin, scope.rules, scope.allowPlatformCli) are kept, with a Warning on each write", async () => {
+    const spec = {
+      parent: "older-key",
+      oidcLogin: { lastRefresh: "2026-01-01T00:00:00Z" },
+      scope: { rules: [{ verbs: ["get"] }], allowPlatformCli: true },
+    };
+    const created = await send("POST", `${API}/ownedaccesskeys`, {
+      token: admin,
+      body: {
+        metadata: { name: "deprecated-fields" },
+        spec: { user: "bob", displayName: "deprecated fields", ...spec },
+      },
+    });
+    assert.equal(created.status, 201, created.body);
+    const warnings = (reply: { headers: Record<string, unknown> }) => String(reply.headers.warning);
+    for (const pattern of [
+      /299 - "spec\.parent: deprecated/,
+      /299 - "spec\.oidcLogin: deprecated: use spec\.identity/,
+      /299 - "spec\.scope\.rules: deprecated: use spec\.scope\.projects/,
+      /299 - "spec\.scope\.allowPlatformCli: deprecated: use the role \\"platformCLI\\"/,
+    ]) {
+      assert.match(warnings(created), pattern);
+    }
+    assert.equal(created.json().spec.parent, "older-key");
+    const patched = await send("PATCH", `${API}/ownedaccesskeys/deprecated-fields`, {
+      token: admin,
+      body: { spec: { displayName: "still deprecated" } },
+      contentType: MERGE,
+    });
+    assert.equal(patched.status, 200, patched.body);
+    assert.match(warnings(patched), /spec\.scope\.allowPlatformCli: deprecated/);
+    const plain = await send("POST", `${API}/ownedaccesskeys`, {
+      token: admin,
+      body: { metadata: { name: "current-fields" }, spec: { user: "bob", displayName: "current fields" } },
+    });
+    assert.equal(plain.headers.warning, undefined);
+    const token = await send("POST", `${API}/directclusterendpointtokens`, {
+      token: admin,
+      body: {
+        apiVersion: "management.platform.sh/v1",
+        kind: "DirectClusterEndpointToken",
+        spec: { scope: { allowPlatformCli: true } },
+      },
+    });
+    assert.equal(token.status, 201, token.body);
+    assert.match(warnings(token), /spec\.scope\.allowPlatformCli: deprecated/);
+  });
+
   it("password login issues a Login key; logout deletes it; a password change revokes logins but not CI keys", async () => {
     assert.equal((await client.setPassword(admin, "carol", "carol-password-1")).status, 201);
     const login = await client.login("carol", "carol-password-1");

@@ -62,7 +62,7 @@ function describeDatastore(name: string, endpoint: () => Promise<{ url: string; 
         token: admin,
         contentType: "application/merge-patch+json",
         body: {
-          spec: { raw: `audit:\n  enabled: true\n  level: 1\n  path: ${join(dataDir, "audit.log")}\n${storeLine}` },
+          spec: { raw: `audit:\n  enabled: true\n  level: 1\n  path: audit.log\n${storeLine}` },
         },
       });
       assert.equal(config.status, 200, config.body);

@@ -3,6 +3,7 @@
 // when the platform stops.
 
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
@@ -12,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { capture, send } from "./support/https-json.ts";
 import { eventually } from "./support/kubectl.ts";
-import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { type PlatformProcess, refusedStart, startPlatformProcess } from "./support/platform-process.ts";
 
 const API = "/apis/management.platform.sh/v1";
 const LOAD_REQUESTS = 3000;
@@ -44,7 +45,8 @@ async function auditEvents(dir: string): Promise<AuditEvent[]> {
     const events: AuditEvent[] = [];
     try {
       for (const name of names) {
-        if (name.endsWith(".tmp") || names.includes(`${name}.gz`)) continue;
+        // Skipped: the record of the backups the log made (.audit.log.backups), and files being compressed.
+        if (name.startsWith(".") || name.endsWith(".tmp") || names.includes(`${name}.gz`)) continue;
         const bytes = await readFile(join(dir, name));
         const text = name.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8");
         // The live file may end in a line being appended right now: only complete lines count.
@@ -215,7 +217,7 @@ describe("audit log", () => {
     await eventually(async () => (await count()) === before + LOAD_REQUESTS, `${LOAD_REQUESTS} list events`);
     await eventually(async () => {
       const names = await readdir(auditDir);
-      return names.filter((n) => n !== "audit.log").every((n) => n.endsWith(".log.gz"));
+      return names.filter((n) => n !== "audit.log" && !n.startsWith(".")).every((n) => n.endsWith(".log.gz"));
     }, "every rotated file compressed");
     const names = await readdir(auditDir);
     const backups = names.filter((n) => /^audit-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}(-\d+)?\.log\.gz$/.test(n));
@@ -251,7 +253,10 @@ describe("audit log at shutdown", () => {
     const dataDir = join(dir, "data");
     const configFile = join(dir, "platform.yaml");
     await writeFile(configFile, `audit: {enabled: true, level: 1, path: ${join(dir, "audit", "audit.log")}}\n`);
-    const platform = await startPlatformProcess({ dataDir, extraArgs: ["--config", configFile, "--audit-dir", dir] });
+    const platform = await startPlatformProcess({
+      dataDir,
+      extraArgs: ["--config", configFile, "--audit-dir", join(dir, "audit")],
+    });
     try {
       assert.equal(await load(platform, `${API}/users`, 2000, LOAD_CONCURRENCY), 2000);
     } finally {
@@ -269,6 +274,29 @@ describe("audit log at shutdown", () => {
       assert.equal(row.n, 4000, "and in the datastore");
     } finally {
       db.close();
+    }
+  });
+});
+
+describe("the audit directory", () => {
+  let dir: string | undefined;
+  after(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("platform start refuses an --audit-dir that overlaps its keys or store, in one line, before writing anything", async () => {
+    dir = await mkdtemp(join(tmpdir(), "vcp-audit-dir-"));
+    const dataDir = join(dir, "data");
+    for (const auditDir of [dataDir, join(dataDir, "pki"), dir]) {
+      const refused = await refusedStart({ dataDir, extraArgs: ["--audit-dir", auditDir] });
+      assert.match(refused, new RegExp(`^error: --audit-dir ${auditDir} overlaps ${dataDir}/(pki|platform\\.db)`));
+      // Nothing of the platform's was written (a test run on etcd puts a key file in pki/ beforehand).
+      const written = ["platform.db", "admin-access-key", "audit", join("pki", "ca.key")];
+      assert.deepEqual(
+        written.filter((name) => existsSync(join(dataDir, name))),
+        [],
+        "nothing written",
+      );
     }
   });
 });

@@ -3,7 +3,8 @@
 // platform's state at the snapshot's revision: every write acknowledged at or before it, none after.
 
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -135,6 +136,7 @@ describe("platform backup and restore", () => {
       new Set(["source", "snapshot.db"]),
       "no temporary file is left beside the snapshot",
     );
+    assert.match(backup.stdout, /sealed under encryption key k[0-9a-f]{12}: restore refuses it if it changes/);
     await source.stop();
 
     // A stopped platform's store is read directly.
@@ -145,14 +147,29 @@ describe("platform backup and restore", () => {
       await runCli(["platform", "restore", "--from", snapshot, "--data-dir", source.dataDir]),
       /already holds a store \(\d+ keys at revision \d+\): pass --force to replace it/,
     );
+    assertFailure(
+      await runCli(["platform", "restore", "--from", snapshot, "--data-dir", join(root, "keyless")]),
+      /cannot check the authentication of .*snapshot\.db: it was sealed under encryption key k[0-9a-f]{12}, and .*keyless\/pki\/encryption\.key does not exist; copy pki\/encryption\.key of the data directory it was taken from, or pass the key file with --encryption-key-file/,
+    );
 
     const target = join(root, "restored");
-    const restore = await runCli(["platform", "restore", "--from", snapshot, "--data-dir", target]);
+    // A new data directory, the encryption key given beside it: the seal is checked with it.
+    const keyFile = join(source.dataDir, "pki", "encryption.key");
+    const restore = await runCli([
+      "platform",
+      "restore",
+      "--from",
+      snapshot,
+      "--data-dir",
+      target,
+      "--encryption-key-file",
+      keyFile,
+    ]);
     assertOk(restore);
     assert.match(restore.stdout, new RegExp(`Restored revision ${revision} \\(${printed[2]} keys\\)`));
-    // The store holds no CA, encryption key or admin key file: restore says what to copy.
+    assert.match(restore.stdout, /Its seal \(encryption key k[0-9a-f]{12}\) matched\./);
+    // The store holds no CA or admin key file: restore says what to copy.
     assert.match(restore.stderr, /warning: .*pki has no ca\.key/);
-    assert.match(restore.stderr, /warning: .*encryption\.key is missing/);
     assert.match(restore.stderr, /warning: .*admin-access-key is missing/);
     assert.equal(statSync(join(target, "platform.db")).mode & 0o777, 0o600);
     assert.equal(statSync(target).mode & 0o777, 0o700);
@@ -202,5 +219,81 @@ describe("platform backup and restore", () => {
       client.agent.destroy();
     }
     assert.equal(existsSync(join(target, "platform.sock")), true, "the restored platform answers backups too");
+  });
+
+  it("a backup whose rows were edited (bob made admin) is refused at restore, naming the check that failed", async () => {
+    const source = await startPlatformProcess({ dataDir: join(root, "tamper-source") });
+    started.push(source);
+    const client = new AuthClient(source.url, source.caPem);
+    await client.createUser(source.adminKey, "bob");
+    client.agent.destroy();
+    const backup = join(root, "tamper.db");
+    assertOk(await runCli(["platform", "backup", "--data-dir", source.dataDir, "--to", backup]));
+    await source.stop();
+    const keyFile = join(source.dataDir, "pki", "encryption.key");
+    const restore = (from: string, target: string, ...extra: string[]) =>
+      runCli([
+        "platform",
+        "restore",
+        "--from",
+        from,
+        "--data-dir",
+        join(root, target),
+        "--encryption-key-file",
+        keyFile,
+        ...extra,
+      ]);
+
+    const edited = join(root, "tamper-edited.db");
+    cpSync(backup, edited);
+    const db = new DatabaseSync(edited);
+    const bob = db
+      .prepare("SELECT id, value FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1")
+      .get(`/${GV.split("/")[0]}/users//bob`);
+    assert.ok(bob, "bob is in the backup");
+    const value = JSON.parse(String(bob.value));
+    value.spec = { ...value.spec, clusterRoles: [{ name: "admin" }] };
+    db.prepare("UPDATE kv SET value = ? WHERE id = ?").run(JSON.stringify(value), bob.id);
+    db.close();
+    assertFailure(
+      await restore(edited, "tamper-edited"),
+      /backup authentication failed: the contents of .*tamper-edited\.db do not match its HMAC-SHA256 under encryption key k[0-9a-f]{12}, so it was changed after it was made; restore refused/,
+    );
+    assert.equal(existsSync(join(root, "tamper-edited", "platform.db")), false, "nothing restored");
+
+    // Without its seal it is an unauthenticated backup: refused unless asked for, and then said so.
+    const unsealed = join(root, "tamper-unsealed.db");
+    cpSync(edited, unsealed);
+    const plain = new DatabaseSync(unsealed);
+    plain.exec("DROP TABLE snapshot_seal");
+    plain.close();
+    assertFailure(
+      await restore(unsealed, "tamper-unsealed"),
+      /backup authentication failed: .*tamper-unsealed\.db carries no authentication \(a backup of a version before authenticated backups, or a copied platform\.db\); take a new backup with virtualcluster platform backup, or pass --allow-unauthenticated/,
+    );
+    const allowed = await restore(unsealed, "tamper-unsealed", "--allow-unauthenticated");
+    assertOk(allowed);
+    assert.match(
+      allowed.stderr,
+      /warning: .*carries no authentication .*: restored unchecked \(--allow-unauthenticated\)/,
+    );
+
+    // Under another key the seal cannot be checked; the untouched backup restores.
+    const otherKey = join(root, "other.key");
+    writeFileSync(otherKey, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+    assertFailure(
+      await runCli([
+        "platform",
+        "restore",
+        "--from",
+        backup,
+        "--data-dir",
+        join(root, "tamper-other"),
+        "--encryption-key-file",
+        otherKey,
+      ]),
+      /it was sealed under encryption key (k[0-9a-f]{12}), which .*other\.key does not hold \(it holds k[0-9a-f]{12}\)/,
+    );
+    assertOk(await restore(backup, "tamper-intact"));
   });
 });

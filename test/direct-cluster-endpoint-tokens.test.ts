@@ -147,7 +147,12 @@ describe("direct cluster endpoint tokens over HTTPS", () => {
     const revoked = await review(before);
     assert.equal(revoked.status, 400);
     assert.match(revoked.json().message, /revoked/);
-    const after = await issue(carol);
+    // The key that asked for it was issued before the change too: revoked, so a new key asks.
+    assert.equal(
+      (await send("POST", `${API}/directclusterendpointtokens`, { token: carol, body: tokenBody() })).status,
+      401,
+    );
+    const after = await issue(await client.createKey(admin, "carol-second", { user: "carol" }));
     assert.equal((await review(after)).status, 201);
     assert.equal((await patch({ disabled: true })).status, 200);
     const disabled = await review(after);

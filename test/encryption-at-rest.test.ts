@@ -19,16 +19,22 @@ import {
 } from "../src/storage/encryption/value-cipher.ts";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
+import { TestBrowser } from "./support/browser.ts";
 import { runCli } from "./support/cli-run.ts";
 import { eventually } from "./support/kubectl.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { type SamlTestIdp, startSamlTestIdp } from "./support/saml-test-idp.ts";
 
 const V1 = "management.platform.sh/v1";
 const CLIENT_SECRET = "oidc-Cl1ent-s3cret-at-rest";
 const VAULT_TOKEN = "vault-T0ken-at-rest";
-/** The CLI's one-time state of a single sign-on login in progress (kept with the login until its callback). */
+/** The CLI's one-time state of a single sign-on login in progress (sealed in the browser, never stored). */
 const CLI_STATE = "cli-St4te-of-a-login-in-progress";
-const CONFIG_RAW = `auth:\n  oidc: {issuerUrl: "https://idp.example.com", clientId: platform, clientSecret: ${CLIENT_SECRET}}\n  saml: {ssoURL: "https://idp.example.com/sso", insecureSkipSignatureValidation: true}\nsecretStore:\n  auth: {token: ${VAULT_TOKEN}}\n`;
+/** The Config: an OIDC client secret, a SAML connector of the tests' signing IdP, a secret store token. */
+const configRaw = (idp: SamlTestIdp, platformUrl: string) =>
+  `auth:\n  oidc: {issuerUrl: "https://idp.example.com", clientId: platform, clientSecret: ${CLIENT_SECRET}}\n` +
+  `  saml: {ssoURL: "${idp.ssoUrl}", redirectURI: "${platformUrl}/auth/saml/callback", usernameAttr: uid, ` +
+  `caData: ${Buffer.from(idp.signingCertPem).toString("base64")}}\nsecretStore:\n  auth: {token: ${VAULT_TOKEN}}\n`;
 
 interface Row {
   name: string;
@@ -70,6 +76,7 @@ describe("encryption at rest", () => {
   let platform: PlatformProcess;
   let client: AuthClient;
   let adminPassword: string;
+  let idp: SamlTestIdp;
 
   const start = async () => {
     platform = await startPlatformProcess({ dataDir });
@@ -86,9 +93,12 @@ describe("encryption at rest", () => {
     home = await mkdtemp(join(tmpdir(), "vcp-encryption-home-"));
     await start();
     adminPassword = (await readFile(join(dataDir, "admin-password"), "utf8")).trim();
+    idp = await startSamlTestIdp();
+    idp.behaviour = { sign: "assertion" };
+    idp.user = { nameId: "sam-id", attributes: { uid: ["sam"] } };
     const config = await client.send("PATCH", `${API}/configs/platform-config`, {
       token: platform.adminKey,
-      body: { spec: { raw: CONFIG_RAW } },
+      body: { spec: { raw: configRaw(idp, platform.url) } },
       contentType: "application/merge-patch+json",
     });
     assert.equal(config.status, 200, config.body);
@@ -115,6 +125,7 @@ describe("encryption at rest", () => {
   });
   after(async () => {
     await stop();
+    await idp?.close();
     await rm(dataDir, { recursive: true, force: true });
     await rm(home, { recursive: true, force: true });
   });
@@ -133,7 +144,12 @@ describe("encryption at rest", () => {
       });
       return typeof got.json().status?.clientCertificateAuthority === "string";
     }, "the instance's client CA");
-    // A CLI login through SAML, started and not finished: its state waits in the store for the callback.
+    // A SAML login: the assertion's ID is kept (after its signature was verified) so a replay is refused.
+    const browser = new TestBrowser([platform.caPem, idp.tls.caPem]);
+    const atIdp = await browser.navigate(`${platform.url}/auth/saml/login`);
+    const done = await browser.submit(await browser.submit(atIdp));
+    assert.equal(done.status, 200, done.body);
+    // A CLI login through SAML, started and not finished: its state is sealed in the browser, not stored.
     const started = await client.send(
       "GET",
       `/auth/saml/login?cli_redirect=${encodeURIComponent("http://127.0.0.1:4711/cb")}&cli_state=${CLI_STATE}`,

@@ -9,11 +9,12 @@ import { AuthClient } from "./support/auth-client.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
 import { createAccessKey, readInstance, VIRTUALCLUSTER_SCOPE } from "./support/platform-objects.ts";
-import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { type PlatformProcess, refusedStart, startPlatformProcess } from "./support/platform-process.ts";
 import { type RuntimeProcess, startRuntimeProcess } from "./support/runtime-process.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
+const HEARTBEAT_SECONDS = 1;
 const OFFLINE_AFTER_SECONDS = 3;
 
 describe("instance liveness and connection errors", { skip: kubectlSkip }, () => {
@@ -39,12 +40,13 @@ describe("instance liveness and connection errors", { skip: kubectlSkip }, () =>
       }),
     );
   };
-  const run = async (name: string, namespace: string) => {
+  const run = async (name: string, namespace: string, heartbeatSeconds?: null) => {
     const runtime = await startRuntimeProcess({
       name,
       namespace,
       settings: "external:\n  platform: {}\n",
       hostKubeconfig: host.kubeconfig,
+      heartbeatSeconds,
     });
     runtimes.push(runtime);
     return runtime;
@@ -53,7 +55,14 @@ describe("instance liveness and connection errors", { skip: kubectlSkip }, () =>
 
   before(async () => {
     [platform, host] = await Promise.all([
-      startPlatformProcess({ extraArgs: ["--instance-offline-after-seconds", String(OFFLINE_AFTER_SECONDS)] }),
+      startPlatformProcess({
+        extraArgs: [
+          "--instance-heartbeat-seconds",
+          String(HEARTBEAT_SECONDS),
+          "--instance-offline-after-seconds",
+          String(OFFLINE_AFTER_SECONDS),
+        ],
+      }),
       startClusterApiServerProcess(),
     ]);
     hostctl = new Kubectl(host.kubeconfig);
@@ -101,6 +110,45 @@ describe("instance liveness and connection errors", { skip: kubectlSkip }, () =>
         status.conditions?.some((c: { type: string; status: string }) => c.type === "Online" && c.status === "True")
       );
     }, "the instance online again");
+  });
+
+  it("platform start refuses an offline bound below twice the heartbeat, in one line naming the heartbeat", async () => {
+    const refusals = [
+      { args: ["--instance-offline-after-seconds", "30"], heartbeat: "30 s \\(default\\)" },
+      {
+        args: ["--instance-heartbeat-seconds", "10", "--instance-offline-after-seconds", "19"],
+        heartbeat: "10 s \\(--instance-heartbeat-seconds\\)",
+      },
+    ];
+    for (const { args, heartbeat } of refusals) {
+      assert.match(
+        await refusedStart({ extraArgs: args }),
+        new RegExp(
+          `^error: --instance-offline-after-seconds \\d+ is below twice the instance heartbeat of ${heartbeat}: instances would flap`,
+        ),
+      );
+    }
+  });
+
+  it("a runtime without --heartbeat-seconds reports at the heartbeat the platform states", async () => {
+    await setUp("follow", await createKey("follow-key"));
+    const vc = await run("follow", "follow", null);
+    await waitFor(async () => (await vc.status()).platform?.heartbeatSeconds === HEARTBEAT_SECONDS, "the heartbeat");
+    const onlineCondition = async () =>
+      (await instance("follow"))?.status?.conditions?.find((c: { type: string }) => c.type === "Online");
+    await waitFor(async () => (await onlineCondition())?.status === "True", "the instance online");
+    const since = (await onlineCondition()).lastTransitionTime;
+    // Two offline bounds pass with the instance online throughout: it reports often enough.
+    let offline = false;
+    await waitFor(async () => {
+      const status = (await instance("follow"))?.status;
+      if (status?.online !== true) offline = true;
+      return Date.parse(status?.lastHeartbeatTime) - Date.parse(since) >= 2 * OFFLINE_AFTER_SECONDS * 1000;
+    }, "heartbeats across two offline bounds");
+    assert.equal(offline, false, "the instance went offline between heartbeats");
+    const online = await onlineCondition();
+    assert.equal(online?.status, "True");
+    assert.equal(online.lastTransitionTime, since, "no transition since it came online");
   });
 
   it("says what the platform said about a disabled key, and that a stopped platform is unreachable", async () => {

@@ -45,7 +45,7 @@ describe("the platform as an OpenID provider", () => {
   const codeFlow = (browser: TestBrowser, rp: client.Configuration, uri: string) => rps.codeFlow(browser, rp, uri);
 
   const issuer = () => rps.issuer();
-  const config = (oidc: string) => `audit: {enabled: true, level: 3, path: ${platform.dataDir}/audit.log}
+  const config = (oidc: string) => `audit: {enabled: true, level: 3, path: audit.log}
 oidc:
 ${oidc}`;
   const clients = (extra = "") => `  clients:
@@ -136,11 +136,63 @@ ${extra}`;
       preferred_username: "alice",
       name: "Alice Example",
       email: "alice@example.com",
+      // Written into spec.email, verified by nobody.
+      email_verified: false,
       groups: ["dev"],
     };
     for (const [claim, value] of Object.entries(expected)) assert.deepEqual((payload as Claims)[claim], value, claim);
     const info = await client.fetchUserInfo(rp, tokens.access_token, aliceUid);
     for (const [claim, value] of Object.entries(expected)) assert.deepEqual((info as Claims)[claim], value, claim);
+  });
+
+  it("email_verified follows spec.verifiedEmail: true once an admin verifies the address, false when the user changes it", async () => {
+    const rp = await relyingParty(GRAFANA.id, GRAFANA.secret);
+    const claimsNow = async () => {
+      const tokens = await codeFlow(await signedIn("bob", "bob-password-1"), rp, GRAFANA.redirect);
+      const info = (await client.fetchUserInfo(rp, tokens.access_token, tokens.claims()?.sub ?? "")) as Claims;
+      return { token: tokens.claims() as Claims, info };
+    };
+    const patch = (token: string, spec: Record<string, unknown>) =>
+      send(platform, "PATCH", `${MGMT}/users/bob`, {
+        token,
+        body: { spec },
+        contentType: "application/merge-patch+json",
+      });
+    assert.equal((await patch(platform.adminKey, { verifiedEmail: "bob@example.com" })).status, 200);
+    let now = await claimsNow();
+    assert.equal(now.token.email_verified, true);
+    assert.equal(now.info.email_verified, true);
+    // bob claims a colleague's address: his own right, but nobody verified it.
+    const bobKey = (await api.login("bob", "bob-password-1")).json().accessKey;
+    secrets.push(bobKey);
+    assert.equal((await patch(bobKey, { email: "alice@corp.example" })).status, 200);
+    assert.equal((await patch(bobKey, { verifiedEmail: "alice@corp.example" })).status, 403);
+    now = await claimsNow();
+    assert.equal(now.token.email, "alice@corp.example");
+    assert.equal(now.token.email_verified, false);
+    assert.equal(now.info.email_verified, false);
+  });
+
+  it("spec.extraClaims reach the ID token and userinfo; a claim the provider sets itself is refused (422)", async () => {
+    const patch = (spec: Record<string, unknown>) =>
+      send(platform, "PATCH", `${MGMT}/users/bob`, {
+        token: platform.adminKey,
+        body: { spec },
+        contentType: "application/merge-patch+json",
+      });
+    assert.equal((await patch({ extraClaims: { department: "finance", cost_center: "cc-7" } })).status, 200);
+    const rp = await relyingParty(GRAFANA.id, GRAFANA.secret);
+    const tokens = await codeFlow(await signedIn("bob", "bob-password-1"), rp, GRAFANA.redirect);
+    const info = (await client.fetchUserInfo(rp, tokens.access_token, tokens.claims()?.sub ?? "")) as Claims;
+    for (const claims of [tokens.claims() as Claims, info]) {
+      assert.equal(claims.department, "finance");
+      assert.equal(claims.cost_center, "cc-7");
+    }
+    for (const reserved of ["sub", "email_verified", "iss", "groups"]) {
+      const refused = await patch({ extraClaims: { [reserved]: "forged" } });
+      assert.equal(refused.status, 422, `${reserved}: ${refused.body}`);
+      assert.match(refused.json().message, new RegExp(`spec\\.extraClaims\\.${reserved}`));
+    }
   });
 
   it("a refresh gives new tokens; a revoked refresh token is refused with invalid_grant", async () => {
@@ -546,7 +598,7 @@ ${extra}`;
   });
 
   it("no client secret, password, key, code or token reaches the log or the audit log", async () => {
-    const audit = await readFile(`${platform.dataDir}/audit.log`, "utf8");
+    const audit = await readFile(`${platform.dataDir}/audit/audit.log`, "utf8");
     assert.match(audit, /\/oidc\/token/);
     for (const text of [logs(), audit]) {
       for (const secret of [...secrets, ...rps.secrets].filter((s) => s.length > 8)) {

@@ -71,9 +71,9 @@ describe("a virtual cluster authenticating the platform's ID tokens", { skip: ku
     await platform?.stop();
   });
 
-  async function idToken(clientId: string, secret: string, redirect: string): Promise<string> {
+  async function idToken(clientId: string, secret: string, redirect: string, user = "alice"): Promise<string> {
     const rp = await rps.relyingParty(clientId, secret);
-    const browser = await rps.signedIn("alice", "alice-password-1");
+    const browser = await rps.signedIn(user, `${user}-password-1`);
     const tokens = await rps.codeFlow(browser, rp, redirect);
     assert.ok(tokens.id_token);
     return tokens.id_token;
@@ -91,6 +91,52 @@ describe("a virtual cluster authenticating the platform's ID tokens", { skip: ku
     const write = await admin.run(["--token", token, "create", "configmap", "nope", "-n", "default"]);
     assert.notEqual(write.code, 0);
     assert.match(write.stderr, /User "alice" cannot create resource "configmaps"/);
+  });
+
+  it("usernameClaim email: an address the user set is refused, one an admin verified names the user", async () => {
+    await api.createUser(platform.adminKey, "bob", { username: "bob" });
+    assert.equal((await api.setPassword(platform.adminKey, "bob", "bob-password-1")).status, 201);
+    const bobKey = (await api.login("bob", "bob-password-1")).json().accessKey;
+    const setEmail = (token: string, user: string, spec: Record<string, unknown>) =>
+      api.send("PATCH", `/apis/management.platform.sh/v1/users/${user}`, {
+        token,
+        body: { spec },
+        contentType: "application/merge-patch+json",
+      });
+    // bob claims the address of a colleague (his own right: it is only unverified).
+    assert.equal((await setEmail(bobKey, "bob", { email: "alice@corp.example" })).status, 200);
+    assert.equal(
+      (await setEmail(platform.adminKey, "alice", { email: "alice@corp.example", verifiedEmail: "alice@corp.example" }))
+        .status,
+      200,
+    );
+    const caFile = join(host.dataDir, "platform-ca.pem");
+    await new Kubectl(host.kubeconfig).ok(["create", "namespace", "vc-oidc-email"]);
+    const byEmail = await startRuntimeProcess({
+      name: "oidc-email",
+      namespace: "vc-oidc-email",
+      hostKubeconfig: host.kubeconfig,
+      settings: `controlPlane:\n  apiServer:\n    oidc:\n      issuerURL: ${rps.issuer()}\n      clientID: ${KUBERNETES.id}\n      usernameClaim: email\n      caFile: ${caFile}\n`,
+    });
+    try {
+      const kubectl = new Kubectl(byEmail.kubeconfig);
+      await kubectl.ok([
+        "create",
+        "clusterrolebinding",
+        "alice-view",
+        "--clusterrole=view",
+        "--user=alice@corp.example",
+      ]);
+      const bobToken = await idToken(KUBERNETES.id, KUBERNETES.secret, KUBERNETES.redirect, "bob");
+      const refused = await kubectl.run(["--token", bobToken, "get", "services", "-n", "default"]);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /Unauthorized|must be logged in/);
+      const aliceToken = await idToken(KUBERNETES.id, KUBERNETES.secret, KUBERNETES.redirect);
+      const listed = await kubectl.ok(["--token", aliceToken, "get", "services", "-n", "default", "-o", "name"]);
+      assert.match(listed, /service\/kubernetes/);
+    } finally {
+      await byEmail.stop();
+    }
   });
 
   it("an ID token for another client, or a tampered one, is refused (401)", async () => {

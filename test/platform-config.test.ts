@@ -2,7 +2,7 @@
 // with field paths, secrets that no read returns, and live effects of API writes without a restart.
 
 import assert from "node:assert/strict";
-import { access, readFile } from "node:fs/promises";
+import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "yaml";
@@ -145,10 +145,10 @@ describe("platform config over HTTPS", () => {
     skip: kubectlSkip,
   }, async () => {
     const read = parse(await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]));
-    read.spec.raw = read.spec.raw.replace("clientId: platform,", "clientId: platform-2,");
+    read.spec.raw = read.spec.raw.replace("clientId: platform,", "clientId: platform, getUserInfo: true,");
     await kubectl.ok(["replace", "-f", "-"], JSON.stringify(read));
     const after = parse(await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]));
-    assert.equal(after.status.auth.oidc.clientId, "platform-2");
+    assert.equal(after.status.auth.oidc.getUserInfo, true);
     assert.equal(after.status.auth.oidc.clientSecret, "<redacted>", "a secret is still stored");
     // A marker where nothing was stored is refused: the marker never becomes a value.
     const bogus = await send(platform, "PATCH", CONFIG, {
@@ -162,6 +162,28 @@ describe("platform config over HTTPS", () => {
     });
     assert.equal(bogus.status, 422);
     assert.match(bogus.body, /spec\.raw\.apps\.repositories\[0\]\.password/);
+  });
+
+  it("a kept secret is never sent elsewhere: moving issuer, client id or tenant beside the marker is a 422 naming the field", {
+    skip: kubectlSkip,
+  }, async () => {
+    const exported = await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]);
+    for (const [from, to, field] of [
+      ['issuerUrl: "https://idp.example.com"', 'issuerUrl: "https://attacker.example"', "auth.oidc.issuerUrl"],
+      ["clientId: platform,", "clientId: someone-else,", "auth.oidc.clientId"],
+      ["clientId: corp,", "clientId: corp, tenant: attacker-tenant,", "auth.connectors[0].idpB.tenant"],
+    ]) {
+      const read = parse(exported);
+      assert.ok(read.spec.raw.includes(from), from);
+      read.spec.raw = read.spec.raw.replace(from, to);
+      const refused = await kubectl.run(["replace", "-f", "-"], JSON.stringify(read));
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, new RegExp(`spec\\.raw\\.${field.replace(/[.[\]]/g, "\\$&")}`));
+      assert.match(refused.stderr, /re-enter the secret/);
+      assert.doesNotMatch(refused.stderr, SECRETS);
+    }
+    const unchanged = parse(await kubectl.ok(["get", "config", "platform-config", "-o", "yaml"]));
+    assert.equal(unchanged.status.auth.oidc.issuerUrl, "https://idp.example.com");
   });
 
   it("kubectl apply --server-side of an exported (redacted) config keeps the stored secrets", {
@@ -219,7 +241,7 @@ describe("platform config over HTTPS", () => {
 
   it("enabling audit through the API starts the log without a restart", async () => {
     const path = join(platform.dataDir, "audit", "api-enabled.log");
-    await writeRaw(`audit: {enabled: true, level: 1, path: ${path}}\n`);
+    await writeRaw("audit: {enabled: true, level: 1, path: api-enabled.log}\n");
     await send(platform, "GET", `${API}/users/admin`, { token: admin });
     await eventually(async () => {
       const text = await readFile(path, "utf8").catch(() => "");
@@ -228,9 +250,12 @@ describe("platform config over HTTPS", () => {
     await writeRaw("");
   });
 
-  it("audit.path stays inside the data directory: a path outside it or a .. escape is 422, nothing is stored", async () => {
+  it("audit.path cannot reach the platform's own files: outside the audit directory, .. or a link out is 422", async () => {
+    const key = join(platform.dataDir, "pki", "encryption.key");
+    const keyBefore = await readFile(key);
+    await symlink(join(platform.dataDir, "pki"), join(platform.dataDir, "audit", "to-pki"));
     const before = (await send(platform, "GET", CONFIG, { token: admin })).json().metadata.resourceVersion;
-    for (const path of ["/tmp/elsewhere/audit.log", join(platform.dataDir, "..", "escape.log"), "audit.log"]) {
+    for (const path of [key, "../pki/encryption.key", "to-pki/encryption.key", join(platform.dataDir, "audit.log")]) {
       const reply = await send(platform, "PATCH", CONFIG, {
         token: admin,
         body: { spec: { raw: `audit: {enabled: true, level: 1, path: ${path}}\n` } },
@@ -239,14 +264,21 @@ describe("platform config over HTTPS", () => {
       assert.equal(reply.status, 422, `${path}: ${reply.body}`);
       const cause = reply.json().details.causes[0];
       assert.equal(cause.field, "spec.raw.audit.path");
-      assert.ok(cause.message.includes(platform.dataDir), cause.message);
+      assert.ok(cause.message.includes(join(platform.dataDir, "audit")), cause.message);
     }
     const after = (await send(platform, "GET", CONFIG, { token: admin })).json().metadata.resourceVersion;
     assert.equal(after, before, "nothing was stored");
-    await access("/tmp/elsewhere/audit.log").then(
-      () => assert.fail("the refused path was written"),
-      () => undefined,
+
+    // The same name, relative, is a file of the audit directory: the key is never touched.
+    await writeRaw("audit: {enabled: true, level: 1, path: pki/encryption.key, maxSize: 1, maxBackups: 1}\n");
+    await send(platform, "GET", `${API}/users/admin`, { token: admin });
+    const written = join(platform.dataDir, "audit", "pki", "encryption.key");
+    await eventually(
+      async () => (await readFile(written, "utf8").catch(() => "")).includes('"kind":"Event"'),
+      "the log",
     );
+    assert.deepEqual(await readFile(key), keyBefore, "the encryption key is untouched");
+    await writeRaw("");
   });
 
   it("no secret written through the API appears in the platform's log", () => {

@@ -6,16 +6,7 @@
 
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -29,6 +20,7 @@ import {
   runFileInPrivateNetwork,
 } from "./support/private-network.ts";
 import { readmeSection, readmeSubsection, runnableBlocks, scriptOf } from "./support/readme-blocks.ts";
+import { installProgram } from "./support/readme-run.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const README = readFileSync(join(REPO, "README.md"), "utf8");
@@ -72,12 +64,7 @@ function walkthrough(skip: string | undefined): void {
     before(async () => {
       const bin = join(root, "bin");
       for (const dir of [home, work, bin]) mkdirSync(dir, { recursive: true });
-      // The installed program, run by this test's Node (24) whatever `node` is on the PATH.
-      writeFileSync(
-        join(bin, "virtualcluster"),
-        `#!/bin/sh\nexec '${process.execPath}' '${join(REPO, "bin", "virtualcluster.js")}' "$@"\n`,
-      );
-      chmodSync(join(bin, "virtualcluster"), 0o755);
+      installProgram(bin);
 
       const walkthrough = runnableBlocks(SECTION.replace(CLEANUP, ""));
       const cleanup = runnableBlocks(CLEANUP);

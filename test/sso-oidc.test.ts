@@ -7,8 +7,11 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
+import * as client from "openid-client";
+import { AuthClient } from "./support/auth-client.ts";
 import { formsOf, type Page, TestBrowser } from "./support/browser.ts";
 import { capture, send } from "./support/https-json.ts";
+import { OidcRelyingParties } from "./support/oidc-relying-party.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "./support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { adminGet, cookieValue, keyWorks, setPlatformConfig, tempFile } from "./support/sso-platform.ts";
@@ -21,7 +24,7 @@ describe("OIDC login", () => {
   /** Every Login key the tests saw, and the provider's client secret: none may appear in a log. */
   const secrets: string[] = [];
 
-  const oidcConfig = (extra = "", auth = "") => `audit: {enabled: true, level: 3, path: ${platform.dataDir}/audit.log}
+  const oidcConfig = (extra = "", auth = "") => `audit: {enabled: true, level: 3, path: audit.log}
 auth:
   oidc:
 ${oidcBlockYaml(provider, {
@@ -103,7 +106,9 @@ ${oidcBlockYaml(provider, {
     const user = await adminGet(platform, "users/alice");
     assert.equal(user.status, 200);
     assert.equal(user.json.spec.username, "alice");
-    assert.equal(user.json.spec.subject, "alice");
+    // The subject links the account to (connector, provider subject) only.
+    assert.equal(user.json.spec.subject, "sso:oidc:alice");
+    assert.equal(user.json.spec.verifiedEmail, "alice@example.com");
     assert.equal(user.json.spec.email, "alice@example.com");
     assert.deepEqual(user.json.spec.ssoGroups, ["dev", "ops"]);
     for (const team of ["dev", "ops"]) {
@@ -133,8 +138,12 @@ ${oidcBlockYaml(provider, {
     });
     assert.doesNotMatch(JSON.stringify(loginKey), /eyJ/, "no provider token is stored");
 
-    // Logout: the key dies, the cookie is cleared, and the browser goes on to the provider's end-session page.
-    const out = await b.fetch(`${platform.url}/auth/logout`);
+    // Logout (the button of the logout page): the key dies, the cookie is cleared, and the browser goes on to the
+    // provider's end-session page.
+    const logoutPage = await b.navigate(`${platform.url}/auth/logout`);
+    assert.equal(logoutPage.status, 200);
+    assert.ok(await cookieValue(b.jar, `${platform.url}/`, "vcp_session"), "showing the page changed nothing");
+    const out = await b.fetch(`${platform.url}/auth/logout`, { method: "POST", headers: { origin: platform.url } });
     assert.equal(out.status, 303);
     const endSession = new URL(String(out.headers.location));
     assert.equal(endSession.origin, provider.issuer);
@@ -150,6 +159,33 @@ ${oidcBlockYaml(provider, {
     assert.deepEqual((await adminGet(platform, "users/alice")).json.spec.ssoGroups, ["ops", "sre"]);
     assert.deepEqual((await adminGet(platform, "teams/dev")).json.spec.users, []);
     assert.deepEqual((await adminGet(platform, "teams/sre")).json.spec.users, ["alice"]);
+  });
+
+  it("allowedExtraClaims and the verified e-mail reach the platform's own ID tokens and userinfo", async () => {
+    const wiki = { id: "wiki", secret: "wiki-client-s3cret", redirect: "https://wiki.example.test/cb" };
+    secrets.push(wiki.secret);
+    await setPlatformConfig(
+      platform,
+      `${oidcConfig()}oidc:\n  clients:\n  - {name: Wiki, clientId: ${wiki.id}, clientSecret: ${wiki.secret}, redirectURIs: ['${wiki.redirect}']}\n`,
+    );
+    const b = browser();
+    assert.equal((await login(b, "alice")).status, 200);
+    const api = new AuthClient(platform.url, platform.caPem);
+    try {
+      const rps = new OidcRelyingParties(platform, api);
+      const rp = await rps.relyingParty(wiki.id, wiki.secret);
+      const tokens = await rps.codeFlow(b, rp, wiki.redirect);
+      secrets.push(tokens.access_token, tokens.id_token ?? "", tokens.refresh_token ?? "");
+      const info = await client.fetchUserInfo(rp, tokens.access_token, tokens.claims()?.sub ?? "");
+      for (const claims of [tokens.claims() ?? {}, info] as Record<string, unknown>[]) {
+        assert.deepEqual(claims.department, ["engineering"]);
+        assert.equal(claims.email, "alice@example.com");
+        assert.equal(claims.email_verified, true);
+      }
+    } finally {
+      api.close();
+    }
+    await setPlatformConfig(platform, oidcConfig());
   });
 
   it("required groups refuse a user outside them with a 403 page naming the rule", async () => {
@@ -220,9 +256,9 @@ ${oidcBlockYaml(provider, {
   it("a callback with an unknown state, or from another browser, is refused", async () => {
     const unknown = await send(platform, "GET", "/auth/oidc/callback?state=nope&code=x");
     assert.equal(unknown.status, 400);
-    assert.match(unknown.json().message, /unknown or has expired/);
+    assert.match(unknown.json().message, /unknown, has expired/);
 
-    // Start in one browser, finish in another: the binding cookie is missing there.
+    // Start in one browser, finish in another: the login's sealed cookie is missing there.
     const b = browser();
     let page = await b.navigate(`${platform.url}/auth/oidc/login`);
     page = await b.submit(page, { login: "alice", password: "x" });
@@ -239,7 +275,7 @@ ${oidcBlockYaml(provider, {
     }
     assert.ok(location.startsWith(`${platform.url}/auth/oidc/callback`), location);
     const other = await browser().navigate(location);
-    assert.equal(other.status, 403);
+    assert.equal(other.status, 400);
     assert.match(other.body, /started in another browser/);
   });
 
@@ -294,7 +330,7 @@ ${oidcBlockYaml(provider, {
 
   it("no key, client secret, authorization code or state reaches the log or the audit log", async () => {
     secrets.push(provider.clientSecret);
-    const audit = await readFile(`${platform.dataDir}/audit.log`, "utf8");
+    const audit = await readFile(`${platform.dataDir}/audit/audit.log`, "utf8");
     assert.match(audit, /"requestURI":"\/auth\/oidc\/callback\?code=%3Credacted%3E&state=%3Credacted%3E/);
     for (const text of [logs(), audit]) {
       for (const secret of secrets) assert.ok(!text.includes(secret), "a secret was logged");

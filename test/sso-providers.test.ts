@@ -13,6 +13,7 @@ import {
   type CodeHostAPerson,
   type CodeHostBPerson,
   type FakeProvider,
+  IDP_B_TENANT,
   type IdpAFake,
   type IdpBPerson,
   startCodeHostA,
@@ -48,7 +49,11 @@ describe("code host and identity provider connectors", () => {
         body: { apiVersion: "management.platform.sh/v1", kind: "Self" },
       });
       assert.equal(self.status, 201, self.body);
-      assert.equal((await browser.fetch(`${platform.url}/auth/logout`)).status, 200);
+      const out = await browser.fetch(`${platform.url}/auth/logout`, {
+        method: "POST",
+        headers: { origin: platform.url },
+      });
+      assert.equal(out.status, 200);
       assert.equal((await send(platform, "POST", `${MGMT}/selves`, { token: key, body: {} })).status, 401);
     } else {
       assert.equal(key, undefined, "no key after a refusal");
@@ -112,7 +117,7 @@ describe("code host and identity provider connectors", () => {
       const page = await login("codeHostA");
       assert.equal(page.status, 200, page.body);
       const user = await adminGet(platform, "users/hank");
-      assert.equal(user.json.spec.subject, "4101");
+      assert.equal(user.json.spec.subject, "sso:codeHostA:4101");
       assert.equal(user.json.spec.email, "hank@example.com");
       assert.deepEqual(user.json.spec.ssoGroups, ["acme:platform-team", "other:web"]);
       const authorize = codeHostA.requests.find((r) => r.path === "/login/oauth/authorize");
@@ -196,7 +201,7 @@ describe("code host and identity provider connectors", () => {
       assert.equal(authorize?.query.get("hd"), "corp.example.com");
       assert.equal(authorize?.query.get("scope"), "openid profile email");
       const user = (await adminGet(platform, "users")).json.items.find(
-        (u: { spec: { subject?: string } }) => u.spec.subject === "1180",
+        (u: { spec: { subject?: string } }) => u.spec.subject === "sso:idpA:1180",
       );
       assert.equal(user.spec.username, "lee@corp.example.com");
       assert.deepEqual(user.spec.ssoGroups, ["eng@corp.example.com"]);
@@ -247,7 +252,7 @@ describe("code host and identity provider connectors", () => {
       assert.equal(page.status, 200, page.body);
       assert.ok(idpB.requests.some((r) => r.path === "/corp-tenant/oauth2/v2.0/authorize"));
       const user = (await adminGet(platform, "users")).json.items.find(
-        (u: { spec: { subject?: string } }) => u.spec.subject === "b7c1",
+        (u: { spec: { subject?: string } }) => u.spec.subject === `sso:idpB:${IDP_B_TENANT.id}/b7c1`,
       );
       assert.equal(user.spec.username, "olga@corp.example.com");
       assert.deepEqual(user.spec.ssoGroups, ["Engineers"]);

@@ -63,7 +63,17 @@ describe("a corrupt store", () => {
     // A restore of the corrupt store itself is refused; the backup brings the platform back.
     const copy = join(root, "corrupt-copy.db");
     assert.equal((await runCli(["platform", "backup", "--data-dir", dataDir, "--to", copy])).code, 0);
-    const refused = await runCli(["platform", "restore", "--from", copy, "--data-dir", join(root, "elsewhere")]);
+    const keyFile = join(dataDir, "pki", "encryption.key");
+    const refused = await runCli([
+      "platform",
+      "restore",
+      "--from",
+      copy,
+      "--data-dir",
+      join(root, "elsewhere"),
+      "--encryption-key-file",
+      keyFile,
+    ]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, new RegExp(`is corrupt: key ${ALICE} \\(revision ${revision}\\) does not hold`));
     const restore = await runCli(["platform", "restore", "--from", backup, "--data-dir", dataDir, "--force"]);

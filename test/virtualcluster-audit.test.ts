@@ -1,7 +1,8 @@
 // A virtual cluster's audit events reach its platform's datastore: `virtualcluster run` with an `audit` section
 // logs its API server's requests to its own file and sends them over its platform connection; the platform stores
-// them tagged with the instance, searchable through auditevents. `disableAgentSyncBack: true` on the platform stops
-// that. Every piece is a real process over HTTPS.
+// them tagged with the instance under IDs qualified by it (`<namespace>.<name>.<auditID>`), searchable through
+// auditevents, so a virtual cluster's key cannot pass an event off as one of the platform's.
+// `disableAgentSyncBack: true` on the platform stops that. Every piece is a real process over HTTPS.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -24,9 +25,10 @@ describe("virtual cluster audit events on the platform", { skip: kubectlSkip }, 
   let client: AuthClient;
   let vc: RuntimeProcess;
   let vcctl: Kubectl;
+  let runtimeKey: string;
 
   const setAudit = async (extra: string) => {
-    const raw = `audit:\n  enabled: true\n  level: 1\n  path: ${join(platform.dataDir, "audit.log")}\n${extra}`;
+    const raw = `audit:\n  enabled: true\n  level: 1\n  path: audit.log\n${extra}`;
     const reply = await client.send("PATCH", `${API}/configs/platform-config`, {
       token: platform.adminKey,
       contentType: "application/merge-patch+json",
@@ -63,6 +65,7 @@ describe("virtual cluster audit events on the platform", { skip: kubectlSkip }, 
       },
     });
     assert.equal(key.status, 201, key.body);
+    runtimeKey = key.json().spec.key;
     await hostctl.ok(
       ["apply", "-f", "-"],
       JSON.stringify({
@@ -110,10 +113,11 @@ describe("virtual cluster audit events on the platform", { skip: kubectlSkip }, 
       [auditId] = await localCreates();
       return auditId !== undefined;
     }, "the event in the virtual cluster's own file");
+    const stored = `${instance.namespace}.${instance.name}.${auditId}`;
     let events: Json[] = [];
     await eventually(
       async () => {
-        events = await search(`metadata.name=${auditId}`);
+        events = await search(`metadata.name=${stored}`);
         return events.some((event) => event.event.stage === "ResponseComplete");
       },
       `the virtual cluster's event on the platform (forwarding: ${JSON.stringify((await vc.status()).audit)})`,
@@ -124,10 +128,63 @@ describe("virtual cluster audit events on the platform", { skip: kubectlSkip }, 
     assert.equal(complete.event.responseStatus.code, 201);
     const tagged = await search(`instance=${tag},verb=create,objectRef.resource=namespaces`);
     assert.ok(
-      tagged.some((event) => event.metadata.name === auditId),
+      tagged.some((event) => event.metadata.name === stored),
       "found by its instance",
     );
-    assert.deepEqual(await search(`instance=,metadata.name=${auditId}`), [], "not one of the platform's own events");
+    assert.deepEqual(await search(`instance=,metadata.name=${stored}`), [], "not one of the platform's own events");
+  });
+
+  it("a virtual cluster's key cannot pass an event off as the platform's: its events get IDs of their own", async () => {
+    const real = await client.send("GET", `${API}/users/admin`, { token: platform.adminKey });
+    const platformId = String(real.headers["audit-id"]);
+    const byId = () => client.send("GET", `${API}/auditevents/${platformId}`, { token: platform.adminKey });
+    await eventually(async () => (await byId()).status === 200, "the platform's event stored");
+    const instance = (await vc.status()).platform?.instance;
+    assert.ok(instance, "connected to an instance");
+    const intake = `${API}/namespaces/${instance.namespace}/virtualclusterinstances/${instance.name}/auditevents`;
+    const forge = (auditID: string) =>
+      client.send("POST", intake, {
+        token: runtimeKey,
+        body: {
+          apiVersion: "management.platform.sh/v1",
+          kind: "AuditEventBatch",
+          events: [
+            {
+              kind: "Event",
+              apiVersion: "audit.k8s.io/v1",
+              level: "Metadata",
+              auditID,
+              stage: "ResponseComplete",
+              verb: "delete",
+              user: { username: "forger" },
+              requestURI: "/apis/management.platform.sh/v1/users/admin",
+              responseStatus: { code: 200 },
+              requestReceivedTimestamp: new Date().toISOString(),
+              stageTimestamp: new Date().toISOString(),
+            },
+          ],
+        },
+      });
+    const accepted = await forge(platformId);
+    assert.equal(accepted.status, 201, accepted.body);
+    const qualified = `${instance.namespace}.${instance.name}.${platformId}`;
+    await eventually(async () => (await search(`metadata.name=${qualified}`)).length > 0, "the forwarded event");
+    const forwarded = (await search(`metadata.name=${qualified}`))[0];
+    assert.equal(forwarded.instance, `${instance.namespace}/${instance.name}`);
+    assert.equal(forwarded.event.user.username, "forger");
+
+    const answer = (await byId()).json();
+    assert.equal(answer.event.user.username, "admin", "the platform's record answers for its ID");
+    assert.equal(answer.instance, undefined);
+    const selected = await search(`metadata.name=${platformId}`);
+    assert.ok(selected.length > 0);
+    for (const event of selected) {
+      assert.equal(event.instance, undefined, "a field selector on the ID finds the platform's events only");
+      assert.equal(event.event.user.username, "admin");
+    }
+    const dotted = await forge(`${platformId}.x`);
+    assert.equal(dotted.status, 400, dotted.body);
+    assert.match(dotted.json().message, /events\[0\]\.auditID must be 1 to 128 letters, digits/);
   });
 
   it("disableAgentSyncBack: true stops the virtual cluster's events from reaching the platform", async () => {

@@ -200,6 +200,30 @@ describe("virtual cluster runtime", { skip: kubectlSkip }, () => {
       assert.notEqual(refused.code, 0, "a disabled key still got in");
     });
 
+    it("stops letting in a direct cluster endpoint token once its user's tokenGeneration is raised", async () => {
+      await client.createUser(platform.adminKey, "tess", { clusterRoles: [{ name: "admin" }] });
+      const key = await client.createKey(platform.adminKey, "tess-key", { user: "tess" });
+      const issued = await client.send("POST", `${API}/directclusterendpointtokens`, {
+        token: key,
+        body: { apiVersion: "management.platform.sh/v1", kind: "DirectClusterEndpointToken", spec: { ttl: 600 } },
+      });
+      assert.equal(issued.status, 201, issued.body);
+      const token = issued.json().status.token;
+      assert.match(await vcctl.ok(["--token", token, "get", "namespaces", "-o", "name"]), /namespace\/default/);
+      const raised = await client.send("PATCH", `${API}/users/tess`, {
+        token: platform.adminKey,
+        body: { spec: { tokenGeneration: 1 } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(raised.status, 200, raised.body);
+      // Verified offline, the token is still valid for ten minutes; the platform's review refuses it within
+      // DEFAULT_CACHE_MS.
+      await waitFor(
+        async () => (await vcctl.run(["--token", token, "get", "namespaces"])).code !== 0,
+        "the revoked token to be refused",
+      );
+    });
+
     it("picks up a rotated key from the Secret without a restart", async () => {
       await apiKeySecret("team-a", "virtualcluster-platform-api-key", await vcKey("dev-key-2"));
       const deleted = await client.send("DELETE", `${API}/ownedaccesskeys/dev-key`, { token: platform.adminKey });

@@ -64,6 +64,8 @@ export interface LoadOptions {
   requests?: AutocannonRequest[];
   /** The server under test, for its CPU use. */
   serverPid?: number;
+  /** Send no Authorization header (the requests of someone without credentials). */
+  anonymous?: boolean;
   /** Called with the running instance (to stop it early). */
   onStart?: (instance: AutocannonInstance) => void;
 }
@@ -101,7 +103,8 @@ export function load(options: LoadOptions): Promise<LoadResult> {
   let responses = 0;
   let bytes = 0;
   const status: Record<string, number> = {};
-  const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (!options.anonymous) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers["content-type"] = options.contentType ?? "application/json";
   return new Promise((resolve, reject) => {
     let started = performance.now();

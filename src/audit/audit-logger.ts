@@ -17,8 +17,8 @@ import type { DatastoreReport } from "./datastore/audit-datastore.ts";
 import type { AuditSearch, AuditSearchResult, StoredAuditEvent } from "./datastore/types.ts";
 import { auditEventPieces, type LinePiece, prepareRequestObject, sameRequestInfo } from "./event.ts";
 import { minimalEventLine } from "./minimal-event.ts";
-import { auditPolicyOf, capCredentialRequests } from "./platform-policy.ts";
-import { type AuditDecision, type CompiledAuditPolicy, compileAuditPolicy, levelAtLeast } from "./policy.ts";
+import { auditPolicyOf, capCredentialRequests, compilePlatformPolicy } from "./platform-policy.ts";
+import { type AuditDecision, type CompiledAuditPolicy, levelAtLeast } from "./policy.ts";
 import type { RotationSettings } from "./rotating-file-sink.ts";
 import type { AuditBodyRequest, AuditCompletion, AuditRequest, AuditRequestInfo, AuditStage } from "./types.ts";
 
@@ -49,6 +49,8 @@ export interface AuditLoggerOptions {
   tap?: (lines: readonly string[]) => void;
   /** Tuning of the datastore for tests (sweep interval, spool bound, retry delay). */
   datastoreTuning?: WorkerConfig["tuning"];
+  /** The file the configured audit.path writes to (the platform: inside its audit directory); default: as given. */
+  filePath?: (configured: string) => string;
   /**
    * TEST-ONLY FAULT SEAM: called as the request object of an event is built, before the registry runs; throwing
    * stands for an event that cannot be built. No input can cause that once bodies are held to MAX_NESTING_DEPTH,
@@ -215,7 +217,7 @@ export class AuditLogger {
     this.active = on
       ? {
           config,
-          policy: compileAuditPolicy(policy),
+          policy: compilePlatformPolicy(config),
           tracked: new Map(),
           byInfoOnly: !policy.rules?.some((rule) => rule.users?.length || rule.userGroups?.length),
           last: undefined,
@@ -224,7 +226,9 @@ export class AuditLogger {
     const dataDir = this.options.dataDir;
     this.pipe.configure({
       dataDir: dataDir ?? "",
-      file: on ? { path: config.path!, rotation: rotationOf(config) } : undefined,
+      file: on
+        ? { path: this.options.filePath?.(config.path!) ?? config.path!, rotation: rotationOf(config) }
+        : undefined,
       // The datastore stays searchable while audit is off; it only receives no new events then.
       datastore: dataDir ? { endpoint: config.dataStoreEndpoint ?? "", ttlHours: config.dataStoreTTL } : undefined,
       tuning: this.options.datastoreTuning,

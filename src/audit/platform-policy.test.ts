@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { auditPolicyOf, capCredentialRequests, carriesCredentials, METADATA_AT_MOST } from "./platform-policy.ts";
+import {
+  auditPolicyOf,
+  capCredentialRequests,
+  carriesCredentials,
+  compilePlatformPolicy,
+  METADATA_AT_MOST,
+} from "./platform-policy.ts";
 import { type AuditAttributes, evaluateAuditPolicy, ruleMatches } from "./policy.ts";
 import type { AuditRequestInfo } from "./types.ts";
 
@@ -45,6 +51,35 @@ describe("auditPolicyOf()", () => {
       info("create", "virtualclusterinstances", "kubeconfig"),
     ]) {
       assert.equal(levelFor({ level: 3 }, i), "None", `${i.resource}/${i.subresource}`);
+    }
+  });
+
+  it("compilePlatformPolicy() logs no login start under the shorthand, and the logins' outcomes as before", () => {
+    const level = (config: Parameters<typeof compilePlatformPolicy>[0], verb: string, path: string) =>
+      compilePlatformPolicy(config)(attributes(info(verb, "", "", false, path))).level;
+    for (const path of [
+      "/auth/info",
+      "/auth/oidc/login",
+      "/auth/corp-sso/login",
+      "/oidc/auth",
+      "/oidc/interaction/Ab3_x-9",
+      "/oidc/.well-known/openid-configuration",
+      "/oidc/jwks",
+    ]) {
+      assert.equal(level({ level: 1 }, "get", path), "None", path);
+      assert.equal(level({ policy: { rules: [{ level: "Metadata" }] } }, "get", path), "Metadata", `${path}: explicit`);
+    }
+    for (const [verb, path] of [
+      ["get", "/auth/oidc/callback"],
+      ["post", "/auth/saml/callback"],
+      ["post", "/auth/password/login"],
+      ["post", "/auth/logout"],
+      ["get", "/oidc/auth/Ab3_x-9"],
+      ["post", "/oidc/token"],
+      ["get", "/auth/a/b/login"],
+      ["post", "/auth/oidc/login"],
+    ]) {
+      assert.equal(level({ level: 1 }, verb, path), "Metadata", `${verb} ${path}`);
     }
   });
 

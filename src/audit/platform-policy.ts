@@ -1,10 +1,19 @@
 // The platform's audit policy around what the config says: the `level` shorthand (1 Metadata, 2 Request,
-// 3 RequestResponse) logs everything except the requests the original never logs by default; explicit policy
-// rules are used as written. Whatever the policy, requests that carry credentials are logged at Metadata at most.
+// 3 RequestResponse) logs everything except the requests the original never logs by default and the steps that only
+// start a login (anyone may send them; a flood of them must not fill the audit log or its datastore); explicit
+// policy rules are used as written. Whatever the policy, requests that carry credentials are logged at Metadata at
+// most.
 
 import { GROUP } from "../apis/management/v1/common.ts";
 import type { AuditConfig, AuditPolicy, AuditPolicyRule } from "../config/types.ts";
-import { type AuditAttributes, type AuditDecision, lowerLevel, ruleMatches } from "./policy.ts";
+import {
+  type AuditAttributes,
+  type AuditDecision,
+  type CompiledAuditPolicy,
+  compileAuditPolicy,
+  lowerLevel,
+  ruleMatches,
+} from "./policy.ts";
 import type { AuditLevel } from "./types.ts";
 
 export const SHORTHAND_LEVELS: readonly AuditLevel[] = ["None", "Metadata", "Request", "RequestResponse"];
@@ -33,6 +42,27 @@ export const METADATA_AT_MOST: AuditPolicyRule[] = [
   { level: "Metadata", resources: [{ group: GROUP, resources: ["users/password", "teams/password"] }] },
   { level: "Metadata", nonResourceURLs: ["/auth/*"] },
 ];
+
+/**
+ * GETs that only start a login or show a step of one, and write nothing: the login methods, a single sign-on start,
+ * the OpenID provider's authorization request and interaction page, its discovery and keys. Their outcome (the
+ * callback, a password login, the code exchange) is logged.
+ */
+const LOGIN_STARTS =
+  /^\/(?:auth\/info|auth\/[^/]+\/login|oidc\/auth|oidc\/interaction\/[^/]+|oidc\/\.well-known\/openid-configuration|oidc\/jwks)$/;
+const NOT_LOGGED: AuditDecision = { level: "None", omitStages: new Set() };
+
+/** Whether a request only starts a login (see LOGIN_STARTS); not logged under the level shorthand. */
+export function isLoginStart(info: AuditAttributes["info"]): boolean {
+  return !info.resourceRequest && info.verb === "get" && LOGIN_STARTS.test(info.path);
+}
+
+/** The audit config's policy, compiled: auditPolicyOf(), and under the level shorthand no login starts. */
+export function compilePlatformPolicy(audit: AuditConfig): CompiledAuditPolicy {
+  const compiled = compileAuditPolicy(auditPolicyOf(audit));
+  if ((SHORTHAND_LEVELS[audit.level ?? 0] ?? "None") === "None") return compiled;
+  return (attributes) => (isLoginStart(attributes.info) ? NOT_LOGGED : compiled(attributes));
+}
 
 /** The policy the audit config describes (level shorthand or policy; an empty policy logs nothing). */
 export function auditPolicyOf(audit: AuditConfig): AuditPolicy {

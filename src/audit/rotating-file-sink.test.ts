@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir as readAll, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { BackupNames } from "./backup-names.ts";
+import { BackupRecord } from "./backup-record.ts";
 import { RotatingFileSink, type RotatingFileSinkOptions } from "./rotating-file-sink.ts";
 
 const dirs: string[] = [];
@@ -16,6 +17,11 @@ async function tempDir(): Promise<string> {
 after(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
+
+/** The log's files: the live one and its backups, without the record of the backups it made. */
+async function readdir(dir: string): Promise<string[]> {
+  return (await readAll(dir)).filter((name) => !name.startsWith("."));
+}
 
 /** Every line in the live file and all backups (compressed ones inflated), in file order. */
 async function allLines(dir: string): Promise<string[]> {
@@ -124,11 +130,61 @@ describe("RotatingFileSink", () => {
     await writeFile(join(dir, old), "old\n");
     await writeFile(join(dir, `${recent}.gz`), "");
     await writeFile(join(dir, "unrelated.txt"), "keep\n");
+    // Backups an earlier run of this log made: its record lists them.
+    const record = new BackupRecord(join(dir, "audit.log"));
+    for (const name of [old, recent]) await record.add(name);
     const s = sink(dir, { maxAgeDays: 5, now: () => now });
     s.write("fresh");
     await s.settled();
     await s.close();
     assert.deepEqual((await readdir(dir)).sort(), ["audit.log", `${recent}.gz`, "unrelated.txt"].sort());
+    assert.deepEqual([...(await new BackupRecord(join(dir, "audit.log")).names())], [recent], "the record follows");
+  });
+
+  it("RotatingFileSink compresses and removes only the backups it made, whatever else bears their names", async () => {
+    const dir = await tempDir();
+    const names = new BackupNames(join(dir, "audit.log"));
+    const foreign = [
+      names.name(new Date("2020-01-01T00:00:00.000Z")),
+      `${names.name(new Date("2020-01-02T00:00:00.000Z"))}.gz`,
+    ];
+    for (const name of foreign) await writeFile(join(dir, name), "not this log's\n");
+    const s = sink(dir, { maxSizeBytes: 100, maxBackups: 1, maxAgeDays: 1, compress: true });
+    for (let i = 0; i < 20; i++) s.write(`{"n":${i},"pad":"${"p".repeat(40)}"}`);
+    await s.settled();
+    await s.close();
+    const left = await readdir(dir);
+    for (const name of foreign) {
+      assert.ok(left.includes(name), `${name} is left alone: ${left.join(", ")}`);
+      assert.equal(await readFile(join(dir, name), "utf8"), "not this log's\n");
+    }
+    const own = left.filter((name) => name !== "audit.log" && !foreign.includes(name));
+    assert.equal(own.length, 1, `one backup of its own kept: ${left.join(", ")}`);
+    assert.ok(own[0].endsWith(".log.gz"));
+  });
+
+  it("RotatingFileSink never writes through a symbolic link, nor into a file that is not an audit log", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "encryption.key"), "secret key\n");
+    await symlink(join(dir, "encryption.key"), join(dir, "linked.log"));
+    for (const [name, reason] of [
+      ["linked.log", /is a symbolic link/],
+      ["encryption.key", /holds something other than an audit log/],
+    ] as const) {
+      const failures: string[] = [];
+      const s = sink(dir, { path: join(dir, name), onFailure: (_operation, error) => failures.push(error.message) });
+      s.write('{"kind":"Event","n":1}');
+      await until(() => failures.length > 0, `the refusal of ${name}`);
+      await s.close(10);
+      assert.match(failures[0], reason);
+    }
+    assert.equal(await readFile(join(dir, "encryption.key"), "utf8"), "secret key\n", "untouched");
+    const log = join(dir, "audit.log");
+    await writeFile(log, '{"kind":"Event","earlier":true}\n');
+    const s = sink(dir);
+    s.write('{"kind":"Event","later":true}');
+    await s.close();
+    assert.equal((await readFile(log, "utf8")).split("\n").filter(Boolean).length, 2, "an audit log is appended to");
   });
 
   it("RotatingFileSink keeps lines while the disk fails, reports the failure, and writes them once it recovers", async () => {

@@ -3,19 +3,22 @@
 // came: no copy, no re-encoding) and are appended a chunk per write. The file is rotated before a write would pass maxSize (a line is never split across files;
 // a single line larger than maxSize gets a file of its own); rotated files get the rotation time in their name,
 // are gzip-compressed in the background when asked, and removed by count (maxBackups) and age (maxAge, by the
-// time in the name). A failing disk is retried with backoff; while it fails, lines wait in the bounded queue and
+// time in the name). Only files this log made are touched: the log is never a symbolic link nor a file holding
+// anything but audit events, and backups are compressed and removed only when its record lists them
+// (backup-record.ts). A failing disk is retried with backoff; while it fails, lines wait in the bounded queue and
 // past its limit are dropped and counted. Failures are reported to the owner (logs, metrics).
 //
 // Own code rather than rotating-file-stream: that package has no age-based removal, keeps a separate history
 // file for its count limit, and ends its stream on a write error, where this sink must keep lines and retry.
 
-import { createReadStream, createWriteStream } from "node:fs";
+import { constants, createReadStream, createWriteStream } from "node:fs";
 import { access, type FileHandle, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createGzip } from "node:zlib";
 import { type Backup, BackupNames, compareBackups } from "./backup-names.ts";
+import { BackupRecord } from "./backup-record.ts";
 
 export type SinkOperation = "open" | "write" | "rotate" | "compress" | "cleanup";
 
@@ -58,6 +61,10 @@ function countLines(bytes: Buffer): number {
   return count;
 }
 const MAX_RETRY_DELAY_MS = 5_000;
+/** Every line an audit log holds starts so (event.ts, minimal-event.ts). */
+const EVENT_START = Buffer.from('{"kind":"Event"');
+/** Append (reading only the first bytes, to check them), create owner-only, never through a symbolic link. */
+const OPEN_FLAGS = constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class RotatingFileSink {
@@ -65,6 +72,7 @@ export class RotatingFileSink {
   private settings: RotationSettings;
   private readonly options: RotatingFileSinkOptions;
   private readonly names: BackupNames;
+  private readonly record: BackupRecord;
   private readonly maxQueued: number;
   private queue: Chunk[] = [];
   private queued = 0;
@@ -82,6 +90,7 @@ export class RotatingFileSink {
     this.path = options.path;
     this.settings = { ...options };
     this.names = new BackupNames(options.path);
+    this.record = new BackupRecord(options.path);
     this.maxQueued = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
   }
 
@@ -234,8 +243,21 @@ export class RotatingFileSink {
   private async ensureOpen(): Promise<void> {
     if (this.handle) return;
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    this.handle = await open(this.path, "a", 0o600);
-    this.size = (await this.handle.stat()).size;
+    let handle: FileHandle;
+    try {
+      handle = await open(this.path, OPEN_FLAGS, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+      throw new Error(`${this.path} is a symbolic link: the audit log writes only a file of its own`);
+    }
+    try {
+      this.size = (await handle.stat()).size;
+      await checkIsAuditLog(handle, this.path, this.size);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    this.handle = handle;
     if (!this.milledOnce) {
       this.milledOnce = true;
       this.scheduleMill(); // compress and prune what an earlier run left
@@ -266,6 +288,8 @@ export class RotatingFileSink {
       name = this.names.name(time, ++counter);
     }
     await rename(this.path, join(dir, name));
+    // After the rename: the record never names a file that is not there yet (a crash in between keeps the backup).
+    await this.record.add(name);
     this.size = 0;
     this.scheduleMill();
   }
@@ -278,6 +302,8 @@ export class RotatingFileSink {
 
   private async runMill(): Promise<void> {
     const dir = dirname(this.path);
+    // The record before the directory: every backup it names was renamed into place before this read.
+    const made = await this.record.names();
     let files: string[];
     try {
       files = await readdir(dir);
@@ -287,7 +313,8 @@ export class RotatingFileSink {
     }
     const backups = files
       .map((name) => this.names.parse(name))
-      .filter((b): b is Backup => b !== undefined && b.name !== basename(this.path));
+      .filter((b): b is Backup => b !== undefined && b.name !== basename(this.path))
+      .filter((b) => made.has(b.compressed ? b.name.slice(0, -3) : b.name));
     const present = new Set(files);
     if (this.settings.compress) {
       for (const backup of backups.filter((b) => !b.compressed)) {
@@ -314,12 +341,25 @@ export class RotatingFileSink {
         if (!present.has(name)) continue;
         try {
           await rm(join(dir, name), { force: true });
+          present.delete(name);
         } catch (error) {
           this.options.onFailure?.("cleanup", error as Error);
         }
       }
     }
+    // The record keeps the backups still there; names whose file is gone (removed, or a crash before its rename) go.
+    const gone = [...made].filter((name) => !present.has(name) && !present.has(`${name}.gz`));
+    if (gone.length > 0) await this.record.forget(gone);
   }
+}
+
+/** Refuses to append to a file that holds something other than audit events (another file given as audit.path). */
+async function checkIsAuditLog(handle: FileHandle, path: string, size: number): Promise<void> {
+  if (size === 0) return;
+  const head = Buffer.alloc(Math.min(size, EVENT_START.length));
+  const { bytesRead } = await handle.read(head, 0, head.length, 0);
+  if (bytesRead === EVENT_START.length && head.equals(EVENT_START)) return;
+  throw new Error(`${path} holds something other than an audit log: it is left alone; name a new file in audit.path`);
 }
 
 async function exists(path: string): Promise<boolean> {

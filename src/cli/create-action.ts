@@ -2,8 +2,14 @@
 // spinner per step, then says where the virtual cluster is, how to reach it and what to know.
 
 import { type CreateResult, createVirtualCluster } from "../virtualcluster/lifecycle/create-virtual-cluster.ts";
+import { LifecycleError } from "../virtualcluster/lifecycle/lifecycle-error.ts";
 import { clusterPaths } from "../virtualcluster/lifecycle/local-clusters.ts";
 import { DEFAULT_PROJECT } from "../virtualcluster/lifecycle/platform-registration.ts";
+import {
+  defaultRuntimeImage,
+  type RuntimeContainer,
+  runtimeContainerName,
+} from "../virtualcluster/lifecycle/runtime-container.ts";
 import { describeSettingsChanges } from "../virtualcluster/lifecycle/settings-changes.ts";
 import { readClientConfig } from "./client-config.ts";
 import type { CreateFlags } from "./create.ts";
@@ -22,6 +28,7 @@ export async function createCommandAction(name: string, flags: CreateFlags): Pro
     project: flags.project,
     hostKubeconfig: flags.hostKubeconfig,
     port: flags.port,
+    container: containerChoice(flags),
     timeoutMs: (flags.timeout ?? 120) * 1000,
     platform: login ? platformClient(login) : undefined,
     program: PROGRAM,
@@ -29,6 +36,17 @@ export async function createCommandAction(name: string, flags: CreateFlags): Pro
     waitStep: withProgress,
   });
   report(result);
+}
+
+/** --container [--container-image IMAGE], --no-container, or undefined to keep what the virtual cluster had. */
+function containerChoice(flags: CreateFlags): RuntimeContainer | false | undefined {
+  if (flags.containerImage !== undefined) {
+    if (flags.container === false)
+      throw new LifecycleError("--container-image goes with --container, not --no-container");
+    return { image: flags.containerImage };
+  }
+  if (flags.container === undefined) return undefined;
+  return flags.container && { image: defaultRuntimeImage() };
 }
 
 function report({ cluster, status, updated, notes, settings }: CreateResult): void {
@@ -52,6 +70,9 @@ function report({ cluster, status, updated, notes, settings }: CreateResult): vo
       `Connected to the platform ${platform.platform} as ${platform.instance?.namespace}/${platform.instance?.name}`,
     );
     out.push(`  virtualcluster connect ${platform.instance?.name ?? cluster.name} --project ${project}`);
+  }
+  if (cluster.container) {
+    out.push(`Container: ${runtimeContainerName(cluster, paths)} (${cluster.container.image})`);
   }
   out.push(`Logs: ${paths.log}`);
   process.stdout.write(`${out.join("\n")}\n`);

@@ -13,6 +13,9 @@ export interface CreateFlags {
   project?: string;
   hostKubeconfig?: string;
   port?: number;
+  /** --container: true; --no-container: false; neither: as before. */
+  container?: boolean;
+  containerImage?: string;
   /** Seconds; 120 when not given. */
   timeout?: number;
 }
@@ -35,6 +38,12 @@ export function createCommand(): Command {
     .option("--host-kubeconfig <file>", "kubeconfig of the host cluster (default: the current context)")
     .option("--port <port>", "port of the virtual cluster's API (default: a free port, kept across upgrades)", port)
     .option("--timeout <duration>", "how long to wait until the virtual cluster is ready (default: 2m)", parseDuration)
+    .option("--container", "run the virtual cluster's control plane in a container (podman) instead of a process")
+    .option("--no-container", "with --upgrade: run it as a process again")
+    .option(
+      "--container-image <image>",
+      "image for --container (default: localhost/virtualcluster-platform:VERSION, from `npm run image`)",
+    )
     .addHelpText(
       "after",
       `
@@ -43,12 +52,15 @@ Examples:
   virtualcluster create dev -n team-a -f virtualcluster.yaml --upgrade
   virtualcluster create dev -n team-a --upgrade                     # restart with the stored settings
   virtualcluster create dev -n team-a --host-kubeconfig ./host-data/admin.kubeconfig --project web
+  virtualcluster create dev -n team-a -f virtualcluster.yaml --container   # its control plane in a container
 
 The settings are checked first and stored in the host namespace (Secret vc-config-NAME). When you are logged in to
 a platform (virtualcluster platform login) and the settings set no external.platform.apiKey, the virtual cluster is
 registered in the project with a dedicated access key, kept in the Secret virtualcluster-platform-api-key of the
 host namespace. The virtual cluster runs in the background; its data, log and PID are in
-~/.virtualcluster/clusters/NAMESPACE/NAME (VIRTUALCLUSTER_HOME relocates ~/.virtualcluster).`,
+~/.virtualcluster/clusters/NAMESPACE/NAME (VIRTUALCLUSTER_HOME relocates ~/.virtualcluster).
+With --container it runs in a podman container on the host's network, with a read-only root and that directory
+mounted; --upgrade keeps the choice until --container or --no-container changes it.`,
     )
     .action(
       runAction(async (name: string, flags: CreateFlags) => {

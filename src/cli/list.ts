@@ -5,8 +5,9 @@
 
 import { Command, Option } from "commander";
 import { humanDuration } from "../http/table.ts";
+import { runtimePid } from "../virtualcluster/lifecycle/cluster-runtime.ts";
 import { clusterPaths, type LocalCluster, listLocalClusters } from "../virtualcluster/lifecycle/local-clusters.ts";
-import { runningPid } from "../virtualcluster/lifecycle/local-runtime.ts";
+import { runtimeContainerName } from "../virtualcluster/lifecycle/runtime-container.ts";
 import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
 import { formatData, renderTable, type ServerTable } from "./output.ts";
 import { runAction } from "./run-action.ts";
@@ -39,11 +40,13 @@ export interface ListedCluster {
   hostServer: string;
   kubeconfig: string;
   log: string;
+  /** When it runs in a container: its name and image. */
+  container?: { name: string; image: string };
 }
 
 export function describeCluster(state: LocalCluster): ListedCluster {
   const paths = clusterPaths(state.namespace, state.name);
-  const pid = runningPid(paths);
+  const pid = runtimePid(state, paths);
   const status = readRuntimeStatus(paths.dir);
   const listed: ListedCluster = {
     name: state.name,
@@ -56,6 +59,7 @@ export function describeCluster(state: LocalCluster): ListedCluster {
     log: paths.log,
   };
   if (pid !== undefined) listed.pid = pid;
+  if (state.container) listed.container = { name: runtimeContainerName(state, paths), image: state.container.image };
   // A stopped runtime's last status says nothing about now.
   if (pid !== undefined && status?.platform) {
     const { connected, error, platform, instance, lastHeartbeat } = status.platform;

@@ -8,11 +8,19 @@ interface RestoreFlags {
   from: string;
   dataDir: string;
   force?: boolean;
+  encryptionKeyFile?: string;
+  allowUnauthenticated?: boolean;
 }
 
 async function restore(flags: RestoreFlags): Promise<void> {
   const { restoreDataDir } = await import("../platform/restore.ts");
-  const result = await restoreDataDir({ from: flags.from, dataDir: flags.dataDir, force: flags.force === true });
+  const result = await restoreDataDir({
+    from: flags.from,
+    dataDir: flags.dataDir,
+    force: flags.force === true,
+    encryptionKeyFile: flags.encryptionKeyFile,
+    allowUnauthenticated: flags.allowUnauthenticated === true,
+  });
   const label = styles(colorEnabled(process.stderr)).yellow("warning:");
   for (const warning of result.warnings) process.stderr.write(`${label} ${warning}\n`);
   const { keys, revision, damaged } = result.replaced;
@@ -21,9 +29,11 @@ async function restore(flags: RestoreFlags): Promise<void> {
     : keys > 0
       ? ` It replaced a store of ${keys} keys at revision ${revision}.`
       : "";
+  const checked = result.authenticatedWith ? ` Its seal (encryption key ${result.authenticatedWith}) matched.` : "";
+  const keyFlag = flags.encryptionKeyFile ? ` --encryption-key-file ${flags.encryptionKeyFile}` : "";
   process.stdout.write(
-    `Restored revision ${result.revision} (${result.keys} keys) into ${result.file}.${replaced}\n` +
-      `Start the platform with: virtualcluster platform start --data-dir ${flags.dataDir}\n`,
+    `Restored revision ${result.revision} (${result.keys} keys) into ${result.file}.${checked}${replaced}\n` +
+      `Start the platform with: virtualcluster platform start --data-dir ${flags.dataDir}${keyFlag}\n`,
   );
 }
 
@@ -34,6 +44,11 @@ export function addRestoreCommand(platform: Command): void {
     .requiredOption("--from <file>", "snapshot file to restore")
     .option("--data-dir <dir>", "data directory to restore into", "./data")
     .option("--force", "replace a store that holds objects")
+    .option(
+      "--encryption-key-file <file>",
+      "the encryption key file the backup was sealed with (default <data-dir>/pki/encryption.key)",
+    )
+    .option("--allow-unauthenticated", "restore a backup that carries no seal (older versions, a copied platform.db)")
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform restore --from ./platform-snapshot.db --data-dir ./data-restored\n  virtualcluster platform restore --from /backup/vcp.db --data-dir /var/lib/vcp --force",

@@ -4,9 +4,15 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError } from "commander";
+import {
+  DEFAULT_HEARTBEAT_SECONDS,
+  DEFAULT_MISSED_HEARTBEATS,
+  type HeartbeatBounds,
+  heartbeatBounds,
+} from "../platform/projects/heartbeat-bounds.ts";
 import { addConfigSystemsOptions, type ConfigSystemsFlags, configSystemsOptions } from "./config-systems-options.ts";
-import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
+import { addServerLimitOptions, type ServerLimitFlags, serverLimitsFromFlags } from "./server-limit-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 import {
   addStoreHousekeepingOptions,
@@ -28,7 +34,8 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions extends InflightFlags, LogFlags, StoreFlags, StoreHousekeepingFlags, ConfigSystemsFlags {
+interface StartOptions extends ServerLimitFlags, LogFlags, StoreFlags, StoreHousekeepingFlags, ConfigSystemsFlags {
+  instanceHeartbeatSeconds?: number;
   instanceOfflineAfterSeconds?: number;
   dataDir: string;
   host: string;
@@ -65,7 +72,7 @@ export function addStartCommand(platform: Command): void {
     .option("--config <file>", "platform config file (YAML): loaded at start, watched, and applied on change")
     .option(
       "--audit-dir <dir>",
-      "a directory besides the data directory where the config may put the audit log (repeatable)",
+      "the audit log's directory instead of <data-dir>/audit (repeatable); it may not overlap pki/, the store or the socket",
       (dir: string, dirs: string[] = []) => [...dirs, dir],
     )
     .option(
@@ -73,15 +80,20 @@ export function addStartCommand(platform: Command): void {
       "keys that encrypt the store's secret values (default: <data-dir>/pki/encryption.key, made on first start)",
     )
     .option(
+      "--instance-heartbeat-seconds <seconds>",
+      `how often virtual clusters report to the platform; they are told through selves (default ${DEFAULT_HEARTBEAT_SECONDS})`,
+      seconds,
+    )
+    .option(
       "--instance-offline-after-seconds <seconds>",
-      "mark a virtual cluster instance offline after this long without a heartbeat (default 90)",
+      `mark a virtual cluster instance offline after this long without a heartbeat; at least twice the heartbeat (default ${DEFAULT_MISSED_HEARTBEATS} heartbeats)`,
       seconds,
     )
     .option(
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
-  addLogOptions(addInflightOptions(addConfigSystemsOptions(addStoreHousekeepingOptions(addStoreOptions(start)))))
+  addLogOptions(addServerLimitOptions(addConfigSystemsOptions(addStoreHousekeepingOptions(addStoreOptions(start)))))
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443" +
@@ -94,9 +106,14 @@ export function addStartCommand(platform: Command): void {
       }
       let etcd: ReturnType<typeof storeSelection>;
       let store: ReturnType<typeof storeHousekeepingOptions>;
+      let liveness: HeartbeatBounds;
       try {
         etcd = storeSelection(opts);
         store = storeHousekeepingOptions(opts, etcd !== undefined);
+        liveness = heartbeatBounds({
+          heartbeatSeconds: opts.instanceHeartbeatSeconds,
+          offlineAfterSeconds: opts.instanceOfflineAfterSeconds,
+        });
       } catch (error) {
         platform.error(`error: ${(error as Error).message}`);
       }
@@ -127,9 +144,9 @@ export function addStartCommand(platform: Command): void {
         etcd,
         store,
         configFile: opts.config,
-        instanceOfflineAfterMs:
-          opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
-        limits: inflightLimits(opts),
+        instanceHeartbeatMs: liveness.heartbeatSeconds * 1000,
+        instanceOfflineAfterMs: liveness.offlineAfterSeconds * 1000,
+        limits: serverLimitsFromFlags(opts),
         configSystems: configSystemsOptions(opts),
         logger,
       });

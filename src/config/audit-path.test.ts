@@ -1,27 +1,43 @@
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { auditPathProblem } from "./audit-path.ts";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { resolveAuditPath } from "./audit-path.ts";
 
-const allowed = ["/var/lib/vcp", "/var/log/vcp"];
+const root = realpathSync(mkdtempSync(join(tmpdir(), "audit-path-")));
+const data = join(root, "data");
+const audit = join(data, "audit");
+const other = join(root, "logs");
+for (const dir of [audit, other, join(data, "pki")]) mkdirSync(dir, { recursive: true });
+writeFileSync(join(data, "pki", "encryption.key"), "key\n");
+symlinkSync(join(data, "pki"), join(audit, "to-pki"));
+symlinkSync(join(data, "pki", "encryption.key"), join(audit, "key.log"));
+const dirs = [audit, other];
+after(() => import("node:fs").then(({ rmSync }) => rmSync(root, { recursive: true, force: true })));
 
-test("auditPathProblem() accepts files inside an allowed directory, at any depth", () => {
-  assert.equal(auditPathProblem("/var/lib/vcp/audit.log", allowed), undefined);
-  assert.equal(auditPathProblem("/var/log/vcp/platform/audit.log", allowed), undefined);
+test("resolveAuditPath() takes a relative path inside the first audit directory, an absolute one inside any", () => {
+  assert.deepEqual(resolveAuditPath("audit.log", dirs), { path: join(audit, "audit.log") });
+  assert.deepEqual(resolveAuditPath("platform/audit.log", dirs), { path: join(audit, "platform", "audit.log") });
+  assert.deepEqual(resolveAuditPath("pki/encryption.key", dirs), { path: join(audit, "pki", "encryption.key") });
+  assert.deepEqual(resolveAuditPath(join(other, "a.log"), dirs), { path: join(other, "a.log") });
 });
 
-test("auditPathProblem() refuses paths outside, relative ones, .. escapes and the directory itself", () => {
+test("resolveAuditPath() refuses paths outside, .. escapes, links leading out, a link file and the directory", () => {
   for (const path of [
     "/etc/passwd",
-    "/var/lib/vcp-other/audit.log",
-    "/var/lib/vcp/../../etc/cron.d/x",
-    "/var/lib/vcp/logs/../audit.log",
-    "audit.log",
-    "../audit.log",
-    "/var/lib/vcp",
+    join(data, "pki", "encryption.key"),
+    join(data, "audit.log"),
+    "../pki/encryption.key",
+    `${audit}/logs/../audit.log`,
+    "to-pki/encryption.key",
+    join(audit, "to-pki", "new.log"),
+    audit,
   ]) {
-    const problem = auditPathProblem(path, allowed);
+    const { problem } = resolveAuditPath(path, dirs);
     assert.ok(problem, `${path} was accepted`);
-    assert.match(problem, /\/var\/lib\/vcp, \/var\/log\/vcp/, "names the allowed directories");
+    assert.ok(problem.includes(audit), `names the audit directory: ${problem}`);
   }
-  assert.match(auditPathProblem("/tmp/a.log", allowed) ?? "", /--audit-dir/);
+  assert.match(resolveAuditPath("/tmp/a.log", dirs).problem ?? "", /--audit-dir/);
+  assert.match(resolveAuditPath("key.log", dirs).problem ?? "", /is a symbolic link/);
 });

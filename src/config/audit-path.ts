@@ -1,20 +1,65 @@
 // Where the audit log may be written. A Config may be written by anyone allowed to edit it, and the platform process
-// writes, rotates and deletes files at audit.path with its own rights: the path must stay inside a directory the
-// operator allowed (the data directory, and any given with --audit-dir), with no `..` segment to walk out of it.
-// The check is by name: a symbolic link inside an allowed directory is the operator's own choice.
+// writes, rotates and deletes files at audit.path with its own rights: the file must lie in an audit directory
+// (`<data-dir>/audit`, or the ones given with --audit-dir), which the platform checked at start never overlaps its
+// keys, store or control socket. A relative path is taken inside the first audit directory; no `..` segment is
+// accepted, and symbolic links are followed before the check (a link inside the directory that leads out of it is
+// refused, as is a file that is itself a link).
 
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { lstatSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 
-/** Why `path` may not hold the audit log, or undefined when it may. `allowed`: absolute directories. */
-export function auditPathProblem(path: string, allowed: readonly string[]): string | undefined {
-  const where = allowed.join(", ");
-  if (!isAbsolute(path)) return `must be an absolute path inside ${where}`;
-  if (path.split(/[\\/]/).includes("..")) return `must not contain ".." segments; use a path inside ${where}`;
-  const inside = allowed.some((dir) => {
-    const rel = relative(resolve(dir), resolve(path));
-    return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
-  });
-  return inside
-    ? undefined
-    : `must be inside ${where} (start the platform with --audit-dir to allow another directory)`;
+export type AuditPathResolution = { path: string; problem?: undefined } | { path?: undefined; problem: string };
+
+/** Whether `path` is `dir` or lies below it (both absolute, resolved). */
+export function isWithin(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+}
+
+/** The path with symbolic links resolved as far as it exists; the part that does not exist yet is kept as given. */
+export function realLocation(path: string): string {
+  let existing = path;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest);
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return path;
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The file a Config's audit.path names, or why it may not hold the audit log. `dirs`: the audit directories,
+ * absolute with links resolved; the first takes relative paths.
+ */
+export function resolveAuditPath(path: string, dirs: readonly string[]): AuditPathResolution {
+  const where = dirs.join(", ");
+  if (path.split(/[\\/]/).includes("..")) {
+    return {
+      problem: `must not contain ".." segments: use a file name (taken inside ${dirs[0]}) or a path inside ${where}`,
+    };
+  }
+  const file = isAbsolute(path) ? path : join(dirs[0], path);
+  const real = join(realLocation(dirname(file)), basename(file));
+  const inside = dirs.some((dir) => real !== dir && isWithin(real, dir));
+  if (!inside) {
+    return {
+      problem: `must be a file inside the audit directory ${where} (a relative path is taken inside ${dirs[0]}; start the platform with --audit-dir to use another directory)`,
+    };
+  }
+  if (isSymlink(file))
+    return { problem: `is a symbolic link: the audit log writes only a file of its own in ${where}` };
+  return { path: real };
 }

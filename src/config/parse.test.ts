@@ -205,6 +205,23 @@ checkTable("auth", [
     detail: /organisation tenant/,
   },
   {
+    name: "idpB allowedTenants entry that is no tenant id",
+    yaml: "auth:\n  idpB: {clientId: a, allowedTenants: [contoso.example.com]}\n",
+    field: "spec.raw.auth.idpB.allowedTenants[0]",
+    detail: /tenant id \(a GUID\)/,
+  },
+  {
+    name: "idpB allowAllTenants together with allowedTenants",
+    yaml: "auth:\n  idpB: {clientId: a, allowAllTenants: true, allowedTenants: [6f2b3c1e-0a4d-4e8b-9c11-2d3e4f5a6b7c]}\n",
+    field: "spec.raw.auth.idpB.allowAllTenants",
+    type: "FieldValueForbidden",
+  },
+  {
+    name: "idpB allowAllTenants not a boolean",
+    yaml: "auth:\n  idpB: {clientId: a, allowAllTenants: yes-please}\n",
+    field: "spec.raw.auth.idpB.allowAllTenants",
+  },
+  {
     name: "SAML NameID format that is neither a URN nor a short form",
     yaml: "auth:\n  saml: {ssoURL: 'https://sso', insecureSkipSignatureValidation: true, nameIDPolicyFormat: shoeSize}\n",
     field: "spec.raw.auth.saml.nameIDPolicyFormat",
@@ -571,8 +588,8 @@ auth:
   codeHostA: {clientId: a, clientSecret: s2, orgs: [{name: org, teams: [dev]}]}
   codeHostB: {clientId: b, clientSecret: s3, baseURL: "https://gitlab.example.com", groups: [g]}
   idpA: {clientId: c, clientSecret: s4, hostedDomains: [example.com], serviceAccountFilePath: /sa.json, adminEmail: admin@example.com}
-  idpB: {clientId: d, clientSecret: s5, tenant: organizations, onlySecurityGroups: true}
-  saml: {ssoURL: "https://sso.example.com", caData: "TUlJQw==", usernameAttr: name, nameIDPolicyFormat: emailAddress}
+  idpB: {clientId: d, clientSecret: s5, tenant: organizations, allowedTenants: [6f2b3c1e-0a4d-4e8b-9c11-2d3e4f5a6b7c], onlySecurityGroups: true}
+  saml: {ssoURL: "https://sso.example.com", caData: "TUlJQw==", usernameAttr: name, nameIDPolicyFormat: persistent}
   password: {disabled: true}
   connectors:
   - {id: corp-sso, displayName: Corp, oidc: {issuerUrl: "https://corp.example.com", clientId: x, clientSecret: s6}}
@@ -648,6 +665,24 @@ describe("parseConfigText() on valid configs", () => {
       'unknown field "spec.raw.auth.rancher"',
     ]);
     assert.equal("rancher" in (parsed.config.auth ?? {}), false);
+  });
+
+  it("parseConfigText() warns about identity settings that refuse every login or let anyone in", () => {
+    const warnings = (yaml: string) => parseConfigText(yaml, {}).warnings.join("\n");
+    assert.match(warnings("auth:\n  idpB: {clientId: a}\n"), /idpB.tenant: "common" takes accounts of every tenant/);
+    assert.match(
+      warnings("auth:\n  idpB: {clientId: a, allowAllTenants: true}\n"),
+      /idpB.allowAllTenants: lets people of any tenant log in/,
+    );
+    assert.equal(warnings("auth:\n  idpB: {clientId: a, tenant: corp.example.com}\n"), "");
+    assert.match(
+      warnings("auth:\n  saml: {ssoURL: 'https://sso', ca: /ca.pem, nameIDPolicyFormat: emailAddress}\n"),
+      /only a persistent NameID identifies a person/,
+    );
+    assert.match(
+      warnings("auth:\n  oidc: {issuerUrl: 'https://i', clientId: c, usernameClaim: email}\n"),
+      /prefer sub/,
+    );
   });
 
   it("parseConfigText() reports every problem at once, each on its line", () => {

@@ -41,10 +41,10 @@ describe("restoreSecrets()", () => {
 
   it("restoreSecrets() keeps edits next to the marker and takes new secrets as written", () => {
     const edited = redactRawConfig(STORED)
-      .replace("clientId: a,", "clientId: changed,")
+      .replace("clientId: a,", "clientId: a, getUserInfo: true,")
       .replace(`{clientId: one, clientSecret: ${REDACTED}}`, "{clientId: one, clientSecret: new-one}");
     const restored = parse(restoreSecrets(edited, STORED).raw);
-    assert.equal(restored.auth.oidc.clientId, "changed");
+    assert.equal(restored.auth.oidc.getUserInfo, true);
     assert.equal(restored.auth.oidc.clientSecret, "oidc-secret");
     assert.equal(restored.auth.connectors[0].idpA.clientSecret, "new-one");
     assert.equal(restored.secretStore.auth.token, "multi\nline\n");
@@ -62,5 +62,43 @@ describe("restoreSecrets()", () => {
   it("restoreSecrets() leaves the marker alone at fields that are not secrets", () => {
     const text = `platformHost: ${REDACTED}\n`;
     assert.deepEqual(restoreSecrets(text, STORED), { raw: text, errors: [] });
+  });
+
+  it("restoreSecrets() refuses to keep a secret through the marker while a field that decides where it goes changes", () => {
+    const stored = `auth:
+  oidc: {issuerUrl: "https://idp.example.com", clientId: a, clientSecret: oidc-secret}
+  connectors:
+  - id: corp
+    codeHostA: {clientId: c, clientSecret: corp-secret, hostName: git.example.com}
+apps:
+  repositories:
+  - {name: charts, url: "https://charts.example.com", username: u, password: repo-secret}
+secretStore: {address: "https://vault.example.com", auth: {token: vault-token}}
+`;
+    const read = redactRawConfig(stored);
+    for (const [from, to, field] of [
+      ['issuerUrl: "https://idp.example.com"', 'issuerUrl: "https://attacker.example"', "auth.oidc.issuerUrl"],
+      ["clientId: a,", "clientId: other,", "auth.oidc.clientId"],
+      ["clientId: a,", "clientId: a, insecureCa: true,", "auth.oidc.insecureCa"],
+      ["clientId: a,", "clientId: a, caFile: /tmp/mine.pem,", "auth.oidc.caFile"],
+      ["hostName: git.example.com", "hostName: attacker.example", "auth.connectors[0].codeHostA.hostName"],
+      ['url: "https://charts.example.com"', 'url: "https://attacker.example"', "apps.repositories[0].url"],
+      ['address: "https://vault.example.com"', 'address: "https://attacker.example"', "secretStore.address"],
+    ]) {
+      const { errors } = restoreSecrets(read.replace(from, to), stored);
+      assert.equal(errors.length, 1, `${field}: ${JSON.stringify(errors)}`);
+      assert.equal(errors[0].field, `spec.raw.${field}`);
+      assert.match(errors[0].detail ?? "", /re-enter the secret/);
+      assert.doesNotMatch(JSON.stringify(errors), /secret"|oidc-secret|corp-secret|repo-secret|vault-token/);
+    }
+    // The secret written again goes to the new issuer; false and absent are the same insecureCa.
+    const rewritten = read
+      .replace('issuerUrl: "https://idp.example.com"', 'issuerUrl: "https://new-idp.example.com"')
+      .replace(`clientSecret: ${REDACTED}}`, "clientSecret: new-secret}");
+    assert.deepEqual(restoreSecrets(rewritten, stored).errors, []);
+    assert.deepEqual(
+      restoreSecrets(read.replace("clientId: a,", "clientId: a, insecureCa: false,"), stored).errors,
+      [],
+    );
   });
 });

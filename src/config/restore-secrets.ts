@@ -1,12 +1,15 @@
 // Writing back what a read returned: every secret the read showed as the marker gets its stored value again, so
 // `kubectl edit` (GET, change, PUT) or applying an exported config keeps the secrets. Items of keyed lists are
-// matched by key (a connector by id, a repository by name), so reordering a list keeps each item's secret.
+// matched by key (a connector by id, a repository by name), so reordering a list keeps each item's secret. A kept
+// secret goes where it went before: changing a field that decides where (secret-destinations.ts) while sending the
+// marker is refused, naming the field, until the secret itself is written again.
 
 import type { FieldError } from "../apimachinery/field-errors.ts";
 import { isPlainObject } from "../apimachinery/types.ts";
 import { redactComment } from "./redact.ts";
 import { REDACTED } from "./redaction-marker.ts";
 import { fieldPath } from "./schema-walk.ts";
+import { secretDestination } from "./secret-destinations.ts";
 import { isSecretPath } from "./secret-paths.ts";
 import {
   commentRanges,
@@ -59,6 +62,43 @@ function storedPath(path: readonly PathSegment[], next: unknown, stored: unknown
     out.push(segment);
   }
   return out;
+}
+
+/** Unset, empty and false all mean "not set" (a missing insecureCa is insecureCa: false). */
+const setting = (value: unknown) =>
+  value === undefined || value === null || value === "" || value === false ? undefined : JSON.stringify(value);
+
+/** The destination fields (full paths in the new text) whose value differs from the stored config's. */
+function movedDestinations(
+  path: readonly PathSegment[],
+  from: readonly PathSegment[],
+  next: unknown,
+  stored: unknown,
+): PathSegment[][] {
+  const destination = secretDestination(path);
+  if (!destination) return [];
+  const storedBlock = from.slice(0, destination.block.length);
+  return destination.fields
+    .filter(
+      (field) =>
+        setting(valueAt(next, [...destination.block, field])) !== setting(valueAt(stored, [...storedBlock, field])),
+    )
+    .map((field) => [...destination.block, field]);
+}
+
+function redirectedSecret(
+  prefix: string,
+  secret: readonly PathSegment[],
+  field: PathSegment[],
+  value: unknown,
+): FieldError {
+  const name = String(field.at(-1));
+  return {
+    type: "FieldValueInvalid",
+    field: fieldPath(prefix, field),
+    badValueText: typeof value === "string" || typeof value === "boolean" ? JSON.stringify(value) : "(changed)",
+    detail: `changed while ${fieldPath(prefix, secret)} is the redaction marker: a stored secret is only sent where it was sent before; re-enter the secret to change ${name}`,
+  };
 }
 
 /** The stored secret: its value and its text as written (block scalars and quoting included). */
@@ -136,6 +176,11 @@ export function restoreSecrets(raw: string, storedRaw: string | undefined, prefi
         badValueText: JSON.stringify(REDACTED),
         detail: "the redaction marker stands for a stored secret, but none is stored here: write the secret itself",
       });
+      continue;
+    }
+    const moved = movedDestinations(path, from ?? [], nextValue, storedValue);
+    if (moved.length > 0) {
+      errors.push(...moved.map((field) => redirectedSecret(prefix, path, field, valueAt(nextValue, field))));
       continue;
     }
     replacements.push({ path, start: node.range[0], end: node.range[1], ...secret });

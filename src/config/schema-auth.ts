@@ -22,7 +22,9 @@ export const oidcProviderSchema: JsonMap = object(
     insecureCa: boolean("Skip validation of the provider's certificate."),
     preferredUsername: string("Claim holding the preferred username."),
     platformUsernameClaim: string("JWT field used as the platform username."),
-    usernameClaim: string("JWT field used as the user id."),
+    usernameClaim: string(
+      "JWT field used as the user id (default sub): with the connector id, the only key to the user's account. email needs email_verified true in the token.",
+    ),
     emailClaim: string("JWT field holding the e-mail address."),
     allowedExtraClaims: stringList("Extra claims copied into the user's identity."),
     usernamePrefix: string("Prefix added to usernames."),
@@ -94,7 +96,16 @@ export const idpBSchema: JsonMap = object(
     clientId,
     clientSecret,
     redirectURI,
-    tenant: stringWithDefault("Tenant: one of common, consumers, organizations, or a tenant id or name.", "common"),
+    tenant: stringWithDefault(
+      "Tenant: one of common, consumers, organizations (shared: they take accounts of every tenant), or a tenant id or name.",
+      "common",
+    ),
+    allowedTenants: stringList(
+      "Tenant ids (GUIDs) whose people may log in. Required with a shared tenant unless allowAllTenants is set; with an organisation tenant it narrows that tenant further.",
+    ),
+    allowAllTenants: boolean(
+      "With a shared tenant: let people of any tenant log in (each gets an account of their own; the platform warns in /auth/info and the log). Default false: a shared tenant without allowedTenants refuses every login.",
+    ),
     groups: stringList("Groups the user must be a member of."),
     onlySecurityGroups: boolean("Restrict the groups to security groups (default: all group kinds)."),
     useGroupsAsWhitelist: boolean("Restrict the groups claim to the configured groups."),
@@ -122,7 +133,7 @@ export const samlSchema: JsonMap = object(
     allowedGroups: stringList("Groups allowed to log in."),
     filterGroups: boolean("With allowedGroups: forward only the allowed groups."),
     nameIDPolicyFormat: stringWithDefault(
-      "Requested NameID format; may be abbreviated to its last component, such as emailAddress.",
+      "Requested NameID format; may be abbreviated to its last component, such as emailAddress. Only a persistent NameID identifies a person: a response with any other format is refused.",
       SAML_PERSISTENT_NAME_ID,
     ),
   },

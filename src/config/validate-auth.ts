@@ -3,7 +3,7 @@
 
 import { goRegexpProblem, isHeaderName, isHeaderValue, isHttpUrl } from "./formats.ts";
 import { type Problems, read } from "./problems.ts";
-import { PROVIDERS } from "./schema-auth.ts";
+import { PROVIDERS, SAML_PERSISTENT_NAME_ID } from "./schema-auth.ts";
 import type { PathSegment } from "./yaml-source.ts";
 
 const URL_FIELDS: Record<string, string[]> = {
@@ -38,6 +38,8 @@ const NAME_ID_SHORT_FORMS = [
   "transient",
 ];
 const CONNECTOR_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const SHARED_TENANTS = ["common", "consumers", "organizations"];
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 function validateProvider(kind: string, block: Record<string, unknown>, path: PathSegment[], p: Problems): void {
@@ -51,11 +53,12 @@ function validateProvider(kind: string, block: Record<string, unknown>, path: Pa
   if (kind === "idpA" && read.string(block, "serviceAccountFilePath") && !read.string(block, "adminEmail")) {
     p.required([...path, "adminEmail"], "required when serviceAccountFilePath is set");
   }
-  if (kind === "idpB" && read.list(block, "groups").length > 0) {
-    const tenant = read.string(block, "tenant") ?? "common";
-    if (["common", "consumers", "organizations"].includes(tenant)) {
-      p.invalid([...path, "tenant"], tenant, "groups need an organisation tenant (a tenant id or name)");
-    }
+  if (kind === "idpB") validateIdpBTenants(block, path, p);
+  if (kind === "oidc" && read.string(block, "usernameClaim") === "email") {
+    p.warn(
+      [...path, "usernameClaim"],
+      "makes the e-mail address the identity: logins without email_verified true are refused, and an address given to someone else later reaches the same account; prefer sub",
+    );
   }
   if (kind === "saml") {
     const format = read.string(block, "nameIDPolicyFormat");
@@ -64,6 +67,11 @@ function validateProvider(kind: string, block: Record<string, unknown>, path: Pa
         [...path, "nameIDPolicyFormat"],
         format,
         "must be a URN or one of its short forms, such as emailAddress",
+      );
+    } else if (format && format.toLowerCase() !== "persistent" && format !== SAML_PERSISTENT_NAME_ID) {
+      p.warn(
+        [...path, "nameIDPolicyFormat"],
+        "asks for a NameID that is not persistent: only a persistent NameID identifies a person, and responses with any other format are refused",
       );
     }
     const caData = read.string(block, "caData");
@@ -74,6 +82,35 @@ function validateProvider(kind: string, block: Record<string, unknown>, path: Pa
     if (read.bool(block, "filterGroups") && read.list(block, "allowedGroups").length === 0) {
       p.warn([...path, "filterGroups"], "has no effect without allowedGroups");
     }
+  }
+}
+
+/** idpB: groups need an organisation tenant; a shared tenant needs allowedTenants or allowAllTenants (else warned). */
+function validateIdpBTenants(block: Record<string, unknown>, path: PathSegment[], p: Problems): void {
+  const tenant = read.string(block, "tenant") ?? "common";
+  const shared = SHARED_TENANTS.includes(tenant);
+  if (shared && read.list(block, "groups").length > 0) {
+    p.invalid([...path, "tenant"], tenant, "groups need an organisation tenant (a tenant id or name)");
+  }
+  const allowed = read.strings(block, "allowedTenants");
+  for (const [id, index] of allowed) {
+    if (!TENANT_ID.test(id)) p.invalid([...path, "allowedTenants", index], id, "must be a tenant id (a GUID)");
+  }
+  const allowAll = read.bool(block, "allowAllTenants");
+  if (allowAll && allowed.length > 0) {
+    p.forbidden([...path, "allowAllTenants"], "cannot be combined with allowedTenants: list the tenants, or allow all");
+  } else if (allowAll && !shared) {
+    p.warn([...path, "allowAllTenants"], `has no effect with the organisation tenant ${tenant}`);
+  } else if (allowAll) {
+    p.warn(
+      [...path, "allowAllTenants"],
+      `lets people of any tenant log in through "${tenant}", each with an account of their own; list allowedTenants to admit only yours`,
+    );
+  } else if (shared && allowed.length === 0) {
+    p.warn(
+      [...path, "tenant"],
+      `"${tenant}" takes accounts of every tenant: every login is refused until allowedTenants (or allowAllTenants) is set`,
+    );
   }
 }
 

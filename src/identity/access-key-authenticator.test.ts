@@ -117,15 +117,34 @@ describe("AccessKeyAuthenticator", () => {
     }
   });
 
-  it("authenticate() rejects Login keys issued before the user's tokenGeneration, not User keys", async () => {
+  it("authenticate() rejects every key of the user issued before its tokenGeneration was raised", async () => {
     await f.createUser("gen");
     const login = await f.createKey("gen-login", { user: "gen", type: "Login" });
     const ci = await f.createKey("gen-ci", { user: "gen", type: "User" });
     await patchUser("gen", { tokenGeneration: 1 });
-    await rejects(login, /revoked/);
-    assert.equal((await f.authenticator.authenticate(header(ci)))?.name, "gen");
-    const fresh = await f.createKey("gen-login-2", { user: "gen", type: "Login" });
-    assert.equal((await f.authenticator.authenticate(header(fresh)))?.name, "gen");
+    await rejects(login, /tokenGeneration was raised/);
+    await rejects(ci, /tokenGeneration was raised/);
+    for (const [name, type] of [
+      ["gen-login-2", "Login"],
+      ["gen-ci-2", "User"],
+    ]) {
+      const fresh = await f.createKey(name, { user: "gen", type });
+      assert.equal((await f.authenticator.authenticate(header(fresh)))?.name, "gen");
+    }
+  });
+
+  it("authenticate() ends a user's sessions for good when it is disabled; its other keys come back with it", async () => {
+    await f.createUser("dora");
+    const login = await f.createKey("dora-login", { user: "dora", type: "Login" });
+    const ci = await f.createKey("dora-ci", { user: "dora", type: "User" });
+    await patchUser("dora", { disabled: true });
+    await rejects(login, "user is disabled");
+    await rejects(ci, "user is disabled");
+    await patchUser("dora", { disabled: false });
+    await rejects(login, /sessions were ended/);
+    assert.equal((await f.authenticator.authenticate(header(ci)))?.name, "dora");
+    const fresh = await f.createKey("dora-login-2", { user: "dora", type: "Login" });
+    assert.equal((await f.authenticator.authenticate(header(fresh)))?.name, "dora");
   });
 
   it("authenticate() rejects keys of a disabled user, a deleted user and a re-created one", async () => {

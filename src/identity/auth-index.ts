@@ -6,6 +6,7 @@ import type { AccessRule } from "../apis/management/v1/access-checks.ts";
 import { GROUP } from "../apis/management/v1/common.ts";
 import type { AccessKeyScope, OwnedAccessKey } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import {
+  SESSION_GENERATION_ANNOTATION,
   storedDigest,
   TEAM_UID_ANNOTATION,
   TOKEN_GENERATION_ANNOTATION,
@@ -37,7 +38,11 @@ export interface KeyEntry {
   ownerUid?: string;
   /** The user's tokenGeneration when the key was issued. */
   tokenGeneration: number;
+  /** The user's session generation when the key was issued (see UserEntry). */
+  sessionGeneration: number;
   deleting: boolean;
+  /** A Login key's identity.extraClaims (the claims its connector's allowedExtraClaims let through). */
+  extraClaims?: Readonly<Record<string, string[]>>;
 }
 
 export interface UserEntry {
@@ -46,13 +51,19 @@ export interface UserEntry {
   username: string;
   displayName?: string;
   email?: string;
+  /** spec.email equals spec.verifiedEmail (an address a provider or an admin verified; the user cannot set it). */
+  emailVerified: boolean;
   subject?: string;
+  /** Claims an admin added (spec.extraClaims), for the platform's ID tokens. */
+  extraClaims: Readonly<Record<string, string>>;
   groups: string[];
   /** Groups remembered from the user's last single sign-on (spec.ssoGroups). */
   ssoGroups: string[];
   clusterRoles: string[];
   disabled: boolean;
   tokenGeneration: number;
+  /** Raised by the platform when the user's sessions end for good (disabling the user, a password change). */
+  sessionGeneration: number;
 }
 
 export interface TeamEntry {
@@ -69,6 +80,8 @@ export interface TeamEntry {
 export interface AccessEntry {
   owner?: { user?: string; team?: string };
   access: AccessRule[];
+  /** A virtual cluster instance's spec.runtime: whose runtime keys report for it (runtime-binding.ts). */
+  runtime?: { user?: string; team?: string };
 }
 
 const PREFIX = `/${GROUP}/`;
@@ -82,6 +95,20 @@ const roleNames = (value: unknown): string[] =>
   Array.isArray(value)
     ? value.map((role) => role?.name).filter((name): name is string => typeof name === "string")
     : [];
+/** E-mail addresses compare case-insensitively (what providers and mail systems do in practice). */
+export const sameAddress = (a: string | undefined, b: string | undefined): boolean =>
+  typeof a === "string" && typeof b === "string" && a !== "" && a.toLowerCase() === b.toLowerCase();
+const stringValues = (value: unknown): Record<string, string> =>
+  value && typeof value === "object"
+    ? Object.fromEntries(
+        Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+      )
+    : {};
+/** A generation annotation's number; 0 when absent or not a number. */
+const generationOf = (value: string | undefined): number => {
+  const number = Number(value ?? 0);
+  return Number.isSafeInteger(number) && number > 0 ? number : 0;
+};
 const millis = (value: unknown): number | undefined => {
   const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
   return Number.isNaN(ms) ? undefined : ms;
@@ -92,7 +119,7 @@ function keyEntry(key: OwnedAccessKey): KeyEntry | undefined {
   const spec = key.spec ?? {};
   if (!digest || !key.metadata.name) return undefined;
   const annotations = key.metadata.annotations ?? {};
-  const generation = Number(annotations[TOKEN_GENERATION_ANNOTATION] ?? 0);
+  const generation = generationOf(annotations[TOKEN_GENERATION_ANNOTATION]);
   return {
     name: key.metadata.name,
     uid: key.metadata.uid ?? "",
@@ -109,9 +136,20 @@ function keyEntry(key: OwnedAccessKey): KeyEntry | undefined {
     lastActivityMs: millis(key.status?.lastActivity),
     scope: spec.scope && structuredClone(spec.scope),
     ownerUid: annotations[USER_UID_ANNOTATION] ?? annotations[TEAM_UID_ANNOTATION],
-    tokenGeneration: Number.isFinite(generation) ? generation : 0,
+    tokenGeneration: generation,
+    sessionGeneration: generationOf(annotations[SESSION_GENERATION_ANNOTATION]),
     deleting: Boolean(key.metadata.deletionTimestamp),
+    ...(spec.type === "Login" ? loginClaims(spec.identity?.extraClaims) : {}),
   };
+}
+
+/** A Login key's extra claims, when it has any: lists of strings by claim name. */
+function loginClaims(value: unknown): { extraClaims?: Record<string, string[]> } {
+  if (!value || typeof value !== "object") return {};
+  const claims = Object.fromEntries(
+    Object.entries(value).flatMap(([name, values]) => (Array.isArray(values) ? [[name, strings(values)]] : [])),
+  );
+  return Object.keys(claims).length > 0 ? { extraClaims: claims } : {};
 }
 
 function userEntry(user: User): UserEntry {
@@ -123,12 +161,15 @@ function userEntry(user: User): UserEntry {
     username: spec.username || name,
     displayName: spec.displayName,
     email: spec.email,
+    emailVerified: sameAddress(spec.email, spec.verifiedEmail),
     subject: spec.subject,
+    extraClaims: stringValues(spec.extraClaims),
     groups: strings(spec.groups),
     ssoGroups: strings(spec.ssoGroups),
     clusterRoles: roleNames(spec.clusterRoles),
     disabled: spec.disabled === true,
     tokenGeneration: typeof spec.tokenGeneration === "number" ? spec.tokenGeneration : 0,
+    sessionGeneration: generationOf(user.metadata.annotations?.[SESSION_GENERATION_ANNOTATION]),
   };
 }
 
@@ -145,11 +186,16 @@ function teamEntry(team: Team): TeamEntry {
   };
 }
 
+type UserOrTeam = { user?: string; team?: string };
+const userOrTeam = (value: UserOrTeam | undefined) => (value && (value.user || value.team) ? value : undefined);
+
 function accessEntry(object: { spec?: unknown }): AccessEntry | undefined {
-  const spec = object.spec as { owner?: AccessEntry["owner"]; access?: unknown } | undefined;
+  const spec = object.spec as { owner?: UserOrTeam; access?: unknown; runtime?: UserOrTeam } | undefined;
   const access = Array.isArray(spec?.access) ? (spec.access as AccessRule[]) : [];
-  const owner = spec?.owner && (spec.owner.user || spec.owner.team) ? spec.owner : undefined;
-  return owner || access.length ? structuredClone({ owner, access }) : undefined;
+  const owner = userOrTeam(spec?.owner);
+  const runtime = userOrTeam(spec?.runtime);
+  if (!owner && !access.length && !runtime) return undefined;
+  return structuredClone(runtime ? { owner, access, runtime } : { owner, access });
 }
 
 export class AuthIndex implements InformerHandler {
@@ -158,6 +204,8 @@ export class AuthIndex implements InformerHandler {
   private readonly keysByName = new Map<string, KeyEntry>();
   /** Digests two keys share (possible only through a race between two creates): neither authenticates. */
   private readonly sharedDigests = new Set<string>();
+  /** Login keys with extra claims, by name (few: only connectors with allowedExtraClaims make them). */
+  private readonly claimKeys = new Map<string, KeyEntry>();
   private readonly users = new Map<string, UserEntry>();
   private readonly teams = new Map<string, TeamEntry>();
   private readonly access = new Map<string, AccessEntry>();
@@ -195,6 +243,15 @@ export class AuthIndex implements InformerHandler {
 
   user(name: string): UserEntry | undefined {
     return this.users.get(name);
+  }
+
+  /** The extra claims of the user's newest single sign-on login that has any. */
+  loginClaimsOf(user: string): Readonly<Record<string, string[]>> | undefined {
+    let newest: KeyEntry | undefined;
+    for (const key of this.claimKeys.values()) {
+      if (key.user === user && !key.deleting && (!newest || key.createdMs > newest.createdMs)) newest = key;
+    }
+    return newest?.extraClaims;
   }
 
   allUsers(): IterableIterator<UserEntry> {
@@ -245,6 +302,7 @@ export class AuthIndex implements InformerHandler {
     this.keysByDigest.clear();
     this.keysByName.clear();
     this.sharedDigests.clear();
+    this.claimKeys.clear();
     this.users.clear();
     this.teams.clear();
     this.access.clear();
@@ -269,6 +327,7 @@ export class AuthIndex implements InformerHandler {
         if (this.keysByDigest.has(entry.digest)) this.sharedDigests.add(entry.digest);
         this.keysByDigest.set(entry.digest, entry);
         this.keysByName.set(entry.name, entry);
+        if (entry.extraClaims) this.claimKeys.set(entry.name, entry);
       }
     } else if (key.startsWith(USERS)) {
       this.users.set(name, userEntry(object as unknown as User));
@@ -299,6 +358,7 @@ export class AuthIndex implements InformerHandler {
     const old = this.keysByName.get(name);
     if (!old) return;
     this.keysByName.delete(name);
+    this.claimKeys.delete(name);
     if (this.keysByDigest.get(old.digest) === old) this.keysByDigest.delete(old.digest);
     if (this.sharedDigests.has(old.digest)) {
       // Another key still holds it: it is unique again once only one remains.

@@ -8,17 +8,17 @@
 
 import { errors, isStatusError } from "../apimachinery/errors.ts";
 import { GROUP } from "../apis/management/v1/common.ts";
-import { SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import type { DescribeCaller, SelfStatus } from "../apis/management/v1/self.ts";
 import type { UserInfo } from "../registry/types.ts";
 import type { TeamEntry } from "./auth-index.ts";
 import { type KeyLimits, keyExpiresAt } from "./key-validity.ts";
 import { ADMIN_ROLE, isSystem, principalOf } from "./principal.ts";
+import { isRuntimeKey } from "./runtime-binding.ts";
 
 export interface DescribeCallerOptions {
   /** Authenticates an access key (without recording activity) or a direct cluster endpoint token. */
   authenticate(credential: string): Promise<UserInfo>;
-  settings(): { platformHost: string; projectNamespacePrefix: string };
+  settings(): { platformHost: string; projectNamespacePrefix: string; instanceHeartbeatSeconds?: number };
   /** The key lifetime limits in force (for the credential's expiration). */
   limits(): KeyLimits;
 }
@@ -31,7 +31,7 @@ export function mayReviewCredentials(user: UserInfo): boolean {
   const principal = principalOf(user);
   if (!principal) return false;
   if (principal.roles.has(ADMIN_ROLE)) return true;
-  return (principal.key.scope?.roles ?? []).some((role) => role.role === SCOPE_ROLES.virtualCluster);
+  return isRuntimeKey(principal);
 }
 
 export function describeCaller(options: DescribeCallerOptions): DescribeCaller {
@@ -59,6 +59,9 @@ export function describeCaller(options: DescribeCallerOptions): DescribeCaller {
       projectNamespacePrefix: settings.projectNamespacePrefix,
       subject: user.name,
     };
+    if (settings.instanceHeartbeatSeconds !== undefined) {
+      status.instanceHeartbeatSeconds = settings.instanceHeartbeatSeconds;
+    }
     const principal = principalOf(user);
     if (!principal) return status;
     status.uid = principal.uid;

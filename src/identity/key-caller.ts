@@ -30,7 +30,9 @@ export function keyOwners(index: AuthIndex, fresh: () => Promise<void>): AccessK
     async user(name) {
       await fresh();
       const user = index.user(name);
-      return user && { uid: user.uid, tokenGeneration: user.tokenGeneration };
+      return (
+        user && { uid: user.uid, tokenGeneration: user.tokenGeneration, sessionGeneration: user.sessionGeneration }
+      );
     },
     async team(name) {
       await fresh();

@@ -1,9 +1,10 @@
 // Deletes Login keys (from password login) once they are older than loginAccessKeyTTLSeconds (0: kept), the keys of
-// the OpenID provider's refresh tokens once their own ttl passed, and both kinds once a tokenGeneration change
-// revoked them. Runs on a timer over the in-memory index; deletes go through the store.
+// the OpenID provider's refresh tokens once their own ttl passed, and both kinds once the user's tokenGeneration or
+// session generation revoked them (key-validity.ts). Runs on a timer over the in-memory index; deletes go through the
+// store. Other keys a generation revoked stay listed (their owners see why they fail) until deleted.
 
 import type { AuthIndex, KeyEntry } from "./auth-index.ts";
-import { REFRESH_TOKEN_KEY_TYPE } from "./key-validity.ts";
+import { REFRESH_TOKEN_KEY_TYPE, revokedBy } from "./key-validity.ts";
 
 export interface LoginKeySweeperOptions {
   index: AuthIndex;
@@ -53,7 +54,7 @@ export class LoginKeySweeper {
         expired = key.ttlSeconds > 0 && now >= key.createdMs + key.ttlSeconds * 1000;
       else continue;
       const user = key.user ? index.user(key.user) : undefined;
-      const revoked = user !== undefined && key.tokenGeneration < user.tokenGeneration;
+      const revoked = user !== undefined && revokedBy(key, user) !== undefined;
       if (expired || revoked) due.push(key);
     }
     let deleted = 0;

@@ -1,6 +1,8 @@
 // Password changes through `users/<name>/password`: checks the current password when a user changes its own
-// (throttled like logins), invalidates the user's login keys by raising its tokenGeneration first (so a failure
-// half-way only logs the user out), then stores the new hash. Keys of type User are left alone on purpose.
+// (throttled like logins), ends the user's sessions by raising its session generation first (so a failure half-way
+// only logs the user out): Login keys, console sessions and the OpenID provider's refresh tokens issued before stop
+// working. Then stores the new hash. Keys of type User and endpoint tokens are left alone on purpose (raising
+// spec.tokenGeneration ends those too).
 
 import { errors } from "../apimachinery/errors.ts";
 import type { PasswordService } from "../apis/management/v1/user-password.ts";
@@ -10,8 +12,8 @@ import type { PasswordStore, UserRef } from "./password-store.ts";
 export interface PasswordServiceOptions {
   passwords: PasswordStore;
   throttle: LoginThrottle;
-  /** Raises the user's spec.tokenGeneration by one. */
-  revokeLoginKeys(user: UserRef): Promise<void>;
+  /** Raises the user's session generation by one. */
+  endSessions(user: UserRef): Promise<void>;
 }
 
 export function passwordService(options: PasswordServiceOptions): PasswordService {
@@ -31,7 +33,7 @@ export function passwordService(options: PasswordServiceOptions): PasswordServic
         }
         throttle.succeeded(user.name);
       }
-      await options.revokeLoginKeys(user);
+      await options.endSessions(user);
       await passwords.set(user, password);
     },
   };

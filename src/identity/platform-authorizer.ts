@@ -2,6 +2,7 @@
 // members and owners, project-rights.ts) and its access key's scope lets it through. Scoped keys never create or
 // change access keys or passwords: a scope cannot be widened through the key itself; for the same reason a scoped key
 // gets a kubeconfig (whose credentials reach the whole virtual cluster) only when its scope covers that instance.
+// A key with the role virtualcluster writes only the instances bound to its owner (runtime-binding.ts).
 // Denials carry a reason only where the verb alone does not say why. `rulesFor` (kubectl auth can-i --list) lists
 // what `decide` allows (platform-rules.ts), so the list and real authorization cannot disagree.
 
@@ -23,6 +24,7 @@ import { type ProjectIndex, projectEntry } from "./project-index.ts";
 import { projectDecision, projectRole } from "./project-rights.ts";
 import { type FactsLookup, mintedBy } from "./resource-facts.ts";
 import { hasRight } from "./rights.ts";
+import { runtimeBindingDenial } from "./runtime-binding.ts";
 import { DISCOVERY_URLS, LOGOUT_URL } from "./scope.ts";
 import type { Visibility } from "./visible-objects-view.ts";
 
@@ -102,6 +104,9 @@ export class PlatformAuthorizer implements Authorizer {
       if (minted?.boundedBy === "instance" && !this.scopeCoversInstance(principal, request, prefix))
         return KUBECONFIG_BEYOND_SCOPE;
     }
+    // A runtime writes only the instances it reports for, whatever its owner may do otherwise.
+    const unbound = runtimeBindingDenial(principal, request, this.index);
+    if (unbound) return unbound;
     if (hasRight(principal, request, this.index, this.facts)) return ALLOWED;
     if (!this.projects) return DENIED;
     return projectDecision(principal, request, this.projects.index, prefix) ?? DENIED;

@@ -1,14 +1,16 @@
 // What a project grants: its owner (user, or a team the caller acts for or belongs to) is a project admin; members
 // hold the role listed for them, through their user or one of their teams, the strongest one counting.
 //   view:  read the project, read its instances (and their status), get kubeconfigs of them;
-//   edit:  also create, change and delete instances (and their status);
-//   admin: also change the project itself (its owner and allowed clusters still need makeowner / escalate).
+//   edit:  also create, change and delete instances (and their status), but not move an instance's access point;
+//   admin: also move access points (`update` on virtualclusterinstances/accesspoint, instance-writes.ts) and change
+//          the project itself (its owner and allowed clusters still need makeowner / escalate).
 // Project secrets (projectsecrets) are for edit and admin only, like Kubernetes' view role leaves Secrets out: they
 // read and write them; their status is the platform's (the secret store sync) and no member's.
 // A denial about a project's instances says why (not a member, or which role the caller has). Every user or team
 // lists instances across namespaces, narrowed by the store to those of its projects.
 
 import { GROUP } from "../apis/management/v1/common.ts";
+import { ACCESS_POINT_SUBRESOURCE } from "../apis/management/v1/instance-writes.ts";
 import { PROJECT_ROLES, type ProjectRole } from "../apis/management/v1/project-schema.ts";
 import type { AuthorizationAttributes, AuthorizationDecision } from "../registry/types.ts";
 import type { Principal } from "./principal.ts";
@@ -41,6 +43,7 @@ export function projectRole(principal: Principal, project: ProjectEntry): Projec
 function instanceVerbAllowed(role: ProjectRole, request: AuthorizationAttributes): boolean {
   const { verb, subresource } = request;
   if (subresource === "kubeconfig") return verb === "create";
+  if (subresource === ACCESS_POINT_SUBRESOURCE) return role === "admin" && (verb === "update" || verb === "patch");
   if (subresource && subresource !== "status") return false;
   if (READ.includes(verb)) return true;
   if (rank(role) < rank("edit")) return false;

@@ -155,6 +155,7 @@ export class TokenAuthenticator implements Authenticator {
       scope: claims.scope,
       ownerUid: claims.uid,
       tokenGeneration: claims.gen,
+      sessionGeneration: 0,
       deleting: false,
     };
     const scope = tokenScope(compileScope(claims.scope), this.#options.facts);

@@ -92,13 +92,25 @@ describe("createTokenVerifier()", () => {
     f.clock.now += 61_000;
     assert.equal(await reason(v.verify(token)), "expired");
     f.clock.now -= 61_000;
-    assert.equal(await reason(verifier({ issuer: "https://elsewhere" }).verify(token)), "invalid");
+    assert.equal(await reason(verifier({ issuer: "https://elsewhere" }).verify(token)), "unknown-issuer");
     assert.equal(await reason(verifier({ audience: "other" }).verify(token)), "invalid");
     const [h, p, s] = token.split(".");
     const payload = JSON.parse(Buffer.from(p, "base64url").toString());
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...payload, gen: 5 })).toString("base64url")}.${s}`;
     assert.equal(await reason(v.verify(tampered)), "invalid");
     assert.equal(await reason(v.verify("not-a-token")), "malformed");
+  });
+
+  it("verify() accepts every issuer `issuers` lists, read at each call: the key proves the token", async () => {
+    const token = await issue();
+    const accepted = ["https://old.example"];
+    const v = verifier({ issuer: undefined, issuers: () => accepted });
+    assert.equal(await reason(v.verify(token)), "unknown-issuer");
+    accepted.push(TEST_ISSUER);
+    assert.equal((await v.verify(token)).name, "bob");
+    const [h, p] = token.split(".");
+    const forged = `${h}.${p}.${Buffer.alloc(64).toString("base64url")}`;
+    assert.equal(await reason(v.verify(forged)), "invalid", "an issuer is never checked before the signature");
   });
 
   it("verify() errors never contain the token", async () => {

@@ -5,7 +5,8 @@
 // keep working), and refetched at once when a token names an unknown kid (a rotation), at most once per
 // minRefetchIntervalMs so a stream of forged kids cannot hammer the platform.
 // What offline verification cannot know: a tokenGeneration bump or a disabled user takes effect at the platform at
-// once, here only when the token expires (ask the platform through `selves` when that matters).
+// once, here only when the token expires; the virtual cluster runtime therefore also asks the platform through
+// `selves` while it answers (src/virtualcluster/connect/platform-user-authenticator.ts: within 4 s).
 
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
@@ -19,6 +20,12 @@ export interface TokenVerifierOptions {
   fetchJwks?: () => Promise<unknown>;
   /** The platform's base URL, as the iss claim carries it. Default: jwksUrl without "/.well-known/jwks.json". */
   issuer?: string;
+  /**
+   * Every issuer accepted, read at each verification; default: `issuer` alone. The key is what proves a token is the
+   * platform's; its issuer follows the platform's address (platformHost), so a platform whose address changed signs
+   * with the new one while tokens it signed before carry the old.
+   */
+  issuers?: () => readonly string[];
   /** Default: the platform's direct cluster endpoint audience. */
   audience?: string;
   /** PEM of the CA that signed the platform's serving certificate (https jwksUrl). */
@@ -54,7 +61,14 @@ export interface TokenVerifier {
   refresh(): Promise<void>;
 }
 
-export type TokenVerificationReason = "malformed" | "unknown-key" | "jwks-unavailable" | "expired" | "invalid";
+export type TokenVerificationReason =
+  | "malformed"
+  | "unknown-key"
+  | "jwks-unavailable"
+  | "expired"
+  /** Signed by the platform's key, but naming an issuer not (yet) accepted. */
+  | "unknown-issuer"
+  | "invalid";
 
 /** Why a token was refused. The message never contains the token. */
 export class TokenVerificationError extends Error {
@@ -130,7 +144,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     options.fetchJwks ?? (jwksUrl ? () => getJson(jwksUrl, options.ca, options.insecure === true) : undefined);
   if (!fetchJwks) throw new Error("createTokenVerifier needs jwksUrl or fetchJwks");
   const issuer = options.issuer ?? (jwksUrl?.endsWith(JWKS_PATH) ? jwksUrl.slice(0, -JWKS_PATH.length) : undefined);
-  if (!issuer) throw new Error("createTokenVerifier needs the platform's issuer URL");
+  if (!issuer && !options.issuers) throw new Error("createTokenVerifier needs the platform's issuer URL");
+  const issuers = options.issuers ?? (() => [issuer as string]);
   const audience = options.audience ?? TOKEN_AUDIENCE;
   const refreshMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_MS;
   const refetchMs = options.minRefetchIntervalMs ?? DEFAULT_REFETCH_MS;
@@ -191,7 +206,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       let payload: Record<string, unknown>;
       try {
         ({ payload } = await jwtVerify(token, key.key, {
-          issuer,
+          issuer: [...issuers()],
           audience,
           algorithms: [key.alg],
           currentDate: new Date(now()),
@@ -200,6 +215,10 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === "ERR_JWT_EXPIRED") throw new TokenVerificationError("expired", "the token has expired");
+        // jose checks claims only once the signature holds: this is the platform's token, under another address.
+        if (code === "ERR_JWT_CLAIM_VALIDATION_FAILED" && (error as { claim?: string }).claim === "iss") {
+          throw new TokenVerificationError("unknown-issuer", "the token's issuer is not an address of this platform");
+        }
         const detail = code === "ERR_JWS_SIGNATURE_VERIFICATION_FAILED" ? "signature verification failed" : code;
         throw new TokenVerificationError("invalid", `the token is not valid: ${detail ?? "verification failed"}`);
       }

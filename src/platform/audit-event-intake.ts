@@ -1,7 +1,9 @@
 // `POST .../virtualclusterinstances/<name>/auditevents`: a connected virtual cluster hands over its audit events
 // (an AuditEventBatch), which go to the audit datastore tagged with the instance. The URL names the instance, so a
-// caller can only tag events with an instance it may write to. Events are redacted again here: the platform does
-// not rely on the sender for that. `disableAgentSyncBack: true` in the audit config refuses batches (403), which
+// caller can only tag events with an instance it may write to (its own runtime, runtime-binding.ts). Each event gets
+// an ID of its own, qualified by the instance (`<namespace>.<name>.<auditID>`): a virtual cluster cannot store an
+// event under the ID of one of the platform's, which stay the answer to lookups by ID and field selectors. Events
+// are redacted again here: the platform does not rely on the sender for that. `disableAgentSyncBack: true` in the audit config refuses batches (403), which
 // tells the virtual cluster to stop sending.
 
 import { errors } from "../apimachinery/errors.ts";
@@ -16,6 +18,13 @@ import type { ActionHandler } from "../registry/types.ts";
 /** The sender's answer to a refused batch names this, so it can stop sending. */
 export const SYNC_BACK_DISABLED = "disableAgentSyncBack";
 const MAX_EVENTS = 10_000;
+/** A virtual cluster's own audit IDs are UUIDs; this keeps the qualified ID unambiguous (no dots) and bounded. */
+const FORWARDED_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** The ID a forwarded event is stored under: no platform event ID (a UUID) has a dot, and a namespace has none. */
+export function forwardedAuditId(namespace: string, name: string, auditID: string): string {
+  return `${namespace}.${name}.${auditID}`;
+}
 
 export interface AuditEventIntakeOptions {
   audit: Pick<AuditLogger, "ingest">;
@@ -47,7 +56,12 @@ export function auditEventIntake(options: AuditEventIntakeOptions): ActionHandle
         if (!event || typeof event !== "object" || Array.isArray(event) || typeof event.auditID !== "string") {
           throw errors.badRequest(`events[${index}] is not an audit event (an object with an auditID)`);
         }
-        return auditJson(event);
+        if (!FORWARDED_ID.test(event.auditID)) {
+          throw errors.badRequest(
+            `events[${index}].auditID must be 1 to 128 letters, digits, "-" and "_" (a UUID), starting with a letter or digit`,
+          );
+        }
+        return auditJson({ ...event, auditID: forwardedAuditId(namespace, name, event.auditID) });
       });
       options.audit.ingest(lines, `${namespace}/${name}`);
       return {

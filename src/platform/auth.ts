@@ -17,6 +17,8 @@ import {
 import { createOwnedAccessKeyDefinition, type OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
 import { createSelfDefinition } from "../apis/management/v1/self.ts";
 import { createSigningKeyRotationDefinition } from "../apis/management/v1/signingkeyrotation.ts";
+import type { User } from "../apis/management/v1/user.ts";
+import { SESSION_GENERATION_ANNOTATION, sessionGeneration } from "../apis/management/v1/user-generations.ts";
 import { passwordSubresource } from "../apis/management/v1/user-password.ts";
 import { digestAccessKey, generateAccessKey } from "../auth/access-key-material.ts";
 import { LoginThrottle, type ThrottleOptions } from "../auth/login-throttle.ts";
@@ -31,6 +33,7 @@ import { ActivityRecorder } from "../identity/activity-recorder.ts";
 import { AuthIndex, type KeyEntry } from "../identity/auth-index.ts";
 import { describeCaller } from "../identity/describe-caller.ts";
 import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
+import { platformImpersonation } from "../identity/impersonated-caller.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
 import { OIDC_MOUNT } from "../identity/oidc-provider/platform-oidc-provider.ts";
@@ -38,10 +41,10 @@ import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
 import { passwordService } from "../identity/password-service.ts";
 import { PasswordStore, type UserRef } from "../identity/password-store.ts";
 import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
-import { principalOf } from "../identity/principal.ts";
+import { isPrivileged, principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
 import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
-import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
+import { SSO_STATE_PREFIX } from "../identity/sso/login-state.ts";
 import { TokenAuthenticator } from "../identity/token-authenticator.ts";
 import { TokenIssuer } from "../identity/token-issuer.ts";
 import { VisibleObjectsView } from "../identity/visible-objects-view.ts";
@@ -52,6 +55,7 @@ import { formatTimestamp } from "../registry/time.ts";
 import type { ActionHandler, ResourceDefinition, ResourceStore } from "../registry/types.ts";
 import { sweepExpired } from "../storage/expiring-records.ts";
 import type { KeyValueStore } from "../storage/types.ts";
+import { loadCookieKeys } from "./cookie-keys.ts";
 import { expiredStateSweeper } from "./expired-state-sweeper.ts";
 import type { LeaderTask } from "./leader.ts";
 import { loginRoutes } from "./login-routes.ts";
@@ -78,6 +82,8 @@ export interface PlatformAuthOptions {
   signingAlgorithm?: SigningAlgorithm;
   /** Other replicas share the store (etcd): the signing key ring follows their rotations. */
   sharedStore?: boolean;
+  /** How often virtual clusters should report (selves tells them). */
+  instanceHeartbeatSeconds?: number;
 }
 
 /** The auth layer's parts of the resource list (src/platform/management-resources.ts). */
@@ -103,7 +109,10 @@ export interface PlatformAuth {
   stateSweeper(): LeaderTask;
   /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
   stores(registry: Registry): ResourceStore[];
-  serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
+  serverOptions: Pick<
+    ApiServerOptions,
+    "authenticators" | "authorizer" | "impersonation" | "privileged" | "publicPaths" | "plugins"
+  >;
   /** Where clients reach the platform (selves reports it when the settings leave platformHost empty). */
   setServerHost(host: string): void;
   /** The iss of signed tokens: https://<platformHost, or the server's host:port>. */
@@ -145,9 +154,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
   const throttle = new LoginThrottle(options.throttle);
   // Replicas share failure counts through the store, so spreading guesses over them gains nothing.
   const sharedThrottle = options.sharedStore ? await shareLoginThrottle({ storage, throttle, logger }) : undefined;
-  // Wrong client secrets at the OpenID provider: a client id counts as a username does (10 tries, then waits).
+  // Wrong client secrets at the OpenID provider: a client id counts as a username does (10 tries from one address,
+  // then waits; 100 from everywhere).
   const clientThrottle = new LoginThrottle(
-    options.clientThrottle ?? { failuresPerUsername: 10, failuresPerAddress: 20 },
+    options.clientThrottle ?? { failuresPerPair: 10, failuresPerUsername: 100, failuresPerAddress: 20 },
   );
   const sharedClientThrottle = options.sharedStore
     ? await shareLoginThrottle({ storage, throttle: clientThrottle, prefix: CLIENT_AUTH_FAILURES_PREFIX, logger })
@@ -206,18 +216,21 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     }
   });
 
-  const revokeLoginKeys = async (user: UserRef) => {
+  /** Raises the user's session generation (src/apis/management/v1/user-generations.ts): its sessions end. */
+  const endSessions = async (user: UserRef) => {
     for (;;) {
-      const current = await store("users").get(system(), { name: user.name });
-      const generation = (current.spec as { tokenGeneration?: number } | undefined)?.tokenGeneration ?? 0;
+      const current = (await store("users").get(system(), { name: user.name })) as User;
       try {
         await store("users").patch(
           system(),
           { name: user.name },
           "merge",
           {
-            metadata: { uid: user.uid, resourceVersion: current.metadata.resourceVersion },
-            spec: { tokenGeneration: generation + 1 },
+            metadata: {
+              uid: user.uid,
+              resourceVersion: current.metadata.resourceVersion,
+              annotations: { [SESSION_GENERATION_ANNOTATION]: String(sessionGeneration(current) + 1) },
+            },
           },
           { fieldManager: MANAGER },
         );
@@ -241,6 +254,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       { apiVersion: `${GROUP}/${VERSION}`, kind: "OwnedAccessKey", metadata: { generateName }, spec },
       { fieldManager: MANAGER },
     );
+  const cookieKeys = await loadCookieKeys(storage);
   const oidc = await createPlatformOidc({
     storage,
     index,
@@ -255,6 +269,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       return { name: created.metadata.name ?? "", uid: created.metadata.uid ?? "" };
     },
     clientThrottle,
+    cookieKeys,
     logger,
   });
 
@@ -275,6 +290,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         return {
           platformHost: current.platformHost || serverHost,
           projectNamespacePrefix: current.projectNamespacePrefix,
+          instanceHeartbeatSeconds: options.instanceHeartbeatSeconds,
         };
       },
       limits: () => settings.current().auth,
@@ -298,7 +314,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       subresources: {
         users: {
           accesskeys: accessKeysSubresource("user", keysStore),
-          password: passwordSubresource(passwordService({ passwords, throttle, revokeLoginKeys })),
+          password: passwordSubresource(passwordService({ passwords, throttle, endSessions })),
         },
         teams: { accesskeys: accessKeysSubresource("team", keysStore) },
       },
@@ -352,6 +368,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         }),
       ],
       authorizer,
+      // kubectl --as: admins act as a platform user, still bounded by their key's scope.
+      impersonation: platformImpersonation({ index, fresh }),
+      // Exempt from flow control, and let in on the connection reserve: unscoped admin keys.
+      privileged: isPrivileged,
       // Login, callbacks and logout: logout authenticates the key (bearer or session cookie) it deletes itself.
       publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*", OIDC_MOUNT],
       plugins: [
@@ -364,6 +384,7 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
           store,
           deleteKey,
           baseUrl: issuer,
+          cookieKeys,
           logger,
           keyOf,
         }),

@@ -1,6 +1,7 @@
 // `virtualcluster platform backup`: a consistent snapshot of a data directory's store in one file. A running
 // platform takes it itself (through its control socket) while it keeps serving; a stopped one is read directly.
-// The file is checked before it is kept, written owner-only and put in place atomically.
+// The file is checked, sealed with an HMAC keyed from the store's encryption key (backup-authentication.ts), written
+// owner-only and put in place atomically.
 
 import { randomUUID } from "node:crypto";
 import { constants, createWriteStream, existsSync } from "node:fs";
@@ -10,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { inspectSnapshot, type SnapshotInfo, snapshotStoreFile } from "../storage/sqlite/snapshot.ts";
 import { syncPath } from "../storage/sync-path.ts";
+import { keyFileOf, sealBackup } from "./backup-authentication.ts";
 import { SNAPSHOT_PATH } from "./control-socket.ts";
 import { CONTROL_SOCKET_FILE, STORE_FILE } from "./store-files.ts";
 
@@ -19,12 +21,16 @@ export interface BackupOptions {
   to: string;
   /** Replace `to` when it exists (refused otherwise). */
   force: boolean;
+  /** The store's encryption key file (default <data-dir>/pki/encryption.key): the seal is keyed from it. */
+  encryptionKeyFile?: string;
 }
 
 export interface BackupResult extends SnapshotInfo {
   file: string;
   /** True when a running platform took the snapshot while serving. */
   online: boolean;
+  /** Id of the encryption key the seal was made under. */
+  sealedWith: string;
 }
 
 export async function backupDataDir(options: BackupOptions): Promise<BackupResult> {
@@ -32,16 +38,18 @@ export async function backupDataDir(options: BackupOptions): Promise<BackupResul
   const file = resolve(options.to);
   if (existsSync(file) && !options.force) throw new Error(`${file} already exists: pass --force to replace it`);
   await checkSnapshotFolder(dirname(file));
+  const keyFile = keyFileOf(dataDir, options.encryptionKeyFile);
   const temp = join(dirname(file), `.${randomUUID()}.snapshot-tmp`);
   try {
     await (await open(temp, "wx", 0o600)).close();
     const online = await fetchSnapshot(dataDir, temp);
     if (!online) await snapshotStopped(dataDir, temp);
     const info = inspectSnapshot(temp);
+    const seal = await sealBackup(temp, keyFile);
     syncPath(temp);
     await rename(temp, file);
     syncPath(dirname(file));
-    return { ...info, file, online };
+    return { ...info, file, online, sealedWith: seal.keyId };
   } finally {
     await rm(temp, { force: true });
     await rm(`${temp}-journal`, { force: true });

@@ -1,7 +1,8 @@
 // Password login, served as a plugin route inside the API server's pipeline (logout: sso-routes.ts):
 //   POST /auth/password/login {username, password} -> {user, username, accessKey}  (public; a new Login key)
 // From the web console (header X-Platform-Console) the key goes into the HttpOnly session cookie instead of the body.
-// Failed logins are throttled per username and per client address (429 + Retry-After). The request body is parsed
+// Failed logins are throttled per username at a client address first, so guesses from elsewhere never lock the real
+// user out, then per address and per username overall (src/auth/login-throttle.ts; 429 + Retry-After). The request body is parsed
 // here with messages that never quote it, since it holds a password.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -74,7 +75,7 @@ export function loginRoutes(options: LoginRoutesOptions): (app: FastifyInstance)
       }
       // Only a caller who knows the password learns that the user is disabled.
       if (user.disabled) throw errors.unauthorized("user is disabled");
-      throttle.succeeded(username);
+      throttle.succeeded(username, address);
       const accessKey = await options.issueLoginKey(user);
       if (request.headers[CONSOLE_HEADER]) {
         const ttl = settings.current().auth.loginAccessKeyTTLSeconds;

@@ -50,7 +50,7 @@ export function oidcRoutes(options: OidcRoutesOptions): (app: FastifyInstance) =
       if (value !== undefined) reply.raw.setHeader(name, value);
     }
     reply.hijack();
-    handle(raw, reply.raw);
+    provider.serve(raw, reply.raw, () => handle(raw, reply.raw));
     return reply;
   };
 
@@ -73,7 +73,9 @@ export function oidcRoutes(options: OidcRoutesOptions): (app: FastifyInstance) =
         open(reply);
         reply.header("cache-control", "no-store");
         const person = await options.sessionPerson(request.headers.cookie);
-        const outcome = await continueInteraction(provider.current().provider, request.raw, reply.raw, person);
+        const outcome = await provider.serve(request.raw, reply.raw, () =>
+          continueInteraction(provider.current().provider, request.raw, reply.raw, person),
+        );
         if (outcome.kind !== "expired") return reply.code(303).redirect(outcome.location);
         const page = messagePage("Sign-in expired", [
           "This sign-in request is unknown or has expired. Go back to the application and sign in again.",

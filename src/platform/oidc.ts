@@ -3,13 +3,13 @@
 // ID tokens signed by the platform's key ring, the person behind a browser found through the platform session
 // cookie (a Login key), wrong client secrets throttled, and the sweep of expired artifacts (run by the leader).
 
-import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { OwnedAccessKeySpec } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import type { SigningKeyRing } from "../auth/signing/key-ring.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { AuthIndex, KeyEntry } from "../identity/auth-index.ts";
+import { BrowserArtifacts } from "../identity/oidc-provider/browser-artifacts.ts";
 import { OidcAccounts } from "../identity/oidc-provider/oidc-accounts.ts";
 import {
   type ClientThrottle,
@@ -17,12 +17,10 @@ import {
   PlatformOidcProvider,
 } from "../identity/oidc-provider/platform-oidc-provider.ts";
 import { RefreshTokenKeys } from "../identity/oidc-provider/refresh-token-keys.ts";
-import { OIDC_PREFIX, OidcStore } from "../identity/oidc-provider/store-adapter.ts";
-import { type KeyValueStore, StorageError } from "../storage/types.ts";
+import { OidcStore } from "../identity/oidc-provider/store-adapter.ts";
+import type { KeyValueStore } from "../storage/types.ts";
 import { oidcRoutes } from "./oidc-routes.ts";
 import { CLEAR_SESSION_COOKIE, parseCookies, SESSION_COOKIE } from "./sso-routes.ts";
-
-const COOKIE_KEYS = `${OIDC_PREFIX}cookie-keys`;
 
 export interface PlatformOidcOptions {
   storage: KeyValueStore;
@@ -38,6 +36,8 @@ export interface PlatformOidcOptions {
   /** Creates an access key as the platform (a refresh token's); resolves to its name and uid. */
   createKey(spec: OwnedAccessKeySpec): Promise<{ name: string; uid: string }>;
   clientThrottle: ClientThrottle;
+  /** The platform's cookie secrets (cookie-keys.ts): they sign the provider's cookies. */
+  cookieKeys: string[];
   logger?: Logger;
 }
 
@@ -47,23 +47,20 @@ export interface PlatformOidc {
   sweep(): Promise<number>;
 }
 
-/** The keys that sign the provider's cookies: made once, kept (encrypted) in the store. */
-async function cookieKeys(storage: KeyValueStore): Promise<string[]> {
-  const stored = await storage.get(COOKIE_KEYS);
-  if (stored) return (JSON.parse(stored.value) as { keys: string[] }).keys;
-  const keys = [randomBytes(32).toString("base64url")];
-  try {
-    await storage.create(COOKIE_KEYS, JSON.stringify({ keys }));
-    return keys;
-  } catch (error) {
-    if (!(error instanceof StorageError && error.storageCode === "KeyExists")) throw error;
-    return cookieKeys(storage);
-  }
-}
-
 export async function createPlatformOidc(options: PlatformOidcOptions): Promise<PlatformOidc> {
   const { storage, index, settings, signingKeys, logger } = options;
-  const accounts = new OidcAccounts({ index, fresh: options.fresh });
+  const accounts = new OidcAccounts({
+    index,
+    fresh: options.fresh,
+    ssoClaimNames: () =>
+      settings
+        .current()
+        .auth.sso.connectors.flatMap((c) =>
+          c.kind === "oidc" && Array.isArray(c.config.allowedExtraClaims)
+            ? c.config.allowedExtraClaims.filter((name): name is string => typeof name === "string")
+            : [],
+        ),
+  });
   const refreshKeys = new RefreshTokenKeys({
     index,
     fresh: options.fresh,
@@ -109,8 +106,9 @@ export async function createPlatformOidc(options: PlatformOidcOptions): Promise<
       return { kid: key.kid, alg: key.alg, privateJwk: key.stored.privateJwk as Record<string, unknown> };
     },
     store,
+    artifacts: new BrowserArtifacts({ secrets: options.cookieKeys, path: OIDC_MOUNT }),
     accounts,
-    cookieKeys: await cookieKeys(storage),
+    cookieKeys: options.cookieKeys,
     clientThrottle: options.clientThrottle,
     sessionPerson,
     async endPlatformSession(cookieHeader, accountId) {

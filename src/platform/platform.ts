@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import { auditEventDefinition } from "../apis/management/v1/auditevent.ts";
+import { GROUP } from "../apis/management/v1/common.ts";
 import { withConfigUpsert } from "../apis/management/v1/config-store.ts";
 import { createEncryptionKeyRotationDefinition } from "../apis/management/v1/encryptionkeyrotation.ts";
 import { AuditLogger, type AuditLoggerOptions } from "../audit/audit-logger.ts";
@@ -16,6 +17,7 @@ import { startApiServer } from "../http/api-server.ts";
 import { createApiMetrics } from "../http/metrics.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
 import { keyCaller } from "../identity/key-caller.ts";
+import { qualifySsoSubjects } from "../identity/sso/qualify-sso-subjects.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
 import { ensureServingCertificates, loadUserCertificates } from "../pki/tls.ts";
 import { GarbageCollector } from "../registry/garbage-collector.ts";
@@ -27,6 +29,7 @@ import type { ConversionEvent } from "../storage/sqlite/auto-vacuum.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { StorageError } from "../storage/types.ts";
 import { formatBytes } from "../utils/byte-size.ts";
+import { auditDirectories, auditFileOf } from "./audit-directories.ts";
 import { auditEventIntake } from "./audit-event-intake.ts";
 import { AuditEventStore } from "./audit-event-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
@@ -42,9 +45,11 @@ import { checkDataDirPermissions, restrictUmask } from "./data-dir-permissions.t
 import { EncryptionKeyFileError, readEncryptionKeys } from "./encryption-key-file.ts";
 import { type EtcdBackendOptions, openEtcdBackend, readEtcdTls } from "./etcd-backend.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
+import { restampKeyGenerations } from "./key-generation-stamps.ts";
 import { etcdLeadership, soleLeadership } from "./leader.ts";
 import { managementResources } from "./management-resources.ts";
 import { checkPortFree } from "./port-check.ts";
+import { heartbeatBounds } from "./projects/heartbeat-bounds.ts";
 import { InstanceLiveness } from "./projects/instance-liveness.ts";
 import { createProjectResources } from "./projects/project-resources.ts";
 import { ReplicaPresence } from "./replica-presence.ts";
@@ -59,7 +64,9 @@ export const ADMIN_KUBECONFIG_FILE = "admin.kubeconfig";
 
 export interface PlatformOptions {
   dataDir: string;
-  /** An instance without a heartbeat for this long is marked offline (default 90 s). */
+  /** How often virtual clusters report (selves tells them; default 30 s). */
+  instanceHeartbeatMs?: number;
+  /** An instance without a heartbeat for this long is marked offline (default 3 heartbeats; at least 2). */
   instanceOfflineAfterMs?: number;
   host: string;
   port: number;
@@ -75,7 +82,7 @@ export interface PlatformOptions {
   >;
   /** `platform start --config FILE`: the platform config file, loaded at start and watched. */
   configFile?: string;
-  /** Directories besides the data directory where the Config may put the audit log. */
+  /** --audit-dir: where the Config may put the audit log, instead of <data-dir>/audit. */
   auditDirs?: string[];
   /** --encryption-key-file: the keys that encrypt secret values in the store (default <data-dir>/pki/encryption.key). */
   encryptionKeyFile?: string;
@@ -114,6 +121,11 @@ export interface RunningPlatform {
 
 export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
   const dataDir = resolve(options.dataDir);
+  const seconds = (ms: number | undefined) => (ms === undefined ? undefined : ms / 1000);
+  const liveness = heartbeatBounds({
+    heartbeatSeconds: seconds(options.instanceHeartbeatMs),
+    offlineAfterSeconds: seconds(options.instanceOfflineAfterMs),
+  });
   restrictUmask();
   // Preconditions first: nothing (admin credentials, store, certificates) is written when the start cannot succeed.
   await checkPortFree(options.host, options.port);
@@ -131,6 +143,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ? await loadUserCertificates(options.tlsCertFile, options.tlsKeyFile)
       : undefined;
   await ensureDataDirectory(dataDir);
+  // The audit log stays in a directory of its own, which overlaps none of the platform's files (checked at start).
+  const auditDirs = auditDirectories({
+    dataDir,
+    given: options.auditDirs,
+    keyFiles: [options.encryptionKeyFile, options.tlsKeyFile, options.tlsCertFile].filter((f) => f !== undefined),
+  });
   const logger = options.logger;
   const metrics = createApiMetrics();
   const encryption = await openPlatformStore(dataDir, options);
@@ -156,13 +174,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     settings,
     logger,
     sharedStore: Boolean(encryption.etcd),
+    instanceHeartbeatSeconds: liveness.heartbeatSeconds,
     ...options.auth,
   });
   // Past the store quota, creates and updates are refused; deletes go through (store-monitor.ts).
   const registry = new Registry(storage, { writeGate: housekeeping.monitor.gate });
   const projects = createProjectResources({ storage, settings, logger: options.logger });
-  // The audit log stays in the data directory or a directory the operator allowed.
-  const auditDirs = [dataDir, ...(options.auditDirs ?? []).map((dir) => resolve(dir))];
   const configOptions = { auditDirs: () => auditDirs };
   // Made before the config is read: it follows the settings, and the audit events resource reads through it.
   const audit = new AuditLogger({
@@ -171,6 +188,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     metrics: metrics.registry,
     dataDir,
     datastoreTuning: options.auditDatastoreTuning,
+    filePath: (path) => auditFileOf(path, auditDirs, (message) => logger?.warn(message)),
     testOnlyRequestObjectFault: options.testOnlyAuditFault,
   });
   const auditParts = {
@@ -197,6 +215,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     registry.register(definition);
   }
   auth.attach(registry);
+  // Stores of earlier versions: their keys' stamps as session generations would have made them (once).
+  await restampKeyGenerations(storage, logger);
 
   // Background controllers run on one replica: the elected leader on etcd, this process on SQLite.
   const leadership = encryption.etcd
@@ -236,12 +256,18 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     configFile: options.configFile,
     logger: options.logger,
   });
+  await qualifySsoSubjects({
+    storage,
+    store: (plural) => registry.genericStore(GROUP, plural)!,
+    settings: () => settings.current().auth.sso,
+    logger,
+  });
   systems.start();
   await projects.start(registry, auth.serverOptions.authorizer);
   leadership.run(() => projects.controller());
   leadership.run(() => {
-    const liveness = new InstanceLiveness({ registry, offlineAfterMs: options.instanceOfflineAfterMs, logger });
-    return { name: "instance liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
+    const monitor = new InstanceLiveness({ registry, offlineAfterMs: liveness.offlineAfterSeconds * 1000, logger });
+    return { name: "instance liveness", start: () => monitor.start(), stop: () => void monitor.stop() };
   });
 
   const tls = userTls

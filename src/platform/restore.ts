@@ -1,6 +1,6 @@
 // `virtualcluster platform restore`: makes a backup the store of a data directory. The snapshot is copied in,
-// checked (SQLite's integrity check, the store's schema, every value decodes) and only then put in place of the
-// store, atomically and owner-only. A store in use or one holding keys (without --force) is never touched.
+// checked (SQLite's integrity check and the store's schema, then its authentication, then that every value decodes)
+// and only then put in place of the store, atomically and owner-only. A store in use or one holding keys (without --force) is never touched.
 
 import { randomUUID } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync } from "node:fs";
@@ -10,6 +10,7 @@ import { installSnapshot, type ReplacedStore, StoreNotEmptyError } from "../stor
 import { inspectSnapshot, type SnapshotInfo } from "../storage/sqlite/snapshot.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import { StorageError } from "../storage/types.ts";
+import { checkBackup, keyFileOf } from "./backup-authentication.ts";
 import { ADMIN_KEY_FILE } from "./bootstrap.ts";
 import { controlSocketAnswers } from "./control-socket.ts";
 import { findUndecodableValue } from "./find-undecodable-value.ts";
@@ -21,6 +22,10 @@ export interface RestoreOptions {
   dataDir: string;
   /** Replace a store that holds keys. */
   force: boolean;
+  /** The encryption key file the backup was sealed with (default <data-dir>/pki/encryption.key). */
+  encryptionKeyFile?: string;
+  /** Restore a backup that carries no authentication (older versions, a copied platform.db). */
+  allowUnauthenticated?: boolean;
 }
 
 export interface RestoreResult extends SnapshotInfo {
@@ -30,6 +35,8 @@ export interface RestoreResult extends SnapshotInfo {
   replaced: ReplacedStore;
   /** What the data directory lacks that the store does not hold (pki/ keys, the admin key file). */
   warnings: string[];
+  /** Id of the encryption key whose seal was checked; undefined for an unauthenticated backup let in. */
+  authenticatedWith?: string;
 }
 
 export async function restoreDataDir(options: RestoreOptions): Promise<RestoreResult> {
@@ -50,6 +57,10 @@ export async function restoreDataDir(options: RestoreOptions): Promise<RestoreRe
     copyFileSync(from, temp);
     chmodSync(temp, 0o600);
     const info = inspectSnapshot(temp);
+    const checked = await checkBackup(temp, from, {
+      keyFile: keyFileOf(dataDir, options.encryptionKeyFile),
+      allowUnauthenticated: options.allowUnauthenticated === true,
+    });
     await checkValues(temp, from);
     let replaced: ReplacedStore;
     try {
@@ -66,7 +77,8 @@ export async function restoreDataDir(options: RestoreOptions): Promise<RestoreRe
       }
       throw error;
     }
-    return { ...info, file: target, replaced, warnings: missingBesideStore(dataDir) };
+    const warnings = [...checked.warnings, ...missingBesideStore(dataDir, options.encryptionKeyFile)];
+    return { ...info, file: target, replaced, warnings, authenticatedWith: checked.seal?.keyId };
   } finally {
     for (const suffix of ["", "-wal", "-journal"]) await rm(`${temp}${suffix}`, { force: true });
   }
@@ -86,14 +98,14 @@ async function checkValues(copy: string, from: string): Promise<void> {
 }
 
 /** The store holds objects and keys for signing; the CA, the encryption key and the admin key file live beside it. */
-function missingBesideStore(dataDir: string): string[] {
+function missingBesideStore(dataDir: string, keyFile: string | undefined): string[] {
   const warnings: string[] = [];
   if (!existsSync(join(dataDir, "pki", "ca.key"))) {
     warnings.push(
       `${join(dataDir, "pki")} has no ca.key: the platform will create a new certificate authority, and kubeconfigs that trust the old one stop working; copy pki/ from the data directory that was backed up`,
     );
   }
-  if (!existsSync(join(dataDir, ENCRYPTION_KEY_FILE))) {
+  if (!keyFile && !existsSync(join(dataDir, ENCRYPTION_KEY_FILE))) {
     warnings.push(
       `${join(dataDir, ENCRYPTION_KEY_FILE)} is missing: the store's secrets (signing keys, instance CA keys, passwords, the Config) cannot be read without it, and the platform will not start; copy it from the data directory that was backed up, or pass the key file with --encryption-key-file`,
     );

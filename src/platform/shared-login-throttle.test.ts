@@ -48,7 +48,9 @@ describe("shareLoginThrottle()", { skip: etcdMissing() }, () => {
     const open = () => openEtcdStore({ endpoints: cluster.endpoints, prefix: "/throttle-burst" });
     const stores = [await open(), await open()];
     const now = () => 1_800_000_000_000;
-    const throttles = stores.map(() => new LoginThrottle({ failuresPerUsername: 59, failuresPerAddress: 1000, now }));
+    const throttles = stores.map(
+      () => new LoginThrottle({ failuresPerPair: 1000, failuresPerUsername: 59, failuresPerAddress: 1000, now }),
+    );
     const shared = await Promise.all(
       stores.map((storage, i) =>
         shareLoginThrottle({ storage, throttle: throttles[i], prefix: CLIENT_AUTH_FAILURES_PREFIX }),

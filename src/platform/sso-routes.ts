@@ -4,35 +4,40 @@
 //   GET  /auth/<id>/login        starts a login: ?return=<relative path of this platform> (where to end), or
 //                                ?cli_redirect=http://127.0.0.1:<port>/<path>&cli_state=<state> (CLI login)
 //   GET|POST /auth/<id>/callback finishes it (POST: SAML's HTTP-POST binding)
-//   GET|POST /auth/logout        deletes the caller's Login key (bearer or session cookie), clears the cookie; a
-//                                browser of an OIDC login with postLogoutRedirectURI goes on to the provider
+//   POST /auth/logout            deletes the caller's Login key (bearer or session cookie), clears the cookie; a
+//                                browser of an OIDC login with postLogoutRedirectURI goes on to the provider. Without
+//                                a bearer token only the platform's own pages may ask (request-site.ts: the console
+//                                header, Sec-Fetch-Site or Origin): another site cannot log a person out (CSRF)
+//   GET  /auth/logout            a page with the logout button (a GET changes nothing)
 // Browsers get HTML pages (a refusal is a 403 page naming the rule); other clients get a Kubernetes Status.
 
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { errors, isStatusError, StatusError, successStatus } from "../apimachinery/errors.ts";
 import type { LiveSettings } from "../config/settings.ts";
 import type { KeyEntry } from "../identity/auth-index.ts";
 import { SESSION_COOKIE, sessionCookie } from "../identity/session-cookie.ts";
 import type { ConnectorSet } from "../identity/sso/connector-set.ts";
-import { autoPostPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
-import type { PendingLogins } from "../identity/sso/pending-logins.ts";
+import { LOGIN_STATE_COOKIE_PATH, type LoginStates, LoginStateTooLarge } from "../identity/sso/login-state.ts";
+import { autoPostPage, escapeHtml, formPage, type HtmlPage, messagePage } from "../identity/sso/pages.ts";
 import type { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import { SsoFailure, SsoRefusal } from "../identity/sso/types.ts";
+import { safeReturnPath as returnPathOf } from "../utils/safe-return-path.ts";
+import { ownOrigins, requestSite } from "./request-site.ts";
 
 export const INFO_PATH = "/auth/info";
 export const LOGOUT_PATH = "/auth/logout";
 export { SESSION_COOKIE };
 /** The Set-Cookie value that ends a browser's platform session. */
 export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
-const BINDING_COOKIE_PREFIX = "vcp_sso_";
 const MAX_PARAM_LENGTH = 64 * 1024;
 const CLI_STATE = /^[A-Za-z0-9_-]{16,128}$/;
 
 export interface SsoRoutesOptions {
   settings: LiveSettings;
   connectors: ConnectorSet;
-  pending: PendingLogins;
+  /** Logins in progress, sealed into the browser that started them. */
+  logins: LoginStates;
   accounts: SsoAccounts;
   /** https://<platform host>: where the providers send browsers back to. */
   baseUrl(): string;
@@ -43,8 +48,6 @@ export interface SsoRoutesOptions {
   deleteKey(name: string, uid: string): Promise<void>;
   logger?: { warn(object: object, message: string): void; info(object: object, message: string): void };
 }
-
-const digest = (text: string) => createHash("sha256").update(text).digest("base64url");
 
 /** The cookies of a Cookie header, by name. */
 export function parseCookies(header: string | undefined): Map<string, string> {
@@ -57,6 +60,8 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 const cookies = (request: FastifyRequest) => parseCookies(request.headers.cookie);
+const clearLoginCookie = (name: string) =>
+  `${name}=; Path=${LOGIN_STATE_COOKIE_PATH}; Max-Age=0; HttpOnly; Secure; SameSite=Lax`;
 
 function wantsHtml(request: FastifyRequest): boolean {
   return /text\/html/i.test(String(request.headers.accept ?? ""));
@@ -81,15 +86,12 @@ function parameters(request: FastifyRequest): Record<string, string> {
   return out;
 }
 
-/** A path of this platform only: no scheme, no host, no "//" or "/\" (no open redirects). */
+/** A path of this platform only (src/utils/safe-return-path.ts: no open redirect in any encoding), normalised. */
 export function safeReturnPath(value: string | undefined): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\") || /[\r\n\t]/.test(value)) {
-    throw errors.badRequest("return must be a relative path of this platform, such as /projects");
-  }
-  const parsed = new URL(value, "https://platform.invalid");
-  if (parsed.origin !== "https://platform.invalid") throw errors.badRequest("return must be a path of this platform");
-  return `${parsed.pathname}${parsed.search}${parsed.hash}`;
+  const path = returnPathOf(value);
+  if (path === undefined) throw errors.badRequest("return must be a relative path of this platform, such as /projects");
+  return path;
 }
 
 /** The CLI's loopback address: http, a loopback host and an explicit port, nothing else. */
@@ -105,7 +107,7 @@ export function cliRedirect(value: string | undefined, state: string | undefined
 }
 
 export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => void {
-  const { settings, connectors, pending, accounts } = options;
+  const { settings, connectors, logins, accounts } = options;
   const headers = (reply: FastifyReply) => reply.headers(settings.current().auth.customHttpHeaders);
   const callbackUrl = (id: string) => {
     const configured = connectors.settingsOf(id)?.config.redirectURI;
@@ -143,7 +145,6 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     const returnPath = safeReturnPath(params.return);
     const cli = params.cli_redirect !== undefined ? cliRedirect(params.cli_redirect, params.cli_state) : undefined;
     const state = randomBytes(32).toString("base64url");
-    const binding = randomBytes(32).toString("base64url");
     let started: Awaited<ReturnType<typeof connector.start>>;
     try {
       started = await connector.start({ state, callbackUrl: callbackUrl(id) });
@@ -157,20 +158,21 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
         "Login failed",
       );
     }
-    await pending.put(state, {
-      connectorId: id,
-      connector: started.state,
-      browserDigest: digest(binding),
-      returnPath,
-      cli,
-      createdMs: Date.now(),
-    });
-    // Binds the callback to this browser (login CSRF). SAML posts back cross-site, so its cookie is SameSite=None.
+    let sealed: string;
+    try {
+      sealed = logins.seal(state, { connectorId: id, connector: started.state, returnPath, cli });
+    } catch (error) {
+      if (!(error instanceof LoginStateTooLarge)) throw error;
+      return refuse(request, reply, errors.badRequest("the return path is too long"), "Login failed");
+    }
+    // Nothing is stored: the login travels sealed in this browser, which binds the callback to it (login CSRF).
+    // SAML posts back cross-site, so its cookie is SameSite=None.
     const sameSite = started.type === "form" ? "None" : "Lax";
-    reply.header(
-      "set-cookie",
-      `${BINDING_COOKIE_PREFIX}${state.slice(0, 16)}=${binding}; Path=/auth/${id}/callback; Max-Age=600; HttpOnly; Secure; SameSite=${sameSite}`,
+    const setCookies = logins.stale(cookies(request)).map(clearLoginCookie);
+    setCookies.push(
+      `${logins.cookieName(state)}=${sealed}; Path=${LOGIN_STATE_COOKIE_PATH}; Max-Age=600; HttpOnly; Secure; SameSite=${sameSite}`,
     );
+    reply.header("set-cookie", setCookies);
     if (started.type === "redirect") return reply.code(302).header("cache-control", "no-store").redirect(started.url);
     return sendPage(reply, 200, autoPostPage("Continuing to your identity provider", started.action, started.fields));
   };
@@ -180,24 +182,17 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     const { id } = request.params;
     const params = parameters(request);
     const state = params.state ?? params.RelayState ?? "";
-    const login = state ? await pending.take(state) : undefined;
-    const cookieName = `${BINDING_COOKIE_PREFIX}${state.slice(0, 16)}`;
-    reply.header("set-cookie", `${cookieName}=; Path=/auth/${id}/callback; Max-Age=0; HttpOnly; Secure; SameSite=Lax`);
+    const cookieName = logins.cookieName(state);
+    const login = logins.open(state, cookies(request).get(cookieName));
+    reply.header("set-cookie", clearLoginCookie(cookieName));
     if (!login || login.connectorId !== id) {
       return refuse(
         request,
         reply,
-        errors.badRequest("this login is unknown or has expired (ten minutes); start the login again"),
+        errors.badRequest(
+          "this login is unknown, has expired (ten minutes), or was started in another browser; start the login again here",
+        ),
         "Login expired",
-      );
-    }
-    const binding = cookies(request).get(cookieName);
-    if (!binding || digest(binding) !== login.browserDigest) {
-      return refuse(
-        request,
-        reply,
-        errors.forbiddenPath("this login was started in another browser; start the login again here"),
-        "Login refused",
       );
     }
     let connector: ReturnType<typeof connectors.get>;
@@ -245,7 +240,9 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     }
     const ttl = settings.current().auth.loginAccessKeyTTLSeconds;
     reply.header("set-cookie", sessionCookie(result.accessKey, ttl));
-    if (login.returnPath) return reply.code(303).header("cache-control", "no-store").redirect(login.returnPath);
+    // Checked again where it is used: the only way out of a login is a path of this platform.
+    const returnPath = returnPathOf(login.returnPath);
+    if (returnPath) return reply.code(303).header("cache-control", "no-store").redirect(returnPath);
     return sendPage(
       reply,
       200,
@@ -256,10 +253,34 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     );
   };
 
+  /** GET: what a link or a typed address gets, the button that logs out (nothing changes on a GET). */
+  const logoutPage = async (request: FastifyRequest, reply: FastifyReply) => {
+    headers(reply);
+    if (!wantsHtml(request)) {
+      reply.header("allow", "POST");
+      throw new StatusError(405, "MethodNotAllowed", "log out with POST /auth/logout");
+    }
+    const form = `<form method="post" action="${escapeHtml(LOGOUT_PATH)}"><p><button type="submit">Log out</button></p></form>`;
+    return sendPage(reply, 200, formPage("Log out", ["Log out of the platform in this browser?"], form));
+  };
+
   const logout = async (request: FastifyRequest, reply: FastifyReply) => {
     headers(reply);
     const authorization = request.headers.authorization;
     const cookie = cookies(request).get(SESSION_COOKIE);
+    // Another site's page can make a browser post here (and the answer's cookie would end the session): only the
+    // platform's own pages, or a bearer token (which no other site can attach), may log out.
+    const site = requestSite(request.headers, ownOrigins(request.headers, options.baseUrl()));
+    if (authorization === undefined && (site === "cross-site" || (cookie && site !== "same-origin"))) {
+      return refuse(
+        request,
+        reply,
+        errors.forbiddenPath(
+          "logout must come from the platform's own pages (or send the key as a bearer token); a request from another site is refused",
+        ),
+        "Logout refused",
+      );
+    }
     // A bearer credential must be valid (401 saying why, as on every API path); a stale cookie is just cleared.
     let key: KeyEntry | undefined;
     if (authorization !== undefined) {
@@ -312,7 +333,7 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
     app.get("/auth/:id/login", start);
     app.get("/auth/:id/callback", callback);
     app.post("/auth/:id/callback", callback);
-    app.get(LOGOUT_PATH, logout);
+    app.get(LOGOUT_PATH, logoutPage);
     app.post(LOGOUT_PATH, logout);
   };
 }

@@ -1,15 +1,17 @@
-// Single sign-on wired into the platform: the connectors of the live settings, the pending logins and the SAML
-// assertion IDs already used (both in the store, shared by every replica), the account mapping over the registry's
-// stores, and the routes (sso-routes.ts).
+// Single sign-on wired into the platform: the connectors of the live settings, the logins in progress (sealed into
+// the browser with the platform's cookie secrets, which every replica shares), the SAML assertion IDs already used
+// (in the store, shared by every replica), the account mapping over the registry's stores, and the routes
+// (sso-routes.ts).
 
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { OwnedAccessKey } from "../apis/management/v1/ownedaccesskey.ts";
-import type { LiveSettings } from "../config/settings.ts";
+import type { LiveSettings, PlatformSettings } from "../config/settings.ts";
 import type { AuthIndex, KeyEntry } from "../identity/auth-index.ts";
 import { connectorFactories } from "../identity/sso/connector-factories.ts";
 import { ConnectorSet } from "../identity/sso/connector-set.ts";
-import { PendingLogins } from "../identity/sso/pending-logins.ts";
+import { connectorWarnings } from "../identity/sso/connector-warnings.ts";
+import { LoginStates } from "../identity/sso/login-state.ts";
 import { SsoAccounts } from "../identity/sso/sso-accounts.ts";
 import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
@@ -26,12 +28,27 @@ export interface PlatformSsoOptions {
   keyOf(accessKey: string): Promise<KeyEntry | undefined>;
   deleteKey(name: string, uid: string): Promise<void>;
   baseUrl(): string;
+  /** The platform's cookie secrets (cookie-keys.ts). */
+  cookieKeys: string[];
   logger?: Logger;
+}
+
+/** Logs each connector warning when it first applies: at start, and when a Config change brings it. */
+function logConnectorWarnings(settings: LiveSettings, logger: Logger | undefined): void {
+  if (!logger) return;
+  const warningsOf = (next: PlatformSettings) => next.auth.sso.connectors.flatMap((c) => connectorWarnings(c));
+  const log = (next: PlatformSettings, previous?: PlatformSettings) => {
+    const before = new Set(previous ? warningsOf(previous) : []);
+    for (const warning of warningsOf(next)) if (!before.has(warning)) logger.warn({ warning }, warning);
+  };
+  log(settings.current());
+  settings.onChange(log);
 }
 
 export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance) => void {
   const sso = () => options.settings.current().auth.sso;
   const connectors = new ConnectorSet(sso, connectorFactories(options.storage));
+  logConnectorWarnings(options.settings, options.logger);
   const accounts = new SsoAccounts({
     index: options.index,
     fresh: options.fresh,
@@ -41,7 +58,7 @@ export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance)
   return ssoRoutes({
     settings: options.settings,
     connectors,
-    pending: new PendingLogins({ storage: options.storage }),
+    logins: new LoginStates({ secrets: options.cookieKeys }),
     accounts,
     baseUrl: options.baseUrl,
     keyOf: options.keyOf,

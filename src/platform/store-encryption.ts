@@ -16,7 +16,7 @@ import { GROUP } from "../apis/management/v1/common.ts";
 import { SIGNING_KEYS_PREFIX } from "../auth/signing/key-ring.ts";
 import { OIDC_PREFIX } from "../identity/oidc-provider/store-adapter.ts";
 import { PASSWORDS_PREFIX } from "../identity/password-store.ts";
-import { SSO_STATE_PREFIX } from "../identity/sso/pending-logins.ts";
+import { SSO_STATE_PREFIX } from "../identity/sso/login-state.ts";
 import { type EncryptedStore, encryptSecretValues } from "../storage/encryption/encrypted-store.ts";
 import { resealSecretValues } from "../storage/encryption/reseal.ts";
 import { isEncryptedValue, ValueCipher, ValueDecryptionError } from "../storage/encryption/value-cipher.ts";

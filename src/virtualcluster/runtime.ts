@@ -17,6 +17,7 @@ import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
 import { hostApi } from "./connect/host-api.ts";
 import type { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
 import { PlatformConnection } from "./connect/platform-connection.ts";
+import { PlatformIssuers } from "./connect/platform-issuers.ts";
 import { ADMIN_GROUP, PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
 import { exposedGc, HeapCompactor } from "./heap-compactor.ts";
 import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
@@ -60,6 +61,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   let verifier: Promise<TokenVerifier> | undefined;
   let verifierFor: string | undefined;
   let credentialsNow: PlatformCredentials | undefined;
+  // Tokens are the platform's by its key; their issuer may be any address the platform has had (platform-issuers.ts).
+  const issuers = new PlatformIssuers(() => connection?.runCycle() ?? Promise.resolve());
   const audit =
     loaded.settings.audit &&
     startRuntimeAudit({
@@ -87,7 +90,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     },
     verifyToken: async (token) => {
       if (!verifier) throw new Error("the platform's signing keys are not known yet");
-      const verified = await (await verifier).verify(token);
+      const ready = await verifier;
+      const verified = await issuers.verify(() => ready.verify(token));
       return { name: verified.name, uid: verified.uid, kind: verified.kind, scope: verified.scope, exp: verified.exp };
     },
   });
@@ -149,8 +153,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
       }),
       usage,
       onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
-      onConnected: (credentials: PlatformCredentials) => {
+      onConnected: (credentials: PlatformCredentials, self) => {
         credentialsNow = credentials;
+        issuers.learn(credentials.host, self.platformHost);
         // One verifier per platform address; it refetches the JWKS itself when it meets an unknown key id.
         if (verifierFor === credentials.host) return;
         verifierFor = credentials.host;
@@ -158,6 +163,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
           jwksUrl: `https://${credentials.host}/.well-known/jwks.json`,
           ca: credentials.certificateAuthorityPem,
           insecure: credentials.insecure,
+          issuers: () => issuers.list(),
         };
         verifier = import("../identity/token-verifier.ts").then(({ createTokenVerifier }) => createTokenVerifier(jwks));
       },
@@ -168,11 +174,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     await connection.start();
   }
 
-  // The syncer reaches its own API server like any client, as the admin its kubeconfig names.
+  // The syncer writes to its own API server like any client, as the admin its kubeconfig names, and reads its store
+  // directly (the same process: no HTTPS round of every watch event).
   const virtual = await loadKubeAccess({ file: server.kubeconfigPath });
   try {
     syncer = await startSyncer({
       virtual,
+      virtualRegistry: server.registry,
       host: options.host,
       name,
       hostNamespace: namespace,

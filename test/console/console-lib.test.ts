@@ -13,6 +13,7 @@ import { scopeLabels } from "../../console/src/lib/key-scope.ts";
 import { permissionsOf } from "../../console/src/lib/permissions.ts";
 import { loginPath, safeReturnPath } from "../../console/src/lib/return-path.ts";
 import { relativeTime, withinDays } from "../../console/src/lib/time.ts";
+import { openRedirectPayloads } from "../../src/utils/testing-open-redirects.ts";
 
 describe("console helpers", () => {
   it("safeReturnPath() keeps paths of this platform and refuses every other destination", () => {
@@ -26,6 +27,7 @@ describe("console helpers", () => {
       "users",
       "/login?return=/x",
       "/a\nb",
+      "/.//evil.example.com",
       "",
       null,
     ]) {
@@ -33,6 +35,16 @@ describe("console helpers", () => {
     }
     assert.equal(loginPath("/teams"), "/login?return=%2Fteams");
     assert.equal(loginPath("/"), "/login");
+  });
+
+  it("safeReturnPath() refuses every known open-redirect payload or keeps it on the platform", () => {
+    for (const payload of openRedirectPayloads()) {
+      const target = safeReturnPath(payload);
+      if (target === undefined) continue;
+      const landed = new URL(target, "https://platform.example.com");
+      assert.equal(landed.origin, "https://platform.example.com", payload);
+      assert.ok(!target.startsWith("//") && !decodeURIComponent(target).startsWith("//"), payload);
+    }
   });
 
   it("configLineErrors() reads the line of each cause and sorts by it", () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumSkip, launchChromium, seriousViolations } from "../support/chromium.ts";
+import { chromiumSkip, launchChromium, seriousViolations, PAGE_WAIT_MS } from "../support/chromium.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "../support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { setPlatformConfig, tempFile } from "../support/sso-platform.ts";
@@ -15,12 +15,13 @@ describe("single sign-on from the console", { skip: chromiumSkip }, () => {
   let provider: OidcTestProvider;
   let browser: Browser;
   let oidc: string;
+  let caFile: string;
 
   before(async () => {
     platform = await startPlatformProcess();
     provider = await startOidcTestProvider({ redirectUris: [`${platform.url}/auth/oidc/callback`] });
     provider.accounts.set("alice", { email: "alice@example.com", preferred_username: "alice", name: "Alice Example" });
-    const caFile = await tempFile("provider-ca.pem", provider.tls.caPem);
+    caFile = await tempFile("provider-ca.pem", provider.tls.caPem);
     oidc = `auth:\n  oidc:\n${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, caFile, indent: "    " })}`;
     await setPlatformConfig(platform, oidc);
     browser = await launchChromium();
@@ -34,7 +35,7 @@ describe("single sign-on from the console", { skip: chromiumSkip }, () => {
   it("logs in through the connector's button and lands on the return path with the session cookie", async () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     await page.goto(`${platform.url}/login?return=${encodeURIComponent("/profile")}`);
     const button = page.getByRole("link", { name: "Log in with OpenID Connect" });
     await button.waitFor();
@@ -54,6 +55,35 @@ describe("single sign-on from the console", { skip: chromiumSkip }, () => {
     const cookie = (await context.cookies()).find((c) => c.name === "vcp_session");
     assert.equal(cookie?.httpOnly, true);
     await context.close();
+  });
+
+  it("shows the provider's type (an oidc block's type) on its button and in /auth/info", async () => {
+    // The built-in block is named by its type; a connector keeps its own name and shows the type beside it.
+    const corp = oidcBlockYaml(provider, {
+      callbackUrl: `${platform.url}/auth/corp/callback`,
+      caFile,
+      indent: "      ",
+      extra: ["type: Okta"],
+    });
+    await setPlatformConfig(
+      platform,
+      `${oidc}    type: Keycloak\n  connectors:\n  - id: corp\n    displayName: Corporate login\n    oidc:\n${corp}`,
+    );
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    const info = await (await page.request.get(`${platform.url}/auth/info`)).json();
+    assert.deepEqual(
+      info.connectors.map((c: { displayName: string; providerType?: string }) => [c.displayName, c.providerType]),
+      [
+        ["Keycloak", "Keycloak"],
+        ["Corporate login", "Okta"],
+      ],
+    );
+    await page.goto(`${platform.url}/login`);
+    await page.getByRole("link", { name: "Log in with Keycloak", exact: true }).waitFor();
+    await page.getByRole("link", { name: "Log in with Corporate login (Okta)" }).waitFor();
+    await context.close();
+    await setPlatformConfig(platform, oidc);
   });
 
   it("shows only the connectors when password login is off", async () => {

@@ -10,7 +10,13 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import {
+  chromiumSkip,
+  launchChromium,
+  loginThroughConsole,
+  seriousViolations,
+  PAGE_WAIT_MS,
+} from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -77,7 +83,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     page.on("pageerror", (error) => problems.push(`page error at ${page.url()}: ${error.message}`));
     page.on("console", (message) => {
       if (/Content Security Policy/i.test(message.text())) {
@@ -194,10 +200,22 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await page.getByRole("button", { name: "Actions for alice" }).click();
     await page.getByRole("menuitem", { name: "Edit" }).click();
     await dialog.getByRole("textbox", { name: "Display Name" }).fill("Alice L.");
+    await dialog.getByRole("textbox", { name: "Description" }).fill("Runs the payments platform");
+    await dialog.getByRole("textbox", { name: "Icon" }).fill(`${platform.url}/favicon.ico`);
+    // The admin's explicit link of this user to a single sign-on identity.
+    await dialog.getByRole("textbox", { name: "Single sign-on subject" }).fill("sso:oidc:248289761001");
     await dialog.getByRole("checkbox", { name: "viewer" }).check();
     await dialog.getByRole("button", { name: "Save" }).click();
     await page.locator("td", { hasText: "Alice L." }).waitFor();
-    assert.deepEqual((await admin("GET", `${API}/users/alice`)).json().spec.clusterRoles, [{ name: "viewer" }]);
+    const edited = (await admin("GET", `${API}/users/alice`)).json();
+    assert.deepEqual(edited.spec.clusterRoles, [{ name: "viewer" }]);
+    assert.equal(edited.spec.subject, "sso:oidc:248289761001");
+    const row = page.getByRole("row", { name: /alice/ });
+    await row.getByText("Runs the payments platform").waitFor();
+    assert.equal(
+      await row.getByRole("img", { name: "Icon of alice" }).getAttribute("src"),
+      `${platform.url}/favicon.ico`,
+    );
 
     await page.getByRole("button", { name: "Actions for alice" }).click();
     await page.getByRole("menuitem", { name: "Access Keys" }).click();
@@ -365,7 +383,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
 
     // Audit on (the branding stays): a user created after that is found by name, with who did it and the code.
     const logo = `${platform.url}/assets/favicon.svg`;
-    const raw = `${brandedConfig(logo, "<p>Use is <b>monitored</b>.</p>")}audit:\n  enabled: true\n  level: 1\n  path: ${join(platform.dataDir, "audit.log")}\n`;
+    const raw = `${brandedConfig(logo, "<p>Use is <b>monitored</b>.</p>")}audit:\n  enabled: true\n  level: 1\n  path: audit.log\n`;
     const saved = await admin("PATCH", `${API}/configs/platform-config`, { spec: { raw } });
     assert.equal(saved.status, 200, saved.text());
     // The Config applies asynchronously: the user is made once requests are recorded.

@@ -78,7 +78,7 @@ export class TestBrowser {
     const response = await new Promise<Omit<Page, "trail">>((resolve, reject) => {
       const req = send(
         target,
-        { method: options.method ?? (body ? "POST" : "GET"), headers, ca: this.ca, agent: false },
+        { method: options.method ?? (options.form ? "POST" : "GET"), headers, ca: this.ca, agent: false },
         (res) => {
           let text = "";
           res.on("data", (chunk) => {
@@ -111,7 +111,9 @@ export class TestBrowser {
       const location = response.headers.location;
       if (response.status >= 300 && response.status < 400 && typeof location === "string") {
         current = new URL(location, current).toString();
-        next = { headers: options.headers };
+        // The GET after a redirect is a navigation: no Origin (browsers send it with POSTs).
+        const { origin: _origin, ...headers } = options.headers ?? {};
+        next = { headers };
         continue;
       }
       return { ...response, trail };
@@ -124,7 +126,10 @@ export class TestBrowser {
     const form = formsOf(page)[index];
     if (!form) throw new Error(`no form on ${page.url} (status ${page.status}):\n${page.body.slice(0, 500)}`);
     const values = { ...form.fields, ...fields };
-    if (form.method === "POST") return this.navigate(form.action, { form: values });
+    // A browser sends the Origin of the page a form is posted from.
+    if (form.method === "POST") {
+      return this.navigate(form.action, { form: values, headers: { origin: new URL(page.url).origin } });
+    }
     const target = new URL(form.action);
     for (const [name, value] of Object.entries(values)) target.searchParams.set(name, value);
     return this.navigate(target.toString());

@@ -1,8 +1,9 @@
 // Local HTTPS stand-ins for the code hosts and identity providers, answering the documented endpoints the way the
 // real ones do (as Dex's own tests fake them): codeHostA (GitHub-shaped, enterprise layout under /api/v3),
 // codeHostB (GitLab-shaped), idpA (Google-shaped OpenID provider plus the Admin Directory API and the
-// service-account JWT grant), idpB (Microsoft-shaped login and Graph). Each authorizes `next` at once (no login
-// page) and checks the client secret, the code and the redirect URI like the real token endpoints.
+// service-account JWT grant), idpB (Microsoft-shaped login with tenants, an ID token with oid and tid, and Graph).
+// Each authorizes `next` at once (no login page) and checks the client secret, the code and the redirect URI like
+// the real token endpoints.
 
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -179,6 +180,8 @@ export interface CodeHostBPerson {
   id: number;
   name?: string;
   email?: string;
+  /** What /oauth/userinfo says of the e-mail (default true, as for a confirmed address). */
+  emailVerified?: boolean;
   groups: string[];
 }
 
@@ -196,7 +199,11 @@ export function startCodeHostB(tls: TestTls): Promise<FakeProvider<CodeHostBPers
     if (url.pathname === "/api/v4/user")
       return json(response, 200, { id: person.id, username: login, name: person.name, email: person.email });
     if (url.pathname === "/oauth/userinfo")
-      return json(response, 200, { sub: String(person.id), groups: person.groups });
+      return json(response, 200, {
+        sub: String(person.id),
+        groups: person.groups,
+        ...(person.email ? { email: person.email, email_verified: person.emailVerified ?? true } : {}),
+      });
     return json(response, 404, { message: "404 Not Found" });
   });
 }
@@ -300,25 +307,79 @@ export async function startIdpA(tls: TestTls): Promise<IdpAFake> {
 
 // ---- idpB ---------------------------------------------------------------------------------------------------
 
+/** The organisation tenant of the idpB fake: its name (what a config's `tenant` may say) and its id. */
+export const IDP_B_TENANT = { name: "corp-tenant", id: "6f2b3c1e-0a4d-4e8b-9c11-2d3e4f5a6b7c" };
+const IDP_B_SHARED = new Set(["common", "organizations", "consumers"]);
+const IDP_B_LOGIN = "https://login.microsoftonline.com";
+
 export interface IdpBPerson {
+  /** The object id (oid): immutable, unique within its tenant. */
   id: string;
+  /** The person's tenant id (default: IDP_B_TENANT's). */
+  tid?: string;
   displayName: string;
+  /** Graph's `mail`, which any tenant's admin can set to anything (default: the userPrincipalName). */
+  mail?: string;
   groups: { id: string; displayName: string; security: boolean }[];
 }
 
-export function startIdpB(tls: TestTls): Promise<FakeProvider<IdpBPerson>> {
-  return serve<IdpBPerson>(tls, (fake, oauth) => (request, url, body, response) => {
-    if (/^\/[^/]+\/oauth2\/v2\.0\/authorize$/.test(url.pathname)) return oauth.authorize(url, response);
-    if (/^\/[^/]+\/oauth2\/v2\.0\/token$/.test(url.pathname) && request.method === "POST") {
+/**
+ * Microsoft-shaped: authorize and token per tenant (common, organizations and consumers take any tenant's people;
+ * a tenant by name or id only its own), the v2.0 discovery document (issuer templated with {tenantid} for the
+ * shared tenants) and its keys, an ID token with oid, tid and the nonce, and Graph /me with `mail`.
+ */
+export async function startIdpB(tls: TestTls): Promise<FakeProvider<IdpBPerson>> {
+  const signing = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const signingKey = await importPKCS8(signing.privateKey.export({ type: "pkcs8", format: "pem" }) as string, "RS256");
+  const jwk = { ...signing.publicKey.export({ format: "jwk" }), kid: "idpb-1", alg: "RS256", use: "sig" };
+  const tenantId = (tenant: string) => (tenant === IDP_B_TENANT.name ? IDP_B_TENANT.id : tenant);
+  return serve<IdpBPerson>(tls, (fake, oauth) => async (request, url, body, response) => {
+    const tenant = /^\/([^/]+)\//.exec(url.pathname)?.[1] ?? "";
+    if (url.pathname === `/${tenant}/v2.0/.well-known/openid-configuration`) {
+      const issuerTenant = IDP_B_SHARED.has(tenant) ? "{tenantid}" : tenantId(tenant);
+      return json(response, 200, {
+        issuer: `${IDP_B_LOGIN}/${issuerTenant}/v2.0`,
+        authorization_endpoint: `${IDP_B_LOGIN}/${tenant}/oauth2/v2.0/authorize`,
+        token_endpoint: `${IDP_B_LOGIN}/${tenant}/oauth2/v2.0/token`,
+        jwks_uri: `${IDP_B_LOGIN}/${tenant}/discovery/v2.0/keys`,
+      });
+    }
+    if (url.pathname === `/${tenant}/discovery/v2.0/keys`) return json(response, 200, { keys: [jwk] });
+    if (url.pathname === `/${tenant}/oauth2/v2.0/authorize`) return oauth.authorize(url, response);
+    if (url.pathname === `/${tenant}/oauth2/v2.0/token` && request.method === "POST") {
       const grant = oauth.exchange(body, response);
-      if (grant) json(response, 200, { access_token: grant.token, token_type: "Bearer" });
-      return;
+      if (!grant) return;
+      const person = fake.people.get(grant.person)!;
+      const tid = person.tid ?? IDP_B_TENANT.id;
+      if (!IDP_B_SHARED.has(tenant) && tenantId(tenant) !== tid) return json(response, 400, { error: "invalid_grant" });
+      const now = Math.floor(Date.now() / 1000);
+      const idToken = await new SignJWT({
+        oid: person.id,
+        tid,
+        preferred_username: grant.person,
+        name: person.displayName,
+        ver: "2.0",
+        ...(grant.nonce ? { nonce: grant.nonce } : {}),
+      })
+        .setProtectedHeader({ alg: "RS256", kid: "idpb-1" })
+        .setIssuer(`${IDP_B_LOGIN}/${tid}/v2.0`)
+        .setAudience(CLIENT_ID)
+        .setSubject(`pairwise-${person.id}`)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .sign(signingKey);
+      return json(response, 200, { access_token: grant.token, id_token: idToken, token_type: "Bearer" });
     }
     const upn = oauth.person(request);
     const person = upn ? fake.people.get(upn) : undefined;
     if (!upn || !person) return json(response, 401, { error: { code: "InvalidAuthenticationToken" } });
     if (url.pathname === "/v1.0/me")
-      return json(response, 200, { id: person.id, displayName: person.displayName, userPrincipalName: upn, mail: upn });
+      return json(response, 200, {
+        id: person.id,
+        displayName: person.displayName,
+        userPrincipalName: upn,
+        mail: person.mail ?? upn,
+      });
     if (url.pathname === "/v1.0/me/getMemberGroups" && request.method === "POST") {
       const securityOnly = JSON.parse(body).securityEnabledOnly === true;
       return json(response, 200, { value: person.groups.filter((g) => !securityOnly || g.security).map((g) => g.id) });

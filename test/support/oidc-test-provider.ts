@@ -9,7 +9,8 @@ import { type TestTls, testTls } from "./test-ca.ts";
 
 export interface TestAccount {
   email?: string;
-  email_verified?: boolean;
+  /** A string ("true") too: providers that send it so must not count as verified. */
+  email_verified?: boolean | string;
   name?: string;
   preferred_username?: string;
   groups?: string[];

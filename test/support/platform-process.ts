@@ -105,3 +105,20 @@ export async function startPlatformProcess(
     },
   };
 }
+
+/**
+ * Starts a platform that must refuse to start: resolves to what it printed on stderr, which must be one line, after
+ * it exited with 1. A platform that starts is stopped and fails the test.
+ */
+export async function refusedStart(options: Parameters<typeof startPlatformProcess>[0]): Promise<string> {
+  const outcome = await startPlatformProcess(options).then(
+    async (running) => {
+      await running.stop();
+      return "the platform started";
+    },
+    (error: Error) => error.message,
+  );
+  const stderr = /exited with 1:\n([\s\S]*)$/.exec(outcome)?.[1]?.trimEnd();
+  if (stderr === undefined || stderr.includes("\n")) throw new Error(`not refused in one line: ${outcome}`);
+  return stderr;
+}

@@ -11,6 +11,8 @@ import { type TestTls, testTls } from "./test-ca.ts";
 
 export interface SamlUser {
   nameId: string;
+  /** The NameID's Format attribute (default persistent); null leaves the attribute out. */
+  nameIdFormat?: string | null;
   attributes: Record<string, string[]>;
 }
 
@@ -148,13 +150,18 @@ export async function startSamlTestIdp(): Promise<SamlTestIdp> {
     const until = iso(now + (b.validForMs ?? 5 * 60_000));
     const issuer = b.issuer ?? idp.issuer;
     const assertionId = b.assertionId ?? `_a${randomBytes(16).toString("hex")}`;
+    const format =
+      idp.user.nameIdFormat === undefined
+        ? "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent"
+        : idp.user.nameIdFormat;
+    const nameIdFormat = format === null ? "" : ` Format="${xmlEscape(format)}"`;
     const attributes = Object.entries(idp.user.attributes)
       .map(
         ([name, values]) =>
           `<saml:Attribute Name="${xmlEscape(name)}">${values.map((v) => `<saml:AttributeValue>${xmlEscape(v)}</saml:AttributeValue>`).join("")}</saml:Attribute>`,
       )
       .join("");
-    const assertion = `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${iso(now)}"><saml:Issuer>${xmlEscape(issuer)}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">${xmlEscape(idp.user.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${requestId}" NotOnOrAfter="${until}" Recipient="${xmlEscape(b.recipient ?? acs)}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${iso(now - 60_000)}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${xmlEscape(b.audience ?? audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${iso(now)}" SessionIndex="_s${randomBytes(8).toString("hex")}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:Password</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement>${attributes}</saml:AttributeStatement></saml:Assertion>`;
+    const assertion = `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${assertionId}" Version="2.0" IssueInstant="${iso(now)}"><saml:Issuer>${xmlEscape(issuer)}</saml:Issuer><saml:Subject><saml:NameID${nameIdFormat}>${xmlEscape(idp.user.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData InResponseTo="${requestId}" NotOnOrAfter="${until}" Recipient="${xmlEscape(b.recipient ?? acs)}"/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${iso(now - 60_000)}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${xmlEscape(b.audience ?? audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${iso(now)}" SessionIndex="_s${randomBytes(8).toString("hex")}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:Password</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement>${attributes}</saml:AttributeStatement></saml:Assertion>`;
     const key = b.wrongKey ? stranger : b.chained ? chained : signer;
     const signedAssertion = b.sign === "assertion" || b.sign === "both" ? sign(assertion, "Assertion", key) : assertion;
     let response = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_r${randomBytes(16).toString("hex")}" Version="2.0" IssueInstant="${iso(now)}" Destination="${xmlEscape(b.destination ?? acs)}" InResponseTo="${requestId}"><saml:Issuer>${xmlEscape(issuer)}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${signedAssertion}</samlp:Response>`;

@@ -26,7 +26,10 @@ export interface User extends KubeObject {
   spec?: {
     username?: string;
     displayName?: string;
+    description?: string;
+    icon?: string;
     email?: string;
+    verifiedEmail?: string;
     disabled?: boolean;
     clusterRoles?: { name: string }[];
     subject?: string;

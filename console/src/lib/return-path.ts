@@ -1,13 +1,15 @@
-// Where the browser goes after login: a path of this platform only (no scheme, no host, no "//" or "/\"), the same
-// rule the server applies to SSO return paths (src/platform/sso-routes.ts), so /login?return= is no open redirect.
+// Where the browser goes after login: a path of this platform only, by the same checker the server applies to
+// return paths (src/utils/safe-return-path.ts: no scheme, no host, no "//" or "/\" in any encoding, no dot
+// segments), so /login?return= is no open redirect. The login page itself is no destination (a loop).
+
+import { safeReturnPath as platformPath } from "../../../src/utils/safe-return-path.ts";
 
 export function safeReturnPath(value: string | null | undefined): string | undefined {
-  if (!value?.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return undefined;
-  if (/[\r\n\t\\]/.test(value) || value.length > 2048) return undefined;
-  const parsed = new URL(value, "https://platform.invalid");
-  if (parsed.origin !== "https://platform.invalid") return undefined;
-  if (parsed.pathname === "/login" || parsed.pathname.startsWith("/login/")) return undefined;
-  return `${parsed.pathname}${parsed.search}${parsed.hash}`;
+  const path = platformPath(value);
+  if (path === undefined) return undefined;
+  const pathname = path.replace(/[?#].*$/, "");
+  if (pathname === "/login" || pathname.startsWith("/login/")) return undefined;
+  return path;
 }
 
 /** The login page that returns to `path` afterwards. */

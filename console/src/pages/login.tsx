@@ -24,7 +24,7 @@ import { sanitizeHtml } from "../lib/sanitize-html.ts";
 
 interface AuthInfo {
   password: { enabled: boolean };
-  connectors: { id: string; displayName: string; type?: string; loginPath: string }[];
+  connectors: { id: string; displayName: string; type?: string; providerType?: string; loginPath: string }[];
 }
 
 export function LoginPage({ settings }: { settings: ConsoleSettings }) {
@@ -155,6 +155,9 @@ export function LoginPage({ settings }: { settings: ConsoleSettings }) {
                   href={`${connector.loginPath}?return=${encodeURIComponent(target)}`}
                 >
                   Log in with {connector.displayName}
+                  {connector.providerType && connector.providerType !== connector.displayName
+                    ? ` (${connector.providerType})`
+                    : ""}
                 </Button>
               </StackItem>
             ))}

@@ -1,8 +1,10 @@
-// Users: list with search and paging (live), create and edit (username, display name, email, password, cluster
-// roles, teams; checked before they are sent, refusals shown at the field), Lock / Unlock, Set Password, a user's
-// page (profile, teams, projects, access keys, audit trail), delete with confirmation: each where allowed.
+// Users: list with search and paging (live; icon and description shown), create and edit (username, display name,
+// description, icon, email, password, cluster roles, teams, and the single sign-on link: the subject; checked before
+// they are sent, refusals shown at the field), Lock / Unlock, Set Password, a user's page (profile, teams, projects,
+// access keys, audit trail), delete with confirmation: each where allowed.
 
 import {
+  Avatar,
   Breadcrumb,
   BreadcrumbItem,
   Button,
@@ -10,6 +12,7 @@ import {
   FormGroup,
   Label,
   PageSection,
+  TextArea,
   TextInput,
   Title,
 } from "@patternfly/react-core";
@@ -46,7 +49,29 @@ const USER_FIELDS: Record<string, string> = {
 const savePassword = (user: string, password: string) =>
   api.create(mgmt("users", user, "password"), { apiVersion: V1, kind: "UserPassword", spec: { password } });
 const userText = (user: User) =>
-  [user.metadata.name, user.spec?.username, user.spec?.displayName, user.spec?.email].join(" ");
+  [user.metadata.name, user.spec?.username, user.spec?.displayName, user.spec?.description, user.spec?.email].join(" ");
+/** Only a web address is shown as an icon (the console's CSP decides which hosts load). */
+const iconOf = (user: User) => (/^https?:\/\//i.test(user.spec?.icon ?? "") ? user.spec?.icon : undefined);
+
+function UserName({ user }: { user: User }) {
+  const icon = iconOf(user);
+  const name = user.spec?.username || user.metadata.name;
+  return (
+    <span className="vcp-user-name">
+      {icon && <Avatar src={icon} alt={`Icon of ${name}`} size="sm" style={{ marginRight: "0.5rem" }} />}
+      {name}
+    </span>
+  );
+}
+
+function DisplayName({ user }: { user: User }) {
+  return (
+    <>
+      <div>{user.spec?.displayName}</div>
+      {user.spec?.description && <small className="vcp-user-description">{user.spec.description}</small>}
+    </>
+  );
+}
 
 async function setTeams(user: string, wanted: Set<string>, teams: Team[]): Promise<void> {
   for (const team of teams) {
@@ -62,7 +87,10 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
   const editing = !!user;
   const [username, setUsername] = useState(user?.spec?.username ?? user?.metadata.name ?? "");
   const [displayName, setDisplayName] = useState(user?.spec?.displayName ?? "");
+  const [description, setDescription] = useState(user?.spec?.description ?? "");
+  const [icon, setIcon] = useState(user?.spec?.icon ?? "");
   const [email, setEmail] = useState(user?.spec?.email ?? "");
+  const [subject, setSubject] = useState(user?.spec?.subject ?? "");
   const [password, setPassword] = useState("");
   const [roles, setRoles] = useState(new Set((user?.spec?.clusterRoles ?? []).map((r) => r.name)));
   const name = user?.metadata.name ?? "";
@@ -77,11 +105,18 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
   };
 
   const submit = async () => {
+    // Optional fields are sent when they hold something or had something (no empty strings on untouched users).
+    const optional = (field: "description" | "icon", value: string) =>
+      value || user?.spec?.[field] ? { [field]: value } : {};
     const spec = {
       username,
       displayName,
+      ...optional("description", description),
+      ...optional("icon", icon),
       email,
       clusterRoles: [...roles].map((role) => ({ name: role })),
+      // Empty: the default (the username) on create, unchanged on edit.
+      ...(subject && subject !== user?.spec?.subject ? { subject } : {}),
     };
     let saved = name;
     if (editing) {
@@ -128,8 +163,21 @@ function UserForm({ user, teams, onClose }: { user?: User; teams: Team[]; onClos
       <Field id="user-display-name" label="Display Name">
         <TextInput id="user-display-name" value={displayName} onChange={(_e, v) => setDisplayName(v)} />
       </Field>
+      <Field id="user-description" label="Description">
+        <TextArea id="user-description" value={description} onChange={(_e, v) => setDescription(v)} rows={2} />
+      </Field>
+      <Field id="user-icon" label="Icon" helper="Address of an image shown beside the user.">
+        <TextInput id="user-icon" type="url" value={icon} onChange={(_e, v) => setIcon(v)} />
+      </Field>
       <Field id="user-email" label="Email">
         <TextInput id="user-email" type="email" value={email} onChange={(_e, v) => setEmail(v)} />
+      </Field>
+      <Field
+        id="user-subject"
+        label="Single sign-on subject"
+        helper="sso:<connector>:<the provider's user id> links this user to that identity: a login through the connector reaches this user by it alone."
+      >
+        <TextInput id="user-subject" value={subject} onChange={(_e, v) => setSubject(v)} />
       </Field>
       {!editing && (
         <Field
@@ -399,10 +447,12 @@ function UserList() {
           {
             title: "Username",
             cell: (user) => (
-              <Link to={userPath(user.metadata.name ?? "")}>{user.spec?.username || user.metadata.name}</Link>
+              <Link to={userPath(user.metadata.name ?? "")}>
+                <UserName user={user} />
+              </Link>
             ),
           },
-          { title: "Display Name", cell: (user) => user.spec?.displayName },
+          { title: "Display Name", cell: (user) => <DisplayName user={user} /> },
           { title: "Email", cell: (user) => user.spec?.email },
           { title: "Cluster roles", cell: (user) => (user.spec?.clusterRoles ?? []).map((r) => r.name).join(", ") },
           {

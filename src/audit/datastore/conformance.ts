@@ -177,6 +177,26 @@ export function describeAuditStoreConformance(
       assert.deepEqual(await store().byAuditId("nothing"), []);
     });
 
+    test("byAuditId() answers with the platform's stages when a virtual cluster's events share the ID", async () => {
+      await store().append([
+        sampleRow({ id: "shared", user: "forger", instance: "p-x/vc1", time: base + 7000 }),
+        sampleRow({ id: "shared", user: "admin", time: base + 500 }),
+        sampleRow({ id: "vc-only", user: "dev", instance: "p-x/vc1", time: base + 7000 }),
+      ]);
+      const shared = await store().byAuditId("shared");
+      assert.deepEqual(
+        shared.map((event) => [
+          event.instance,
+          (JSON.parse(event.line) as { user: { username: string } }).user.username,
+        ]),
+        [["", "admin"]],
+      );
+      assert.deepEqual(
+        (await store().byAuditId("vc-only")).map((event) => event.instance),
+        ["p-x/vc1"],
+      );
+    });
+
     test("sweep() deletes the events older than the bound and keeps the rest", async () => {
       const deleted = await store().sweep(base + 2500);
       assert.ok(deleted >= 2, `deleted ${deleted}`);

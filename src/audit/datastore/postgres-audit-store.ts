@@ -4,7 +4,7 @@
 // use under an advisory lock (replicas starting together), and again after an outage if need be.
 
 import pg from "pg";
-import { createTableSql, INSERT_COLUMNS, rowValues, searchSql } from "./sql.ts";
+import { byAuditIdSql, createTableSql, INSERT_COLUMNS, rowValues, searchSql } from "./sql.ts";
 import type { AuditEventRow, AuditSearch, AuditSearchResult, AuditStore, StoredAuditEvent } from "./types.ts";
 
 const SCHEMA_LOCK = 0x61756469; // "audi"
@@ -108,10 +108,7 @@ export class PostgresAuditStore implements AuditStore {
 
   async byAuditId(auditID: string): Promise<StoredAuditEvent[]> {
     await this.schema();
-    const { rows } = await this.pool.query<Row>(
-      "SELECT id, time, instance, event FROM audit_events WHERE audit_id = $1 ORDER BY time, id",
-      [auditID],
-    );
+    const { rows } = await this.pool.query<Row>(byAuditIdSql("$1", "$1"), [auditID]);
     return rows.map(stored);
   }
 

@@ -90,3 +90,13 @@ export function searchSql(
     ORDER BY time DESC, id DESC LIMIT ${next(Math.max(1, query.limit) + 1)}`;
   return { sql, params };
 }
+
+/**
+ * Every stage of one request by audit ID, oldest first, from one source: the platform's own rows ("" sorts first)
+ * when there are any, so an event a virtual cluster forwarded under a platform event's ID never stands in for it.
+ * Placeholders name the ID twice (`?`, `?` or `$1`, `$1`).
+ */
+export function byAuditIdSql(first: string, second: string): string {
+  return `SELECT id, time, instance, event FROM audit_events WHERE audit_id = ${first}
+    AND instance = (SELECT MIN(instance) FROM audit_events WHERE audit_id = ${second}) ORDER BY time, id`;
+}

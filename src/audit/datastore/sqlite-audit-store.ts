@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { createTableSql, INSERT_COLUMNS, rowValues, searchSql } from "./sql.ts";
+import { byAuditIdSql, createTableSql, INSERT_COLUMNS, rowValues, searchSql } from "./sql.ts";
 import type { AuditEventRow, AuditSearch, AuditSearchResult, AuditStore, StoredAuditEvent } from "./types.ts";
 
 /** Rows deleted per statement of a sweep, so a large sweep never holds the write lock long. */
@@ -68,9 +68,7 @@ export class SqliteAuditStore implements AuditStore {
   }
 
   async byAuditId(auditID: string): Promise<StoredAuditEvent[]> {
-    const rows = this.db
-      .prepare("SELECT id, time, instance, event FROM audit_events WHERE audit_id = ? ORDER BY time, id")
-      .all(auditID) as unknown as Row[];
+    const rows = this.db.prepare(byAuditIdSql("?", "?")).all(auditID, auditID) as unknown as Row[];
     return rows.map(stored);
   }
 

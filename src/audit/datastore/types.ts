@@ -92,7 +92,10 @@ export interface AuditStore {
   /** Stores events in one transaction: all of them or, on failure, none. */
   append(rows: readonly AuditEventRow[]): Promise<void>;
   search(query: AuditSearch): Promise<AuditSearchResult>;
-  /** Every stored stage of one request, oldest first. */
+  /**
+   * Every stored stage of one request, oldest first; the platform's own when any exist (instance ""), so that a
+   * virtual cluster's event stored under the same ID never answers for the platform's.
+   */
   byAuditId(auditID: string): Promise<StoredAuditEvent[]>;
   /** Deletes events older than `before` (ms); returns how many. */
   sweep(before: number): Promise<number>;

@@ -8,11 +8,11 @@
 //     supported scopes is granted without a consent page;
 //   - keys: ID tokens are signed with the platform's current signing key; the provider is rebuilt when the key
 //     ring rotates (or the issuer changes), and the JWKS the discovery names is the key ring's, retired keys included;
-//   - wrong client secrets (at the token, revocation and pushed authorization endpoints) are throttled per client
-//     and per address as failed logins are: past the limit every attempt of that client, right secret or not, is a
-//     429 with Retry-After until the wait is over;
+//   - wrong client secrets (at the token, revocation and pushed authorization endpoints) are throttled as failed
+//     logins are (per client at an address first, then per address and per client overall): past a limit every
+//     attempt it covers, right secret or not, is a 429 with Retry-After until the wait is over;
 //   - accounts and revocation: oidc-accounts.ts; refresh tokens as access keys: refresh-token-keys.ts;
-//     persistence: store-adapter.ts.
+//     persistence: store-adapter.ts, except what comes before a login (browser-artifacts.ts: in the browser).
 
 import type { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -29,6 +29,7 @@ import type { SigningAlgorithm } from "../../auth/signing/signing-key.ts";
 import type { OidcClientSettings, OidcProviderSettings } from "../../config/settings.ts";
 import type { UserEntry } from "../auth-index.ts";
 import { escapeHtml, formPage, type HtmlPage, messagePage } from "../sso/pages.ts";
+import type { BrowserArtifacts } from "./browser-artifacts.ts";
 import type { OidcAccounts } from "./oidc-accounts.ts";
 import { type RedirectRules, redirectAllowed } from "./redirect-uris.ts";
 import type { OidcStore } from "./store-adapter.ts";
@@ -61,7 +62,7 @@ export interface ClientThrottle {
   /** Seconds the client must wait (0: may try now). */
   retryAfter(clientId: string, address: string | undefined): number;
   failed(clientId: string, address: string | undefined): void;
-  succeeded(clientId: string): void;
+  succeeded(clientId: string, address: string | undefined): void;
 }
 
 /** A client that must wait: 429 with Retry-After (no OAuth error code names throttling; this one says wait). */
@@ -85,6 +86,8 @@ export interface PlatformOidcProviderOptions {
   issuer(): string;
   signingKey(): ProviderSigningKey;
   store: OidcStore;
+  /** Interactions and anonymous sessions, sealed into the browser (never the store). */
+  artifacts: BrowserArtifacts;
   accounts: OidcAccounts;
   /** Keys that sign the provider's cookies (first signs, all verify). */
   cookieKeys: string[];
@@ -101,6 +104,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 interface Built {
   issuer: string;
   kid: string;
+  /** The extra claim names the provider was built to release (joined). */
+  extraClaims: string;
   provider: Provider;
   handle: Handler;
 }
@@ -110,6 +115,25 @@ const sendPage = (ctx: KoaContextWithOIDC, status: number, page: HtmlPage) => {
   ctx.set(page.headers);
   ctx.body = page.html;
 };
+
+/**
+ * Pushed authorization requests are stored (the browser comes later, with only their reference), so only a client
+ * that authenticated may push one: a public client's "authentication" proves nothing, and storing what anyone sends
+ * in its name would let an unauthenticated flood fill the store. Public clients send the request to /oidc/auth.
+ */
+function authenticatedPushes(stored: Adapter): Adapter {
+  return {
+    ...stored,
+    upsert: async (id, payload, expiresIn) => {
+      if (Provider.ctx?.oidc?.client?.clientAuthMethod === "none") {
+        throw new errors.InvalidRequest(
+          "pushed authorization requests need a client that authenticates; a public client sends its request to the authorization endpoint",
+        );
+      }
+      await stored.upsert(id, payload, expiresIn);
+    },
+  };
+}
 
 /** The Config's client as oidc-provider metadata. `basic`: the request authenticates with HTTP Basic. */
 export function clientMetadata(client: OidcClientSettings, alg: SigningAlgorithm, basic: boolean): ClientMetadata {
@@ -143,14 +167,24 @@ export class PlatformOidcProvider {
     this.#options = options;
   }
 
-  /** The provider for the current issuer and signing key (rebuilt when either changed). */
+  /** Runs `serve` (the provider's handler, or a call of its interaction API) with this request's browser state. */
+  serve<T>(request: IncomingMessage, response: ServerResponse, serve: () => T): T {
+    return this.#options.artifacts.run(request, response, serve);
+  }
+
+  /**
+   * The provider for the current issuer, signing key and extra claim names (rebuilt when one changed: oidc-provider
+   * releases only the claims its configuration names).
+   */
   current(): Built {
     const issuer = this.#options.issuer();
     const key = this.#options.signingKey();
+    const names = this.#options.accounts.extraClaimNames();
+    const extraClaims = names.join(" ");
     const built = this.#built;
-    if (built && built.issuer === issuer && built.kid === key.kid) return built;
-    const provider = this.#build(issuer, key);
-    this.#built = { issuer, kid: key.kid, provider, handle: provider.callback() };
+    if (built && built.issuer === issuer && built.kid === key.kid && built.extraClaims === extraClaims) return built;
+    const provider = this.#build(issuer, key, names);
+    this.#built = { issuer, kid: key.kid, extraClaims, provider, handle: provider.callback() };
     return this.#built;
   }
 
@@ -188,8 +222,8 @@ export class PlatformOidcProvider {
     };
   }
 
-  #build(issuer: string, key: ProviderSigningKey): Provider {
-    const { store, accounts, logger } = this.#options;
+  #build(issuer: string, key: ProviderSigningKey, extraClaims: readonly string[]): Provider {
+    const { store, artifacts, accounts, logger } = this.#options;
     const clients = this.#clients();
     const policy = interactionPolicy.base();
     policy.get("login")?.checks.add(
@@ -207,7 +241,13 @@ export class PlatformOidcProvider {
     const supportedScopes = new Set<string>(OIDC_SCOPES);
 
     const configuration: Configuration = {
-      adapter: (model: string) => (model === "Client" ? clients : store.adapterFor(model)),
+      adapter: (model: string) => {
+        if (model === "Client") return clients;
+        const stored = store.adapterFor(model);
+        return model === "PushedAuthorizationRequest"
+          ? authenticatedPushes(stored)
+          : artifacts.adapterFor(model, stored);
+      },
       clients: [],
       async findAccount(_ctx, sub) {
         const user = await accounts.active(sub);
@@ -215,9 +255,10 @@ export class PlatformOidcProvider {
         return { accountId: sub, claims: async () => ({ ...accounts.claims(user) }) };
       },
       claims: {
-        openid: ["sub"],
+        // Extra claims (spec.extraClaims, allowedExtraClaims) come with openid: a client needs no scope for them.
+        openid: ["sub", ...extraClaims],
         profile: ["name", "preferred_username"],
-        email: ["email"],
+        email: ["email", "email_verified"],
         groups: ["groups"],
       },
       scopes: [...OIDC_SCOPES],
@@ -330,7 +371,7 @@ export class PlatformOidcProvider {
       }
       const matches = await compareSecret.call(this, actual);
       if (matches) {
-        throttle.succeeded(this.clientId);
+        throttle.succeeded(this.clientId, address);
         return true;
       }
       throttle.failed(this.clientId, address);

@@ -48,6 +48,32 @@ describe("redirectAllowed()", () => {
     assert.equal(redirectAllowed("http://127.0.0.1:43210/other", rules), false);
     assert.equal(redirectAllowed("http://localhost:43210/callback", rules), false);
   });
+
+  it("redirectAllowed() refuses open-redirect forms against a wildcard and a loopback rule", () => {
+    const wildcard = confidential(["https://*.example.com/cb", "https://app.example.com/*"], true);
+    const loopback = { registered: [], wildcard: false, publicClient: true };
+    for (const uri of [
+      "https://evil.test\\@a.example.com/cb",
+      "https://a.example.com\\@evil.test/cb",
+      "https://a.exa\tmple.com/cb",
+      "https://evil.test/.example.com/cb",
+      "https://evil.test%2f.example.com/cb",
+      "https://a.example.com@evil.test/cb",
+      "https://app.example.com\\..\\evil.test",
+      "https://app.example.com/\n/evil.test",
+      "javascript://a.example.com/cb%0aalert(1)",
+      "HTTPS://evil.test/cb",
+    ]) {
+      assert.equal(redirectAllowed(uri, wildcard), false, uri);
+    }
+    for (const uri of [
+      "http://127.0.0.1:1\\@evil.test/",
+      "http://127.0.0.1:1/\t/evil.test",
+      "http://evil.test#@127.0.0.1:1/",
+    ]) {
+      assert.equal(redirectAllowed(uri, loopback), false, uri);
+    }
+  });
 });
 
 describe("wildcardMatches()", () => {

@@ -5,7 +5,9 @@
 //     the next "?" or "#"; it is compared with the parts of the parsed URI, so no parser trick changes the host;
 //   - a public client (no secret) with no registered URI may use any http loopback address (RFC 8252 section 7.3),
 //     and a loopback URI it registered with any port.
-// A URI with a fragment, user information or a scheme other than http(s) is never allowed for web redirects.
+// A URI with a fragment, user information or a scheme other than http(s) is never allowed for web redirects, nor
+// one holding whitespace, a control character or a backslash, which parsers drop or turn into "/" (what is checked
+// must be what the browser reads).
 
 export interface RedirectRules {
   registered: readonly string[];
@@ -23,7 +25,11 @@ function compile(pattern: string, wildcard: string): RegExp {
   return new RegExp(`^${pattern.split("*").map(escapeRegExp).join(wildcard)}$`);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+const UNPARSED = /[\s\\\u0000-\u001f\u007f]/;
+
 function parse(uri: string): URL | undefined {
+  if (UNPARSED.test(uri)) return undefined;
   const url = URL.parse(uri);
   if (!url || url.hash || uri.includes("#") || url.username || url.password) return undefined;
   return url;

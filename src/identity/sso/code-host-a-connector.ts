@@ -1,5 +1,6 @@
 // codeHostA (GitHub-shaped): OAuth authorization code against <host>/login/oauth/*, the user from the API's /user
-// and /user/emails (the primary verified address), and with `orgs` the memberships from /user/orgs and /user/teams:
+// (its numeric id identifies the person: the login is renamable) and /user/emails (the primary verified address),
+// and with `orgs` the memberships from /user/orgs and /user/teams:
 // the user must belong to a listed org (and, when it lists teams, to one of them). Groups are `org:team`.
 // `hostName` points everything at an enterprise host (API under /api/v3); `rootCA` (a PEM, or a path to one) is
 // trusted for it.
@@ -17,6 +18,14 @@ interface OrgRule {
 }
 
 const MAX_PAGES = 10;
+
+/** The code hosts' account ids are integers (a number, or digits): never reassigned, unlike logins. */
+export function numericId(value: unknown): value is number | string {
+  return (
+    (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) ||
+    (typeof value === "string" && /^[0-9]{1,20}$/.test(value))
+  );
+}
 
 function pemOrFile(value: string | undefined): string | undefined {
   if (!value) return undefined;
@@ -67,8 +76,8 @@ export class CodeHostAConnector extends ConfiguredConnector {
         headers: { authorization: `Bearer ${token}`, accept: "application/vnd.github+json" },
       });
     const user = await get<{ id?: unknown; login?: unknown; name?: unknown; email?: unknown }>("/user");
-    if (typeof user.login !== "string" || (typeof user.id !== "number" && typeof user.id !== "string")) {
-      throw new SsoFailure("the code host's /user answer has no id and login");
+    if (typeof user.login !== "string" || !numericId(user.id)) {
+      throw new SsoFailure("the code host's /user answer has no numeric id and login");
     }
     const emails = await get<{ email: string; primary?: boolean; verified?: boolean }[]>("/user/emails").catch(
       () => [],
@@ -81,7 +90,7 @@ export class CodeHostAConnector extends ConfiguredConnector {
       preferredUsername: user.login,
       displayName: typeof user.name === "string" && user.name ? user.name : undefined,
       email: primary?.email,
-      emailVerified: primary ? true : undefined,
+      emailVerified: primary !== undefined,
       groups,
     };
   }

@@ -1,8 +1,10 @@
-// codeHostB (GitLab-shaped): OAuth authorization code against <baseURL>/oauth/*, the user from /api/v4/user, the
-// groups from /oauth/userinfo (scope openid). `groups` is an allow-list: only listed groups are kept, and a user
-// in none of them is refused.
+// codeHostB (GitLab-shaped): OAuth authorization code against <baseURL>/oauth/*, the user from /api/v4/user (its
+// numeric id identifies the person: the username is renamable), the groups and whether the e-mail is verified from
+// /oauth/userinfo (scope openid). `groups` is an allow-list: only listed groups are kept, and a user in none of them
+// is refused.
 
 import { configString, configStrings, notInGroups } from "./claims.ts";
+import { numericId } from "./code-host-a-connector.ts";
 import { ConfiguredConnector } from "./configured-connector.ts";
 import { authorizationUrl, callbackCode, exchangeCode } from "./oauth2.ts";
 import { ProviderHttp, providerUrl } from "./provider-http.ts";
@@ -41,10 +43,13 @@ export class CodeHostBConnector extends ConfiguredConnector {
       `${this.base}/api/v4/user`,
       { headers },
     );
-    if (typeof user.username !== "string" || user.id === undefined) {
-      throw new SsoFailure("the code host's /api/v4/user answer has no id and username");
+    if (typeof user.username !== "string" || !numericId(user.id)) {
+      throw new SsoFailure("the code host's /api/v4/user answer has no numeric id and username");
     }
-    const info = await this.http.json<{ groups?: unknown }>(`${this.base}/oauth/userinfo`, { headers });
+    const info = await this.http.json<{ groups?: unknown; email?: unknown; email_verified?: unknown }>(
+      `${this.base}/oauth/userinfo`,
+      { headers },
+    );
     let groups = Array.isArray(info.groups) ? info.groups.filter((g): g is string => typeof g === "string") : [];
     const allowed = configStrings(this.config, "groups");
     if (allowed.length > 0) {
@@ -53,12 +58,15 @@ export class CodeHostBConnector extends ConfiguredConnector {
         throw notInGroups("codeHostB groups", allowed);
       }
     }
+    const email = typeof user.email === "string" && user.email ? user.email : undefined;
     return {
       userId: String(user.id),
       username: user.username,
       preferredUsername: user.username,
       displayName: typeof user.name === "string" && user.name ? user.name : undefined,
-      email: typeof user.email === "string" && user.email ? user.email : undefined,
+      email,
+      // Verified only when the OpenID userinfo states it for this very address.
+      emailVerified: email !== undefined && info.email === email && info.email_verified === true,
       groups,
     };
   }

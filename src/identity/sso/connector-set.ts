@@ -3,6 +3,8 @@
 // login without a restart. An unchanged block keeps its instance (and its cached discovery and keys).
 
 import type { ConnectorSettings, ProviderKind, SsoSettings } from "../../config/settings.ts";
+import { configString } from "./claims.ts";
+import { connectorWarnings } from "./connector-warnings.ts";
 import type { Connector } from "./types.ts";
 
 export type ConnectorFactory = (settings: ConnectorSettings) => Connector;
@@ -11,6 +13,10 @@ export interface ConnectorInfo {
   id: string;
   displayName: string;
   type: ProviderKind;
+  /** An OIDC block's `type` (display only: the product behind it, such as Keycloak). */
+  providerType?: string;
+  /** What an administrator should know about the connector's trust settings (connector-warnings.ts). */
+  warnings?: string[];
 }
 
 export class ConnectorSet {
@@ -27,7 +33,17 @@ export class ConnectorSet {
   list(): ConnectorInfo[] {
     return this.settings()
       .connectors.filter((c) => this.factories[c.kind])
-      .map((c) => ({ id: c.id, displayName: c.displayName, type: c.kind }));
+      .map((c) => {
+        const providerType = c.kind === "oidc" ? configString(c.config, "type") : undefined;
+        const warnings = connectorWarnings(c);
+        return {
+          id: c.id,
+          displayName: c.displayName,
+          type: c.kind,
+          ...(providerType ? { providerType } : {}),
+          ...(warnings.length > 0 ? { warnings } : {}),
+        };
+      });
   }
 
   settingsOf(id: string): ConnectorSettings | undefined {

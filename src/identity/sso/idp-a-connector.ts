@@ -96,7 +96,7 @@ export class IdpAConnector extends ConfiguredConnector {
       username: email ?? String(claims.sub),
       preferredUsername: email,
       email,
-      emailVerified: typeof record.email_verified === "boolean" ? record.email_verified : undefined,
+      emailVerified: email !== undefined && record.email_verified === true,
       displayName: claimString(record, "name"),
       groups,
     };

@@ -1,24 +1,31 @@
-// idpB (Microsoft-shaped): OAuth authorization code against
-// https://login.microsoftonline.com/<tenant>/oauth2/v2.0/{authorize,token}, the user from Graph /v1.0/me. Groups
-// only for an organisation tenant (not common, consumers, organizations): the ids from /me/getMemberGroups
-// (securityEnabledOnly = onlySecurityGroups), the names from /directoryObjects/getByIds. `groups` is required
-// membership; `useGroupsAsWhitelist` keeps only the configured groups.
+// idpB (Microsoft-shaped): OpenID Connect authorization code against https://login.microsoftonline.com/<tenant>/v2.0
+// (oidc-client.ts: openid-client checks the shared tenants' templated issuer against each token's tid). The person
+// is the verified ID token's tenant id and object id (<tid>/<oid>): immutable and never reassigned. Graph /v1.0/me gives the
+// profile, and its `mail` is never counted as verified: any tenant's admin can set it to anyone's address ("nOAuth").
+// A shared tenant (common, organizations, consumers) lets people of every tenant in, so it is refused unless the
+// Config lists allowedTenants (tenant ids) or sets allowAllTenants (warned about in /auth/info and the log);
+// allowedTenants narrows an organisation tenant too. Groups only for an organisation tenant: the ids from
+// /me/getMemberGroups (securityEnabledOnly = onlySecurityGroups), the names from /directoryObjects/getByIds.
+// `groups` is required membership; `useGroupsAsWhitelist` keeps only the configured groups.
 
-import { configString, configStrings, notInGroups } from "./claims.ts";
+import { claimString, configString, configStrings, notInGroups } from "./claims.ts";
 import { ConfiguredConnector } from "./configured-connector.ts";
-import { authorizationUrl, callbackCode, exchangeCode } from "./oauth2.ts";
+import { OidcClient } from "./oidc-client.ts";
 import { ProviderHttp, providerUrl } from "./provider-http.ts";
 import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
-import { SsoFailure } from "./types.ts";
+import { SsoFailure, SsoRefusal } from "./types.ts";
 
 const LOGIN = "https://login.microsoftonline.com";
 const GRAPH = "https://graph.microsoft.com/v1.0";
-const SHARED_TENANTS = new Set(["common", "consumers", "organizations"]);
+export const SHARED_TENANTS: ReadonlySet<string> = new Set(["common", "consumers", "organizations"]);
 const BATCH = 1000;
+const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export class IdpBConnector extends ConfiguredConnector {
   readonly kind = "idpB";
   private readonly tenant: string;
+  private readonly allowedTenants: string[];
+  private readonly client: OidcClient;
 
   constructor(id: string, config: Record<string, unknown>) {
     super(id, config, new ProviderHttp("identity provider"));
@@ -26,6 +33,28 @@ export class IdpBConnector extends ConfiguredConnector {
     if (configStrings(config, "groups").length > 0 && SHARED_TENANTS.has(this.tenant)) {
       throw new Error(`idpB groups need an organisation tenant, not "${this.tenant}"`);
     }
+    this.allowedTenants = configStrings(config, "allowedTenants").map((tenant) => tenant.toLowerCase());
+    this.client = new OidcClient({
+      issuer: `${LOGIN}/${encodeURIComponent(this.tenant)}/v2.0`,
+      clientId: configString(config, "clientId") ?? "",
+      clientSecret: configString(config, "clientSecret"),
+      scopes: this.scope().split(" "),
+      http: this.http,
+      authorizeParams: { response_mode: "query" },
+      browserUrl: providerUrl,
+    });
+  }
+
+  /** Whether people of tenant `tid` may log in: see the file's comment. */
+  private checkTenant(tid: string): void {
+    if (this.allowedTenants.includes(tid)) return;
+    if (this.allowedTenants.length === 0 && (this.organisation || this.config.allowAllTenants === true)) return;
+    throw new SsoRefusal(
+      "allowedTenants",
+      this.allowedTenants.length > 0
+        ? `your tenant ${tid} is not allowed to log in here (idpB allowedTenants: ${this.allowedTenants.join(", ")})`
+        : `idpB tenant "${this.tenant}" takes accounts of every tenant, so logins are refused until an administrator lists allowedTenants (or sets allowAllTenants)`,
+    );
   }
 
   private get organisation(): boolean {
@@ -37,30 +66,19 @@ export class IdpBConnector extends ConfiguredConnector {
   }
 
   async start(input: StartInput): Promise<LoginStart> {
-    const url = authorizationUrl(providerUrl(`${LOGIN}/${encodeURIComponent(this.tenant)}/oauth2/v2.0/authorize`), {
-      client_id: configString(this.config, "clientId") ?? "",
-      redirect_uri: input.callbackUrl,
-      response_type: "code",
-      response_mode: "query",
-      scope: this.scope(),
-      state: input.state,
-    });
-    return { type: "redirect", url, state: {} };
+    const { url, state } = await this.client.authorizationUrl(input.state, input.callbackUrl);
+    return { type: "redirect", url, state };
   }
 
   async finish(input: CallbackInput): Promise<SsoIdentity> {
-    const token = await exchangeCode(
-      this.http,
-      providerUrl(`${LOGIN}/${encodeURIComponent(this.tenant)}/oauth2/v2.0/token`),
-      {
-        client_id: configString(this.config, "clientId") ?? "",
-        client_secret: configString(this.config, "clientSecret") ?? "",
-        code: callbackCode(input.params),
-        redirect_uri: input.callbackUrl,
-        scope: this.scope(),
-      },
-    );
-    const headers = { authorization: `Bearer ${token}` };
+    const { claims, accessToken } = await this.client.finish(input.params, input.state, input.callbackUrl);
+    const tid = claimString(claims, "tid")?.toLowerCase();
+    const oid = claimString(claims, "oid");
+    if (!tid || !TENANT_ID.test(tid) || !oid)
+      throw new SsoFailure("the identity provider's ID token has no tid and oid");
+    this.checkTenant(tid);
+    if (!accessToken) throw new SsoFailure("the identity provider's token answer has no access_token");
+    const headers = { authorization: `Bearer ${accessToken}` };
     const me = await this.http.json<{
       id?: unknown;
       displayName?: unknown;
@@ -70,6 +88,7 @@ export class IdpBConnector extends ConfiguredConnector {
     if (typeof me.id !== "string" || typeof me.userPrincipalName !== "string") {
       throw new SsoFailure("the identity provider's /me answer has no id and userPrincipalName");
     }
+    if (me.id !== oid) throw new SsoFailure("the identity provider's /me is another person than its ID token");
     let groups = this.organisation ? await this.groupNames(headers) : [];
     const configured = configStrings(this.config, "groups");
     if (configured.length > 0) {
@@ -80,11 +99,12 @@ export class IdpBConnector extends ConfiguredConnector {
     }
     const mail = typeof me.mail === "string" && me.mail ? me.mail : undefined;
     return {
-      userId: me.id,
+      userId: `${tid}/${oid}`,
       username: me.userPrincipalName,
       preferredUsername: me.userPrincipalName,
       displayName: typeof me.displayName === "string" && me.displayName ? me.displayName : undefined,
       email: mail ?? me.userPrincipalName,
+      emailVerified: false,
       groups,
     };
   }

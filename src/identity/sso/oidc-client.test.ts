@@ -2,20 +2,22 @@ import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, it, mock } from "node:test";
 import { type JWK, SignJWT } from "jose";
 import { testTls } from "../../../test/support/test-ca.ts";
 import { OidcClient } from "./oidc-client.ts";
 import { ProviderHttp } from "./provider-http.ts";
 import { SsoFailure } from "./types.ts";
 
-describe("OidcClient.verifyIdToken()", () => {
+describe("OidcClient.finish() and its ID token checks (openid-client)", () => {
   let server: Server;
   let issuer: string;
   let client: OidcClient;
   let published: JWK[] = [];
   let jwksFetches = 0;
   let tokenForm: URLSearchParams | undefined;
+  /** The ID token the token endpoint answers next. */
+  let nextIdToken: () => Promise<string>;
   const key = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const rotated = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const stranger = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -41,6 +43,7 @@ describe("OidcClient.verifyIdToken()", () => {
   before(async () => {
     const tls = await testTls("oidc unit");
     server = createServer({ cert: tls.certPem, key: tls.keyPem }, (request, response) => {
+      response.setHeader("content-type", "application/json");
       if (request.url === "/.well-known/openid-configuration") {
         response.end(
           JSON.stringify({
@@ -48,6 +51,7 @@ describe("OidcClient.verifyIdToken()", () => {
             authorization_endpoint: `${issuer}/authorize`,
             token_endpoint: `${issuer}/token`,
             jwks_uri: `${issuer}/jwks`,
+            id_token_signing_alg_values_supported: ["ES256"],
           }),
         );
       } else if (request.url === "/token") {
@@ -57,7 +61,7 @@ describe("OidcClient.verifyIdToken()", () => {
         });
         request.on("end", async () => {
           tokenForm = new URLSearchParams(body);
-          response.end(JSON.stringify({ access_token: "at", id_token: await token(key, "k1") }));
+          response.end(JSON.stringify({ access_token: "at", token_type: "Bearer", id_token: await nextIdToken() }));
         });
       } else if (request.url === "/jwks") {
         jwksFetches++;
@@ -69,6 +73,7 @@ describe("OidcClient.verifyIdToken()", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     published = [jwk(key, "k1")];
+    nextIdToken = () => token(key, "k1");
     client = new OidcClient({
       issuer,
       clientId: "client-1",
@@ -81,8 +86,13 @@ describe("OidcClient.verifyIdToken()", () => {
     server.close();
   });
 
+  /** A whole finish() whose token endpoint answers `idToken`, with the nonce `nonce` expected. */
+  const finish = (idToken: Promise<string> | string, nonce = "n-1") => {
+    nextIdToken = async () => idToken;
+    return client.finish({ code: "c-1" }, { verifier: "v".repeat(43), nonce }, "https://platform/cb");
+  };
   const refused = async (jwt: Promise<string> | string, nonce: string, pattern: RegExp) => {
-    await assert.rejects(client.verifyIdToken(await jwt, nonce), (error: unknown) => {
+    await assert.rejects(finish(jwt, nonce), (error: unknown) => {
       assert.ok(error instanceof SsoFailure, String(error));
       assert.match(error.message, pattern);
       return true;
@@ -90,8 +100,9 @@ describe("OidcClient.verifyIdToken()", () => {
   };
 
   it("accepts a token of the provider's key for this client and nonce", async () => {
-    const claims = await client.verifyIdToken(await token(key, "k1"), "n-1");
+    const { claims, accessToken } = await finish(token(key, "k1"));
     assert.equal(claims.sub, "user-1");
+    assert.equal(accessToken, "at");
   });
 
   it("refuses an expired token", async () => {
@@ -111,14 +122,24 @@ describe("OidcClient.verifyIdToken()", () => {
 
   it("refuses several audiences without this client as authorized party", async () => {
     await refused(token(key, "k1", { azp: "other" }, { aud: ["client-1", "other"] }), "n-1", /another party/);
+    await refused(token(key, "k1", {}, { aud: ["client-1", "other"] }), "n-1", /another party/);
   });
 
-  it("follows a key rotation by refetching the JWKS for an unknown key id", async () => {
-    const before = jwksFetches;
+  it("follows a key rotation: an unknown key id refetches the JWKS once the cached set is a minute old", async () => {
     published = [jwk(key, "k1"), jwk(rotated, "k2")];
-    const claims = await client.verifyIdToken(await token(rotated, "k2"), "n-1");
-    assert.equal(claims.sub, "user-1");
-    assert.equal(jwksFetches, before + 1);
+    const before = jwksFetches;
+    // Right after a fetch, an unknown key id is refused without asking the provider again (no refetch flood).
+    await refused(token(rotated, "k2"), "n-1", /no key of the provider's JWKS/);
+    assert.equal(jwksFetches, before);
+    mock.timers.enable({ apis: ["Date"], now: Date.now() });
+    try {
+      mock.timers.tick(61_000);
+      const { claims } = await finish(token(rotated, "k2"));
+      assert.equal(claims.sub, "user-1");
+      assert.equal(jwksFetches, before + 1);
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it("refuses a key id the provider does not publish", async () => {
@@ -137,6 +158,7 @@ describe("OidcClient.verifyIdToken()", () => {
     const start = await withResource.authorizationUrl("state-1", "https://platform/cb");
     const url = new URL(start.url);
     assert.equal(url.searchParams.get("code_challenge_method"), "S256");
+    nextIdToken = () => token(key, "k1");
     const { claims } = await withResource.finish(
       { code: "c-1" },
       { ...start.state, nonce: "n-1" },

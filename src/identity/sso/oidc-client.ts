@@ -1,15 +1,18 @@
-// The OpenID Connect relying party the OIDC and idpA connectors share: discovery, the authorization-code flow with
-// PKCE (S256) and a nonce, the token request, and ID token verification against the provider's JWKS (issuer,
-// audience = client id, expiry, nonce, authorized party). Discovery and keys are cached; an unknown key id refetches
-// the JWKS (at most every 30 s), so a provider's key rotation is followed without a restart.
+// The OpenID Connect relying party the OIDC, idpA and idpB connectors share, on `openid-client`: discovery (the
+// document's issuer must be the configured one, except Microsoft's templated multi-tenant issuer, which the library
+// checks against each token's tid), the authorization-code flow with PKCE (S256) and a nonce, the token request,
+// and ID token verification against the provider's JWKS (issuer, audience = client id, expiry, nonce, authorized
+// party). Every request goes through the connector's ProviderHttp (its trust, limits and test endpoints). Discovery
+// is cached for an hour; the library caches the keys and refetches them for an unknown key id once the cached set
+// is a minute old (a flood of bad tokens cannot hammer the provider). verifyJwt() checks a bearer JWT the provider
+// signed for this client (the virtual cluster's OIDC authentication), with jose's remote key set.
 
-import { createHash, randomBytes } from "node:crypto";
-import { createLocalJWKSet, type JSONWebKeySet, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
-import { type ProviderHttp, providerUrl } from "./provider-http.ts";
+import { createRemoteJWKSet, customFetch, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
+import * as client from "openid-client";
+import type { ProviderHttp } from "./provider-http.ts";
 import { type ConnectorState, SsoFailure } from "./types.ts";
 
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
-const JWKS_REFETCH_MS = 30_000;
 const CLOCK_TOLERANCE_S = 30;
 
 export interface OidcClientOptions {
@@ -22,15 +25,8 @@ export interface OidcClientOptions {
   authorizeParams?: Record<string, string>;
   /** Extra parameters of the token request (the config's `resource`). */
   tokenParams?: Record<string, string>;
-}
-
-interface Discovery {
-  issuer: string;
-  authorization_endpoint: string;
-  token_endpoint: string;
-  jwks_uri: string;
-  userinfo_endpoint?: string;
-  end_session_endpoint?: string;
+  /** Where the browser is sent instead of the discovered authorization endpoint's origin (test endpoints). */
+  browserUrl?: (url: string) => string;
 }
 
 export interface OidcTokens {
@@ -38,164 +34,188 @@ export interface OidcTokens {
   accessToken?: string;
 }
 
-const base64url = (bytes: Buffer) => bytes.toString("base64url");
-
 export class OidcClient {
   private readonly options: OidcClientOptions;
-  private discovery: { value: Discovery; at: number } | undefined;
-  private jwks: { value: ReturnType<typeof createLocalJWKSet>; at: number } | undefined;
-  private lastRefresh = 0;
+  private discovered: { value: client.Configuration; at: number } | undefined;
+  private keySet: { uri: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
 
   constructor(options: OidcClientOptions) {
     this.options = options;
   }
 
-  async metadata(): Promise<Discovery> {
-    if (this.discovery && Date.now() - this.discovery.at < DISCOVERY_TTL_MS) return this.discovery.value;
-    const issuer = this.options.issuer.replace(/\/+$/, "");
-    const doc = await this.options.http.json<Partial<Discovery>>(
-      providerUrl(`${issuer}/.well-known/openid-configuration`),
-    );
-    // The issuer in the document must be the configured one (OpenID Connect Discovery 1.0, section 4.3).
-    if (typeof doc.issuer !== "string" || doc.issuer.replace(/\/+$/, "") !== issuer) {
-      throw new SsoFailure(
-        `the provider's discovery document names issuer ${JSON.stringify(doc.issuer)}, not ${issuer}`,
+  /** The provider's configuration after discovery (cached for an hour). */
+  async configuration(): Promise<client.Configuration> {
+    const cached = this.discovered;
+    if (cached && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached.value;
+    const { issuer, clientId, clientSecret, http } = this.options;
+    if (!URL.canParse(issuer)) throw new SsoFailure(`the issuer ${JSON.stringify(issuer)} is not an address`);
+    const server = new URL(issuer.replace(/\/+$/, ""));
+    let value: client.Configuration;
+    try {
+      value = await client.discovery(
+        server,
+        clientId,
+        { [client.clockTolerance]: CLOCK_TOLERANCE_S },
+        clientSecret ? client.ClientSecretPost(clientSecret) : client.None(),
+        {
+          [client.customFetch]: http.fetch,
+          // The config accepts http issuers (a development provider); https is still the norm.
+          ...(server.protocol === "http:" ? { execute: [client.allowInsecureRequests] } : {}),
+        },
       );
+    } catch (error) {
+      throw failure("the provider's discovery document cannot be used", error);
     }
-    for (const field of ["authorization_endpoint", "token_endpoint", "jwks_uri"] as const) {
-      if (typeof doc[field] !== "string" || !URL.canParse(doc[field])) {
-        throw new SsoFailure(`the provider's discovery document has no valid ${field}`);
-      }
+    value[client.customFetch] = http.fetch;
+    // The library trusts an ID token from the token endpoint on TLS alone (OpenID Connect Core 3.1.3.7 allows it);
+    // its signature is checked too, so a provider reached with insecureCa, or a proxy, cannot forge one.
+    client.enableNonRepudiationChecks(value);
+    // Keys the previous configuration had fetched stay valid across the hourly rediscovery.
+    if (cached) {
+      const keys = client.getJwksCache(cached.value);
+      if (keys) client.setJwksCache(value, keys);
     }
-    const value = doc as Discovery;
-    this.discovery = { value, at: Date.now() };
+    this.discovered = { value, at: Date.now() };
     return value;
   }
 
   /** The authorization URL and what the callback needs to finish (PKCE verifier, nonce). */
   async authorizationUrl(state: string, redirectUri: string): Promise<{ url: string; state: ConnectorState }> {
-    const meta = await this.metadata();
-    const verifier = base64url(randomBytes(32));
-    const nonce = base64url(randomBytes(16));
-    const url = new URL(meta.authorization_endpoint);
-    const params: Record<string, string> = {
-      response_type: "code",
-      client_id: this.options.clientId,
+    const config = await this.configuration();
+    const verifier = client.randomPKCECodeVerifier();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: this.options.scopes.join(" "),
       state,
       nonce,
-      code_challenge: base64url(createHash("sha256").update(verifier).digest()),
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       ...this.options.authorizeParams,
-    };
-    for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-    return { url: url.toString(), state: { verifier, nonce } };
+    });
+    const href = this.options.browserUrl?.(url.href) ?? url.href;
+    return { url: href, state: { verifier, nonce } };
   }
 
-  /** Exchanges the code and verifies the ID token. */
+  /**
+   * Exchanges the code and verifies the ID token. The OAuth state was checked before this is called (the platform's
+   * pending login, bound to the browser), so the library's own state check is skipped.
+   */
   async finish(params: Record<string, string>, state: ConnectorState, redirectUri: string): Promise<OidcTokens> {
     if (params.error) {
       const description = (params.error_description ?? "").slice(0, 200);
       throw new SsoFailure(`the provider refused the login: ${params.error}${description ? ` (${description})` : ""}`);
     }
     if (!params.code) throw new SsoFailure("the provider's callback carries no authorization code");
-    const meta = await this.metadata();
-    const form: Record<string, string> = {
-      grant_type: "authorization_code",
-      code: params.code,
-      redirect_uri: redirectUri,
-      client_id: this.options.clientId,
-      code_verifier: state.verifier ?? "",
-      ...this.options.tokenParams,
-    };
-    if (this.options.clientSecret) form.client_secret = this.options.clientSecret;
-    const tokens = await this.options.http.json<{ id_token?: unknown; access_token?: unknown }>(meta.token_endpoint, {
-      form,
-    });
-    if (typeof tokens.id_token !== "string") throw new SsoFailure("the provider's token answer has no id_token");
-    const claims = await this.verifyIdToken(tokens.id_token, state.nonce ?? "");
-    return { claims, accessToken: typeof tokens.access_token === "string" ? tokens.access_token : undefined };
-  }
-
-  async verifyIdToken(token: string, nonce: string): Promise<JWTPayload> {
-    const claims = await this.verifyJwt(token);
-    if (claims.nonce !== nonce || !nonce) throw new SsoFailure("the provider's ID token has the wrong nonce");
-    // Several audiences: the authorized party must be this client (OpenID Connect Core 3.1.3.7).
-    if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== this.options.clientId) {
-      throw new SsoFailure("the provider's ID token was issued to another party (azp)");
-    }
-    return claims;
-  }
-
-  /**
-   * A JWT the provider signed for this client, as a bearer token (no nonce): signature against the provider's JWKS
-   * (refetched for an unknown key id), issuer, audience, expiry.
-   */
-  async verifyJwt(token: string): Promise<JWTPayload> {
-    const meta = await this.metadata();
-    const verify = async (keys: ReturnType<typeof createLocalJWKSet>) =>
-      (
-        await jwtVerify(token, keys, {
-          issuer: meta.issuer,
-          audience: this.options.clientId,
-          clockTolerance: CLOCK_TOLERANCE_S,
-          requiredClaims: ["sub", "exp", "iat"],
-        })
-      ).payload;
-    let claims: JWTPayload;
+    const config = await this.configuration();
+    const callback = new URL(redirectUri);
+    for (const [name, value] of Object.entries(params)) callback.searchParams.set(name, value);
     try {
-      try {
-        claims = await verify(await this.keys(false));
-      } catch (error) {
-        if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw error;
-        claims = await verify(await this.keys(true));
-      }
+      const tokens = await client.authorizationCodeGrant(
+        config,
+        callback,
+        {
+          pkceCodeVerifier: state.verifier ?? "",
+          expectedNonce: state.nonce ?? "",
+          expectedState: client.skipStateCheck,
+          idTokenExpected: true,
+        },
+        this.options.tokenParams,
+      );
+      const claims = tokens.claims();
+      if (!claims) throw new SsoFailure("the provider's token answer has no id_token");
+      return { claims, accessToken: tokens.access_token || undefined };
     } catch (error) {
-      if (error instanceof SsoFailure) throw error;
-      throw new SsoFailure(`the provider's ID token is not valid: ${idTokenProblem(error)}`);
+      if (error instanceof client.ResponseBodyError) {
+        throw new SsoFailure(`the provider refused the code: ${error.error.slice(0, 64)}`);
+      }
+      throw failure("the provider's ID token is not valid", error);
     }
-    return claims;
   }
 
   /** Claims from the userinfo endpoint; its subject must be the ID token's. */
   async userInfo(accessToken: string, subject: string): Promise<Record<string, unknown>> {
-    const meta = await this.metadata();
-    if (!meta.userinfo_endpoint) throw new SsoFailure("getUserInfo is set but the provider has no userinfo endpoint");
-    const info = await this.options.http.json(meta.userinfo_endpoint, {
-      headers: { authorization: `Bearer ${accessToken}` },
-    });
-    if (info.sub !== subject) throw new SsoFailure("the provider's userinfo is about another subject");
-    return info;
+    const config = await this.configuration();
+    if (!config.serverMetadata().userinfo_endpoint) {
+      throw new SsoFailure("getUserInfo is set but the provider has no userinfo endpoint");
+    }
+    try {
+      return { ...(await client.fetchUserInfo(config, accessToken, subject)) };
+    } catch (error) {
+      throw failure("the provider's userinfo cannot be used", error);
+    }
   }
 
   async endSessionUrl(postLogoutRedirectUri?: string): Promise<string | undefined> {
-    const meta = await this.metadata();
-    if (!meta.end_session_endpoint) return undefined;
-    const url = new URL(meta.end_session_endpoint);
-    url.searchParams.set("client_id", this.options.clientId);
-    if (postLogoutRedirectUri) url.searchParams.set("post_logout_redirect_uri", postLogoutRedirectUri);
-    return url.toString();
+    const config = await this.configuration();
+    if (!config.serverMetadata().end_session_endpoint) return undefined;
+    const parameters: Record<string, string> = postLogoutRedirectUri
+      ? { post_logout_redirect_uri: postLogoutRedirectUri }
+      : {};
+    return client.buildEndSessionUrl(config, parameters).href;
   }
 
-  private async keys(refresh: boolean): Promise<ReturnType<typeof createLocalJWKSet>> {
-    const cached = this.jwks;
-    if (cached && !refresh) return cached.value;
-    // An unknown key id refetches, at most once per 30 s (a flood of bad tokens cannot hammer the provider).
-    if (cached && refresh) {
-      if (Date.now() - this.lastRefresh < JWKS_REFETCH_MS) return cached.value;
-      this.lastRefresh = Date.now();
+  /**
+   * A JWT the provider signed for this client, as a bearer token (no nonce): signature against the provider's JWKS
+   * (refetched for an unknown key id, at most every 30 s), issuer, audience, expiry.
+   */
+  async verifyJwt(token: string): Promise<JWTPayload> {
+    const metadata = (await this.configuration()).serverMetadata();
+    if (!metadata.jwks_uri) throw new SsoFailure("the provider's discovery document has no jwks_uri");
+    if (this.keySet?.uri !== metadata.jwks_uri) {
+      const keys = createRemoteJWKSet(new URL(metadata.jwks_uri), { [customFetch]: this.options.http.fetch });
+      this.keySet = { uri: metadata.jwks_uri, keys };
     }
-    const meta = await this.metadata();
-    const set = await this.options.http.json<JSONWebKeySet>(meta.jwks_uri);
-    if (!Array.isArray(set.keys)) throw new SsoFailure("the provider's JWKS has no keys");
-    const value = createLocalJWKSet(set);
-    this.jwks = { value, at: Date.now() };
-    return value;
+    try {
+      const { payload } = await jwtVerify(token, this.keySet.keys, {
+        issuer: metadata.issuer,
+        audience: this.options.clientId,
+        clockTolerance: CLOCK_TOLERANCE_S,
+        requiredClaims: ["sub", "exp", "iat"],
+      });
+      return payload;
+    } catch (error) {
+      throw failure("the provider's ID token is not valid", error);
+    }
   }
 }
 
-function idTokenProblem(error: unknown): string {
+/** An SsoFailure saying what failed (never a token, a code or a secret: only the library's codes and claim names). */
+function failure(what: string, error: unknown): SsoFailure {
+  if (error instanceof SsoFailure) return error;
+  const cause = (error as { cause?: unknown })?.cause;
+  if (cause instanceof SsoFailure) return cause;
+  return new SsoFailure(`${what}: ${problem(error)}`);
+}
+
+function problem(error: unknown): string {
+  if (error instanceof client.ResponseBodyError) return `the provider answered ${error.error}`;
+  if (error instanceof client.AuthorizationResponseError) return `the provider refused the login: ${error.error}`;
+  if (error instanceof client.ClientError) {
+    if (error.cause instanceof Response) return `the provider answered HTTP ${error.cause.status}`;
+    const inner = error.cause as { code?: string; cause?: { claim?: unknown } } | undefined;
+    const claim = inner?.cause?.claim;
+    switch (error.code) {
+      case "OAUTH_JWT_TIMESTAMP_CHECK_FAILED":
+        return claim === "exp" ? "it has expired" : `claim ${String(claim)} is out of range`;
+      case "OAUTH_JWT_CLAIM_COMPARISON_FAILED":
+        if (claim === "nonce") return "it has the wrong nonce";
+        if (claim === "azp" || (claim === "aud" && /additional/.test(String((inner as Error)?.message)))) {
+          return "it was issued to another party (azp)";
+        }
+        return `claim ${String(claim)} is wrong`;
+      case "OAUTH_KEY_SELECTION_FAILED":
+        return "no key of the provider's JWKS signed it";
+      case "OAUTH_INVALID_RESPONSE":
+        return /signature/.test(String((inner as Error)?.message))
+          ? "its signature does not verify"
+          : String((inner as Error)?.message ?? error.message);
+      case "OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED":
+        return "the discovered issuer is not the configured one";
+      default:
+        return error.code ?? error.message;
+    }
+  }
   if (error instanceof joseErrors.JWTExpired) return "it has expired";
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return "its signature does not verify";
   if (error instanceof joseErrors.JWKSNoMatchingKey) return "no key of the provider's JWKS signed it";

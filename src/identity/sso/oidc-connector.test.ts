@@ -4,7 +4,7 @@ import { mapOidcClaims, oidcScopes } from "./oidc-connector.ts";
 import { SsoRefusal } from "./types.ts";
 
 describe("mapOidcClaims()", () => {
-  it("mapOidcClaims() reads the configured claims with their prefixes", () => {
+  it("mapOidcClaims() reads the configured claims; the prefix goes on the suggested username, never the user id", () => {
     const identity = mapOidcClaims(
       {
         usernameClaim: "oid",
@@ -27,7 +27,7 @@ describe("mapOidcClaims()", () => {
       },
     );
     assert.deepEqual(identity, {
-      userId: "corp:o-1",
+      userId: "o-1",
       username: "corp:alice",
       preferredUsername: "alice",
       email: "a@example.com",
@@ -60,6 +60,42 @@ describe("mapOidcClaims()", () => {
       (error: unknown) => error instanceof SsoRefusal && error.rule === "groupsClaim",
     );
     assert.throws(() => mapOidcClaims({ usernameClaim: "oid" }, { sub: "u" }), /no "oid" claim/);
+  });
+});
+
+describe("mapOidcClaims() and email_verified", () => {
+  it('mapOidcClaims() counts an e-mail verified only for a JSON true (absent, false, "true", 1 are not)', () => {
+    const verified = (value: unknown) =>
+      mapOidcClaims({}, { sub: "u", email: "u@example.com", ...(value === undefined ? {} : { email_verified: value }) })
+        .emailVerified;
+    assert.equal(verified(true), true);
+    for (const value of [undefined, false, "true", "TRUE", 1, [true], { value: true }]) {
+      assert.equal(verified(value), false, JSON.stringify(value));
+    }
+  });
+
+  it("mapOidcClaims() does not apply email_verified to another emailClaim, nor to no e-mail at all", () => {
+    const claims = { sub: "u", mail: "m@example.com", email: "e@example.com", email_verified: true };
+    assert.equal(mapOidcClaims({ emailClaim: "mail" }, claims).emailVerified, false);
+    assert.equal(mapOidcClaims({}, { sub: "u", email_verified: true }).emailVerified, false);
+  });
+
+  it("mapOidcClaims() refuses usernameClaim email unless the provider states it verified (kube-apiserver's rule)", () => {
+    const config = { usernameClaim: "email" };
+    assert.equal(
+      mapOidcClaims(config, { sub: "u", email: "a@example.com", email_verified: true }).userId,
+      "a@example.com",
+    );
+    for (const claims of [
+      { sub: "u", email: "a@example.com" },
+      { sub: "u", email: "a@example.com", email_verified: "true" },
+      { sub: "u", email: "a@example.com", email_verified: false },
+    ]) {
+      assert.throws(
+        () => mapOidcClaims(config, claims),
+        (error: unknown) => error instanceof SsoRefusal && error.rule === "usernameClaim",
+      );
+    }
   });
 });
 

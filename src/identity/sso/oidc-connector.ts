@@ -1,5 +1,5 @@
 // The generic OIDC connector (auth.oidc, or an oidc block of auth.connectors): claims mapped the way the config
-// says (usernameClaim + usernamePrefix as the user id, platformUsernameClaim / preferredUsername as the platform
+// says (usernameClaim as the user id, platformUsernameClaim / preferredUsername + usernamePrefix as the suggested
 // username, emailClaim, groupsClaim + groupsPrefix, allowedExtraClaims), getUserInfo merges the userinfo claims,
 // `groups` requires membership, `resource` goes on the token request, caFile / insecureCa set the trust.
 
@@ -60,11 +60,19 @@ export function mapOidcClaims(config: Record<string, unknown>, claims: Record<st
   const id = claimString(claims, usernameClaim);
   if (!id)
     throw new SsoRefusal("usernameClaim", `the provider's token has no "${usernameClaim}" claim (usernameClaim)`);
-  const userId = `${configString(config, "usernamePrefix") ?? ""}${id}`;
-  const nameClaim =
-    configString(config, "platformUsernameClaim") ?? configString(config, "preferredUsername") ?? "preferred_username";
   const emailClaim = configString(config, "emailClaim") ?? "email";
   const email = claimString(claims, emailClaim);
+  // Only a JSON true counts (as kube-apiserver reads it): absent, false, "true" or anything else is unverified.
+  const emailVerified = emailClaim === "email" && email !== undefined && claims.email_verified === true;
+  if (usernameClaim === "email" && claims.email_verified !== true) {
+    throw new SsoRefusal(
+      "usernameClaim",
+      "the provider does not state your e-mail verified (email_verified), and usernameClaim makes the e-mail your identity here",
+    );
+  }
+  const prefix = configString(config, "usernamePrefix") ?? "";
+  const nameClaim =
+    configString(config, "platformUsernameClaim") ?? configString(config, "preferredUsername") ?? "preferred_username";
 
   const groupsClaim = configString(config, "groupsClaim") ?? "groups";
   const rawGroups = claimStrings(claims, groupsClaim);
@@ -78,7 +86,7 @@ export function mapOidcClaims(config: Record<string, unknown>, claims: Record<st
   if (required.length > 0 && !rawGroups.some((group) => required.includes(group))) {
     throw notInGroups("oidc groups", required);
   }
-  const prefix = configString(config, "groupsPrefix") ?? "";
+  const groupsPrefix = configString(config, "groupsPrefix") ?? "";
   const extraClaims: Record<string, string[]> = {};
   for (const name of configStrings(config, "allowedExtraClaims")) {
     const values = claimStrings(claims, name);
@@ -86,13 +94,13 @@ export function mapOidcClaims(config: Record<string, unknown>, claims: Record<st
   }
   const preferred = claimString(claims, nameClaim);
   return {
-    userId,
-    username: preferred ? `${configString(config, "usernamePrefix") ?? ""}${preferred}` : userId,
+    userId: id,
+    username: `${prefix}${preferred ?? id}`,
     preferredUsername: preferred,
     email,
-    emailVerified: typeof claims.email_verified === "boolean" ? claims.email_verified : undefined,
+    emailVerified,
     displayName: claimString(claims, "name"),
-    groups: rawGroups.map((group) => `${prefix}${group}`),
+    groups: rawGroups.map((group) => `${groupsPrefix}${group}`),
     extraClaims: Object.keys(extraClaims).length > 0 ? extraClaims : undefined,
   };
 }

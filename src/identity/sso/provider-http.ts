@@ -1,5 +1,6 @@
 // The HTTPS client every connector talks to its provider with: JSON and form requests with a timeout, a size cap,
-// the trust the config names (caFile / rootCA / caData PEM, or insecure), and the test-only endpoint override.
+// the trust the config names (caFile / rootCA / caData PEM, or insecure), and the test-only endpoint override; and
+// the same as a `fetch` for the libraries that speak to providers (openid-client, jose's remote key sets).
 // Nothing it throws quotes a request or response body: both may carry codes, secrets or tokens.
 
 import { request as httpRequest } from "node:http";
@@ -57,7 +58,19 @@ export interface ProviderRequest {
   form?: Record<string, string>;
   /** application/json body. */
   json?: unknown;
+  /** A body as it is (its content-type in `headers`). */
+  body?: string;
 }
+
+/** What the libraries pass to a custom fetch (openid-client's and jose's customFetch). */
+export interface FetchOptions {
+  method?: string;
+  headers?: ConstructorParameters<typeof Headers>[0];
+  body?: unknown;
+}
+
+/** Statuses whose answer has no body (the Response constructor refuses one). */
+const NULL_BODY = new Set([101, 204, 205, 304]);
 
 export class ProviderHttp {
   private readonly trust: ProviderTrust;
@@ -69,10 +82,25 @@ export class ProviderHttp {
     this.trust = trust;
   }
 
+  /** A `fetch` through this client: the same trust, limits and test endpoints; no redirects are followed. */
+  readonly fetch = async (input: string | URL, init: FetchOptions = {}): Promise<Response> => {
+    const body = init.body === undefined || init.body === null ? undefined : String(init.body);
+    const answer = await this.send(providerUrl(String(input)), {
+      method: init.method === "POST" ? "POST" : init.method === "GET" ? "GET" : undefined,
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      body,
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, item);
+    }
+    return new Response(NULL_BODY.has(answer.status) ? null : answer.text, { status: answer.status, headers });
+  };
+
   async send(url: string, options: ProviderRequest = {}): Promise<ProviderResponse> {
     const target = new URL(url);
     const headers: Record<string, string> = { "user-agent": "virtualcluster-platform", ...options.headers };
-    let body: string | undefined;
+    let body: string | undefined = options.body;
     if (options.form) {
       body = new URLSearchParams(options.form).toString();
       headers["content-type"] = "application/x-www-form-urlencoded";

@@ -4,7 +4,8 @@
 // assertion only; this file then applies the platform's rules to that signed assertion: Status Success, Issuer =
 // ssoIssuer, InResponseTo = the request this login sent, Destination and Recipient = redirectURI, a bearer
 // SubjectConfirmation, NotBefore/NotOnOrAfter with a 30 s skew, the audience (entityIssuer, else redirectURI), and
-// an assertion ID never seen before. Signatures are never read by hand.
+// an assertion ID never seen before. Signatures are never read by hand. The person is the assertion's Issuer with a
+// persistent NameID; any other NameID format is refused (identity()).
 // `ca`/`caData` may hold the IdP's signing certificate itself or a CA: a certificate in the response's KeyInfo
 // that the CA signed (and that is valid now) is trusted too.
 
@@ -16,7 +17,7 @@ import { ConfiguredConnector } from "./configured-connector.ts";
 import { ProviderHttp } from "./provider-http.ts";
 import type { SeenIds } from "./seen-ids.ts";
 import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
-import { SsoFailure } from "./types.ts";
+import { SsoFailure, SsoRefusal } from "./types.ts";
 
 // Loaded untyped: their type declarations pull the browser DOM library into the whole program.
 const require = createRequire(import.meta.url);
@@ -332,9 +333,26 @@ export class SamlConnector extends ConfiguredConnector {
     return { id, keepUntil };
   }
 
+  /**
+   * The person is (the IdP's entity id, a persistent NameID): every other NameID format is refused, since an
+   * e-mail address, an unspecified or a transient value is not a stable identity of its own. Attributes (username,
+   * e-mail, groups) are profile data; a SAML e-mail is never counted as verified.
+   */
   private identity(assertion: Element): SsoIdentity {
-    const nameId = text("saml:Subject/saml:NameID", assertion)?.trim();
-    if (!nameId) throw new SsoFailure("the SAML assertion has no NameID");
+    const nameIdElement = nodes("saml:Subject/saml:NameID", assertion)[0];
+    const nameId = nameIdElement?.textContent?.trim();
+    if (!nameIdElement || !nameId) throw new SsoFailure("the SAML assertion has no NameID");
+    const format = nameIdElement.getAttribute("Format") || undefined;
+    if (format !== NAME_ID_FORMATS.persistent) {
+      throw new SsoRefusal(
+        "nameIDPolicyFormat",
+        `the identity provider sent a NameID of format ${format ?? "(none, which means unspecified)"}; only a persistent NameID identifies a person here: configure the identity provider to send persistent NameIDs`,
+      );
+    }
+    const entityId = text("saml:Issuer", assertion)?.trim();
+    if (!entityId || /[|\s]/.test(entityId)) {
+      throw new SsoFailure("the SAML assertion has no Issuer (entity id) without spaces or '|'");
+    }
     const attribute = (name: string | undefined): string[] =>
       name
         ? nodes("saml:AttributeStatement/saml:Attribute", assertion)
@@ -359,6 +377,6 @@ export class SamlConnector extends ConfiguredConnector {
       }
       if (this.config.filterGroups === true) groups = groups.filter((group) => allowed.includes(group));
     }
-    return { userId: nameId, username: username ?? nameId, email, emailVerified: email ? true : undefined, groups };
+    return { userId: `${entityId}|${nameId}`, username: username ?? nameId, email, emailVerified: false, groups };
   }
 }

@@ -5,7 +5,7 @@
 
 import { ExpiringRecords } from "../../storage/expiring-records.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
-import { SSO_STATE_PREFIX } from "./pending-logins.ts";
+import { SSO_STATE_PREFIX } from "./login-state.ts";
 
 export const SEEN_IDS_PREFIX = `${SSO_STATE_PREFIX}seen/`;
 

@@ -1,29 +1,32 @@
 // What a single sign-on login does with the identity a connector returns, the same for every connector:
-//   1. the User: matched by subject, then username, then (verified) e-mail; created unless disableUserCreation;
-//      a disabled user is refused;
+//   1. the User: the one linked to the external identity, whose spec.subject is sso:<connector>:<provider user id>
+//      (sso-subject.ts), and no other: usernames, e-mail and display names are profile data, never keys. Without a
+//      link a new user is created under a name no user has (new-user-names.ts), unless disableUserCreation; a
+//      disabled user is refused. The e-mail a provider states verified is recorded (spec.verifiedEmail);
 //   2. spec.ssoGroups: the provider's groups that match a groupsFilters expression (all when there are none);
 //   3. teams: one team per group (created unless disableTeamCreation), labelled as SSO teams with the group in an
 //      annotation; the user's membership (spec.users) of every SSO team follows its groups on every login;
 //   4. a Login OwnedAccessKey whose spec.identity records the connector and the person, never a provider token.
 
-import { createHash } from "node:crypto";
 import { isStatusError } from "../../apimachinery/errors.ts";
 import type { KubeObject } from "../../apimachinery/types.ts";
 import { GROUP, VERSION } from "../../apis/management/v1/common.ts";
 import type { AccessKeyIdentity } from "../../apis/management/v1/ownedaccesskey-schema.ts";
+import { ssoSubject } from "../../apis/management/v1/sso-subject.ts";
 import type { Team } from "../../apis/management/v1/team.ts";
 import type { User } from "../../apis/management/v1/user.ts";
 import { compileGoRegexp } from "../../config/formats.ts";
 import type { SsoSettings } from "../../config/settings.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
-import type { AuthIndex, UserEntry } from "../auth-index.ts";
+import { type AuthIndex, sameAddress, type UserEntry } from "../auth-index.ts";
+import { freeUserNames, objectNameFor } from "./new-user-names.ts";
 import { type SsoIdentity, SsoRefusal } from "./types.ts";
 
 export const SSO_TEAM_LABEL = `${GROUP}/sso-team`;
 export const SSO_GROUP_ANNOTATION = `${GROUP}/sso-group`;
-const MANAGER = "virtualcluster-platform-sso";
-const MAX_NAME = 63;
+export const SSO_MANAGER = "virtualcluster-platform-sso";
+const MANAGER = SSO_MANAGER;
 
 export interface SsoAccountsOptions {
   index: AuthIndex;
@@ -41,19 +44,6 @@ export interface SsoLoginResult {
 }
 
 const system = () => systemContext("system:platform-sso", MANAGER);
-
-/** A DNS-1123 name for a username or group (lower case, [a-z0-9-]); a hash suffix when the text had to change. */
-export function objectNameFor(text: string, fallback: string): string {
-  const cleaned = text
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .replace(/-{2,}/g, "-");
-  const base = cleaned || fallback;
-  if (base === text && base.length <= MAX_NAME) return base;
-  const hash = createHash("sha256").update(text).digest("hex").slice(0, 8);
-  return `${base.slice(0, MAX_NAME - 9).replace(/-+$/, "")}-${hash}`;
-}
 
 /** The groups saved in the user: those matching one of the filters (all when there are none). */
 export function filterGroups(groups: readonly string[], filters: readonly string[]): string[] {
@@ -73,81 +63,91 @@ export class SsoAccounts {
   async login(connector: { id: string; displayName: string }, identity: SsoIdentity): Promise<SsoLoginResult> {
     const settings = this.options.settings();
     const groups = filterGroups(identity.groups, settings.groupsFilters);
+    const subject = ssoSubject(connector.id, identity.userId);
     await this.options.fresh();
-    let user = this.match(identity);
+    let user = this.linked(subject);
     let created = false;
     if (!user) {
       if (settings.disableUserCreation) {
         throw new SsoRefusal(
           "disableUserCreation",
-          `there is no user for ${identity.email ?? identity.username} on this platform, and single sign-on does not create users here (auth.disableUserCreation); ask an administrator to create your user`,
+          `no user on this platform is linked to your identity (${subject}), and single sign-on does not create users here (auth.disableUserCreation); ask an administrator to create your user or to link yours by setting its spec.subject to ${subject}`,
         );
       }
-      user = await this.createUser(identity, groups);
+      user = await this.createUser(subject, identity, groups);
       created = true;
     }
     if (user.disabled) throw new SsoRefusal("disabled", `user ${user.username} is disabled`);
-    if (!created) await this.saveGroups(user, groups);
+    if (!created) await this.refresh(user, identity, groups);
     await this.syncTeams(user.name, groups, settings.disableTeamCreation);
     const key = await this.issueKey(user, connector, identity, groups);
     return { user, created, ...key };
   }
 
-  /** By subject, then username, then e-mail (only one the provider says is verified); an ambiguous match skips. */
-  private match(identity: SsoIdentity): UserEntry | undefined {
-    const users = [...this.options.index.allUsers()];
-    const only = (found: UserEntry[]) => (found.length === 1 ? found[0] : undefined);
-    return (
-      only(users.filter((u) => u.subject === identity.userId)) ??
-      only(users.filter((u) => u.username === identity.username)) ??
-      (identity.email && identity.emailVerified !== false
-        ? only(users.filter((u) => u.email !== undefined && u.email.toLowerCase() === identity.email!.toLowerCase()))
-        : undefined)
-    );
+  /** The user linked to this external identity; several (an administrator's mistake) is a refusal, not a guess. */
+  private linked(subject: string): UserEntry | undefined {
+    const found = [...this.options.index.allUsers()].filter((user) => user.subject === subject);
+    if (found.length > 1) {
+      throw new SsoRefusal(
+        "subject",
+        `several users are linked to your identity (${subject}); an administrator must keep the link on one of them`,
+      );
+    }
+    return found[0];
   }
 
-  private async createUser(identity: SsoIdentity, groups: string[]): Promise<UserEntry> {
-    const base = objectNameFor(identity.username, "user");
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const name = attempt === 0 ? base : objectNameFor(`${identity.username}#${attempt}`, "user");
+  private async createUser(subject: string, identity: SsoIdentity, groups: string[]): Promise<UserEntry> {
+    const taken = new Set<string>();
+    for (const user of this.options.index.allUsers()) {
+      taken.add(user.name.toLowerCase());
+      taken.add(user.username.toLowerCase());
+    }
+    for (const { name, username } of freeUserNames(identity.username, taken)) {
       const body: User = {
         apiVersion: `${GROUP}/${VERSION}`,
         kind: "User",
         metadata: { name },
         spec: {
-          username: identity.username,
-          subject: identity.userId,
+          username,
+          subject,
           displayName: identity.displayName ?? identity.preferredUsername ?? identity.username,
           ...(identity.email ? { email: identity.email } : {}),
+          ...(identity.email && identity.emailVerified ? { verifiedEmail: identity.email } : {}),
           ssoGroups: groups,
         },
       };
       try {
         await this.options.store("users").create(system(), undefined, body, { fieldManager: MANAGER });
       } catch (error) {
-        if (isStatusError(error) && error.reason === "AlreadyExists") continue;
-        throw error;
+        if (!(isStatusError(error) && error.reason === "AlreadyExists")) throw error;
+        // A login of the same identity (a double click) made its user first: that one. Else the next candidate.
+        await this.options.fresh();
+        const meanwhile = this.linked(subject);
+        if (meanwhile) return meanwhile;
+        continue;
       }
       await this.options.fresh();
       const entry = this.options.index.user(name);
       if (entry) return entry;
     }
-    throw new Error(`no free user name for ${identity.username}`);
+    throw new SsoRefusal(
+      "username",
+      `no free user name for ${identity.username}; ask an administrator to create your user`,
+    );
   }
 
-  private async saveGroups(user: UserEntry, groups: string[]): Promise<void> {
+  /** A known user's groups, and its e-mail's verification when the provider now states it for the same address. */
+  private async refresh(user: UserEntry, identity: SsoIdentity, groups: string[]): Promise<void> {
     const stored = (await this.options.store("users").get(system(), { name: user.name })) as User;
-    const current = stored.spec?.ssoGroups ?? [];
-    if (JSON.stringify(current) === JSON.stringify(groups)) return;
+    const spec: Partial<User["spec"] & object> = {};
+    if (JSON.stringify(stored.spec?.ssoGroups ?? []) !== JSON.stringify(groups)) spec.ssoGroups = groups;
+    const verified = identity.emailVerified && sameAddress(identity.email, stored.spec?.email);
+    if (verified && !sameAddress(stored.spec?.verifiedEmail, stored.spec?.email))
+      spec.verifiedEmail = stored.spec?.email;
+    if (Object.keys(spec).length === 0) return;
     await this.options
       .store("users")
-      .patch(
-        system(),
-        { name: user.name },
-        "merge",
-        { metadata: { uid: user.uid }, spec: { ssoGroups: groups } },
-        { fieldManager: MANAGER },
-      );
+      .patch(system(), { name: user.name }, "merge", { metadata: { uid: user.uid }, spec }, { fieldManager: MANAGER });
   }
 
   /** Membership of every SSO team follows the groups; missing teams are created unless creation is off. */
@@ -232,7 +232,7 @@ export class SsoAccounts {
       username: identity.username,
       ...(identity.preferredUsername ? { preferredUsername: identity.preferredUsername } : {}),
       ...(identity.email ? { email: identity.email } : {}),
-      ...(identity.emailVerified !== undefined ? { emailVerified: identity.emailVerified } : {}),
+      ...(identity.email ? { emailVerified: identity.emailVerified } : {}),
       ...(identity.extraClaims ? { extraClaims: identity.extraClaims } : {}),
       groups,
       connector: connector.id,

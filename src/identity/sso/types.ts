@@ -4,13 +4,18 @@
 
 /** Who the provider says logged in. Never holds a provider token. */
 export interface SsoIdentity {
-  /** The provider's stable user id (OIDC subject, account id, SAML NameID). */
+  /**
+   * The provider's stable, never reassigned id of the person: the only key to an account, qualified with the
+   * connector id (sso:<connector>:<userId>). OIDC subject, the code hosts' numeric account id, idpB's
+   * <tenant id>/<object id>, SAML's <IdP entity id>|<persistent NameID>.
+   */
   userId: string;
-  /** The login name (with any configured prefix). */
+  /** The login name the provider suggests (with any configured prefix): profile data, a new user's name. */
   username: string;
   preferredUsername?: string;
   email?: string;
-  emailVerified?: boolean;
+  /** True only when the provider states the e-mail verified (a JSON true); false for anything else. */
+  emailVerified: boolean;
   displayName?: string;
   groups: string[];
   /** Claims the config allows through (OIDC allowedExtraClaims). */

@@ -64,12 +64,17 @@ export class ConfigController {
     this.handle?.close();
   }
 
+  /**
+   * Lists the singleton and watches from the list's revision: the store's revision now, not the object's own (which
+   * is as old as the last Config write and may be compacted away). A watch that ends, compacted or otherwise, is
+   * followed by one new list and a watch from there, as an informer re-lists after 410 Gone.
+   */
   private async sync(): Promise<void> {
-    const object = await this.ensureSingleton();
+    const { object, revision } = await this.read();
     this.apply(object);
     this.handle = await this.options.store.watch(
       trustedConfigContext(AGENT),
-      { fieldSelector: `metadata.name=${this.options.name}`, resourceVersion: object.metadata.resourceVersion },
+      { fieldSelector: `metadata.name=${this.options.name}`, resourceVersion: revision },
       {
         send: (event) => {
           if (event.type === "ADDED" || event.type === "MODIFIED") this.apply(event.object as KubeObject);
@@ -77,8 +82,9 @@ export class ConfigController {
         },
         end: (reason) => {
           if (this.closed) return;
-          this.options.logger?.warn({ reason }, "platform config watch ended; restarting it");
-          setTimeout(() => void this.restart(), RESTART_DELAY_MS).unref();
+          this.options.logger?.info({ reason }, "platform config watch ended; listing again");
+          // Expired: the history is gone but the store is fine, so list again at once; anything else may be a fault.
+          setTimeout(() => void this.restart(), reason === "expired" ? 0 : RESTART_DELAY_MS).unref();
         },
       },
     );
@@ -92,6 +98,20 @@ export class ConfigController {
       this.options.logger?.error({ err: String(error) }, "platform config watch could not restart");
       setTimeout(() => void this.restart(), RESTART_DELAY_MS * 10).unref();
     }
+  }
+
+  /** The singleton (made when missing) and the revision of the list that read it, which a watch resumes from. */
+  private async read(): Promise<{ object: KubeObject; revision: string }> {
+    const list = async () =>
+      this.options.store.list(trustedConfigContext(AGENT), { fieldSelector: `metadata.name=${this.options.name}` });
+    let listed = await list();
+    if (listed.items.length === 0) {
+      await this.ensureSingleton();
+      listed = await list();
+    }
+    const object = listed.items[0] as KubeObject | undefined;
+    if (!object) throw new Error(`the platform config ${this.options.name} vanished while it was read`);
+    return { object, revision: listed.metadata.resourceVersion ?? object.metadata.resourceVersion ?? "0" };
   }
 
   private async ensureSingleton(): Promise<KubeObject> {

@@ -14,6 +14,7 @@ import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import { PlatformAuthorizer } from "../../identity/platform-authorizer.ts";
 import { ProjectIndex } from "../../identity/project-index.ts";
+import { instanceCaller } from "../../identity/runtime-binding.ts";
 import { resourcePrefix } from "../../registry/keys.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { GenericStore } from "../../registry/store.ts";
@@ -73,6 +74,7 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
     namespacePrefix,
     project: projectNamed,
     authority: cas,
+    callers: instanceCaller,
     kubeconfig: instanceKubeconfigSubresource(
       createKubeconfigIssuer({ cas, keys: () => store("ownedaccesskeys"), settings }),
     ),

@@ -44,7 +44,13 @@ describe("OidcAuthenticator", () => {
   });
 
   it("authenticate() names the user by the claim, prefixed with the issuer unless it is email or a prefix is set", async () => {
-    const token = jwt({ iss: ISSUER, sub: "uid-1", email: "a@example.com", preferred_username: "alice" });
+    const token = jwt({
+      iss: ISSUER,
+      sub: "uid-1",
+      email: "a@example.com",
+      email_verified: true,
+      preferred_username: "alice",
+    });
     assert.equal((await ask(authenticator({}, {}), token))?.name, `${ISSUER}#uid-1`);
     assert.equal((await ask(authenticator({ usernameClaim: "email" }, {}), token))?.name, "a@example.com");
     const named = await ask(authenticator({ usernameClaim: "preferred_username", usernamePrefix: "-" }, {}), token);
@@ -78,8 +84,15 @@ describe("OidcAuthenticator", () => {
     const token = jwt({ iss: ISSUER, sub: "a" });
     assert.match(await refusal(ask(authenticator({}), token)), /invalid OIDC token: signature verification failed/);
     assert.match(await refusal(ask(authenticator({ usernameClaim: "email" }, {}), token)), /no email claim/);
-    const unverified = jwt({ iss: ISSUER, sub: "a", email: "a@example.com", email_verified: false });
-    assert.match(await refusal(ask(authenticator({ usernameClaim: "email" }, {}), unverified)), /not verified/);
+    // email_verified false, absent, or anything but a JSON true (the string "true" included) is unverified.
+    for (const verified of [{ email_verified: false }, {}, { email_verified: "true" }, { email_verified: 1 }]) {
+      const unverified = jwt({ iss: ISSUER, sub: "a", email: "a@example.com", ...verified });
+      assert.match(
+        await refusal(ask(authenticator({ usernameClaim: "email" }, {}), unverified)),
+        /not verified/,
+        JSON.stringify(verified),
+      );
+    }
     const system = jwt({ iss: ISSUER, sub: "system:admin" });
     assert.match(await refusal(ask(authenticator({ usernamePrefix: "-" }, {}), system)), /system:/);
   });

@@ -1,7 +1,8 @@
 // OpenID Connect authentication of the virtual cluster's API server, as kube-apiserver's --oidc-* flags do it: a
 // bearer JWT whose `iss` is the configured issuer (such as the platform's https://<platformHost>/oidc) is verified
 // against the issuer's discovery and JWKS (signature, issuer, audience = the client ID, expiry); its user name comes
-// from usernameClaim (prefixed with "<issuer>#" unless the claim is email or a prefix is set, "-" for none) and its
+// from usernameClaim (prefixed with "<issuer>#" unless the claim is email or a prefix is set, "-" for none; an email
+// needs email_verified true in the token, absent counting as unverified) and its
 // groups from groupsClaim. Tokens of other issuers are left to the next authenticator. What such a user may do is
 // the virtual cluster's RBAC: bind the user or one of its groups. No token names a system: user or group.
 
@@ -65,8 +66,10 @@ export class OidcAuthenticator implements Authenticator {
     if (typeof name !== "string" || name === "") {
       throw errors.unauthorized(`the OIDC token has no ${usernameClaim} claim to name the user by`);
     }
-    if (usernameClaim === "email" && "email_verified" in claims && claims.email_verified !== true) {
-      throw errors.unauthorized("the OIDC token's email is not verified");
+    // kube-apiserver's rule, strictly: an e-mail names a user only when the issuer states it verified (a JSON true).
+    // The platform's tokens say false for an address the user set themselves.
+    if (usernameClaim === "email" && claims.email_verified !== true) {
+      throw errors.unauthorized("the OIDC token's email is not verified (email_verified must be true)");
     }
     const prefix =
       usernamePrefix === undefined

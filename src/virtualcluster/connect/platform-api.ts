@@ -25,6 +25,8 @@ export interface SelfStatus {
   groups?: string[];
   platformHost?: string;
   projectNamespacePrefix?: string;
+  /** How often the platform wants connected virtual clusters to report. */
+  instanceHeartbeatSeconds?: number;
 }
 
 export interface AccessKeyScope {

@@ -2,7 +2,9 @@
 //   look up the access key (a rotated key in the Secret is picked up here, no restart needed)
 //   -> create the Secret-reader RBAC on the host when the shared Secret lives in another namespace
 //   -> `selves`: the key must carry the role `virtualcluster`, or the cycle fails with a connection error
-//   -> find or create our VirtualClusterInstance (external: true) in the project's namespace
+//   -> find or create our VirtualClusterInstance (external: true) in the project's namespace: creating it registers
+//      this key's owner as the runtime that reports for it; an existing one gets only what it leaves empty (the
+//      platform lets a runtime change nothing else; a different access point is a warning in state())
 //   -> report status: online, phase Ready, Kubernetes version, serving CA, heartbeat
 //   -> hand the instance's client CA to the API server (certificates the platform signs for users).
 // A failed cycle is logged and kept in state() for the health output; the control plane keeps serving either way.
@@ -52,8 +54,12 @@ export interface PlatformConnectionOptions {
   usage?(): Promise<InstanceUsage>;
   /** Receives the instance's client-certificate CA whenever it is known or changes. */
   onClientCertificateAuthority?(pem: string): void;
-  /** Called after every successful cycle with the credentials in use (e.g. to point the token verifier at them). */
-  onConnected?(credentials: PlatformCredentials): void;
+  /**
+   * Called after every successful cycle with the credentials in use and what the platform said of them (e.g. to
+   * point the token verifier at them and learn the platform's address).
+   */
+  onConnected?(credentials: PlatformCredentials, self: SelfStatus): void;
+  /** Report at least this often; without it, as often as the platform asks (selves), by default every 30 s. */
   heartbeatIntervalMs?: number;
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
@@ -71,6 +77,10 @@ export interface ConnectionState {
   lastHeartbeat?: string;
   /** Whom the platform says the key belongs to. */
   subject?: string;
+  /** Seconds between two reports (the platform's heartbeat, or a shorter --heartbeat-seconds). */
+  heartbeatSeconds?: number;
+  /** Connected, but something a person should fix (the access point names another address). */
+  warning?: string;
 }
 
 /** A connection problem a user can fix; the message says how. */
@@ -88,6 +98,10 @@ export class PlatformConnection {
   #apiKey?: string;
   #rbacDoneFor?: string;
   #clientCa?: string;
+  /** Why kubeconfigs may not reach this virtual cluster (its access point is elsewhere), if they may not. */
+  #warning?: string;
+  /** The heartbeat the platform asks for (selves), once known. */
+  #announcedHeartbeatMs?: number;
   #timer?: NodeJS.Timeout;
   #cycle?: Promise<void>;
   #closed = false;
@@ -98,6 +112,14 @@ export class PlatformConnection {
 
   state(): ConnectionState {
     return { ...this.#state };
+  }
+
+  /** The time between two reports: the platform's heartbeat, or ours when it is shorter (the platform's bound holds). */
+  heartbeatMs(): number {
+    const own = this.#options.heartbeatIntervalMs;
+    const announced = this.#announcedHeartbeatMs;
+    if (own === undefined) return announced ?? DEFAULT_HEARTBEAT_MS;
+    return announced === undefined ? own : Math.min(own, announced);
   }
 
   /** The platform client of the current key (for token reviews); undefined until a key was found. */
@@ -136,7 +158,7 @@ export class PlatformConnection {
     if (this.#closed) return;
     this.#timer = setTimeout(() => {
       this.runCycle().finally(() => this.#schedule());
-    }, this.#options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_MS);
+    }, this.heartbeatMs());
     this.#timer.unref();
   }
 
@@ -184,6 +206,7 @@ export class PlatformConnection {
         `the platform at ${credentials.host} rejected the access key from ${credentials.source}: ${platformErrorMessage(error)}`,
       );
     }
+    this.#followHeartbeat(self.instanceHeartbeatSeconds);
     if (!hasVirtualClusterRole(self.accessKeyScope)) {
       throw new ConnectionError(
         `the access key ${self.accessKey ?? ""} from ${credentials.source} lacks the role "${VIRTUALCLUSTER_ROLE}", so ` +
@@ -220,7 +243,7 @@ export class PlatformConnection {
         "connected to the platform",
       );
     }
-    options.onConnected?.(credentials);
+    options.onConnected?.(credentials, self);
     this.#state = {
       connected: true,
       keySource: credentials.source,
@@ -229,7 +252,23 @@ export class PlatformConnection {
       instance: { namespace, name },
       lastHeartbeat: now,
       subject: self.subject,
+      heartbeatSeconds: this.heartbeatMs() / 1000,
+      ...(this.#warning ? { warning: this.#warning } : {}),
     };
+  }
+
+  #followHeartbeat(seconds: number | undefined): void {
+    if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds <= 0) return;
+    const announced = seconds * 1000;
+    if (announced === this.#announcedHeartbeatMs) return;
+    this.#announcedHeartbeatMs = announced;
+    const own = this.#options.heartbeatIntervalMs;
+    if (own !== undefined && own > announced) {
+      this.#options.logger?.info(
+        { heartbeatSeconds: seconds },
+        "the platform asks for a shorter heartbeat than --heartbeat-seconds; reporting at its interval",
+      );
+    }
   }
 
   async #ensureRbac(): Promise<void> {
@@ -278,6 +317,7 @@ export class PlatformConnection {
       clusterRef: { namespace: this.#options.namespace, virtualCluster: this.#options.name },
       template: { accessPoint: { ingress: { enabled: true, host: endpoint } } },
     };
+    let instance: InstanceObject;
     try {
       const current = await api.getInstance(namespace, name);
       if (!current) {
@@ -288,31 +328,64 @@ export class PlatformConnection {
           spec: { displayName: this.#options.name, ...spec },
         });
       }
-      if (!sameInstanceSpec(current.spec, spec)) return await api.patchInstance(namespace, name, { spec });
-      return current;
+      this.#checkSameVirtualCluster(current, `${namespace}/${name}`);
+      // Registration fills in what is still empty; what is set is the project's to change (the platform refuses).
+      const missing = missingRegistration(current.spec, spec);
+      instance = missing ? await api.patchInstance(namespace, name, { spec: missing }) : current;
     } catch (error) {
+      if (error instanceof ConnectionError) throw error;
       throw new ConnectionError(
         `cannot register the virtual cluster as ${namespace}/${name} on the platform: ${platformErrorMessage(error)}`,
       );
     }
+    this.#noteAccessPoint(instance, endpoint);
+    return instance;
+  }
+
+  /** An instance registered for another virtual cluster is not ours to report for. */
+  #checkSameVirtualCluster(instance: InstanceObject, where: string): void {
+    const ref = (instance.spec?.clusterRef ?? {}) as { namespace?: unknown; virtualCluster?: unknown };
+    const { namespace, name } = this.#options;
+    if ((!ref.namespace || ref.namespace === namespace) && (!ref.virtualCluster || ref.virtualCluster === name)) return;
+    throw new ConnectionError(
+      `the platform's instance ${where} stands for virtual cluster ${String(ref.virtualCluster)} in host namespace ${String(ref.namespace)}, not for this one: register under another name (the key Secret's "name")`,
+    );
+  }
+
+  /** Says when kubeconfigs point elsewhere than where this virtual cluster serves (a project admin moves them). */
+  #noteAccessPoint(instance: InstanceObject, endpoint: string): void {
+    const template = (instance.spec?.template ?? {}) as { accessPoint?: { ingress?: { host?: unknown } } };
+    const host = template.accessPoint?.ingress?.host;
+    const warning =
+      typeof host === "string" && host !== endpoint
+        ? `the instance's access point is ${host} but this virtual cluster serves at ${endpoint}: kubeconfigs point to ${host} until a project owner or admin changes spec.template.accessPoint.ingress.host`
+        : undefined;
+    if (warning && warning !== this.#warning) this.#options.logger?.warn({ host, endpoint }, warning);
+    this.#warning = warning;
   }
 }
 
-/** Whether the fields the connection owns (external, clusterRef, the ingress access point) already hold `wanted`. */
-function sameInstanceSpec(current: Record<string, unknown> | undefined, wanted: Record<string, unknown>): boolean {
-  const owned = (spec: Record<string, unknown> | undefined) => {
-    const clusterRef = (spec?.clusterRef ?? {}) as Record<string, unknown>;
-    const template = (spec?.template ?? {}) as { accessPoint?: { ingress?: Record<string, unknown> } };
-    const ingress = template.accessPoint?.ingress ?? {};
-    return JSON.stringify([
-      spec?.external,
-      clusterRef.namespace,
-      clusterRef.virtualCluster,
-      ingress.enabled,
-      ingress.host,
-    ]);
-  };
-  return owned(current) === owned(wanted);
+/** The registration fields `current` leaves empty, with the values of `wanted`; undefined when none is empty. */
+function missingRegistration(
+  current: Record<string, unknown> | undefined,
+  wanted: {
+    external: boolean;
+    clusterRef: Record<string, string>;
+    template: { accessPoint: { ingress: Record<string, unknown> } };
+  },
+): Record<string, unknown> | undefined {
+  const empty = (value: unknown) => value === undefined || value === null || value === "" || value === false;
+  const clusterRef = (current?.clusterRef ?? {}) as Record<string, unknown>;
+  const template = (current?.template ?? {}) as { accessPoint?: { ingress?: Record<string, unknown> } };
+  const ingress = template.accessPoint?.ingress ?? {};
+  const missing: Record<string, unknown> = {};
+  if (empty(current?.external)) missing.external = wanted.external;
+  const ref = Object.fromEntries(Object.entries(wanted.clusterRef).filter(([key]) => empty(clusterRef[key])));
+  if (Object.keys(ref).length) missing.clusterRef = ref;
+  const wantedIngress = wanted.template.accessPoint.ingress;
+  const fill = Object.fromEntries(Object.entries(wantedIngress).filter(([key]) => empty(ingress[key])));
+  if (Object.keys(fill).length) missing.template = { accessPoint: { ingress: fill } };
+  return Object.keys(missing).length ? missing : undefined;
 }
 
 function describeFailure(error: unknown): string {

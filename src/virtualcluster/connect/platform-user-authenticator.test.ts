@@ -44,7 +44,7 @@ test("PlatformUserAuthenticator.authenticate() leaves unknown keys to other auth
 });
 
 test("PlatformUserAuthenticator.authenticate() verifies JWTs offline and does nothing while disconnected", async () => {
-  const { review, calls } = reviewer({});
+  const { review, calls } = reviewer({ "a.b.c": { user: { username: "carol" } } });
   const authenticator = new PlatformUserAuthenticator({
     target: () => target,
     review,
@@ -58,9 +58,42 @@ test("PlatformUserAuthenticator.authenticate() verifies JWTs offline and does no
     authenticator.authenticate(request("a.b.d")),
     (error) => isStatusError(error) && error.code === 401,
   );
-  assert.equal(calls.length, 0, "tokens never go to the platform");
+  assert.deepEqual(calls, ["a.b.c"], "a forged token never goes to the platform");
   const offline = new PlatformUserAuthenticator({ target: () => undefined, review });
   assert.equal(await offline.authenticate(request("good")), undefined);
+});
+
+test("PlatformUserAuthenticator.authenticate() refuses a token the platform revoked within DEFAULT_CACHE_MS, and keeps the offline verdict while the platform is unreachable", async () => {
+  const clock = { now: 1_000_000 };
+  let platform: "accepts" | "revoked" | "unreachable" = "accepts";
+  const authenticator = new PlatformUserAuthenticator({
+    target: () => target,
+    now: () => clock.now,
+    review: async () => {
+      if (platform === "revoked") {
+        throw Object.assign(new Error("token was revoked (the user's tokens were invalidated)"), { code: 400 });
+      }
+      if (platform === "unreachable") throw Object.assign(new Error("connect ECONNREFUSED"), { code: 503 });
+      return { user: { username: "carol" } };
+    },
+    verifyToken: async () => ({ name: "carol", scope: { projects: [{ project: "default" }] } }),
+  });
+  assert.equal((await authenticator.authenticate(request("t.o.k")))?.name, "carol");
+  platform = "revoked"; // the user's tokenGeneration was raised on the platform
+  clock.now += DEFAULT_CACHE_MS - 1;
+  assert.equal((await authenticator.authenticate(request("t.o.k")))?.name, "carol", "still within the bound");
+  clock.now += 1;
+  await assert.rejects(
+    authenticator.authenticate(request("t.o.k")),
+    (error) => isStatusError(error) && error.code === 401 && /revoked/.test(error.message),
+  );
+  platform = "unreachable";
+  clock.now += DEFAULT_CACHE_MS;
+  assert.equal(
+    (await authenticator.authenticate(request("t.o.k")))?.name,
+    "carol",
+    "the direct endpoint works offline",
+  );
 });
 
 test("PlatformUserAuthenticator.authenticate() stops trusting a key the platform disabled within DEFAULT_CACHE_MS", async () => {

@@ -1,13 +1,17 @@
 // Authenticates platform users at the virtual cluster's API server:
-//   - a direct cluster endpoint token (a JWT) is verified offline against the platform's JWKS — the direct endpoint
-//     that keeps working without a round trip to the platform;
+//   - a direct cluster endpoint token (a JWT) is verified offline against the platform's JWKS (a forgery never
+//     costs the platform a request), then reviewed by the platform as a key is, since only the platform knows
+//     whether the user's tokenGeneration was raised or the user was disabled or deleted since; while the platform
+//     cannot be reached the offline verdict stands — the direct endpoint keeps working without it, and a revoked
+//     token then works until its own expiry;
 //   - anything else is treated as a platform access key and reviewed by the platform (`selves` with spec.accessKey,
 //     asked with our own `virtualcluster` key).
 // The credential's scope must reach this virtual cluster. Users the platform lets reach it are its administrators
 // (group system:masters), as project members are in the commercial product. Answers are cached briefly by digest
 // (never by the credential itself) so a burst of kubectl calls costs one review: never past the credential's own
-// expiry (a token's exp, a key's lifetime as the platform reports it), and for at most CACHE_MS otherwise, which
-// bounds how long a key disabled or deleted on the platform keeps working here.
+// expiry (a token's exp, a key's lifetime as the platform reports it), and for at most DEFAULT_CACHE_MS (4 s)
+// otherwise, which bounds how long a key or token revoked on the platform (a raised tokenGeneration, a disabled or
+// deleted user, a deleted key) keeps working here while the platform answers.
 
 import { hash } from "node:crypto";
 import { errors, isStatusError } from "../../apimachinery/errors.ts";
@@ -109,6 +113,8 @@ export class PlatformUserAuthenticator implements Authenticator {
         return denied(`invalid direct cluster endpoint token: ${error instanceof Error ? error.message : "rejected"}`);
       }
       if (!scopeReachesVirtualCluster(holder.scope, target)) return denied(outOfScope(target));
+      const revoked = await this.#revocation(token);
+      if (revoked) return denied(`the platform refused this direct cluster endpoint token: ${revoked}`);
       const exp = holder.exp === undefined ? undefined : holder.exp * 1000;
       return { expires: until(exp), user: userInfo(holder.name, holder.uid, [], "token") };
     }
@@ -126,6 +132,18 @@ export class PlatformUserAuthenticator implements Authenticator {
     if (!name) return undefined;
     const ends = self.accessKeyExpirationTimestamp ? Date.parse(self.accessKeyExpirationTimestamp) : undefined;
     return { expires: until(ends), user: userInfo(name, self.uid, self.groups ?? [], "access-key") };
+  }
+
+  /** Why the platform refuses a token that verified offline; undefined when it accepts it or cannot be asked. */
+  async #revocation(token: string): Promise<string | undefined> {
+    try {
+      await this.#options.review(token);
+      return undefined;
+    } catch (error) {
+      const code = (error as { code?: number }).code;
+      if (code !== 400 && code !== 401) return undefined; // unreachable: the offline verdict stands
+      return (error as Error).message || "revoked";
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // Creating or upgrading a virtual cluster (`virtualcluster create`): everything is checked before anything is written
 // (settings, host access, the platform login, name clashes); then the host gets the namespace, the ServiceAccount, the
-// RBAC the settings ask for, the default API key Secret when the virtual cluster is registered on the platform
-// (create-registration.ts), and last the settings Secret, whose presence means "this virtual cluster exists". Platform
+// virtual cluster's own Service (owner of the synced objects), the RBAC the settings ask for, the default API key
+// Secret when the virtual cluster is registered on the platform (create-registration.ts), and last the settings
+// Secret, whose presence means "this virtual cluster exists". Platform
 // objects made by a run that fails before that are removed again. Finally the runtime is (re)started in the background
 // and waited for.
 
@@ -11,6 +12,7 @@ import { ensureSecretReaderRbac, needsSecretReaderRbac, serviceAccountName } fro
 import type { RuntimeStatus } from "../runtime-status.ts";
 import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
+import { startClusterRuntime, stopClusterRuntime } from "./cluster-runtime.ts";
 import { planPlatform, register } from "./create-registration.ts";
 import { createdFor, createdLabels, currentContextOnly, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
@@ -24,10 +26,11 @@ import {
   writeLocalCluster,
   writePrivateFile,
 } from "./local-clusters.ts";
-import { freePort, startRuntime, stopRuntime, waitUntilReady } from "./local-runtime.ts";
+import { freePort, waitUntilReady } from "./local-runtime.ts";
 import type { PlatformClient } from "./platform-client.ts";
 import { checkLogin, projectNamespace } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
+import { checkRuntimeImage, type RuntimeContainer } from "./runtime-container.ts";
 import { ensureRuntimeRbac, runtimeKubeconfig } from "./runtime-identity.ts";
 import { type SettingsChanges, settingsChanges } from "./settings-changes.ts";
 import { checkSettings, editSettings, readSettings } from "./settings-file.ts";
@@ -58,6 +61,11 @@ export interface CreateOptions {
   port?: number;
   /** How long to wait until the virtual cluster is ready (default 120 s). */
   timeoutMs?: number;
+  /**
+   * Run the runtime in a container from this image instead of as a background process; false: as a process.
+   * Default: as before (a process for a new virtual cluster).
+   */
+  container?: RuntimeContainer | false;
   /** A client of the platform the user is logged in to; without an access key nothing is registered. */
   platform?: PlatformClient;
   /** The `virtualcluster` program's entry script (it runs the virtual cluster in the background). */
@@ -121,6 +129,8 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     label = "the stored settings (pass -f to replace them)";
   }
   settings ??= checkSettings(original, label, namespace);
+  const container = options.container === undefined ? existing?.container : options.container || undefined;
+  if (container) await step(`Checking the image ${container.image}`, () => checkRuntimeImage(container));
 
   const client = options.platform;
   const login = client?.login;
@@ -173,12 +183,13 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
       hostServer,
       wroteApiKeySecret,
       registration,
+      container,
     };
     writeLocalCluster(cluster);
     undo.length = 0;
 
-    await stopRuntime(paths);
-    const started = startRuntime({ cluster, paths, program: options.program });
+    await stopClusterRuntime(paths, existing);
+    const started = await startClusterRuntime(cluster, paths, options.program);
     const status = await (options.waitStep ?? step)(`Starting virtual cluster ${name}`, () =>
       waitUntilReady(paths, started, options.timeoutMs ?? 120_000),
     );
@@ -202,7 +213,10 @@ function storedSettingsText(secret: V1Secret | undefined): string | undefined {
   return data === undefined ? undefined : Buffer.from(data, "base64").toString("utf8");
 }
 
-/** ServiceAccount, the Secret-reader RBAC the settings ask for, and the settings Secret (last). */
+/**
+ * ServiceAccount, the virtual cluster's own Service (the owner of every synced object), the Secret-reader RBAC the
+ * settings ask for, and the settings Secret (last).
+ */
 async function applyHostObjects(
   host: HostCluster,
   name: string,
@@ -213,6 +227,7 @@ async function applyHostObjects(
 ): Promise<void> {
   const labels = createdLabels(name);
   await host.ensureServiceAccount(namespace, serviceAccountName(name), labels);
+  await host.ensureOwnerService(namespace, name, labels);
   const apiKey = settings.external.platform?.apiKey;
   const secretNamespace = apiKey?.namespace || namespace;
   if (apiKey && needsSecretReaderRbac(apiKey.createRBAC, secretNamespace, namespace)) {

@@ -1,7 +1,8 @@
-// Deleting a virtual cluster (`virtualcluster delete`): stop the runtime (it reports its instance offline), remove the platform objects (the
-// instance `create` registered or the runtime registered itself, and the dedicated key) when logged in to that
-// platform, then the host objects (synced objects, API key Secret, ServiceAccount, RBAC, settings Secret last) and
-// the local directory. Only objects labelled as made for this virtual cluster are deleted.
+// Deleting a virtual cluster (`virtualcluster delete`): stop the runtime (it reports its instance offline), remove the
+// platform objects (the instance `create` registered or the runtime registered itself, and the dedicated key) when
+// logged in to that platform, then the host objects (synced objects and, in multi-namespace mode, the host
+// namespaces holding them; the virtual cluster's own Service, API key Secret, ServiceAccount, RBAC, settings Secret
+// last) and the local directory. Only objects labelled as made for this virtual cluster are deleted.
 
 import { existsSync, readFileSync } from "node:fs";
 import {
@@ -15,10 +16,10 @@ import { parseSettings } from "../settings/load.ts";
 import { DEFAULT_API_KEY_SECRET } from "../settings/settings-schema.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
 import { MANAGED_BY_LABEL } from "../translate/constants.ts";
+import { stopClusterRuntime } from "./cluster-runtime.ts";
 import { createdFor, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import { checkName, clusterPaths, type LocalCluster, readLocalCluster, removeLocalCluster } from "./local-clusters.ts";
-import { stopRuntime } from "./local-runtime.ts";
 import type { PlatformClient } from "./platform-client.ts";
 import { deleteAccessKey, deleteInstance, getInstance } from "./platform-registration.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
@@ -83,7 +84,7 @@ export async function deleteVirtualCluster(options: DeleteOptions): Promise<Dele
   if (!state && !storedIsOurs) throw notFound(`on the host cluster ${host.server}`);
 
   const status = readRuntimeStatus(paths.dir);
-  const stopped = await step(`Stopping virtual cluster ${name}`, () => stopRuntime(paths));
+  const stopped = await step(`Stopping virtual cluster ${name}`, () => stopClusterRuntime(paths, state));
 
   const leftovers = platformLeftovers(state, stored?.metadata?.annotations, status, namespace, name);
   const registration = state?.registration ?? registrationFromAnnotations(stored?.metadata?.annotations);
@@ -221,6 +222,10 @@ async function deleteHostObjects(
     await host.remove(`Secret ${namespace}/${DEFAULT_API_KEY_SECRET}`, () =>
       core.deleteNamespacedSecret({ namespace, name: DEFAULT_API_KEY_SECRET }),
     );
+  }
+  const owner = await host.find(`Service ${namespace}/${name}`, () => core.readNamespacedService({ namespace, name }));
+  if (createdFor(owner?.metadata, name)) {
+    await host.remove(`Service ${namespace}/${name}`, () => core.deleteNamespacedService({ namespace, name }));
   }
   const account = serviceAccountName(name);
   const found = await host.find(`ServiceAccount ${namespace}/${account}`, () =>

@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, wr
 import { join } from "node:path";
 import { runtimeStatusPath } from "../runtime-status.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
+import type { RuntimeContainer } from "./runtime-container.ts";
 import { virtualclusterHome } from "./virtualcluster-home.ts";
 
 /** What `create` registered on the platform for a virtual cluster (no secrets: the key's object name only). */
@@ -35,6 +36,8 @@ export interface LocalCluster {
   registration?: PlatformRegistration;
   /** Stopped by `virtualcluster pause` (its data kept); `resume` or `create --upgrade` starts it again. */
   paused?: boolean;
+  /** Runs in a container from this image (`create --container`) instead of as a background process. */
+  container?: RuntimeContainer;
 }
 
 export interface ClusterPaths {

@@ -29,6 +29,21 @@ describe("local runtime", () => {
     assert.equal(lastLoggedProblem(paths, old.length), undefined);
   });
 
+  it("lastLoggedProblem() reads a container's log too (podman's k8s-file lines: time, stream, P or F)", () => {
+    const paths = ensureClusterDir("ns", "d", root);
+    const line = (entry: object) => `2026-11-29T00:05:56.957664163+00:00 stderr F ${JSON.stringify(entry)}`;
+    writeFileSync(
+      paths.log,
+      [
+        line({ level: 30, msg: "starting" }),
+        line({ level: 40, msg: "platform connection failed", reason: "connection refused" }),
+        "2026-11-29T00:05:57.000000000+00:00 stdout F Virtual cluster d listening on https://127.0.0.1:1",
+        "",
+      ].join("\n"),
+    );
+    assert.equal(lastLoggedProblem(paths, 0), "platform connection failed: connection refused");
+  });
+
   it("freePort() returns a port that can be listened on", async () => {
     const port = await freePort("127.0.0.1");
     const server = createServer();

@@ -1,6 +1,7 @@
 // The background `virtualcluster run` of a local virtual cluster: started detached (it outlives the command that
 // started it) with its output in runtime.log and its PID in runtime.pid, found again through the PID, stopped with
 // SIGTERM (the runtime then reports its platform instance offline), and waited for until it answers /readyz.
+// runtime-container.ts runs the same command in a container instead; the waiting here serves both.
 
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -93,10 +94,9 @@ export async function stopRuntime(paths: ClusterPaths, graceMs = 20_000): Promis
 }
 
 export interface StartedRuntime {
-  pid: number;
-  /** Size of the log before this start: what the new process wrote begins here. */
+  /** Size of the log before this start: what the new runtime wrote begins here. */
   logOffset: number;
-  /** Whether the process has exited (seen by this process, which reaps it). */
+  /** Whether the runtime has exited (or, in a container, its container stopped). */
   exited(): boolean;
 }
 
@@ -107,50 +107,61 @@ export interface StartRuntimeOptions {
   program: string;
 }
 
+/** The arguments of `virtualcluster run` for the cluster, with paths inside its directory. */
+export function runtimeArguments(state: LocalCluster, paths: ClusterPaths): string[] {
+  return [
+    "run",
+    "--name",
+    state.name,
+    "-n",
+    state.namespace,
+    "-f",
+    paths.settings,
+    "--host-kubeconfig",
+    existsSync(paths.runtimeKubeconfig) ? paths.runtimeKubeconfig : paths.hostKubeconfig,
+    "--data-dir",
+    paths.dir,
+    "--host",
+    state.listenHost,
+    "--port",
+    String(state.port),
+  ];
+}
+
+/** Size of the runtime's log now: where what a new start writes begins. */
+export function logSize(paths: ClusterPaths): number {
+  return existsSync(paths.log) ? statSync(paths.log).size : 0;
+}
+
 /** Starts `virtualcluster run` for the cluster in the background (own session, output appended to runtime.log). */
 export function startRuntime(options: StartRuntimeOptions): StartedRuntime {
   const { cluster: state, paths } = options;
   rmSync(paths.status, { force: true });
-  const logOffset = existsSync(paths.log) ? statSync(paths.log).size : 0;
+  const logOffset = logSize(paths);
   const log = openSync(paths.log, "a", 0o600);
   try {
-    const args = [
-      ...RUNTIME_NODE_FLAGS,
-      options.program,
-      "run",
-      "--name",
-      state.name,
-      "-n",
-      state.namespace,
-      "-f",
-      paths.settings,
-      "--host-kubeconfig",
-      existsSync(paths.runtimeKubeconfig) ? paths.runtimeKubeconfig : paths.hostKubeconfig,
-      "--data-dir",
-      paths.dir,
-      "--host",
-      state.listenHost,
-      "--port",
-      String(state.port),
-    ];
+    const args = [...RUNTIME_NODE_FLAGS, options.program, ...runtimeArguments(state, paths)];
     const child = spawn(process.execPath, args, {
       cwd: paths.dir,
       detached: true,
       stdio: ["ignore", log, log],
       env: runtimeEnvironment({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info" }),
     });
-    if (child.pid === undefined) throw new LifecycleError(`cannot start ${process.execPath}`);
+    const pid = child.pid;
+    if (pid === undefined) throw new LifecycleError(`cannot start ${process.execPath}`);
     let exited = false;
     child.once("exit", () => {
       exited = true;
     });
     child.unref();
-    writePrivateFile(paths.pid, `${child.pid}\n`);
-    return { pid: child.pid, logOffset, exited: () => exited };
+    writePrivateFile(paths.pid, `${pid}\n`);
+    return { logOffset, exited: () => exited || !alive(pid) };
   } finally {
     closeSync(log);
   }
 }
+
+const CRI_LOG_PREFIX = /^\d{4}-\d\d-\d\dT\S+ (stdout|stderr) [FP] /;
 
 /** The last problem the runtime logged after `offset` (pino JSON lines; other lines as they are). */
 export function lastLoggedProblem(paths: ClusterPaths, offset: number): string | undefined {
@@ -161,7 +172,9 @@ export function lastLoggedProblem(paths: ClusterPaths, offset: number): string |
     return undefined;
   }
   let problem: string | undefined;
-  for (const line of text.split("\n")) {
+  for (const logged of text.split("\n")) {
+    // A container's log (podman's k8s-file driver) starts each line with its time, stream and P(artial) or F(ull).
+    const line = logged.replace(CRI_LOG_PREFIX, "");
     if (line.trim() === "") continue;
     try {
       const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string }; reason?: string };
@@ -208,7 +221,7 @@ export async function waitUntilReady(
   for (;;) {
     const status = readRuntimeStatus(paths.dir);
     if (status?.url && (await answersReady(status.url, caFile))) return status;
-    if (started.exited() || !alive(started.pid)) {
+    if (started.exited()) {
       const problem = lastLoggedProblem(paths, started.logOffset);
       throw new LifecycleError(
         `the virtual cluster exited while starting${problem ? `: ${problem}` : ""} (log: ${paths.log})`,

@@ -2,9 +2,9 @@
 // with the store, the host objects, the platform registration), as `vcluster pause` does. The runtime reports its
 // platform instance offline as it stops; `resume` starts it again.
 
+import { stopClusterRuntime } from "./cluster-runtime.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import { clusterPaths, readLocalCluster, writeLocalCluster } from "./local-clusters.ts";
-import { stopRuntime } from "./local-runtime.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
 
 export interface PauseOptions {
@@ -23,7 +23,9 @@ export async function pauseVirtualCluster(options: PauseOptions): Promise<{ stop
     );
   }
   const step = options.step ?? runQuietly;
-  const stopped = await step(`Stopping virtual cluster ${name}`, () => stopRuntime(clusterPaths(namespace, name)));
+  const stopped = await step(`Stopping virtual cluster ${name}`, () =>
+    stopClusterRuntime(clusterPaths(namespace, name), state),
+  );
   writeLocalCluster({ ...state, paused: true });
   return { stopped };
 }

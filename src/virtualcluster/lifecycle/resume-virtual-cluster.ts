@@ -2,10 +2,12 @@
 // had, and wait until it is ready, as `create` does.
 
 import { type RuntimeStatus, readRuntimeStatus } from "../runtime-status.ts";
+import { runtimePid, startClusterRuntime } from "./cluster-runtime.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import { clusterPaths, readLocalCluster, writeLocalCluster } from "./local-clusters.ts";
-import { runningPid, startRuntime, waitUntilReady } from "./local-runtime.ts";
+import { waitUntilReady } from "./local-runtime.ts";
 import { type RunStep, runQuietly } from "./run-step.ts";
+import { checkRuntimeImage } from "./runtime-container.ts";
 
 export interface ResumeOptions {
   name: string;
@@ -32,10 +34,11 @@ export async function resumeVirtualCluster(options: ResumeOptions): Promise<Resu
     );
   }
   const paths = clusterPaths(namespace, name);
-  if (runningPid(paths) !== undefined) return { alreadyRunning: true, status: readRuntimeStatus(paths.dir) };
+  if (runtimePid(state, paths) !== undefined) return { alreadyRunning: true, status: readRuntimeStatus(paths.dir) };
+  if (state.container) await checkRuntimeImage(state.container);
   const { paused: _paused, ...cluster } = state;
   writeLocalCluster(cluster);
-  const started = startRuntime({ cluster, paths, program: options.program });
+  const started = await startClusterRuntime(cluster, paths, options.program);
   const step = options.step ?? runQuietly;
   const status = await step(`Starting virtual cluster ${name}`, () =>
     waitUntilReady(paths, started, options.timeoutMs ?? 120_000),

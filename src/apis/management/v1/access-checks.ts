@@ -128,7 +128,7 @@ export async function checkGrants(check: GrantCheck): Promise<void> {
     const who = name ? `${subject.kind.toLowerCase()} "${name}"` : `all ${resource}`;
     const why =
       verb === "makeowner"
-        ? `making ${who} the owner needs it`
+        ? `making ${who} the ${subject.grant} needs it`
         : `granting ${who} rights through ${field.path} needs it`;
     await require(context, target, { verb, resource, name }, why);
   }

@@ -7,7 +7,7 @@ import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { array, boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
-import { auditPathProblem } from "../../../config/audit-path.ts";
+import { resolveAuditPath } from "../../../config/audit-path.ts";
 import { redactLastApplied } from "../../../config/last-applied.ts";
 import { parseConfigText } from "../../../config/parse.ts";
 import { redactConfigValue, redactRawConfig } from "../../../config/redact.ts";
@@ -110,7 +110,7 @@ function derive(
   const problems = [...restored.errors, ...parsed.errors];
   const auditPath = parsed.config.audit?.path;
   if (options.auditDirs && typeof auditPath === "string" && auditPath !== "") {
-    const problem = auditPathProblem(auditPath, options.auditDirs());
+    const { problem } = resolveAuditPath(auditPath, options.auditDirs());
     if (problem) problems.push(fieldError.invalid("spec.raw.audit.path", auditPath, problem));
   }
   if (problems.length > 0) throw errors.invalid(gk, name, problems);
@@ -124,7 +124,7 @@ function derive(
 export interface ConfigDefinitionOptions {
   /** Only the name platform-config is accepted (default). Off only for the generic conformance tests. */
   singleton?: boolean;
-  /** Absolute directories audit.path must lie in (the data directory and --audit-dir); unset: any path. */
+  /** The audit directories audit.path must lie in (resolved; the first takes relative paths); unset: any path. */
   auditDirs?: () => readonly string[];
 }
 

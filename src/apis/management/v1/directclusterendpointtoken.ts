@@ -14,6 +14,7 @@ import { integer, object, string } from "../../../apimachinery/schema-builders.t
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { GROUP, VERSION } from "./common.ts";
+import { deprecatedScopeWarnings } from "./deprecated-key-fields.ts";
 import { decodeActionSpec } from "./directclusterendpointtoken-decode.ts";
 import { type AccessKeyScope, canonicalizeScope, scopeSchema } from "./ownedaccesskey-schema.ts";
 
@@ -104,6 +105,7 @@ export function createDirectClusterEndpointTokenDefinition(issuer: EndpointToken
       async handle({ context, body }) {
         const spec = decodeActionSpec<TokenSpec>(body, TOKEN_KIND, compiled, context);
         canonicalizeScope(spec.scope);
+        context.warnings.push(...deprecatedScopeWarnings(spec.scope));
         const ttlSeconds = lifetime(spec.ttl, issuer.maxTTLSeconds(), context);
         const issued = await issuer.issue({ context, ttlSeconds, scope: spec.scope });
         const response: KubeObject = {

@@ -12,20 +12,32 @@ const sortedList = (value: unknown) => strings(value).sort();
 
 /** `spec.owner: {user, team}`: the new owner needs `makeowner`; changing it also needs escalate when `escalate`. */
 export function ownerField(options: { escalate?: boolean } = {}): GrantingField {
+  return { ...userOrTeamField("spec.owner", "owner"), escalate: options.escalate };
+}
+
+/**
+ * `spec.runtime: {user, team}` of an instance: whose runtime keys report for it. Naming a user or team there hands
+ * them the instance's status, so it needs `makeowner` on them, as making them the owner would.
+ */
+export function runtimeField(): GrantingField {
+  return userOrTeamField("spec.runtime", "reporting runtime");
+}
+
+/** A `{user, team}` field that grants `grant` to each subject it names, through `makeowner`. */
+function userOrTeamField(path: string, grant: string): GrantingField {
   return {
-    path: "spec.owner",
-    escalate: options.escalate,
+    path,
     subjects: {
       verb: "makeowner",
       kinds: ["User", "Team"],
-      of(value, path) {
+      of(value, at) {
         if (!isRecord(value)) return [];
         const out: GrantedSubject[] = [];
         if (typeof value.user === "string" && value.user) {
-          out.push({ kind: "User", name: value.user, grant: "owner", path: `${path}.user` });
+          out.push({ kind: "User", name: value.user, grant, path: `${at}.user` });
         }
         if (typeof value.team === "string" && value.team) {
-          out.push({ kind: "Team", name: value.team, grant: "owner", path: `${path}.team` });
+          out.push({ kind: "Team", name: value.team, grant, path: `${at}.team` });
         }
         return out;
       },

@@ -48,7 +48,7 @@ describe("scope role projects", () => {
   it('an OwnedAccessKey created with the specification\'s {project: "*"} stores the project as a name', async () => {
     const definition = createOwnedAccessKeyDefinition({
       owners: {
-        user: async () => ({ uid: "uid-bob", tokenGeneration: 0 }),
+        user: async () => ({ uid: "uid-bob", tokenGeneration: 0, sessionGeneration: 0 }),
         team: async () => undefined,
         digestInUse: async () => false,
       },

@@ -10,6 +10,7 @@ import {
   timestamp,
 } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
+import { descriptionSchema, displayNameSchema } from "./common.ts";
 
 /** Deprecated rule shape (scope.rules), also used by audit policies. */
 export interface AccessKeyScopeRule {
@@ -176,8 +177,8 @@ export function canonicalizeScope(scope: AccessKeyScope | undefined): void {
 
 export const spec = object(
   {
-    displayName: string("Name shown in the UI."),
-    description: string("Description of the key."),
+    displayName: displayNameSchema,
+    description: descriptionSchema("Description of the key."),
     user: string("User the key belongs to. Defaults to the caller."),
     team: string("Team the key belongs to (instead of a user)."),
     subject: string("Generic subject, usable instead of user or team."),

@@ -7,11 +7,21 @@ import { MAX_NESTING_DEPTH } from "../../../utils/max-nesting-depth.ts";
 import type { OwnedAccessKey, OwnedAccessKeySpec } from "./ownedaccesskey-schema.ts";
 
 export const DIGEST_PREFIX = "sha256:";
-/** Server-owned annotations: who the key was issued to (uid) and, for logins, the user's token generation then. */
+/**
+ * Server-owned annotations: who the key was issued to (uid) and, for a user's key, the user's token generation and
+ * session generation then (a key issued before either was raised no longer authenticates).
+ */
 export const USER_UID_ANNOTATION = "management.platform.sh/user-uid";
 export const TEAM_UID_ANNOTATION = "management.platform.sh/team-uid";
 export const TOKEN_GENERATION_ANNOTATION = "management.platform.sh/token-generation";
-export const SERVER_ANNOTATIONS = [USER_UID_ANNOTATION, TEAM_UID_ANNOTATION, TOKEN_GENERATION_ANNOTATION] as const;
+/** On a key: the user's session generation when it was issued; on a User: its session generation now. */
+export const SESSION_GENERATION_ANNOTATION = "management.platform.sh/session-generation";
+export const SERVER_ANNOTATIONS = [
+  USER_UID_ANNOTATION,
+  TEAM_UID_ANNOTATION,
+  TOKEN_GENERATION_ANNOTATION,
+  SESSION_GENERATION_ANNOTATION,
+] as const;
 const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** The hex digest stored for a key, if the stored value has the digest form. */

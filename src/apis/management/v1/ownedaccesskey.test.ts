@@ -22,7 +22,8 @@ function definition(maxTTL = { value: 0 }, loginTTL = { value: 0 }): ResourceDef
   const digests = new Set<string>();
   return createOwnedAccessKeyDefinition({
     owners: {
-      user: async (name) => (name === "ghost" ? undefined : { uid: `uid-${name}`, tokenGeneration: 3 }),
+      user: async (name) =>
+        name === "ghost" ? undefined : { uid: `uid-${name}`, tokenGeneration: 3, sessionGeneration: 1 },
       team: async (name) => ({ uid: `uid-team-${name}` }),
       digestInUse: async (d) => {
         // The fake index learns digests as keys are created.

@@ -9,6 +9,7 @@ import { defineResource } from "../../../registry/define-resource.ts";
 import { formatTimestamp } from "../../../registry/time.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
+import { deprecatedKeyWarnings } from "./deprecated-key-fields.ts";
 import { type KeyLimits, keyExpiresAt } from "./ownedaccesskey-lifetime.ts";
 import {
   canonicalizeScope,
@@ -23,6 +24,7 @@ import {
   keepStoredSecrets,
   presentAccessKey,
   SERVER_ANNOTATIONS,
+  SESSION_GENERATION_ANNOTATION,
   scrubLastApplied,
   storedDigest,
   TEAM_UID_ANNOTATION,
@@ -34,7 +36,7 @@ export type { OwnedAccessKey, OwnedAccessKeySpec } from "./ownedaccesskey-schema
 
 /** Facts about key owners, as currently stored (implementations catch up with storage before answering). */
 export interface AccessKeyOwners {
-  user(name: string): Promise<{ uid: string; tokenGeneration: number } | undefined>;
+  user(name: string): Promise<{ uid: string; tokenGeneration: number; sessionGeneration: number } | undefined>;
   team(name: string): Promise<{ uid: string } | undefined>;
   /** Whether some stored key already has this digest (two keys must never share material). */
   digestInUse(digest: string): Promise<boolean>;
@@ -136,6 +138,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
       if (!user) invalid(key, [fieldError.notFound("spec.user", spec.user)]);
       annotations[USER_UID_ANNOTATION] = user.uid;
       annotations[TOKEN_GENERATION_ANNOTATION] = String(user.tokenGeneration);
+      annotations[SESSION_GENERATION_ANNOTATION] = String(user.sessionGeneration);
       owner = { kind: "User", name: spec.user, uid: user.uid };
     } else if (spec.team) {
       const team = await owners.team(spec.team);
@@ -300,6 +303,11 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
         if (!caller.managesAll(context) && !ownedBy(key, caller.owner(context))) {
           throw errors.notFound(RESOURCE, key.metadata.name ?? "");
         }
+      },
+
+      validate(key, context) {
+        context.warnings.push(...deprecatedKeyWarnings(key.spec));
+        return [];
       },
 
       presentForRead(key, context) {

@@ -3,7 +3,7 @@
 
 import { array, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
-import { ownerSchema } from "./common.ts";
+import { descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
 
 /** Project roles, weakest first: view reads instances, edit also writes them, admin also edits the project. */
 export const PROJECT_ROLES = ["view", "edit", "admin"] as const;
@@ -68,8 +68,8 @@ export const conditionsSchema = array(
 export const projectSchema = {
   spec: object(
     {
-      displayName: string("Name shown in the UI."),
-      description: string("Description of the project."),
+      displayName: displayNameSchema,
+      description: descriptionSchema("Description of the project."),
       owner: ownerSchema,
       members: array(
         object(

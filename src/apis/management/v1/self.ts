@@ -4,7 +4,7 @@
 // token review of virtual clusters, allowed to keys with the role `virtualcluster` and to admins. It is never echoed.
 
 import { errors } from "../../../apimachinery/errors.ts";
-import { array, object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
+import { array, integer, object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { GROUP, VERSION } from "./common.ts";
@@ -29,6 +29,8 @@ export interface SelfStatus {
   groups: string[];
   platformHost: string;
   projectNamespacePrefix: string;
+  /** How often a virtual cluster connected with this key should report to the platform. */
+  instanceHeartbeatSeconds?: number;
 }
 
 /** Answers for the caller, or for the credential in spec.accessKey (400 when it does not authenticate, 403 when the
@@ -73,6 +75,9 @@ const schema = {
       groups: stringList("Effective groups: the user's groups and teams."),
       platformHost: string("Domain of the platform, without scheme."),
       projectNamespacePrefix: string("Prefix of project namespaces."),
+      instanceHeartbeatSeconds: integer(
+        "How often a virtual cluster reports to the platform, in seconds; the platform marks an instance offline after missing a few.",
+      ),
     },
     "Who the caller is.",
   ),

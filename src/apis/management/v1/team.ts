@@ -6,7 +6,16 @@ import type { KubeObject } from "../../../apimachinery/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import type { AccessRule } from "./access-checks.ts";
-import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, VERSION } from "./common.ts";
+import {
+  accessSchema,
+  CATEGORY,
+  clusterRolesSchema,
+  descriptionSchema,
+  displayNameSchema,
+  GROUP,
+  ownerSchema,
+  VERSION,
+} from "./common.ts";
 import { accessRulesField, ownerField, privilegedField, userListField } from "./granting-fields.ts";
 
 export interface TeamSpec {
@@ -27,8 +36,8 @@ export interface Team extends KubeObject {
 
 const spec = object(
   {
-    displayName: string("Name shown in the UI."),
-    description: string("Description of the team."),
+    displayName: displayNameSchema,
+    description: descriptionSchema("Description of the team."),
     owner: ownerSchema,
     username: string("Name of the team as used in logins and kubeconfigs. Defaults to the object's name."),
     users: stringList("Users (by object name) who are members of the team."),

@@ -15,8 +15,22 @@ import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { GrantingField } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import { accessSchema, CATEGORY, clusterRolesSchema, GROUP, ownerSchema, secretRefSchema, VERSION } from "./common.ts";
+import {
+  accessSchema,
+  CATEGORY,
+  clusterRolesSchema,
+  descriptionSchema,
+  displayNameSchema,
+  GROUP,
+  ownerSchema,
+  secretRefSchema,
+  TEXT_LIMITS,
+  VERSION,
+} from "./common.ts";
 import { accessRulesField, ownerField, privilegedField } from "./granting-fields.ts";
+import { RESERVED_CLAIMS } from "./reserved-claims.ts";
+import { SSO_SUBJECT_PREFIX, ssoSubjectProblem } from "./sso-subject.ts";
+import { carryGenerations, startSessionGeneration, tokenGenerationErrors } from "./user-generations.ts";
 
 export interface UserSpec {
   displayName?: string;
@@ -25,6 +39,7 @@ export interface UserSpec {
   username?: string;
   icon?: string;
   email?: string;
+  verifiedEmail?: string;
   subject?: string;
   groups?: string[];
   ssoGroups?: string[];
@@ -45,13 +60,24 @@ export interface User extends KubeObject {
 
 const spec = object(
   {
-    displayName: string("Name shown in the UI."),
-    description: string("Description of the user."),
+    displayName: displayNameSchema,
+    description: descriptionSchema("Description of the user."),
     owner: ownerSchema,
     username: string("Name used to log in. Defaults to the object's name."),
-    icon: string("URL of an icon shown for the user."),
-    email: string("The user's e-mail address."),
-    subject: string("User subject as presented by the token. Defaults to the username."),
+    icon: string(`URL of an icon shown for the user (at most ${TEXT_LIMITS.icon} characters).`, {
+      maxLength: TEXT_LIMITS.icon,
+    }),
+    email: string(
+      `The user's e-mail address (at most ${TEXT_LIMITS.email} characters). The user may change it; it then counts as unverified.`,
+      { maxLength: TEXT_LIMITS.email },
+    ),
+    verifiedEmail: string(
+      "The e-mail address last verified for the user: by the identity provider at a single sign-on login (email_verified true), or by an administrator who sets it. spec.email counts as verified only while it equals this address. Only administrators can set it.",
+      { maxLength: TEXT_LIMITS.email },
+    ),
+    subject: string(
+      "User subject as presented by the token. Defaults to the username. sso:<connector id>:<provider user id> links the user to that single sign-on identity: a login through the connector reaches this user only by it.",
+    ),
     groups: stringList("Groups the user has access to."),
     ssoGroups: stringList("Groups remembered from SSO."),
     passwordRef: secretRefSchema("Reference to the user's password."),
@@ -94,6 +120,7 @@ const SECRET_REF = { secretName: "granted", secretNamespace: "default", key: "va
 const PRIVILEGED_EXAMPLES: Record<string, unknown> = {
   username: "granted-name",
   subject: "granted-subject",
+  verifiedEmail: "granted@example.com",
   groups: ["granted"],
   ssoGroups: ["granted"],
   passwordRef: SECRET_REF,
@@ -143,10 +170,38 @@ export const userDefinition: ResourceDefinition = defineResource<User>({
     prepareForCreate(user) {
       user.spec ??= {};
       user.spec.username ||= user.metadata.name ?? undefined;
-      user.spec.subject ||= user.spec.username;
+      // A username in the sso: form would link an identity by accident: it needs an explicit subject (validate).
+      if (!user.spec.username?.startsWith(SSO_SUBJECT_PREFIX)) user.spec.subject ||= user.spec.username;
+      startSessionGeneration(user);
     },
+    prepareForUpdate(user, old) {
+      user.spec ??= {};
+      carryGenerations(user, old);
+    },
+    validateUpdate: (user, old) => tokenGenerationErrors(user, old),
     validate(user) {
       const errs: FieldError[] = [];
+      const subjectProblem = ssoSubjectProblem(user.spec?.subject);
+      if (subjectProblem) errs.push(fieldError.invalid("spec.subject", user.spec?.subject, subjectProblem));
+      if (!user.spec?.subject && user.spec?.username?.startsWith(SSO_SUBJECT_PREFIX)) {
+        errs.push(
+          fieldError.required(
+            "spec.subject",
+            "a username starting with sso: needs an explicit subject (sso: subjects link single sign-on identities)",
+          ),
+        );
+      }
+      for (const claim of Object.keys(user.spec?.extraClaims ?? {})) {
+        if (RESERVED_CLAIMS.has(claim)) {
+          errs.push(
+            fieldError.invalid(
+              `spec.extraClaims.${claim}`,
+              claim,
+              "is a claim the platform's OpenID provider sets itself; choose another name",
+            ),
+          );
+        }
+      }
       (user.spec?.access ?? []).forEach((rule, i) => {
         if (Array.isArray(rule.verbs) && rule.verbs.length === 0) {
           errs.push(fieldError.required(`spec.access[${i}].verbs`, "at least one verb is required"));

@@ -4,15 +4,22 @@
 import { integer, boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { AccessRule } from "./access-checks.ts";
-import { accessSchema, ownerSchema } from "./common.ts";
+import { accessSchema, descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
 import { type Condition, conditionsSchema } from "./project-schema.ts";
 
 export const INSTANCE_PHASES = ["Pending", "Ready", "Failed", "Sleeping"] as const;
+
+/** The user or team whose virtual cluster runtime reports for an instance. */
+export interface RuntimeOwner {
+  user?: string;
+  team?: string;
+}
 
 export interface VirtualClusterInstanceSpec {
   displayName?: string;
   description?: string;
   owner?: { user?: string; team?: string };
+  runtime?: RuntimeOwner;
   clusterRef?: { cluster?: string; namespace?: string; virtualCluster?: string };
   external?: boolean;
   networkPeer?: boolean;
@@ -51,9 +58,16 @@ export interface VirtualClusterInstance extends KubeObject {
 export const virtualClusterInstanceSchema = {
   spec: object(
     {
-      displayName: string("Name shown in the UI."),
-      description: string("Description of the virtual cluster."),
+      displayName: displayNameSchema,
+      description: descriptionSchema("Description of the virtual cluster."),
       owner: ownerSchema,
+      runtime: object(
+        {
+          user: string("Name of the user whose runtime keys report for the instance."),
+          team: string("Name of the team whose runtime keys report for the instance."),
+        },
+        'Whose virtual cluster runtime reports for this instance: only access keys with the role "virtualcluster" owned by this user or team may write its status and hand over its audit events. Set when the instance is registered (to the owner of the registering key, or to the user creating it); naming another user or team needs makeowner on it.',
+      ),
       clusterRef: object(
         {
           cluster: string("Connected cluster the virtual cluster runs on (must be allowed by the project)."),

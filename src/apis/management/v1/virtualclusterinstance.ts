@@ -9,7 +9,8 @@ import type { AuthorizationFacts } from "../../../registry/authorization-facts.t
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ActionHandler, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
-import { accessRulesField, ownerField } from "./granting-fields.ts";
+import { accessRulesField, ownerField, runtimeField } from "./granting-fields.ts";
+import { bindRegisteringRuntime, checkInstanceWrite, type InstanceCallers } from "./instance-writes.ts";
 import { projectNamespace, projectOfNamespace } from "./project.ts";
 import type { Project } from "./project-schema.ts";
 import { type VirtualClusterInstance, virtualClusterInstanceSchema } from "./virtualclusterinstance-schema.ts";
@@ -30,6 +31,8 @@ export interface VirtualClusterInstanceOptions {
   project(name: string): Promise<Project | undefined>;
   /** The platform's client CAs; without it instances get none (unit tests of other rules). */
   authority?: InstanceAuthority;
+  /** Who writes (a runtime, or the user or team it acts for); without it every caller is a person (unit tests). */
+  callers?: InstanceCallers;
   kubeconfig?: ActionHandler;
 }
 
@@ -46,7 +49,7 @@ function invalid(instance: VirtualClusterInstance, errs: FieldError[]): never {
 export const VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION: AuthorizationFacts = {
   readerRights: { kubeconfig: ["create"] },
   credentials: [{ subresource: "kubeconfig", verbs: "*", boundedBy: "instance" }],
-  grants: [ownerField(), accessRulesField("spec.access")],
+  grants: [ownerField(), accessRulesField("spec.access"), runtimeField()],
 };
 
 export function createVirtualClusterInstanceDefinition(options: VirtualClusterInstanceOptions): ResourceDefinition {
@@ -108,9 +111,10 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
     statusSubresource: true,
     authorization: VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION,
     strategy: {
-      async prepareForCreate(instance) {
+      async prepareForCreate(instance, context) {
         const project = await projectFor(instance);
         checkCluster(instance, project);
+        bindRegisteringRuntime(instance, options.callers?.(context));
         instance.status = { phase: "Pending", online: false };
         if (options.authority) {
           const { namespace = "", name = "", uid = "" } = instance.metadata;
@@ -119,6 +123,7 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
         }
       },
       async prepareForUpdate(instance, old, context) {
+        await checkInstanceWrite(instance, old, options.callers?.(context), context);
         if (instance.spec?.clusterRef?.cluster !== old.spec?.clusterRef?.cluster) {
           const project = await options.project(projectOfNamespace(prefix(), old.metadata.namespace) ?? "");
           if (project) checkCluster(instance, project);

@@ -1,7 +1,7 @@
 // What a project grants: its owner (user, or a team the caller acts for or belongs to) is a project admin; members
 // hold the role listed for them, through their user or one of their teams, the strongest one counting.
-//   view:  read the project, read its instances (and their status), get kubeconfigs of them;
-//   edit:  also create, change and delete instances (and their status);
+//   view:  read the project, read its instances and spaces (and their status), get kubeconfigs of the instances;
+//   edit:  also create, change and delete instances and spaces (and their status);
 //   admin: also change the project itself (its owner and allowed clusters still need makeowner / escalate).
 // A denial about a project's instances says why (not a member, or which role the caller has).
 
@@ -12,7 +12,8 @@ import type { Principal } from "./principal.ts";
 import type { ProjectEntry, ProjectIndex } from "./project-index.ts";
 import { projectOf } from "./scope.ts";
 
-const INSTANCES = "virtualclusterinstances";
+/** The kinds a project holds in its namespace: members reach them by their project role. */
+const PROJECT_KINDS = new Set(["virtualclusterinstances", "spaceinstances"]);
 const READ = ["get", "list", "watch"];
 const WRITE = ["create", "update", "patch", "delete", "deletecollection"];
 
@@ -65,7 +66,7 @@ export function projectDecision(
   prefix: string,
 ): AuthorizationDecision | undefined {
   if (!request.resourceRequest || request.group !== GROUP) return undefined;
-  if (request.resource === INSTANCES && request.namespace) {
+  if (PROJECT_KINDS.has(request.resource ?? "") && request.namespace) {
     const name = projectOf(request, prefix);
     if (!name) return undefined;
     const project = projects.project(name);

@@ -19,8 +19,8 @@ import { alwaysAllowed } from "./scope.ts";
 const READ = new Set(["get", "list", "watch"]);
 /** Verbs no access rule or ownership grants. */
 const ADMIN_ONLY_VERBS = new Set(["escalate"]);
-/** Ownership is full control of the object, but not the right to hand out rights. */
-const OWNER_VERBS = new Set(["get", "list", "watch", "create", "update", "patch", "delete"]);
+/** Ownership is full control of the object (using a cluster included), but not the right to hand out rights. */
+const OWNER_VERBS = new Set(["get", "list", "watch", "create", "update", "patch", "delete", "use"]);
 
 function ownRights(principal: Principal, request: AuthorizationAttributes, facts: FactsLookup): boolean {
   const rights = facts(request)?.ownerRights;

@@ -30,6 +30,7 @@ import { auditEventIntake } from "./audit-event-intake.ts";
 import { AuditEventStore } from "./audit-event-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
+import { createClusterResources } from "./clusters/cluster-resources.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
 import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
@@ -149,7 +150,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   });
   // Past the store quota, creates and updates are refused; deletes go through (store-monitor.ts).
   const registry = new Registry(storage, { writeGate: housekeeping.monitor.gate });
-  const projects = createProjectResources({ storage, settings, logger: options.logger });
+  const clusters = createClusterResources(settings);
+  const projects = createProjectResources({
+    storage,
+    settings,
+    clusters: clusters.clusterLookup,
+    logger: options.logger,
+  });
   // The audit log stays in the data directory or a directory the operator allowed.
   const auditDirs = [dataDir, ...(options.auditDirs ?? []).map((dir) => resolve(dir))];
   const configOptions = { auditDirs: () => auditDirs };
@@ -177,6 +184,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const parts = {
     auth: auth.definitions,
     projects: projects.definitions,
+    clusters: clusters.definitions,
     config: configOptions,
     encryptionKeyRotations,
     subjects: registrySubjects(() => registry),
@@ -186,6 +194,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     registry.register(definition);
   }
   auth.attach(registry);
+  clusters.attach(registry);
 
   // Background controllers run on one replica: the elected leader on etcd, this process on SQLite.
   const leadership = encryption.etcd

@@ -7,6 +7,7 @@ import { isStatusError } from "../../apimachinery/errors.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { instanceKubeconfigSubresource } from "../../apis/management/v1/instance-kubeconfig.ts";
 import { createProjectDefinition } from "../../apis/management/v1/project.ts";
+import type { ClusterLookup } from "../../apis/management/v1/project-placement.ts";
 import type { Project } from "../../apis/management/v1/project-schema.ts";
 import { createVirtualClusterInstanceDefinition } from "../../apis/management/v1/virtualclusterinstance.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
@@ -27,6 +28,8 @@ import { ProjectController } from "./project-controller.ts";
 export interface ProjectResourcesOptions {
   storage: KeyValueStore;
   settings: LiveSettings;
+  /** Connected clusters, which instances placed on one are checked against. */
+  clusters?: ClusterLookup;
   logger?: Logger;
 }
 
@@ -69,6 +72,7 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
       }
     },
     authority: cas,
+    clusters: options.clusters,
     kubeconfig: instanceKubeconfigSubresource(
       createKubeconfigIssuer({ cas, keys: () => store("ownedaccesskeys"), settings }),
     ),

@@ -29,6 +29,7 @@ function seconds(value: string): number {
 
 interface StartOptions extends InflightFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
   instanceOfflineAfterSeconds?: number;
+  clusterHeartbeatSeconds?: number;
   dataDir: string;
   host: string;
   port: number;
@@ -74,6 +75,11 @@ export function addStartCommand(platform: Command): void {
     .option(
       "--instance-offline-after-seconds <seconds>",
       "mark a virtual cluster instance offline after this long without a heartbeat (default 90)",
+      seconds,
+    )
+    .option(
+      "--cluster-heartbeat-seconds <seconds>",
+      "how often connected clusters' agents report (default 30); a cluster is offline after three missed",
       seconds,
     )
     .option(
@@ -128,6 +134,7 @@ export function addStartCommand(platform: Command): void {
         configFile: opts.config,
         instanceOfflineAfterMs:
           opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
+        clusterHeartbeatMs: opts.clusterHeartbeatSeconds ? opts.clusterHeartbeatSeconds * 1000 : undefined,
         limits: inflightLimits(opts),
         logger,
       });

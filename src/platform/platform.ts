@@ -30,7 +30,9 @@ import { auditEventIntake } from "./audit-event-intake.ts";
 import { AuditEventStore } from "./audit-event-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
+import { DEFAULT_CLUSTER_HEARTBEAT_MS } from "./clusters/cluster-heartbeats.ts";
 import { createClusterResources } from "./clusters/cluster-resources.ts";
+import { startConnectedClusters } from "./clusters/connected-clusters.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
 import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
@@ -56,6 +58,8 @@ export interface PlatformOptions {
   dataDir: string;
   /** An instance without a heartbeat for this long is marked offline (default 90 s). */
   instanceOfflineAfterMs?: number;
+  /** How often connected clusters' agents are asked for their info (default 30 s); offline after 3 missed. */
+  clusterHeartbeatMs?: number;
   host: string;
   port: number;
   tlsCertFile?: string;
@@ -233,6 +237,28 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ? { ...userTls, caPem: undefined }
     : await ensureServingCertificates({ dataDir, hosts: [options.host] });
 
+  // Connected clusters: agents' tunnels to this replica, kubectl through the platform, spaces and placed clusters.
+  let selfUrl = "";
+  const clusterHeartbeatMs = options.clusterHeartbeatMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS;
+  const connected = await startConnectedClusters({
+    storage,
+    registry,
+    settings,
+    issuer: () => auth.issuer(),
+    self: () => ({ url: selfUrl, caPem: tls.caPem }),
+    heartbeatMs: clusterHeartbeatMs,
+    logger,
+  });
+  leadership.run(() => {
+    const liveness = new InstanceLiveness({
+      registry,
+      resource: { plural: "clusters", offlinePhase: "Offline" },
+      offlineAfterMs: 3 * clusterHeartbeatMs,
+      logger,
+    });
+    return { name: "cluster liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
+  });
+
   const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({
     resources: withConfigUpsert(auth.stores(registry), config.controller),
@@ -244,6 +270,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ...(auth.serverOptions.plugins ?? []),
       consoleRoutes({ settings, files: consoleFiles, version: platformVersion().gitVersion }),
     ],
+    passthrough: connected.routes,
     hooks: audit.hooks,
     authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem },
@@ -268,6 +295,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     : await startControlSocket({ dataDir, storage, storeInfo: () => housekeeping.monitor.info(), logger });
 
   const url = serverUrl(options.host, server.port);
+  selfUrl = url;
   auth.setServerHost(new URL(url).host);
   await writeAdminKubeconfig(dataDir, `${url}${API_PREFIX}`, tls.caPem);
 
@@ -282,6 +310,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     async close() {
       await control?.close();
       await server.close();
+      await connected.close();
       await audit.close();
       config.close();
       await leadership.stop();

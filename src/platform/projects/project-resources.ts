@@ -12,6 +12,7 @@ import type { Project } from "../../apis/management/v1/project-schema.ts";
 import { createVirtualClusterInstanceDefinition } from "../../apis/management/v1/virtualclusterinstance.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
+import { keyCaller } from "../../identity/key-caller.ts";
 import { PlatformAuthorizer } from "../../identity/platform-authorizer.ts";
 import { ProjectIndex } from "../../identity/project-index.ts";
 import { resourcePrefix } from "../../registry/keys.ts";
@@ -73,6 +74,7 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
     },
     authority: cas,
     clusters: options.clusters,
+    callerOwner: (context) => keyCaller.owner(context),
     kubeconfig: instanceKubeconfigSubresource(
       createKubeconfigIssuer({ cas, keys: () => store("ownedaccesskeys"), settings }),
     ),

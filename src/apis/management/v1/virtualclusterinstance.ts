@@ -40,6 +40,8 @@ export interface VirtualClusterInstanceOptions {
   kubeconfig?: ActionHandler;
   /** Connected clusters: an instance placed on one is created there by its agent. */
   clusters?: ClusterLookup;
+  /** The user or team a caller acts as: a placed instance without an owner gets its creator. */
+  callerOwner?(context: RequestContext): { user?: string; team?: string } | undefined;
 }
 
 /** Whether the platform has the instance's cluster agent run it (spec.clusterRef.cluster, not external). */
@@ -80,6 +82,11 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
     const clusterRef = instance.spec?.clusterRef ?? {};
     if (!clusterRef.namespace && instance.metadata.name) clusterRef.namespace = placedNamespace(instance);
     clusterRef.virtualCluster ||= instance.metadata.name ?? undefined;
+    // The runtime's key belongs to the owner: by default whoever placed it.
+    if (!instance.spec?.owner?.user && !instance.spec?.owner?.team) {
+      const owner = options.callerOwner?.(context);
+      if (owner && instance.spec) instance.spec.owner = owner;
+    }
     const finalizers = instance.metadata.finalizers ?? [];
     if (!finalizers.includes(CLUSTER_AGENT_FINALIZER)) {
       instance.metadata.finalizers = [...finalizers, CLUSTER_AGENT_FINALIZER];

@@ -19,6 +19,8 @@ export interface TokenVerifierOptions {
   fetchJwks?: () => Promise<unknown>;
   /** The platform's base URL, as the iss claim carries it. Default: jwksUrl without "/.well-known/jwks.json". */
   issuer?: string;
+  /** Instead of issuer: the accepted iss values, read at each verification (they may change while running). */
+  issuers?: () => readonly string[];
   /** Default: the platform's direct cluster endpoint audience. */
   audience?: string;
   /** PEM of the CA that signed the platform's serving certificate (https jwksUrl). */
@@ -41,6 +43,8 @@ export interface VerifiedToken {
   kind: "User" | "Team";
   gen: number;
   scope?: TokenClaims["scope"];
+  /** The user's teams when the token was issued. */
+  teams?: string[];
   sub: string;
   jti: string;
   iat: number;
@@ -130,7 +134,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     options.fetchJwks ?? (jwksUrl ? () => getJson(jwksUrl, options.ca, options.insecure === true) : undefined);
   if (!fetchJwks) throw new Error("createTokenVerifier needs jwksUrl or fetchJwks");
   const issuer = options.issuer ?? (jwksUrl?.endsWith(JWKS_PATH) ? jwksUrl.slice(0, -JWKS_PATH.length) : undefined);
-  if (!issuer) throw new Error("createTokenVerifier needs the platform's issuer URL");
+  if (!issuer && !options.issuers) throw new Error("createTokenVerifier needs the platform's issuer URL");
+  const issuers = options.issuers ?? (() => [issuer as string]);
   const audience = options.audience ?? TOKEN_AUDIENCE;
   const refreshMs = options.refreshIntervalMs ?? DEFAULT_REFRESH_MS;
   const refetchMs = options.minRefetchIntervalMs ?? DEFAULT_REFETCH_MS;
@@ -191,7 +196,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       let payload: Record<string, unknown>;
       try {
         ({ payload } = await jwtVerify(token, key.key, {
-          issuer,
+          issuer: [...issuers()],
           audience,
           algorithms: [key.alg],
           currentDate: new Date(now()),
@@ -216,6 +221,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         exp: claims.exp,
       };
       if (claims.scope) verified.scope = claims.scope;
+      if (claims.teams) verified.teams = claims.teams;
       return verified;
     },
   };

@@ -176,7 +176,13 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     limits: () => settings.current().auth,
     facts,
   });
-  const tokenIssuer = new TokenIssuer({ ring: signingKeys, index, fresh, issuer });
+  const tokenIssuer = new TokenIssuer({
+    ring: signingKeys,
+    index,
+    fresh,
+    issuer,
+    namespacePrefix: () => settings.current().projectNamespacePrefix,
+  });
   const deleteKey = async (name: string, uid: string) => {
     try {
       await store("ownedaccesskeys").delete(system(), { name }, { preconditions: { uid } });

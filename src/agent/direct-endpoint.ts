@@ -1,0 +1,199 @@
+// The agent's direct endpoint: HTTPS straight to the cluster, without the platform — the reason direct cluster
+// endpoint tokens exist. A request carries a DirectClusterEndpointToken, verified offline against the platform's
+// signing keys (fetched once, refreshed in the background, kept on disk, so the endpoint keeps working while the
+// platform is down and across agent restarts): signature, issuer, audience and expiry, then its scope must reach
+// this cluster (scope.clusters naming it or "*") or a space on it (scope.spaces: only that space's namespace, and
+// discovery). The request then goes to the host as the token's user, impersonated (its teams as groups).
+// What offline verification cannot know: a user disabled or whose tokens were revoked (tokenGeneration) on the
+// platform keeps reaching the direct endpoint until the token expires; tokens are short-lived for that reason.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
+import { hostGroupName, hostUserName } from "../apis/management/v1/host-identity.ts";
+import { bearerToken } from "../auth/access-key-material.ts";
+import { parseRequestInfo } from "../http/request-info.ts";
+import { sentImpersonation } from "../http/tunnel/tunnel-protocol.ts";
+import type { TokenVerifier, VerifiedToken } from "../identity/token-verifier.ts";
+import { DISCOVERY_URLS } from "../identity/scope.ts";
+import { ensureServingCertificates } from "../pki/tls.ts";
+import { type HostForwarder, type HostIdentity, responseSink, socketSink } from "./host-forwarder.ts";
+
+export interface DirectEndpointOptions {
+  cluster: string;
+  /** Where its certificates live (<agent data dir>/direct). */
+  dir: string;
+  host: string;
+  port: number;
+  /** host[:port] clients use, when not `host:port` (the serving certificate names it too). */
+  advertise?: string;
+  verifier(): TokenVerifier | undefined;
+  /** The host namespace of a space kept here. */
+  spaceNamespace(project: string, space: string): string | undefined;
+  /** Every space kept here, as project and namespace (scope.spaces with space "*"). */
+  spaces(): { project: string; namespace: string }[];
+  forwarder: HostForwarder;
+  logger?: Logger;
+}
+
+export interface RunningDirectEndpoint {
+  url: string;
+  caPem: string;
+  close(): Promise<void>;
+}
+
+class Refusal extends Error {
+  readonly code: number;
+  readonly reason: string;
+  constructor(code: number, reason: string, message: string) {
+    super(message);
+    this.code = code;
+    this.reason = reason;
+  }
+}
+
+const statusBody = (refusal: Refusal) =>
+  JSON.stringify({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    reason: refusal.reason,
+    code: refusal.code,
+    message: refusal.message,
+  });
+
+const isDiscovery = (path: string) =>
+  DISCOVERY_URLS.some((pattern) => (pattern.endsWith("/*") ? path.startsWith(pattern.slice(0, -1)) : path === pattern));
+
+export async function startDirectEndpoint(options: DirectEndpointOptions): Promise<RunningDirectEndpoint> {
+  const { cluster, logger } = options;
+  const advertised = options.advertise ?? `${options.host}:${options.port}`;
+  const advertisedHost = advertised.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+  const tls = await ensureServingCertificates({ dataDir: options.dir, hosts: [advertisedHost, options.host] });
+
+  /** Namespaces a scoped token reaches on this cluster; undefined: all of it. */
+  const reach = (token: VerifiedToken): Set<string> | undefined => {
+    const scope = token.scope;
+    if (!scope) {
+      throw new Refusal(
+        403,
+        "Forbidden",
+        `the token is not scoped to cluster "${cluster}": request one with scope.clusters (or scope.spaces) naming it`,
+      );
+    }
+    if ((scope.clusters ?? []).some((entry) => entry.cluster === "*" || entry.cluster === cluster)) return undefined;
+    const namespaces = new Set<string>();
+    for (const { project, space } of scope.spaces ?? []) {
+      if (!project) continue;
+      if (space === "*" || !space) {
+        for (const kept of options.spaces()) if (project === "*" || kept.project === project) namespaces.add(kept.namespace);
+      } else {
+        const namespace = options.spaceNamespace(project, space);
+        if (namespace) namespaces.add(namespace);
+      }
+    }
+    if (namespaces.size === 0) {
+      throw new Refusal(403, "Forbidden", `the token's scope does not include cluster "${cluster}" or a space on it`);
+    }
+    return namespaces;
+  };
+
+  /** The identity to impersonate for the request, or a refusal. */
+  const admit = async (request: IncomingMessage): Promise<HostIdentity> => {
+    const impersonation = sentImpersonation(request.headers);
+    if (impersonation) {
+      throw new Refusal(403, "Forbidden", `the header ${impersonation} is not accepted: requests act as the token's user`);
+    }
+    const bearer = bearerToken(request.headers.authorization);
+    if (!bearer) throw new Refusal(401, "Unauthorized", "a direct cluster endpoint token is required");
+    const verifier = options.verifier();
+    if (!verifier) throw new Refusal(503, "ServiceUnavailable", "the platform's signing keys are not known yet");
+    let token: VerifiedToken;
+    try {
+      token = await verifier.verify(bearer);
+    } catch (error) {
+      throw new Refusal(401, "Unauthorized", `invalid direct cluster endpoint token: ${(error as Error).message}`);
+    }
+    const namespaces = reach(token);
+    if (namespaces) {
+      const [path] = (request.url ?? "/").split("?");
+      const info = parseRequestInfo(request.method ?? "GET", path);
+      const allowed = info.resourceRequest ? namespaces.has(info.namespace ?? "") : isDiscovery(info.path);
+      if (!allowed) {
+        throw new Refusal(
+          403,
+          "Forbidden",
+          `the token reaches only the namespaces of its spaces on cluster "${cluster}" (${[...namespaces].join(", ")})`,
+        );
+      }
+    }
+    if (token.kind === "Team") return { user: hostUserName("Team", token.name), groups: [hostGroupName(token.name)] };
+    return { user: hostUserName("User", token.name), groups: (token.teams ?? []).map(hostGroupName) };
+  };
+
+  const serve = async (request: IncomingMessage, response: ServerResponse) => {
+    try {
+      const identity = await admit(request);
+      await options.forwarder.forward(
+        { method: request.method ?? "GET", path: request.url ?? "/", headers: request.headers, identity, body: request },
+        responseSink(response),
+      );
+    } catch (error) {
+      const refusal = error instanceof Refusal ? error : new Refusal(500, "InternalError", "internal error");
+      if (!(error instanceof Refusal)) logger?.error({ err: String(error) }, "direct endpoint request failed");
+      if (response.headersSent) return void response.destroy();
+      const body = statusBody(refusal);
+      response.writeHead(refusal.code, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      response.end(body);
+    }
+  };
+
+  const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    try {
+      const identity = await admit(request);
+      if (head.length) socket.unshift(head);
+      await options.forwarder.forward(
+        {
+          method: request.method ?? "GET",
+          path: request.url ?? "/",
+          headers: request.headers,
+          identity,
+          body: socket,
+          upgrade: request.headers.upgrade,
+        },
+        socketSink(socket, request.headers.upgrade ?? ""),
+      );
+    } catch (error) {
+      const refusal = error instanceof Refusal ? error : new Refusal(500, "InternalError", "internal error");
+      const body = statusBody(refusal);
+      socket.end(
+        `HTTP/1.1 ${refusal.code} ${refusal.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    }
+  };
+
+  const server: Server = createServer({ key: tls.keyPem, cert: tls.certPem }, (request, response) => {
+    void serve(request, response);
+  });
+  server.on("upgrade", (request, socket, head) => void upgrade(request, socket, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `https://${options.advertise ?? `${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`}`;
+  logger?.info({ url }, "direct endpoint listening");
+  return {
+    url,
+    caPem: tls.caPem,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -20,6 +20,7 @@ import { clientErrorHandler } from "./client-error.ts";
 import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
 import type { HealthCheck } from "./health.ts";
+import type { ImpersonationResolver } from "./impersonation.ts";
 import { createInflightLimit } from "./inflight-limit.ts";
 import { type ApiMetrics, createApiMetrics } from "./metrics.ts";
 import { createNonResourceHandler } from "./non-resource.ts";
@@ -45,6 +46,8 @@ export interface ApiServerOptions {
   /** Tried in order; all undefined -> 401. */
   authenticators: Authenticator[];
   authorizer: Authorizer;
+  /** Maps an allowed impersonation (Impersonate-User...) to a caller; default: the identity as requested. */
+  impersonation?: ImpersonationResolver;
   /**
    * clientCaPem: client certificates are requested (not required) and verified against it.
    * requestClientCertificates: request them even without a clientCaPem, so setClientCaPem can add one later.
@@ -121,6 +124,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     prefixes,
     authenticators: options.authenticators,
     authorizer: options.authorizer,
+    impersonation: options.impersonation,
     isPublic: publicPathMatcher(options.publicPaths ?? DEFAULT_PUBLIC_PATHS),
     isPublicRequest: options.isPublicRequest,
     authenticatePublicPath: options.authenticatePublicPath,

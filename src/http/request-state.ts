@@ -23,7 +23,10 @@ export interface RequestState extends HookSlot {
   info?: RequestInfo;
   /** The resource's store when the path names a served resource. */
   store?: ResourceStore;
+  /** Who authenticated (the audit event's `user`). */
   user?: UserInfo;
+  /** Whom the caller acts as, when it impersonates (Impersonate-User): the request runs as this identity. */
+  impersonatedUser?: UserInfo;
   /** Set once authorization passed. */
   context?: RequestContext;
   /** The request body as read (undefined: the request has none). */
@@ -55,6 +58,7 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     info: undefined,
     store: undefined,
     user: undefined,
+    impersonatedUser: undefined,
     context: undefined,
     body: undefined,
     auditPrepared: undefined,

@@ -7,6 +7,8 @@
 //   body size limit  a declared Content-Length above 3 MiB is 413 before anything is read; 503 while closing (admit)
 //   authentication   the authenticators in order; none recognizes the caller: 401 (admit)
 //   audit            hook onRequestReceived (admit)
+//   impersonation    Impersonate-User/-Group/-Uid/-Extra-*: each part checked against the verb impersonate (403),
+//                    then the request runs as that identity (impersonation.ts; admit)
 //   in-flight limit  a slot of the read-only or mutating limit, or 429; watches exempt (admit; given back once the
 //                    answer is complete)
 //   authorization    the Authorizer; denied: 403 (admit)
@@ -28,11 +30,19 @@ import type { Logger } from "pino";
 import { errors } from "../apimachinery/errors.ts";
 import type { Authenticator } from "../auth/types.ts";
 import type { Authorizer, UserInfo } from "../registry/types.ts";
-import { requireUser } from "./authentication.ts";
+import { authenticateRequest, requireUser } from "./authentication.ts";
 import { authorizeRequest } from "./authorization.ts";
 import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
 import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
+import {
+  authorizeImpersonation,
+  dropImpersonationHeaders,
+  hasImpersonationHeaders,
+  type ImpersonationResolver,
+  impersonationRequested,
+  kubernetesImpersonatedUser,
+} from "./impersonation.ts";
 import type { InflightLimit } from "./inflight-limit.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
@@ -52,6 +62,8 @@ export interface PipelineOptions {
   prefixes: readonly string[];
   authenticators: readonly Authenticator[];
   authorizer: Authorizer;
+  /** Maps an allowed impersonation to the server's caller (default: the identity as requested, as upstream). */
+  impersonation?: ImpersonationResolver;
   /** Non-resource paths served without authentication and authorization. */
   isPublic(path: string): boolean;
   /** Per request: more public non-resource requests (the web console's pages, for browser navigations only). */
@@ -176,23 +188,42 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     const publicPath =
       !info.resourceRequest &&
       (options.isPublic(info.path) || options.isPublicRequest?.(info.path, state.raw.headers) === true);
-    const authenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
-    // Authentication.
-    const user = authenticate ? await requireUser(options.authenticators, state.raw) : ANONYMOUS;
+    const mustAuthenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
+    // Authentication. A public path that asks for impersonation authenticates too, so the caller's right to it can
+    // be checked (without credentials: anonymous, which has none).
+    let user = ANONYMOUS;
+    if (mustAuthenticate) user = await requireUser(options.authenticators, state.raw);
+    else if (hasImpersonationHeaders(state.raw)) {
+      user = (await authenticateRequest(options.authenticators, state.raw)) ?? ANONYMOUS;
+    }
     state.user = user;
     // Audit: RequestReceived.
     reporter.received(state);
+    // Impersonation: each part the caller asks to act as must be allowed to it (403), then the request is the
+    // impersonated identity's.
+    const acting = await impersonate(state, user);
     // In-flight limit (429 past it).
     options.inflight.acquire(state);
     // Authorization.
-    if (!publicPath) await authorizeRequest(options.authorizer, info, user, query);
+    if (!publicPath) await authorizeRequest(options.authorizer, info, acting, query);
     state.context = {
-      user,
+      user: acting,
       authorizer: options.authorizer,
       warnings: [],
       userAgent: state.raw.headers["user-agent"],
       now: state.receivedAt,
     };
+  }
+
+  /** The identity the request runs as: the caller, or whom it may impersonate (state.impersonatedUser). */
+  async function impersonate(state: RequestState, user: UserInfo): Promise<UserInfo> {
+    const requested = impersonationRequested(state.raw);
+    if (!requested) return user;
+    await authorizeImpersonation(options.authorizer, user, requested);
+    const acting = await (options.impersonation ?? kubernetesImpersonatedUser)(requested, user);
+    state.impersonatedUser = acting;
+    dropImpersonationHeaders(state.raw);
+    return acting;
   }
 
   /** Streams a watch; its completion is reported when the stream ends. */

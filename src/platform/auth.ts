@@ -31,6 +31,7 @@ import { ActivityRecorder } from "../identity/activity-recorder.ts";
 import { AuthIndex, type KeyEntry } from "../identity/auth-index.ts";
 import { describeCaller } from "../identity/describe-caller.ts";
 import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
+import { platformImpersonation } from "../identity/impersonated-caller.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
 import { OIDC_MOUNT } from "../identity/oidc-provider/platform-oidc-provider.ts";
@@ -100,7 +101,7 @@ export interface PlatformAuth {
   stateSweeper(): LeaderTask;
   /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
   stores(registry: Registry): ResourceStore[];
-  serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
+  serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "impersonation" | "publicPaths" | "plugins">;
   /** Where clients reach the platform (selves reports it when the settings leave platformHost empty). */
   setServerHost(host: string): void;
   /** The iss of signed tokens: https://<platformHost, or the server's host:port>. */
@@ -351,6 +352,8 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         facts,
         definitions: () => registry?.stores().map((store) => store.definition) ?? [],
       }),
+      // kubectl --as: admins act as a platform user, still bounded by their key's scope.
+      impersonation: platformImpersonation({ index, fresh }),
       // Login, callbacks and logout: logout authenticates the key (bearer or session cookie) it deletes itself.
       publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*", OIDC_MOUNT],
       plugins: [

@@ -21,6 +21,8 @@ export interface SendOptions {
   contentType?: string;
   /** The Accept header; JSON unless given. */
   accept?: string;
+  /** More headers (a repeated header as an array). */
+  headers?: Record<string, string | string[]>;
 }
 
 export class AuthClient {
@@ -33,7 +35,10 @@ export class AuthClient {
   }
 
   send(method: string, path: string, options: SendOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
+    const headers: Record<string, string | string[]> = {
+      ...options.headers,
+      accept: options.accept ?? "application/json",
+    };
     if (options.authorization !== undefined) headers.authorization = options.authorization;
     else if (options.token) headers.authorization = `Bearer ${options.token}`;
     let payload: string | undefined;

@@ -15,7 +15,10 @@ import {
 /** A request as Node parses it: header names lower case, `headers` joined, `headersDistinct` one entry per line. */
 function requestWith(lines: [string, string][]): IncomingMessage {
   const distinct: Record<string, string[]> = {};
-  for (const [name, value] of lines) (distinct[name.toLowerCase()] ??= []).push(value);
+  for (const [name, value] of lines) {
+    const key = name.toLowerCase();
+    distinct[key] = [...(distinct[key] ?? []), value];
+  }
   const headers: Record<string, string> = {};
   for (const [name, values] of Object.entries(distinct)) headers[name] = values.join(", ");
   return { headers, headersDistinct: distinct } as unknown as IncomingMessage;

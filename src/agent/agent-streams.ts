@@ -115,7 +115,10 @@ export function serveStream(stream: ServerHttp2Stream, headers: IncomingHttpHead
     agentApi(stream, method, new URL(path, "http://agent"), handlers).then(
       ({ status, body }) => answer(stream, status, body),
       (error: unknown) => {
-        handlers.logger?.warn({ request: `${method} ${path.split("?")[0]}`, err: String(error) }, "agent request failed");
+        handlers.logger?.warn(
+          { request: `${method} ${path.split("?")[0]}`, err: String(error) },
+          "agent request failed",
+        );
         answer(stream, 500, { message: error instanceof Error ? error.message : String(error) });
       },
     );

@@ -41,10 +41,14 @@ export async function connectCluster(options: ConnectClusterOptions): Promise<Co
   const step = options.step ?? runQuietly;
   const { name, platform } = options;
   if (!CLUSTER_NAME.test(name) || name.length > 63) {
-    throw new LifecycleError(`cluster name "${name}" must be a DNS label: lower case letters, digits and "-", at most 63`);
+    throw new LifecycleError(
+      `cluster name "${name}" must be a DNS label: lower case letters, digits and "-", at most 63`,
+    );
   }
   const text = await readFile(options.hostKubeconfig, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new LifecycleError(`--host-kubeconfig ${options.hostKubeconfig}: ${error.code === "ENOENT" ? "no such file" : error.message}`);
+    throw new LifecycleError(
+      `--host-kubeconfig ${options.hostKubeconfig}: ${error.code === "ENOENT" ? "no such file" : error.message}`,
+    );
   });
   const { cluster } = parseKubeconfig(text, options.hostKubeconfig);
   if (!cluster) throw new LifecycleError(`${options.hostKubeconfig} has no current context with a cluster`);
@@ -81,7 +85,9 @@ export async function connectCluster(options: ConnectClusterOptions): Promise<Co
   const config: AgentConfig = {
     cluster: name,
     platforms: [login.host, ...(options.extraPlatforms ?? [])].map((url) => url.replace(/\/+$/, "")),
-    caPem: login.certificateAuthorityData ? Buffer.from(login.certificateAuthorityData, "base64").toString("utf8") : undefined,
+    caPem: login.certificateAuthorityData
+      ? Buffer.from(login.certificateAuthorityData, "base64").toString("utf8")
+      : undefined,
     insecure: login.insecure || undefined,
     direct: options.direct,
   };

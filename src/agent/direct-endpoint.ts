@@ -16,8 +16,8 @@ import { hostGroupName, hostUserName } from "../apis/management/v1/host-identity
 import { bearerToken } from "../auth/access-key-material.ts";
 import { parseRequestInfo } from "../http/request-info.ts";
 import { sentImpersonation } from "../http/tunnel/tunnel-protocol.ts";
-import type { TokenVerifier, VerifiedToken } from "../identity/token-verifier.ts";
 import { DISCOVERY_URLS } from "../identity/scope.ts";
+import type { TokenVerifier, VerifiedToken } from "../identity/token-verifier.ts";
 import { ensureServingCertificates } from "../pki/tls.ts";
 import { type HostForwarder, type HostIdentity, responseSink, socketSink } from "./host-forwarder.ts";
 
@@ -89,7 +89,8 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     for (const { project, space } of scope.spaces ?? []) {
       if (!project) continue;
       if (space === "*" || !space) {
-        for (const kept of options.spaces()) if (project === "*" || kept.project === project) namespaces.add(kept.namespace);
+        for (const kept of options.spaces())
+          if (project === "*" || kept.project === project) namespaces.add(kept.namespace);
       } else {
         const namespace = options.spaceNamespace(project, space);
         if (namespace) namespaces.add(namespace);
@@ -105,7 +106,11 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
   const admit = async (request: IncomingMessage): Promise<HostIdentity> => {
     const impersonation = sentImpersonation(request.headers);
     if (impersonation) {
-      throw new Refusal(403, "Forbidden", `the header ${impersonation} is not accepted: requests act as the token's user`);
+      throw new Refusal(
+        403,
+        "Forbidden",
+        `the header ${impersonation} is not accepted: requests act as the token's user`,
+      );
     }
     const bearer = bearerToken(request.headers.authorization);
     if (!bearer) throw new Refusal(401, "Unauthorized", "a direct cluster endpoint token is required");
@@ -138,7 +143,13 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     try {
       const identity = await admit(request);
       await options.forwarder.forward(
-        { method: request.method ?? "GET", path: request.url ?? "/", headers: request.headers, identity, body: request },
+        {
+          method: request.method ?? "GET",
+          path: request.url ?? "/",
+          headers: request.headers,
+          identity,
+          body: request,
+        },
         responseSink(response),
       );
     } catch (error) {
@@ -146,7 +157,10 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
       if (!(error instanceof Refusal)) logger?.error({ err: String(error) }, "direct endpoint request failed");
       if (response.headersSent) return void response.destroy();
       const body = statusBody(refusal);
-      response.writeHead(refusal.code, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      response.writeHead(refusal.code, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+      });
       response.end(body);
     }
   };

@@ -9,7 +9,11 @@ import { request as httpRequest } from "node:http";
 import { constants, type ServerHttp2Stream } from "node:http2";
 import { request as httpsRequest } from "node:https";
 import type { Duplex, Readable, Writable } from "node:stream";
-import { forwardableRequestHeader, forwardableResponseHeader, UPGRADED_HEADER } from "../http/tunnel/tunnel-protocol.ts";
+import {
+  forwardableRequestHeader,
+  forwardableResponseHeader,
+  UPGRADED_HEADER,
+} from "../http/tunnel/tunnel-protocol.ts";
 import type { KubeAccess } from "../virtualcluster/kube/kube-access.ts";
 
 export interface HostIdentity {
@@ -44,7 +48,9 @@ export interface AnswerSink {
 }
 
 const hasBody = (headers: IncomingHttpHeaders) =>
-  headers["content-length"] !== undefined ? headers["content-length"] !== "0" : headers["transfer-encoding"] !== undefined;
+  headers["content-length"] !== undefined
+    ? headers["content-length"] !== "0"
+    : headers["transfer-encoding"] !== undefined;
 
 function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};

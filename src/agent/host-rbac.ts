@@ -8,8 +8,8 @@
 //  - each virtual cluster it runs acts as `platform:virtualcluster:<namespace>:<name>`, bound in its own namespace
 //    to the synced kinds only.
 
-import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 import type { KubeObject } from "../apimachinery/types.ts";
+import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 
 export const AGENT_NAMESPACE = "virtualcluster-platform";
 export const AGENT_SERVICE_ACCOUNT = "virtualcluster-platform-agent";
@@ -52,9 +52,7 @@ const clusterRoleBinding = (name: string, role: string, subject: Record<string, 
 export function agentClusterRbac(): { roles: KubeObject[]; bindings: KubeObject[] } {
   return {
     roles: [
-      clusterRole(IMPERSONATOR_ROLE, [
-        { apiGroups: [""], resources: ["users", "groups"], verbs: ["impersonate"] },
-      ]),
+      clusterRole(IMPERSONATOR_ROLE, [{ apiGroups: [""], resources: ["users", "groups"], verbs: ["impersonate"] }]),
       clusterRole(AGENT_ROLE, [
         { apiGroups: [""], resources: ["namespaces"], verbs: [...READ, ...WRITE] },
         { apiGroups: [RBAC_GROUP], resources: ["rolebindings"], verbs: [...READ, ...WRITE] },

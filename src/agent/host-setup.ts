@@ -9,7 +9,13 @@ import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 import type { KubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
-import { AGENT_NAMESPACE, AGENT_SERVICE_ACCOUNT, agentClusterRbac, MANAGED_BY_AGENT, MANAGED_BY_LABEL } from "./host-rbac.ts";
+import {
+  AGENT_NAMESPACE,
+  AGENT_SERVICE_ACCOUNT,
+  agentClusterRbac,
+  MANAGED_BY_AGENT,
+  MANAGED_BY_LABEL,
+} from "./host-rbac.ts";
 
 /** A year: a long-running process outside a Pod keeps one token (rotate by connecting again). */
 export const AGENT_TOKEN_SECONDS = 365 * 24 * 3600;
@@ -53,12 +59,17 @@ export async function setUpHost(admin: KubeAccess): Promise<HostSetupResult> {
     await ensure(
       http,
       `/api/v1/namespaces/${AGENT_NAMESPACE}/serviceaccounts`,
-      { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: AGENT_SERVICE_ACCOUNT, namespace: AGENT_NAMESPACE, labels } },
+      {
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: AGENT_SERVICE_ACCOUNT, namespace: AGENT_NAMESPACE, labels },
+      },
       false,
     );
     const rbac = agentClusterRbac();
     for (const role of rbac.roles) await ensure(http, `/apis/${RBAC_GROUP}/v1/clusterroles`, role, true);
-    for (const binding of rbac.bindings) await ensure(http, `/apis/${RBAC_GROUP}/v1/clusterrolebindings`, binding, true);
+    for (const binding of rbac.bindings)
+      await ensure(http, `/apis/${RBAC_GROUP}/v1/clusterrolebindings`, binding, true);
     const answer = await http.request<{ status?: { token?: string } }>({
       method: "POST",
       path: `/api/v1/namespaces/${AGENT_NAMESPACE}/serviceaccounts/${AGENT_SERVICE_ACCOUNT}/token`,

@@ -88,7 +88,9 @@ export class PlatformKeys {
     }
     if (!this.#issuers.length) return;
     this.#verifier ??= this.#create();
-    await this.#verifier.refresh().catch((error) => this.#logger?.warn({ err: String(error) }, "fetching the platform's signing keys failed"));
+    await this.#verifier
+      .refresh()
+      .catch((error) => this.#logger?.warn({ err: String(error) }, "fetching the platform's signing keys failed"));
   }
 
   #create(): TokenVerifier {

@@ -17,8 +17,8 @@ import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 import type { VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
 import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
 import type { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
-import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
 import { RUNTIME_NODE_FLAGS, runtimeEnvironment } from "../virtualcluster/runtime-node-flags.ts";
+import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
 import { MANAGED_BY_AGENT, MANAGED_BY_LABEL, RUNTIME_ROLE, runtimeUser } from "./host-rbac.ts";
 
 export const RUNTIME_UID_LABEL = "management.platform.sh/virtualclusterinstance-uid";
@@ -296,7 +296,10 @@ export class Runtimes {
     await log.close();
     supervised.child = child;
     if (child.pid) await writeFile(paths.pid, `${child.pid}\n`, { mode: 0o600 });
-    this.#options.logger?.info({ virtualCluster: `${placement.project}/${placement.name}`, pid: child.pid }, "virtual cluster started");
+    this.#options.logger?.info(
+      { virtualCluster: `${placement.project}/${placement.name}`, pid: child.pid },
+      "virtual cluster started",
+    );
     const started = Date.now();
     child.once("exit", (code, signal) => {
       supervised.child = undefined;

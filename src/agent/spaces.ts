@@ -86,7 +86,8 @@ export class Spaces {
 
   /** The host namespace of a space, if it is kept here. */
   namespaceOf(project: string, space: string): string | undefined {
-    for (const [namespace, known] of this.#known) if (known.project === project && known.space === space) return namespace;
+    for (const [namespace, known] of this.#known)
+      if (known.project === project && known.space === space) return namespace;
     return undefined;
   }
 

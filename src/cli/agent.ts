@@ -16,8 +16,14 @@ interface AgentFlags extends LogFlags {
 
 export function agentCommand(): Command {
   const command = new Command("agent")
-    .description("Run a connected cluster's agent: its tunnel to the platform, spaces, virtual clusters, direct endpoint")
-    .option("--data-dir <dir>", "the agent's data directory (written by virtualcluster cluster connect)", DEFAULT_AGENT_DATA_DIR);
+    .description(
+      "Run a connected cluster's agent: its tunnel to the platform, spaces, virtual clusters, direct endpoint",
+    )
+    .option(
+      "--data-dir <dir>",
+      "the agent's data directory (written by virtualcluster cluster connect)",
+      DEFAULT_AGENT_DATA_DIR,
+    );
   return addLogOptions(command)
     .addHelpText(
       "after",

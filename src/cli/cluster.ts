@@ -105,7 +105,10 @@ export function clusterCommand(): Command {
     .command("connect")
     .description("Connect a host cluster to the platform you are logged in to, and start its agent")
     .argument("<name>", "name of the Cluster on the platform")
-    .requiredOption("--host-kubeconfig <file>", "an administrator's kubeconfig of the host cluster (used once, kept nowhere)")
+    .requiredOption(
+      "--host-kubeconfig <file>",
+      "an administrator's kubeconfig of the host cluster (used once, kept nowhere)",
+    )
     .option("--data-dir <dir>", "the agent's data directory (default: ~/.virtualcluster/agents/<name>)")
     .option("--display-name <name>", "name shown in the UI")
     .option(

@@ -309,8 +309,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     settings,
     async close() {
       await control?.close();
-      await server.close();
+      // The server waits for every connection; agents' tunnels (and what is proxied over them) end first.
+      const serverClosed = server.close();
       await connected.close();
+      await serverClosed;
       await audit.close();
       config.close();
       await leadership.stop();

@@ -269,13 +269,16 @@ export class PlatformConnection {
     wanted: { namespace: string; name: string; endpoint: string },
   ): Promise<InstanceObject> {
     const { namespace, name, endpoint } = wanted;
-    const spec = {
+    const spec: Record<string, unknown> = {
       external: true,
       clusterRef: { namespace: this.#options.namespace, virtualCluster: this.#options.name },
       template: { accessPoint: { ingress: { enabled: true, host: endpoint } } },
     };
     try {
       const current = await api.getInstance(namespace, name);
+      // An instance the platform placed on a connected cluster (its agent runs us) is not external.
+      const placed = (current?.spec?.clusterRef as { cluster?: string } | undefined)?.cluster;
+      if (placed && current?.spec?.external !== true) spec.external = current?.spec?.external;
       if (!current) {
         return await api.createInstance({
           apiVersion: `${PLATFORM_GROUP}/${PLATFORM_VERSION}`,

@@ -155,7 +155,10 @@ test("loadKubeAccess() sends a kubeconfig's impersonation (as, as-groups) itself
   const access = await loadKubeAccess({ file });
   const { headers } = await access.requestOptions();
   assert.equal((headers as Record<string, unknown>)["impersonate-user"], "platform:user:alice");
-  assert.deepEqual((headers as Record<string, unknown>)["impersonate-group"], ["platform:team:devs", "platform:team:ops"]);
+  assert.deepEqual((headers as Record<string, unknown>)["impersonate-group"], [
+    "platform:team:devs",
+    "platform:team:ops",
+  ]);
   assert.equal((headers as Record<string, unknown>).authorization, "Bearer t");
   access.close();
 });

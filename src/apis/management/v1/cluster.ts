@@ -22,6 +22,8 @@ export interface ClusterDefinitionOptions {
 /** Owner and access rules grant the cluster's use; the agent key is a credential nothing but its role bounds. */
 export const CLUSTER_AUTHORIZATION: AuthorizationFacts = {
   credentials: [{ subresource: "accesskey", verbs: ["create"], boundedBy: false }],
+  // Whoever may use a cluster sees it (its status says whether it is online and where its direct endpoint is).
+  impliedVerbs: { use: ["get", "watch"] },
   grants: [ownerField(), accessRulesField("spec.access")],
 };
 

@@ -8,6 +8,7 @@
 
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 
 export interface DirectEndpointSettings {
@@ -80,4 +81,25 @@ export async function writeAgentConfig(
   await writeFile(join(dataDir, AGENT_CONFIG_FILE), `${JSON.stringify(written.config, null, 2)}\n`, { mode: 0o600 });
   await writeFile(join(dataDir, ACCESS_KEY_FILE), `${written.accessKey}\n`, { mode: 0o600 });
   await writeFile(join(dataDir, HOST_KUBECONFIG_FILE), written.hostKubeconfig, { mode: 0o600 });
+}
+
+/** The host clients reach the direct endpoint at: the advertised one, else the listen address (this machine's name for a wildcard). */
+export function directEndpointHost(settings: Pick<DirectEndpointSettings, "host" | "advertise">): string {
+  if (settings.advertise) return settings.advertise.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+  return settings.host === "0.0.0.0" || settings.host === "::" ? hostname() : settings.host;
+}
+
+/** The agent's kubeconfig for its host: JSON (a kubeconfig like any other), so the agent never loads a YAML parser. */
+export function agentKubeconfig(options: { server: string; caPem?: string; token: string }): string {
+  const cluster: Record<string, string> = { server: options.server };
+  if (options.caPem) cluster["certificate-authority-data"] = Buffer.from(options.caPem).toString("base64");
+  const config = {
+    apiVersion: "v1",
+    kind: "Config",
+    clusters: [{ name: "host", cluster }],
+    users: [{ name: "virtualcluster-platform-agent", user: { token: options.token } }],
+    contexts: [{ name: "agent", context: { cluster: "host", user: "virtualcluster-platform-agent" } }],
+    "current-context": "agent",
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
 }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import type { AgentInfo } from "../http/tunnel/agent-api.ts";
+import { exposedGc, HeapCompactor } from "../virtualcluster/heap-compactor.ts";
 import { impersonating, loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
 import type { LoadedAgentConfig } from "./agent-config.ts";
@@ -61,7 +62,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       host: config.direct.host,
       port: config.direct.port,
       advertise: config.direct.advertise,
-      verifier: () => keys.verifier(),
+      verify: (token) => keys.verify(token),
       spaceNamespace: (project, space) => spaces.namespaceOf(project, space),
       spaces: () => spaces.all(),
       forwarder,
@@ -95,11 +96,16 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     logger,
   });
   tunnel.start();
+  // Start-up garbage, and each burst's, goes back to the system once the agent is quiet.
+  const gc = exposedGc();
+  const compactor = gc && new HeapCompactor({ gc, work: () => forwarder.forwarded });
+  compactor?.start();
 
   return {
     tunnel: () => tunnel.state(),
     directEndpoint: direct && { url: direct.url, caPem: direct.caPem },
     async close() {
+      compactor?.stop();
       await tunnel.close();
       await direct?.close();
       await runtimes.close();

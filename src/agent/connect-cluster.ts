@@ -5,14 +5,21 @@
 // agent key) and write the agent's data directory. Starting the agent is the CLI's part.
 
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { KubeObject } from "../apimachinery/types.ts";
-import { buildKubeconfig } from "../pki/kubeconfig.ts";
+import { ensureServingCertificates } from "../pki/tls.ts";
 import { loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { parseKubeconfig } from "../virtualcluster/kube/kubeconfig-file.ts";
 import { LifecycleError } from "../virtualcluster/lifecycle/lifecycle-error.ts";
 import { API_GROUP_PATH, type PlatformClient, PlatformError } from "../virtualcluster/lifecycle/platform-client.ts";
 import { type RunStep, runQuietly } from "../virtualcluster/lifecycle/run-step.ts";
-import { type AgentConfig, type DirectEndpointSettings, writeAgentConfig } from "./agent-config.ts";
+import {
+  type AgentConfig,
+  agentKubeconfig,
+  type DirectEndpointSettings,
+  directEndpointHost,
+  writeAgentConfig,
+} from "./agent-config.ts";
 import { setUpHost } from "./host-setup.ts";
 
 export interface ConnectClusterOptions {
@@ -91,13 +98,19 @@ export async function connectCluster(options: ConnectClusterOptions): Promise<Co
     insecure: login.insecure || undefined,
     direct: options.direct,
   };
-  const hostKubeconfig = buildKubeconfig({
-    name: `${name}-agent`,
+  const hostKubeconfig = agentKubeconfig({
     server: cluster.server,
-    certificateAuthorityPem: cluster.ca?.toString("utf8"),
-    user: { token: host.token },
-    userName: "virtualcluster-platform-agent",
+    caPem: cluster.ca?.toString("utf8"),
+    token: host.token,
   });
   await writeAgentConfig(options.dataDir, { config, accessKey: key.accessKey, hostKubeconfig });
+  if (options.direct) {
+    // The direct endpoint's CA and certificate, made here so the agent need not load the certificate library.
+    const advertised = directEndpointHost(options.direct);
+    await ensureServingCertificates({
+      dataDir: join(options.dataDir, "direct"),
+      hosts: [advertised, options.direct.host],
+    });
+  }
   return { kubernetesVersion: host.kubernetesVersion, existed, config };
 }

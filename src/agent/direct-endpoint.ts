@@ -7,9 +7,13 @@
 // What offline verification cannot know: a user disabled or whose tokens were revoked (tokenGeneration) on the
 // platform keeps reaching the direct endpoint until the token expires; tokens are short-lived for that reason.
 
+import { hash, X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
+import { isIP } from "node:net";
+import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import { hostGroupName, hostUserName } from "../apis/management/v1/host-identity.ts";
@@ -17,8 +21,8 @@ import { bearerToken } from "../auth/access-key-material.ts";
 import { parseRequestInfo } from "../http/request-info.ts";
 import { sentImpersonation } from "../http/tunnel/tunnel-protocol.ts";
 import { DISCOVERY_URLS } from "../identity/scope.ts";
-import type { TokenVerifier, VerifiedToken } from "../identity/token-verifier.ts";
-import { ensureServingCertificates } from "../pki/tls.ts";
+import type { VerifiedToken } from "../identity/token-verifier.ts";
+import { directEndpointHost } from "./agent-config.ts";
 import { type HostForwarder, type HostIdentity, responseSink, socketSink } from "./host-forwarder.ts";
 
 export interface DirectEndpointOptions {
@@ -29,7 +33,8 @@ export interface DirectEndpointOptions {
   port: number;
   /** host[:port] clients use, when not `host:port` (the serving certificate names it too). */
   advertise?: string;
-  verifier(): TokenVerifier | undefined;
+  /** Verifies a direct cluster endpoint token offline; throws when it is not valid (or keys are unknown yet). */
+  verify(token: string): Promise<VerifiedToken>;
   /** The host namespace of a space kept here. */
   spaceNamespace(project: string, space: string): string | undefined;
   /** Every space kept here, as project and namespace (scope.spaces with space "*"). */
@@ -42,6 +47,32 @@ export interface RunningDirectEndpoint {
   url: string;
   caPem: string;
   close(): Promise<void>;
+}
+
+const MAX_VERIFIED = 10_000;
+const RENEW_BEFORE_MS = 30 * 86_400_000;
+
+/**
+ * The endpoint's CA and serving certificate (<dir>/pki), which `cluster connect` made: read as they are while they
+ * name every host and are not close to expiry; otherwise made anew (the certificate library, a few tens of MB
+ * resident, loads only then).
+ */
+async function servingCertificates(
+  dir: string,
+  hosts: string[],
+): Promise<{ caPem: string; certPem: string; keyPem: string }> {
+  try {
+    const [caPem, certPem, keyPem] = await Promise.all(
+      ["ca.crt", "serving.crt", "serving.key"].map((file) => readFile(join(dir, "pki", file), "utf8")),
+    );
+    const cert = new X509Certificate(certPem);
+    const names = hosts.every((host) => (isIP(host) ? cert.checkIP(host) : cert.checkHost(host)) !== undefined);
+    if (names && Date.parse(cert.validTo) - Date.now() > RENEW_BEFORE_MS) return { caPem, certPem, keyPem };
+  } catch {
+    // missing or unreadable: make them
+  }
+  const { ensureServingCertificates } = await import("../pki/tls.ts");
+  return ensureServingCertificates({ dataDir: dir, hosts });
 }
 
 class Refusal extends Error {
@@ -70,9 +101,25 @@ const isDiscovery = (path: string) =>
 
 export async function startDirectEndpoint(options: DirectEndpointOptions): Promise<RunningDirectEndpoint> {
   const { cluster, logger } = options;
-  const advertised = options.advertise ?? `${options.host}:${options.port}`;
-  const advertisedHost = advertised.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
-  const tls = await ensureServingCertificates({ dataDir: options.dir, hosts: [advertisedHost, options.host] });
+  const advertisedHost = directEndpointHost(options);
+  const tls = await servingCertificates(options.dir, [advertisedHost, options.host]);
+
+  /** Tokens verified before, by digest (never the token), until each one's expiry: a signature is checked once. */
+  const seen = new Map<string, VerifiedToken>();
+  const verified = async (bearer: string): Promise<VerifiedToken> => {
+    const digest = hash("sha256", bearer, "base64url");
+    const known = seen.get(digest);
+    if (known && known.exp * 1000 > Date.now()) return known;
+    let token: VerifiedToken;
+    try {
+      token = await options.verify(bearer);
+    } catch (error) {
+      throw new Refusal(401, "Unauthorized", `invalid direct cluster endpoint token: ${(error as Error).message}`);
+    }
+    if (seen.size >= MAX_VERIFIED) seen.delete(seen.keys().next().value as string);
+    seen.set(digest, token);
+    return token;
+  };
 
   /** Namespaces a scoped token reaches on this cluster; undefined: all of it. */
   const reach = (token: VerifiedToken): Set<string> | undefined => {
@@ -114,14 +161,7 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     }
     const bearer = bearerToken(request.headers.authorization);
     if (!bearer) throw new Refusal(401, "Unauthorized", "a direct cluster endpoint token is required");
-    const verifier = options.verifier();
-    if (!verifier) throw new Refusal(503, "ServiceUnavailable", "the platform's signing keys are not known yet");
-    let token: VerifiedToken;
-    try {
-      token = await verifier.verify(bearer);
-    } catch (error) {
-      throw new Refusal(401, "Unauthorized", `invalid direct cluster endpoint token: ${(error as Error).message}`);
-    }
+    const token = await verified(bearer);
     const namespaces = reach(token);
     if (namespaces) {
       const [path] = (request.url ?? "/").split("?");
@@ -199,7 +239,7 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     server.listen(options.port, options.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `https://${options.advertise ?? `${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`}`;
+  const url = `https://${options.advertise ?? `${advertisedHost.includes(":") ? `[${advertisedHost}]` : advertisedHost}:${port}`}`;
   logger?.info({ url }, "direct endpoint listening");
   return {
     url,

@@ -77,6 +77,8 @@ function hostUnreachable(error: Error): string {
 export class HostForwarder {
   readonly #access: KubeAccess;
   readonly #base: URL;
+  /** Requests forwarded so far (the agent gives its spare heap back once this stops changing). */
+  forwarded = 0;
 
   constructor(access: KubeAccess) {
     this.#access = access;
@@ -85,6 +87,7 @@ export class HostForwarder {
 
   /** Forwards one call and pipes the answer into `sink`. */
   async forward(call: HostCall, sink: AnswerSink): Promise<void> {
+    this.forwarded++;
     const options = await this.#access.requestOptions();
     const headers: OutgoingHttpHeaders = {};
     for (const name of Object.keys(call.headers)) {
@@ -160,7 +163,8 @@ export function responseSink(response: ServerResponse): AnswerSink {
   return {
     respond: (status, headers) => {
       response.writeHead(status, headers);
-      response.flushHeaders();
+      // A stream (a watch) shows its head at once; a whole answer goes out in one write.
+      if (headers["content-length"] === undefined) response.flushHeaders();
     },
     switched: () => {
       throw new Error("a plain request does not switch protocols");

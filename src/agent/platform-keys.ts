@@ -3,13 +3,14 @@
 // <dir>/jwks.json so verification needs no platform at all — not even after an agent restart while the platform is
 // down — and the token issuers the platform told the agent (its tunnel's 101 carries the current one), kept in
 // <dir>/issuers.json: a platform whose address changed still has its earlier tokens accepted until they expire.
+// The verifier (and jose with it) loads with the first token: an agent nobody reaches directly never needs it.
 
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { createTokenVerifier, type TokenVerifier } from "../identity/token-verifier.ts";
+import type { TokenVerifier, VerifiedToken } from "../identity/token-verifier.ts";
 
 const MAX_ISSUERS = 8;
 const MAX_JWKS_BYTES = 1024 * 1024;
@@ -71,29 +72,35 @@ export class PlatformKeys {
     await mkdir(this.#dir, { recursive: true, mode: 0o700 });
     const issuers = join(this.#dir, "issuers.json");
     if (existsSync(issuers)) this.#issuers = JSON.parse(await readFile(issuers, "utf8")) as string[];
-    if (this.#issuers.length && existsSync(this.#jwksFile)) this.#verifier = this.#create();
   }
 
-  /** The verifier, once an issuer and keys are known. */
-  verifier(): TokenVerifier | undefined {
-    return this.#verifier;
+  /** Whether tokens can be verified: an issuer is known and so are keys (kept, or fetchable). */
+  ready(): boolean {
+    return this.#issuers.length > 0 && (this.#platform !== undefined || existsSync(this.#jwksFile));
   }
 
-  /** Connected to a platform that signs with `issuer`: fetch its keys now (they are then kept). */
+  /** Verifies a token offline; throws TokenVerificationError (or "not ready") when it is not valid. */
+  async verify(token: string): Promise<VerifiedToken> {
+    if (!this.ready()) throw new Error("the platform's signing keys are not known yet");
+    this.#verifier ??= await this.#create();
+    return this.#verifier.verify(token);
+  }
+
+  /** Connected to a platform that signs with `issuer`: fetch its keys now and keep them. */
   async connected(platform: PlatformAddress, issuer: string | undefined): Promise<void> {
     this.#platform = platform;
     if (issuer && !this.#issuers.includes(issuer)) {
       this.#issuers = [issuer, ...this.#issuers].slice(0, MAX_ISSUERS);
       await writeFile(join(this.#dir, "issuers.json"), `${JSON.stringify(this.#issuers)}\n`, { mode: 0o600 });
     }
-    if (!this.#issuers.length) return;
-    this.#verifier ??= this.#create();
-    await this.#verifier
-      .refresh()
-      .catch((error) => this.#logger?.warn({ err: String(error) }, "fetching the platform's signing keys failed"));
+    const refreshed = this.#verifier ? this.#verifier.refresh() : this.#fetch();
+    await refreshed.catch((error) =>
+      this.#logger?.warn({ err: String(error) }, "fetching the platform's signing keys failed"),
+    );
   }
 
-  #create(): TokenVerifier {
+  async #create(): Promise<TokenVerifier> {
+    const { createTokenVerifier } = await import("../identity/token-verifier.ts");
     return createTokenVerifier({
       issuers: () => this.#issuers,
       fetchJwks: () => this.#fetch(),

@@ -11,7 +11,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { parse, stringify } from "yaml";
 import type { KubeObject } from "../apimachinery/types.ts";
 import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 import type { VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
@@ -230,13 +229,14 @@ export class Runtimes {
 
   /** The agent's kubeconfig, acting as the runtime's own identity. */
   async #writeKubeconfig(placement: Placement): Promise<void> {
-    const config = parse(await readFile(this.#options.hostKubeconfig, "utf8")) as {
+    // The agent's kubeconfig is JSON (agentKubeconfig()).
+    const config = JSON.parse(await readFile(this.#options.hostKubeconfig, "utf8")) as {
       users?: { user?: Record<string, unknown> }[];
     };
     for (const entry of config.users ?? []) {
       if (entry.user) entry.user.as = runtimeUser(placement.hostNamespace, placement.name);
     }
-    await writeFile(this.#paths(placement.uid).kubeconfig, stringify(config), { mode: 0o600 });
+    await writeFile(this.#paths(placement.uid).kubeconfig, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   }
 
   // ---- processes ----------------------------------------------------------------------------------------------

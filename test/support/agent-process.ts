@@ -14,8 +14,13 @@ export interface AgentProcess {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startAgentProcess(dataDir: string, env: NodeJS.ProcessEnv = process.env): Promise<AgentProcess> {
-  const child = spawn(process.execPath, [MAIN, "agent", "--data-dir", dataDir], {
+export async function startAgentProcess(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  /** Another entry script (the installed dist/cli/main.js). */
+  main = MAIN,
+): Promise<AgentProcess> {
+  const child = spawn(process.execPath, [main, "agent", "--data-dir", dataDir], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...env, LOG_LEVEL: "info" },
   });

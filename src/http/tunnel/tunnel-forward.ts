@@ -78,8 +78,8 @@ export function forwardRequest(
     stream.once("response", (headers) => {
       status = Number(headers[":status"]) || 502;
       response.writeHead(status, responseHeaders(headers));
-      // Each chunk goes out as it comes: a watch event is not held back for more.
-      response.flushHeaders();
+      // A stream (a watch, a list without a length) shows its head at once; a whole answer goes out in one write.
+      if (headers["content-length"] === undefined) response.flushHeaders();
       stream.pipe(response);
     });
     stream.once("error", (error) => {

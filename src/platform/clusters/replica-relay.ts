@@ -78,7 +78,7 @@ function relayRequest(
           if (value !== undefined && !PER_CONNECTION.has(name)) headers[name] = value;
         }
         response.writeHead(answer.statusCode ?? 502, headers);
-        response.flushHeaders();
+        if (answer.headers["content-length"] === undefined) response.flushHeaders();
         answer.pipe(response);
         answer.once("end", () => resolve(answer.statusCode ?? 502));
       },

@@ -3,8 +3,21 @@
 // kubeconfig's own directory. Entries this reader does not handle itself are flagged for client-node.
 
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
-import { parse } from "yaml";
+
+/** A JSON kubeconfig (what the platform's tools write) is read without the YAML parser, which then never loads. */
+function parseDocument(source: string): unknown {
+  if (source.trimStart().startsWith("{")) {
+    try {
+      return JSON.parse(source);
+    } catch {
+      // YAML flow style also starts with "{": let the YAML parser say what is wrong
+    }
+  }
+  const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  return yaml.parse(source);
+}
 
 export interface ClusterEntry {
   server: string;
@@ -48,7 +61,7 @@ function named(list: unknown, name: unknown, field: string): Fields | undefined 
 export function parseKubeconfig(source: string, file: string): CurrentContext {
   let document: Fields;
   try {
-    document = (parse(source) ?? {}) as Fields;
+    document = (parseDocument(source) ?? {}) as Fields;
   } catch (error) {
     throw new Error(`cannot parse kubeconfig ${file}: ${(error as Error).message}`);
   }

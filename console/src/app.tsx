@@ -57,6 +57,7 @@ const SECTIONS: Section[] = [
   { path: "/users", title: "Users", show: (s) => s.canListUsers, load: () => import("./pages/users.tsx") },
   { path: "/teams", title: "Teams", show: (s) => s.canListUsers, load: () => import("./pages/teams.tsx") },
   { path: "/projects", title: "Projects", show: () => true, load: () => import("./pages/projects.tsx") },
+  { path: "/clusters", title: "Clusters", show: () => true, load: () => import("./pages/clusters.tsx") },
   { path: "/access-keys", title: "Access Keys", show: () => true, load: () => import("./pages/access-keys.tsx") },
   { path: "/config", title: "Config", show: (s) => s.canReadConfig, load: () => import("./pages/config.tsx") },
   { path: "/audit", title: "Audit", show: (s) => s.canListUsers, load: () => import("./pages/audit.tsx") },

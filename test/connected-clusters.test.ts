@@ -271,6 +271,50 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
       token: memberKey,
     });
     assert.equal(outside.status, 403, outside.body);
+    // A key of dev's scoped to the space reaches only its namespace, though dev may use the whole cluster.
+    await client.send("PATCH", `${MGMT}/projects/alpha`, {
+      token: admin,
+      body: {
+        spec: {
+          members: [
+            { name: "member", clusterRole: "edit" },
+            { name: "dev", clusterRole: "view" },
+          ],
+        },
+      },
+      contentType: "application/merge-patch+json",
+    });
+    const spaceOnly = { spaces: [{ project: "alpha", space: "alpha-dev" }] };
+    const spaceKey = await client.createKey(devKey, "dev-space-only", { scope: spaceOnly });
+    // The project's new member gets the space's view RoleBinding from the agent shortly.
+    await waitFor(
+      async () =>
+        (await client.send("GET", "/kubernetes/cluster/a/api/v1/namespaces/alpha-dev/configmaps", { token: spaceKey }))
+          .status === 200,
+      "dev's key scoped to the space reaches it",
+    );
+    const elsewhere = await client.send("GET", "/kubernetes/cluster/a/api/v1/namespaces/team-a/configmaps", {
+      token: spaceKey,
+    });
+    assert.equal(elsewhere.status, 403, elsewhere.body);
+    // The same at the direct endpoint, with a token scoped to the space.
+    const issued = await client.send("POST", `${MGMT}/directclusterendpointtokens`, {
+      token: devKey,
+      body: { apiVersion: V1, kind: "DirectClusterEndpointToken", spec: { ttl: 600, scope: spaceOnly } },
+    });
+    assert.equal(issued.status, 201, issued.body);
+    const endpoint = (await cluster("a")).status.directEndpoint;
+    const direct = new AuthClient(endpoint.url, endpoint.certificateAuthority);
+    try {
+      const token = issued.json().status.token;
+      const inside = await direct.send("GET", "/api/v1/namespaces/alpha-dev/configmaps", { token });
+      assert.equal(inside.status, 200, inside.body);
+      const outsideDirect = await direct.send("GET", "/api/v1/namespaces/team-a/configmaps", { token });
+      assert.equal(outsideDirect.status, 403, outsideDirect.body);
+      assert.match(outsideDirect.json().message, /reaches only the namespaces of its spaces/);
+    } finally {
+      direct.close();
+    }
     await waitFor(
       async () => (await cluster("a")).status?.spaces?.includes("alpha/alpha-dev"),
       "the cluster lists the space",
@@ -367,6 +411,30 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     assert.equal(left.json().items.length, 0, "the runtime key is revoked");
   });
 
+  it("a project being deleted waits for its spaces", async () => {
+    const created = await client.send("POST", `${MGMT}/namespaces/p-alpha/spaceinstances`, {
+      token: admin,
+      body: {
+        apiVersion: V1,
+        kind: "SpaceInstance",
+        metadata: { name: "last" },
+        spec: { clusterRef: { cluster: "a" } },
+      },
+    });
+    assert.equal(created.status, 201, created.body);
+    const project = () => client.send("GET", `${MGMT}/projects/alpha`, { token: admin });
+    assert.equal((await client.send("DELETE", `${MGMT}/projects/alpha`, { token: admin })).status, 200);
+    await waitFor(
+      async () =>
+        ((await project()).json().status?.conditions ?? []).some((condition: { message?: string }) =>
+          /waiting for 1 space in namespace "p-alpha"/.test(condition.message ?? ""),
+        ),
+      "the project says it waits for the space",
+    );
+    await client.send("DELETE", `${MGMT}/namespaces/p-alpha/spaceinstances/last`, { token: admin });
+    await waitFor(async () => (await project()).status === 404, "the project goes once its space is gone");
+  });
+
   it("offline after the agent is killed with SIGKILL, online again when it restarts", async () => {
     await agents.a.stop("SIGKILL");
     await waitFor(async () => (await cluster("a")).status?.online === false, "cluster a offline");
@@ -411,6 +479,39 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     assert.match(onB.json().message, /does not include cluster "b"/);
     assert.equal((await direct("a", "/api/v1/namespaces/team-a/configmaps", unscoped)).status, 403);
     assert.equal((await direct("a", "/api/v1/namespaces/team-a/configmaps", "not-a-token")).status, 401);
+
+    // Revoked on the platform (tokenGeneration raised): refused at the direct endpoint too, within seconds.
+    await client.createUser(admin, "carol");
+    const carolAccess = await client.send("PATCH", `${MGMT}/clusters/a`, {
+      token: admin,
+      body: {
+        spec: {
+          access: [
+            { verbs: ["use"], users: ["dev"] },
+            { verbs: ["use"], users: ["carol"] },
+          ],
+        },
+      },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(carolAccess.status, 200, carolAccess.body);
+    const carolToken = (
+      await client.send("POST", `${MGMT}/directclusterendpointtokens`, {
+        token: await client.createKey(admin, "carol-key", { user: "carol" }),
+        body: { apiVersion: V1, kind: "DirectClusterEndpointToken", spec: { scope: { clusters: [{ cluster: "a" }] } } },
+      })
+    ).json().status.token as string;
+    assert.equal((await direct("a", "/api/v1/namespaces/team-a/configmaps", carolToken)).status, 403, "host RBAC");
+    const raised = await client.send("PATCH", `${MGMT}/users/carol`, {
+      token: admin,
+      body: { spec: { tokenGeneration: 1 } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(raised.status, 200, raised.body);
+    await waitFor(
+      async () => (await direct("a", "/api/v1/namespaces/team-a/configmaps", carolToken)).status === 401,
+      "the revoked token is refused at the direct endpoint",
+    );
 
     await platform.stop();
     try {

@@ -18,6 +18,7 @@ import { AGENT_USER } from "./host-rbac.ts";
 import { PlatformKeys } from "./platform-keys.ts";
 import { type PlatformEndpoint, Runtimes } from "./runtimes.ts";
 import { Spaces } from "./spaces.ts";
+import { TokenReviews } from "./token-reviews.ts";
 import { TunnelClient, type TunnelState } from "./tunnel-client.ts";
 
 export interface AgentOptions extends LoadedAgentConfig {
@@ -54,6 +55,13 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const keys = new PlatformKeys(join(options.dataDir, "keys"), logger);
   await keys.load();
 
+  let connectedTo: string | undefined;
+  const reviews = new TokenReviews({
+    url: () => connectedTo,
+    caPem: config.caPem,
+    insecure: config.insecure === true,
+    accessKey: options.accessKey,
+  });
   let direct: RunningDirectEndpoint | undefined;
   if (config.direct) {
     direct = await startDirectEndpoint({
@@ -63,6 +71,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       port: config.direct.port,
       advertise: config.direct.advertise,
       verify: (token) => keys.verify(token),
+      refusal: (token) => reviews.refusal(token),
       spaceNamespace: (project, space) => spaces.namespaceOf(project, space),
       spaces: () => spaces.all(),
       forwarder,
@@ -90,6 +99,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     pingIntervalMs: options.pingIntervalMs,
     onStream: (stream, headers) => serveStream(stream, headers, { info, spaces, runtimes, forwarder, logger }),
     onConnected: (url, issuer) => {
+      connectedTo = url;
       platform = { host: new URL(url).host, caPem: config.caPem, insecure: config.insecure === true };
       void keys.connected({ url, caPem: config.caPem, insecure: config.insecure === true }, issuer);
     },

@@ -4,8 +4,9 @@
 // platform is down and across agent restarts): signature, issuer, audience and expiry, then its scope must reach
 // this cluster (scope.clusters naming it or "*") or a space on it (scope.spaces: only that space's namespace, and
 // discovery). The request then goes to the host as the token's user, impersonated (its teams as groups).
-// What offline verification cannot know: a user disabled or whose tokens were revoked (tokenGeneration) on the
-// platform keeps reaching the direct endpoint until the token expires; tokens are short-lived for that reason.
+// What offline verification cannot know (a user disabled, deleted, or whose tokens were revoked by raising its
+// tokenGeneration) the platform is asked for, once per token every few seconds (token-reviews.ts); while it cannot be
+// answered the offline verdict stands, so a token revoked then works until its expiry: tokens are short-lived.
 
 import { hash, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -35,6 +36,8 @@ export interface DirectEndpointOptions {
   advertise?: string;
   /** Verifies a direct cluster endpoint token offline; throws when it is not valid (or keys are unknown yet). */
   verify(token: string): Promise<VerifiedToken>;
+  /** Why the platform refuses a token that verified offline (revoked since), if it says so (token-reviews.ts). */
+  refusal?(token: string): Promise<string | undefined>;
   /** The host namespace of a space kept here. */
   spaceNamespace(project: string, space: string): string | undefined;
   /** Every space kept here, as project and namespace (scope.spaces with space "*"). */
@@ -162,6 +165,9 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     const bearer = bearerToken(request.headers.authorization);
     if (!bearer) throw new Refusal(401, "Unauthorized", "a direct cluster endpoint token is required");
     const token = await verified(bearer);
+    const refused = await options.refusal?.(bearer);
+    if (refused)
+      throw new Refusal(401, "Unauthorized", `the platform refused this direct cluster endpoint token: ${refused}`);
     const namespaces = reach(token);
     if (namespaces) {
       const [path] = (request.url ?? "/").split("?");

@@ -19,7 +19,11 @@ export interface TokenVerifierOptions {
   fetchJwks?: () => Promise<unknown>;
   /** The platform's base URL, as the iss claim carries it. Default: jwksUrl without "/.well-known/jwks.json". */
   issuer?: string;
-  /** Instead of issuer: the accepted iss values, read at each verification (they may change while running). */
+  /**
+   * Every issuer accepted, read at each verification; default: `issuer` alone. The key is what proves a token is the
+   * platform's; its issuer follows the platform's address (platformHost), so a platform whose address changed signs
+   * with the new one while tokens it signed before carry the old.
+   */
   issuers?: () => readonly string[];
   /** Default: the platform's direct cluster endpoint audience. */
   audience?: string;

@@ -291,9 +291,13 @@ export class ClusterWorkloads {
     if (answer.phase === "Pending") throw new NotYet();
   }
 
-  /** A new access key for the instance's runtime (earlier ones revoked); undefined when nobody owns the instance. */
+  /**
+   * A new access key for the instance's runtime (earlier ones revoked), owned by whoever the instance names as its
+   * runtime (spec.runtime, where instances are bound to their runtime) or else its owner; undefined when neither.
+   */
   async #runtimeKey(instance: VirtualClusterInstance, project: string): Promise<string | undefined> {
-    const owner = instance.spec?.owner;
+    const named = (instance.spec as { runtime?: { user?: string; team?: string } } | undefined)?.runtime;
+    const owner = named?.user || named?.team ? named : instance.spec?.owner;
     if (!owner?.user && !owner?.team) return undefined;
     const { name = "", uid = "" } = instance.metadata;
     await this.#revokeRuntimeKeys(uid);

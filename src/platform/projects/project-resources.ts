@@ -81,7 +81,12 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
   });
   const project = createProjectDefinition({
     namespacePrefix,
-    instances: { count: (namespace) => storage.count(resourcePrefix(instance, namespace)) },
+    // Spaces hold a project too: each is a namespace on a cluster that must go before the project does.
+    instances: {
+      count: async (namespace) =>
+        (await storage.count(resourcePrefix(instance, namespace))) +
+        (await storage.count(`/${GROUP}/spaceinstances/${namespace}/`)),
+    },
   });
 
   const index = new ProjectIndex();

@@ -15,7 +15,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { isIP } from "node:net";
 import { join } from "node:path";
-import type { Duplex } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import type { Logger } from "pino";
 import { hostGroupName, hostUserName } from "../apis/management/v1/host-identity.ts";
 import { bearerToken } from "../auth/access-key-material.ts";
@@ -24,7 +24,7 @@ import { sentImpersonation } from "../http/tunnel/tunnel-protocol.ts";
 import { DISCOVERY_URLS } from "../identity/scope.ts";
 import type { VerifiedToken } from "../identity/token-verifier.ts";
 import { directEndpointHost } from "./agent-config.ts";
-import { type HostForwarder, type HostIdentity, responseSink, socketSink } from "./host-forwarder.ts";
+import { type HostCall, type HostForwarder, type HostIdentity, responseSink, socketSink } from "./host-forwarder.ts";
 
 export interface DirectEndpointOptions {
   cluster: string;
@@ -185,22 +185,28 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     return { user: hostUserName("User", token.name), groups: (token.teams ?? []).map(hostGroupName) };
   };
 
+  /** The call to forward for an admitted request. */
+  const callOf = (request: IncomingMessage, identity: HostIdentity, body: Readable): HostCall => ({
+    method: request.method ?? "GET",
+    path: request.url ?? "/",
+    headers: request.headers,
+    identity,
+    body,
+  });
+
+  /** A refusal (or an unexpected failure, logged) as the Status to answer. */
+  const refusalOf = (error: unknown): Refusal => {
+    if (error instanceof Refusal) return error;
+    logger?.error({ err: String(error) }, "direct endpoint request failed");
+    return new Refusal(500, "InternalError", "internal error");
+  };
+
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     try {
       const identity = await admit(request);
-      await options.forwarder.forward(
-        {
-          method: request.method ?? "GET",
-          path: request.url ?? "/",
-          headers: request.headers,
-          identity,
-          body: request,
-        },
-        responseSink(response),
-      );
+      await options.forwarder.forward(callOf(request, identity, request), responseSink(response));
     } catch (error) {
-      const refusal = error instanceof Refusal ? error : new Refusal(500, "InternalError", "internal error");
-      if (!(error instanceof Refusal)) logger?.error({ err: String(error) }, "direct endpoint request failed");
+      const refusal = refusalOf(error);
       if (response.headersSent) return void response.destroy();
       const body = statusBody(refusal);
       response.writeHead(refusal.code, {
@@ -216,19 +222,13 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     try {
       const identity = await admit(request);
       if (head.length) socket.unshift(head);
+      const upgradeTo = request.headers.upgrade ?? "";
       await options.forwarder.forward(
-        {
-          method: request.method ?? "GET",
-          path: request.url ?? "/",
-          headers: request.headers,
-          identity,
-          body: socket,
-          upgrade: request.headers.upgrade,
-        },
-        socketSink(socket, request.headers.upgrade ?? ""),
+        { ...callOf(request, identity, socket), upgrade: upgradeTo },
+        socketSink(socket, upgradeTo),
       );
     } catch (error) {
-      const refusal = error instanceof Refusal ? error : new Refusal(500, "InternalError", "internal error");
+      const refusal = refusalOf(error);
       const body = statusBody(refusal);
       socket.end(
         `HTTP/1.1 ${refusal.code} ${refusal.reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

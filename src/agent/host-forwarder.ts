@@ -10,6 +10,7 @@ import { constants, type ServerHttp2Stream } from "node:http2";
 import { request as httpsRequest } from "node:https";
 import type { Duplex, Readable, Writable } from "node:stream";
 import {
+  filteredHeaders,
   forwardableRequestHeader,
   forwardableResponseHeader,
   UPGRADED_HEADER,
@@ -52,14 +53,8 @@ const hasBody = (headers: IncomingHttpHeaders) =>
     ? headers["content-length"] !== "0"
     : headers["transfer-encoding"] !== undefined;
 
-function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
-  for (const name of Object.keys(incoming)) {
-    const value = incoming[name];
-    if (value !== undefined && forwardableResponseHeader(name)) headers[name] = value;
-  }
-  return headers;
-}
+const responseHeaders = (incoming: IncomingHttpHeaders): OutgoingHttpHeaders =>
+  filteredHeaders(incoming, forwardableResponseHeader);
 
 /** The Status a client gets when the host cannot be reached. */
 function hostUnreachable(error: Error): string {
@@ -89,11 +84,7 @@ export class HostForwarder {
   async forward(call: HostCall, sink: AnswerSink): Promise<void> {
     this.forwarded++;
     const options = await this.#access.requestOptions();
-    const headers: OutgoingHttpHeaders = {};
-    for (const name of Object.keys(call.headers)) {
-      const value = call.headers[name];
-      if (value !== undefined && forwardableRequestHeader(name)) headers[name] = value;
-    }
+    const headers: OutgoingHttpHeaders = filteredHeaders(call.headers, forwardableRequestHeader);
     Object.assign(headers, options.headers);
     headers["impersonate-user"] = call.identity.user;
     if (call.identity.groups.length) headers["impersonate-group"] = call.identity.groups;

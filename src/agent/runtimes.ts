@@ -16,6 +16,7 @@ import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 import type { VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
 import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
 import type { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
+import { alive } from "../virtualcluster/lifecycle/local-runtime.ts";
 import { RUNTIME_NODE_FLAGS, runtimeEnvironment } from "../virtualcluster/runtime-node-flags.ts";
 import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
 import { MANAGED_BY_AGENT, MANAGED_BY_LABEL, RUNTIME_ROLE, runtimeUser } from "./host-rbac.ts";
@@ -61,15 +62,6 @@ interface Supervised {
 
 const notFound = (error: unknown) => error instanceof KubeApiError && error.code === 404;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export class Runtimes {
   readonly #options: RuntimesOptions;

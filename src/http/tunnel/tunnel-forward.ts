@@ -9,6 +9,7 @@ import { type ClientHttp2Session, type ClientHttp2Stream, constants } from "node
 import type { Duplex } from "node:stream";
 import { errors, type StatusError } from "../../apimachinery/errors.ts";
 import {
+  filteredHeaders,
   forwardableRequestHeader,
   forwardableResponseHeader,
   UPGRADE_HEADER,
@@ -25,22 +26,15 @@ export interface ForwardedRequest {
 
 function tunnelHeaders(forwarded: ForwardedRequest): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = { ":method": forwarded.request.method ?? "GET", ":path": forwarded.path };
-  const incoming = forwarded.request.headers;
-  for (const name of Object.keys(incoming)) {
-    const value = incoming[name];
-    if (value !== undefined && forwardableRequestHeader(name)) headers[name] = value;
-  }
-  return Object.assign(headers, forwarded.headers);
+  return Object.assign(
+    headers,
+    filteredHeaders(forwarded.request.headers, forwardableRequestHeader),
+    forwarded.headers,
+  );
 }
 
-function responseHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
-  for (const name of Object.keys(incoming)) {
-    const value = incoming[name];
-    if (value !== undefined && forwardableResponseHeader(name)) headers[name] = value;
-  }
-  return headers;
-}
+const responseHeaders = (incoming: IncomingHttpHeaders): OutgoingHttpHeaders =>
+  filteredHeaders(incoming, forwardableResponseHeader);
 
 const hasBody = (request: IncomingMessage) =>
   request.headers["content-length"] !== undefined

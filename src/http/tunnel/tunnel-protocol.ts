@@ -55,3 +55,16 @@ export function forwardableResponseHeader(name: string): boolean {
 export function sentImpersonation(headers: Record<string, unknown>): string | undefined {
   return Object.keys(headers).find((name) => name.startsWith("impersonate-"));
 }
+
+/** The headers of `incoming` that `keep` lets through (HTTP/2 pseudo-headers and per-connection ones never do). */
+export function filteredHeaders(
+  incoming: Record<string, string | string[] | undefined>,
+  keep: (name: string) => boolean,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const name of Object.keys(incoming)) {
+    const value = incoming[name];
+    if (value !== undefined && keep(name)) headers[name] = value;
+  }
+  return headers;
+}

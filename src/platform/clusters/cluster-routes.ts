@@ -107,40 +107,31 @@ export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
     return record && record.replica !== options.self() ? { record } : {};
   };
 
+  /** A proxied request, authorized: where it goes (this replica's tunnel or the holder's) and as what. */
+  const route = async (call: PassthroughCall) => {
+    const target = proxyTarget(call.url);
+    if (!target) throw errors.pathNotFound();
+    await authorizeClusterRequest(call, target.cluster, target.rest, spaces);
+    const { agent, record } = await locate(call, target.cluster);
+    if (!agent && !record) throw await unavailable(target.cluster);
+    const forwarded = agent && {
+      session: agent.session,
+      request: { path: PROXY_PREFIX + target.rest, request: call.request, headers: identityHeaders(call) },
+    };
+    return { forwarded, record };
+  };
+
   const proxy: PassthroughRoute = {
     matches: (url) => url.startsWith(CLUSTER_PROXY_PREFIX),
     async serve(call, response: ServerResponse) {
-      const target = proxyTarget(call.url);
-      if (!target) throw errors.pathNotFound();
-      await authorizeClusterRequest(call, target.cluster, target.rest, spaces);
-      const { agent, record } = await locate(call, target.cluster);
-      if (agent) {
-        const headers = identityHeaders(call);
-        return forwardRequest(
-          agent.session,
-          { path: PROXY_PREFIX + target.rest, request: call.request, headers },
-          response,
-        );
-      }
-      if (record) return relay.request(record, call.request, response);
-      throw await unavailable(target.cluster);
+      const { forwarded, record } = await route(call);
+      if (forwarded) return forwardRequest(forwarded.session, forwarded.request, response);
+      return relay.request(record!, call.request, response);
     },
     async upgrade(call, socket: Duplex, head: Buffer) {
-      const target = proxyTarget(call.url);
-      if (!target) throw errors.pathNotFound();
-      await authorizeClusterRequest(call, target.cluster, target.rest, spaces);
-      const { agent, record } = await locate(call, target.cluster);
-      if (agent) {
-        const headers = identityHeaders(call);
-        return forwardUpgrade(
-          agent.session,
-          { path: PROXY_PREFIX + target.rest, request: call.request, headers },
-          socket,
-          head,
-        );
-      }
-      if (record) return relay.upgrade(record, call.request, socket, head);
-      throw await unavailable(target.cluster);
+      const { forwarded, record } = await route(call);
+      if (forwarded) return forwardUpgrade(forwarded.session, forwarded.request, socket, head);
+      return relay.upgrade(record!, call.request, socket, head);
     },
   };
 

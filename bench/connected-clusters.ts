@@ -26,6 +26,7 @@ import { connectCluster } from "../src/agent/connect-cluster.ts";
 import { PlatformClient } from "../src/virtualcluster/lifecycle/platform-client.ts";
 import { type AgentProcess, startAgentProcess } from "../test/support/agent-process.ts";
 import { startClusterApiServerProcess } from "../test/support/cluster-apiserver-process.ts";
+import { collectGarbage } from "./lib/inspector.ts";
 import { type LoadResult, load } from "./lib/load.ts";
 import { startBenchPlatform } from "./lib/platform.ts";
 import { cpuTimeMs, memoryStatus } from "./lib/proc.ts";
@@ -256,6 +257,16 @@ try {
   for (const stop of stops) stop();
   writer.destroy();
   const memory = memoryStatus(agentPid);
+  // Quiet again: the agent gives its spare heap back after a few seconds without work (heap-compactor.ts).
+  let settled = memoryStatus(agentPid);
+  for (let look = 0; look < 15; look++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = memoryStatus(agentPid);
+    if (now.vmRssKiB >= settled.vmRssKiB && look >= 6) break;
+    settled = now;
+  }
+
+  const heap = await collectGarbage(agentPid);
 
   // Report.
   const baseline = best.host as Round;
@@ -291,7 +302,7 @@ try {
     `| added by the tunnel (same event, tunnel - host) | ${added.samples} | ${formatMs(added.p50)} | ${formatMs(added.p99)} | ${formatMs(added.max)} |`,
   );
   console.log(
-    `\nAgent memory: RSS idle (connected, before the runs) ${formatMiB(idleMemory.vmRssKiB)}; after the runs ${formatMiB(memory.vmRssKiB)}, peak ${formatMiB(memory.vmHwmKiB)}`,
+    `\nAgent memory: RSS idle (connected, before the runs) ${formatMiB(idleMemory.vmRssKiB)}; right after the runs ${formatMiB(memory.vmRssKiB)}, peak ${formatMiB(memory.vmHwmKiB)}; quiet again ${formatMiB(settled.vmRssKiB)}; V8 heap after a full collection ${heap ? `${formatMiB(heap.usedBytes / 1024)} used of ${formatMiB(heap.totalBytes / 1024)}` : "n/a"}`,
   );
 } finally {
   await agent?.stop();

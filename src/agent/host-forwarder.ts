@@ -72,7 +72,10 @@ function hostUnreachable(error: Error): string {
 export class HostForwarder {
   readonly #access: KubeAccess;
   readonly #base: URL;
-  /** Requests forwarded so far (the agent gives its spare heap back once this stops changing). */
+  /**
+   * Requests forwarded and answer chunks relayed so far: the agent gives its spare heap back (a full collection, a
+   * pause) only once this stops changing, so a busy watch is never paused for it.
+   */
   forwarded = 0;
 
   constructor(access: KubeAccess) {
@@ -101,6 +104,9 @@ export class HostForwarder {
     });
     out.once("response", (answer: IncomingMessage) => {
       sink.respond(answer.statusCode ?? 502, responseHeaders(answer.headers));
+      answer.on("data", () => {
+        this.forwarded++;
+      });
       answer.pipe(sink.body);
       answer.once("end", () => {
         done = true;

@@ -90,7 +90,10 @@ export function serveStream(stream: ServerHttp2Stream, headers: IncomingHttpHead
   const method = String(headers[":method"] ?? "GET");
   if (path.startsWith(`${PROXY_PREFIX}/`)) {
     const user = one(headers[USER_HEADER]);
-    if (!user) return answer(stream, 400, { message: "a proxied request names the user to act as" });
+    if (!user) {
+      answer(stream, 400, { message: "a proxied request names the user to act as" });
+      return;
+    }
     const group = one(headers[GROUP_HEADER]);
     const groups = group ? group.split(/,\s*/).filter(Boolean) : [];
     handlers.forwarder

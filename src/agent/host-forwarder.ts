@@ -133,7 +133,8 @@ export class HostForwarder {
       sink.respond(503, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
       sink.body.end(body);
     });
-    if (call.upgrade || hasBody(call.headers)) call.body.pipe(out);
+    // An upgrade sends no body: what the client sends goes over the switched connection once the host switched.
+    if (!call.upgrade && hasBody(call.headers)) call.body.pipe(out);
     else out.end();
   }
 }

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type AgentProcess, startAgentProcess } from "./support/agent-process.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { runCli } from "./support/cli-run.ts";
+import { assertCliFailure, runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
@@ -148,6 +148,21 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     const listed = await cli(adminEnv, ["platform", "get", "clusters"]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^b\s/m);
+  });
+
+  it("agent and cluster connect say what is wrong in one line", async () => {
+    assertCliFailure(
+      await cli(adminEnv, ["agent", "--data-dir", join(root, "nowhere")]),
+      /agent\.json does not exist: connect the cluster first \(virtualcluster cluster connect NAME/,
+    );
+    assertCliFailure(
+      await cli(adminEnv, ["cluster", "connect", "Bad_Name", "--host-kubeconfig", hosts.a.kubeconfig]),
+      /cluster name "Bad_Name" must be a DNS label/,
+    );
+    assertCliFailure(
+      await cli(adminEnv, ["cluster", "connect", "c", "--host-kubeconfig", join(root, "missing.kubeconfig")]),
+      /--host-kubeconfig .*missing\.kubeconfig: no such file/,
+    );
   });
 
   it("the agent's key opens only its own cluster's tunnel, and nothing else on the platform", async () => {

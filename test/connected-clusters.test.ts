@@ -465,6 +465,23 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     assert.equal(back.status, 200, back.body);
   });
 
+  it("disabling the agent's key ends its open tunnel: the cluster goes offline", async () => {
+    const keys = await client.send("GET", `${MGMT}/ownedaccesskeys?labelSelector=management.platform.sh/cluster=b`, {
+      token: admin,
+    });
+    assert.equal(keys.json().items.length, 1, "one agent key per cluster");
+    const name = keys.json().items[0].metadata.name;
+    const disabled = await client.send("PATCH", `${MGMT}/ownedaccesskeys/${name}`, {
+      token: admin,
+      body: { spec: { disabled: true } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(disabled.status, 200, disabled.body);
+    await waitFor(async () => (await cluster("b")).status?.online === false, "cluster b offline");
+    const reply = await client.send("GET", "/kubernetes/cluster/b/version", { token: admin });
+    assert.equal(reply.status, 503, reply.body);
+  });
+
   it("a direct endpoint token works at the agent, within its scope, also while the platform is stopped", async () => {
     const token = async (scope?: object) => {
       const reply = await client.send("POST", `${MGMT}/directclusterendpointtokens`, {

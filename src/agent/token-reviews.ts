@@ -53,10 +53,11 @@ function review(target: ReviewTarget, base: string, token: string): Promise<{ re
           if (text.length < 64 * 1024) text += chunk;
         });
         response.on("end", () => {
-          // 400/401: the platform does not take it (revoked, disabled, deleted); 2xx: it does; else no answer.
+          // 2xx: the platform takes the token; 400: it does not (revoked, disabled, deleted: the message says
+          // which). Anything else is about our own request (401: the agent's key itself) and says nothing.
           const status = response.statusCode ?? 0;
           if (status >= 200 && status < 300) return resolve({});
-          if (status !== 400 && status !== 401) return resolve(undefined);
+          if (status !== 400) return resolve(undefined);
           try {
             resolve({ refusal: (JSON.parse(text) as { message?: string }).message || "revoked" });
           } catch {

@@ -31,7 +31,10 @@ export function mayReviewCredentials(user: UserInfo): boolean {
   const principal = principalOf(user);
   if (!principal) return false;
   if (principal.roles.has(ADMIN_ROLE)) return true;
-  return (principal.key.scope?.roles ?? []).some((role) => role.role === SCOPE_ROLES.virtualCluster);
+  // Virtual clusters and connected clusters' agents check the credentials their users bring.
+  return (principal.key.scope?.roles ?? []).some(
+    (role) => role.role === SCOPE_ROLES.virtualCluster || role.role === SCOPE_ROLES.agent,
+  );
 }
 
 export function describeCaller(options: DescribeCallerOptions): DescribeCaller {

@@ -33,6 +33,7 @@ import { describeCaller } from "../identity/describe-caller.ts";
 import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
 import { platformImpersonation } from "../identity/impersonated-caller.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
+import { KEY_NOT_FOUND, keyProblem } from "../identity/key-validity.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
 import { OIDC_MOUNT } from "../identity/oidc-provider/platform-oidc-provider.ts";
 import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
@@ -106,6 +107,8 @@ export interface PlatformAuth {
   setServerHost(host: string): void;
   /** The iss of signed tokens: https://<platformHost, or the server's host:port>. */
   issuer(): string;
+  /** Why the stored key `name` (with this uid) would not authenticate now; undefined when it would. */
+  keyProblem(name: string, uid: string): string | undefined;
   close(): void;
 }
 
@@ -377,6 +380,11 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       serverHost = host;
     },
     issuer,
+    keyProblem(name, uid) {
+      const key = index.keyByName(name);
+      if (!key || key.uid !== uid) return KEY_NOT_FOUND;
+      return keyProblem(key, index, Date.now(), settings.current().auth);
+    },
     close() {
       sweeper.stop();
       signingKeys.close();

@@ -245,6 +245,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     registry,
     settings,
     issuer: () => auth.issuer(),
+    keyProblem: (name, uid) => auth.keyProblem(name, uid),
     self: () => ({ url: selfUrl, caPem: tls.caPem }),
     heartbeatMs: clusterHeartbeatMs,
     logger,

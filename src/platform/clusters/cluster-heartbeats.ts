@@ -3,7 +3,9 @@
 // versions, the direct endpoint, the spaces and virtual clusters on it, which tunnel is current) and publishes the
 // tunnel in the directory. An agent that does not answer a heartbeat loses its tunnel (it reconnects). When a tunnel
 // closes the cluster goes offline at once — unless a newer tunnel (here or on another replica) is current already.
-// Clusters whose replica died without saying so go offline through the liveness check (instance-liveness.ts).
+// Clusters whose replica died without saying so go offline through the liveness check (instance-liveness.ts). A
+// tunnel whose access key no longer authenticates (deleted, disabled, expired, revoked) is closed at the next
+// heartbeat: authentication happened when it opened, and a tunnel outlives no revocation by more than a heartbeat.
 
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
@@ -27,6 +29,8 @@ export interface ClusterHeartbeatsOptions {
   directory: TunnelDirectory;
   /** This replica, as status.connection.replica names it. */
   replica(): string;
+  /** Why an access key would not authenticate now (deleted, disabled, expired, revoked); undefined when it would. */
+  keyProblem(name: string, uid: string): string | undefined;
   intervalMs?: number;
   logger?: Logger;
 }
@@ -74,6 +78,15 @@ export class ClusterHeartbeats {
   /** One heartbeat of a connected agent: its info into the cluster's status. */
   async beat(agent: ConnectedAgent, connecting: boolean): Promise<void> {
     const { logger } = this.#options;
+    const revoked = agent.key && this.#options.keyProblem(agent.key.name, agent.key.uid);
+    if (revoked) {
+      logger?.info(
+        { cluster: agent.cluster, reason: revoked },
+        "the agent's access key no longer works; closing its tunnel",
+      );
+      agent.session.destroy();
+      return;
+    }
     let info: AgentInfo;
     try {
       const answer = await callAgent<AgentInfo>(agent.session, "GET", "/info", undefined, INFO_TIMEOUT_MS);

@@ -151,7 +151,8 @@ export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
       if (!(await clusterExists(cluster))) throw errors.notFound(CLUSTERS, cluster);
       const id = randomUUID();
       const session = await acceptTunnel(socket, head, { [ISSUER_HEADER]: options.issuer(), [TUNNEL_ID_HEADER]: id });
-      const agent = hub.add(cluster, session, id);
+      const key = principalOf(call.user)?.key;
+      const agent = hub.add(cluster, session, id, key && { name: key.name, uid: key.uid });
       logger?.info({ cluster, tunnel: id, remote: call.request.socket.remoteAddress }, "cluster agent connected");
       await agent.closed;
       logger?.info({ cluster, tunnel: id }, "cluster agent disconnected");

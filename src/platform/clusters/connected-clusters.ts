@@ -23,6 +23,8 @@ export interface ConnectedClustersOptions {
   settings: LiveSettings;
   /** The iss of direct cluster endpoint tokens. */
   issuer(): string;
+  /** Why an access key would not authenticate now; undefined when it would (the platform's auth). */
+  keyProblem(name: string, uid: string): string | undefined;
   /** This replica's base URL and serving CA, as other replicas and status reports name it (known once listening). */
   self(): { url: string; caPem?: string };
   /** How often a connected agent is asked for its info (default 30 s). */
@@ -56,6 +58,7 @@ export async function startConnectedClusters(options: ConnectedClustersOptions):
     hub,
     directory,
     replica: () => options.self().url,
+    keyProblem: options.keyProblem,
     intervalMs: heartbeatMs,
     logger,
   });

@@ -12,6 +12,8 @@ export interface ConnectedAgent {
   id: string;
   session: ClientHttp2Session;
   since: Date;
+  /** The access key the agent connected with (its object name and uid): revoking it ends the tunnel. */
+  key?: { name: string; uid: string };
   /** Resolves when the tunnel closed. */
   closed: Promise<void>;
 }
@@ -40,13 +42,19 @@ export class TunnelHub {
   }
 
   /** Takes a new tunnel; the cluster's previous one (if any) is closed. */
-  add(cluster: string, session: ClientHttp2Session, id: string = randomUUID()): ConnectedAgent {
+  add(
+    cluster: string,
+    session: ClientHttp2Session,
+    id: string = randomUUID(),
+    key?: { name: string; uid: string },
+  ): ConnectedAgent {
     let done: () => void = () => {};
     const agent: ConnectedAgent = {
       cluster,
       id,
       session,
       since: new Date(),
+      key,
       closed: new Promise((resolve) => {
         done = resolve;
       }),

@@ -20,6 +20,15 @@ function port(value: string): number {
   return n;
 }
 
+/** An https:// base URL without a trailing slash; anything else is refused naming the form. */
+function httpsBaseUrl(value: string): string {
+  const url = URL.parse(value);
+  if (url?.protocol !== "https:" || url.pathname !== "/" || url.search || url.hash) {
+    throw new InvalidArgumentError("expected https://host:port (no path)");
+  }
+  return value.replace(/\/+$/, "");
+}
+
 function seconds(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
@@ -30,6 +39,7 @@ function seconds(value: string): number {
 interface StartOptions extends InflightFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
   instanceOfflineAfterSeconds?: number;
   clusterHeartbeatSeconds?: number;
+  advertiseUrl?: string;
   dataDir: string;
   host: string;
   port: number;
@@ -81,6 +91,11 @@ export function addStartCommand(platform: Command): void {
       "--cluster-heartbeat-seconds <seconds>",
       "how often connected clusters' agents report (default 30); a cluster is offline after three missed",
       seconds,
+    )
+    .option(
+      "--advertise-url <url>",
+      "this replica's address as the other replicas reach it (https://host:port; default: the listen address)",
+      httpsBaseUrl,
     )
     .option(
       "--allow-insecure-permissions",
@@ -135,6 +150,7 @@ export function addStartCommand(platform: Command): void {
         instanceOfflineAfterMs:
           opts.instanceOfflineAfterSeconds === undefined ? undefined : opts.instanceOfflineAfterSeconds * 1000,
         clusterHeartbeatMs: opts.clusterHeartbeatSeconds ? opts.clusterHeartbeatSeconds * 1000 : undefined,
+        advertiseUrl: opts.advertiseUrl,
         limits: inflightLimits(opts),
         logger,
       });

@@ -60,6 +60,11 @@ export interface PlatformOptions {
   instanceOfflineAfterMs?: number;
   /** How often connected clusters' agents are asked for their info (default 30 s); offline after 3 missed. */
   clusterHeartbeatMs?: number;
+  /**
+   * This replica's address as the other replicas reach it (they relay connected clusters' requests to the replica
+   * holding the agent's tunnel); default: the address it listens on.
+   */
+  advertiseUrl?: string;
   host: string;
   port: number;
   tlsCertFile?: string;
@@ -296,7 +301,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     : await startControlSocket({ dataDir, storage, storeInfo: () => housekeeping.monitor.info(), logger });
 
   const url = serverUrl(options.host, server.port);
-  selfUrl = url;
+  selfUrl = options.advertiseUrl ?? url;
   auth.setServerHost(new URL(url).host);
   await writeAdminKubeconfig(dataDir, `${url}${API_PREFIX}`, tls.caPem);
 

@@ -7,7 +7,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import {
+  chromiumSkip,
+  launchChromium,
+  loginThroughConsole,
+  PAGE_WAIT_MS,
+  seriousViolations,
+} from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 
@@ -34,7 +40,7 @@ describe("clusters in the console", { skip: chromiumSkip, timeout: 180_000 }, ()
     browser = await launchChromium();
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.setDefaultTimeout(30_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     await page.goto(`${platform.url}/clusters`);
     const password = (await readFile(join(platform.dataDir, "admin-password"), "utf8")).trim();
     await loginThroughConsole(page, "admin", password);

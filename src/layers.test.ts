@@ -27,6 +27,7 @@ const LAYERS = [
   "platform",
   "cluster-apiserver",
   "virtualcluster",
+  "agent",
   "cli",
 ];
 

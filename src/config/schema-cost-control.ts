@@ -72,18 +72,23 @@ const pricesSchema: JsonMap = object(
   "Per-unit prices the Cost page multiplies usage by.",
 );
 
+/** The per-cluster settings: the Config's defaults for every connected cluster, and a Cluster's own overrides. */
+export function clusterCostControlSchema(description: string): JsonMap {
+  return object(
+    {
+      metrics: metricsSchema,
+      costEstimator: object({ replicas, resources: resourcesSchema }, "The cost estimator."),
+    },
+    description,
+  );
+}
+
 export const costControlSchema: JsonMap = object(
   {
     enabled: boolean("Enable the cost control dashboard and its metrics infrastructure."),
     prices: pricesSchema,
     global: object({ metrics: metricsSchema }, "Settings of the platform's own metrics."),
-    cluster: object(
-      {
-        metrics: metricsSchema,
-        costEstimator: object({ replicas, resources: resourcesSchema }, "The cost estimator."),
-      },
-      "Settings for all connected clusters, unless a Cluster overrides them.",
-    ),
+    cluster: clusterCostControlSchema("Settings for all connected clusters, unless a Cluster overrides them."),
   },
   "Cost control dashboard and metrics.",
 );

@@ -4,7 +4,8 @@
 //  - platform users, teams and key subjects are impersonated as `platform:user:<name>` (`platform:team:<team>`
 //    for each team, as groups): what they may do is whatever the host's RBAC grants those names;
 //  - its own work (spaces, the namespaces of the virtual clusters it runs) acts as `platform:agent`, which may
-//    manage namespaces and RoleBindings, and bind only the roles spaces and virtual clusters hand out;
+//    manage namespaces and RoleBindings, and bind only the roles spaces and virtual clusters hand out (among them
+//    SPACE_SECRETS_ROLE, bound to itself in each space: it writes Secrets only in the spaces it made);
 //  - each virtual cluster it runs acts as `platform:virtualcluster:<namespace>:<name>`, bound in its own namespace
 //    to the synced kinds only.
 
@@ -16,6 +17,8 @@ export const AGENT_SERVICE_ACCOUNT = "virtualcluster-platform-agent";
 export const IMPERSONATOR_ROLE = "virtualcluster-platform:agent-impersonator";
 export const AGENT_ROLE = "virtualcluster-platform:agent";
 export const RUNTIME_ROLE = "virtualcluster-platform:virtualcluster";
+/** Bound to the agent's own identity in each space it makes, and nowhere else: the project secrets it delivers. */
+export const SPACE_SECRETS_ROLE = "virtualcluster-platform:agent-space-secrets";
 /** The agent's own identity on the host (impersonated like every other). */
 export const AGENT_USER = "platform:agent";
 /** The project roles a space's RoleBindings use: the host's own admin, edit and view ClusterRoles. */
@@ -60,9 +63,10 @@ export function agentClusterRbac(): { roles: KubeObject[]; bindings: KubeObject[
           apiGroups: [RBAC_GROUP],
           resources: ["clusterroles"],
           verbs: ["bind"],
-          resourceNames: [...SPACE_ROLES, RUNTIME_ROLE],
+          resourceNames: [...SPACE_ROLES, RUNTIME_ROLE, SPACE_SECRETS_ROLE],
         },
       ]),
+      clusterRole(SPACE_SECRETS_ROLE, [{ apiGroups: [""], resources: ["secrets"], verbs: [...READ, ...WRITE] }]),
       clusterRole(RUNTIME_ROLE, [
         { apiGroups: [""], resources: ["services", "endpoints", "configmaps", "secrets"], verbs: [...READ, ...WRITE] },
         { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },

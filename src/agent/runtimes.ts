@@ -4,7 +4,8 @@
 // identity to the synced kinds in that namespace, a kubeconfig acting as that identity, and the dedicated access key
 // the platform made for it (asked for with needsKey when the agent has none). A runtime that exits is started again
 // after a growing pause. Deleting stops it, deletes its namespace and forgets its files. What runs is written in
-// <data-dir>/virtualclusters/<uid>/ (0700), so a restarted agent starts the same runtimes again.
+// <data-dir>/virtualclusters/<uid>/ (0700), so a restarted agent starts the same runtimes again. Once a runtime
+// runs, the project secrets delivered to it are written through its API as its admin (delivered-secrets.ts).
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,12 +14,15 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { KubeObject } from "../apimachinery/types.ts";
 import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
-import type { VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
+import { CLUSTER_ADMIN_KUBECONFIG } from "../cluster-apiserver/cluster-api-server.ts";
+import type { DeliveredSecret, VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
+import { loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
-import type { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
+import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
 import { alive } from "../virtualcluster/lifecycle/local-runtime.ts";
 import { RUNTIME_NODE_FLAGS, runtimeEnvironment } from "../virtualcluster/runtime-node-flags.ts";
 import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
+import { syncDeliveredSecrets } from "./delivered-secrets.ts";
 import { MANAGED_BY_AGENT, MANAGED_BY_LABEL, RUNTIME_ROLE, runtimeUser } from "./host-rbac.ts";
 
 export const RUNTIME_UID_LABEL = "management.platform.sh/virtualclusterinstance-uid";
@@ -123,9 +127,20 @@ export class Runtimes {
     if (!running) this.#supervise(placement);
     else if (request.accessKey) running.child?.kill("SIGTERM"); // a new key: restart with it
     const status = readRuntimeStatus(paths.data);
-    return status?.url
-      ? { phase: "Ready", message: `running at ${status.url}` }
-      : { phase: "Pending", message: "the runtime is starting" };
+    if (!status?.url) return { phase: "Pending", message: "the runtime is starting" };
+    const problems = await this.#secrets(paths.data, request.secrets ?? []);
+    return { phase: "Ready", message: [`running at ${status.url}`, ...problems].join("; ") };
+  }
+
+  /** The project secrets the virtual cluster receives, written through its own API as its admin. */
+  async #secrets(data: string, secrets: DeliveredSecret[]): Promise<string[]> {
+    const access = await loadKubeAccess({ file: join(data, CLUSTER_ADMIN_KUBECONFIG) });
+    const http = new KubeHttp(access, { userAgent: "virtualcluster-agent" });
+    try {
+      return await syncDeliveredSecrets(http, secrets, { createNamespaces: true });
+    } finally {
+      http.close();
+    }
   }
 
   async delete(uid: string): Promise<WorkloadState> {

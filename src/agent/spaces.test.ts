@@ -69,9 +69,9 @@ describe("Spaces", () => {
       path: "/api/v1/namespaces/space-one",
     });
     assert.equal(namespace.metadata.labels[SPACE_UID_LABEL], "uid-1");
-    assert.deepEqual(await bindings("space-one"), ["platform-edit"]);
+    assert.deepEqual(await bindings("space-one"), ["platform-agent-secrets", "platform-edit"]);
     await spaces.put("space-one", request([{ kind: "User", name: "a", role: "view" }]));
-    assert.deepEqual(await bindings("space-one"), ["platform-view"], "the edit binding went");
+    assert.deepEqual(await bindings("space-one"), ["platform-agent-secrets", "platform-view"], "the edit binding went");
     assert.deepEqual(spaces.names(), ["p/s"]);
     assert.equal(spaces.namespaceOf("p", "s"), "space-one");
   });

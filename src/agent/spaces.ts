@@ -10,12 +10,14 @@ import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 import type { SpaceMember, SpaceRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
 import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
 import type { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
-import { MANAGED_BY_AGENT, MANAGED_BY_LABEL, SPACE_ROLES } from "./host-rbac.ts";
+import { syncDeliveredSecrets } from "./delivered-secrets.ts";
+import { AGENT_USER, MANAGED_BY_AGENT, MANAGED_BY_LABEL, SPACE_ROLES, SPACE_SECRETS_ROLE } from "./host-rbac.ts";
 
 export const SPACE_UID_LABEL = "management.platform.sh/space-uid";
 export const SPACE_PROJECT_LABEL = "management.platform.sh/project";
 export const SPACE_NAME_LABEL = "management.platform.sh/space";
 const BINDING_PREFIX = "platform-";
+const SECRETS_BINDING = "platform-agent-secrets";
 
 export interface KnownSpace {
   project: string;
@@ -46,6 +48,17 @@ export function spaceRoleBindings(namespace: string, members: readonly SpaceMemb
       },
     ];
   });
+}
+
+/** The agent's own RoleBinding in a space: the Secrets of the project secrets it delivers there. */
+export function agentSecretsBinding(namespace: string): KubeObject {
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: "RoleBinding",
+    metadata: { name: SECRETS_BINDING, namespace, labels: { [MANAGED_BY_LABEL]: MANAGED_BY_AGENT } },
+    roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: SPACE_SECRETS_ROLE },
+    subjects: [{ apiGroup: RBAC_GROUP, kind: "User", name: AGENT_USER }],
+  };
 }
 
 export class Spaces {
@@ -116,8 +129,22 @@ export class Spaces {
       });
     }
     this.#known.set(namespace, { project: request.project, space: request.space, uid: request.uid });
-    await this.#bindings(namespace, spaceRoleBindings(namespace, request.members));
-    return { phase: "Ready" };
+    await this.#bindings(namespace, [...spaceRoleBindings(namespace, request.members), agentSecretsBinding(namespace)]);
+    return await this.#secrets(namespace, request);
+  }
+
+  /** The project secrets the space receives; Pending while the host does not yet let the agent write them. */
+  async #secrets(namespace: string, request: SpaceRequest): Promise<WorkloadState> {
+    try {
+      const problems = await syncDeliveredSecrets(this.#http, request.secrets ?? [], { namespace });
+      return problems.length ? { phase: "Ready", message: problems.join("; ") } : { phase: "Ready" };
+    } catch (error) {
+      if (!(error instanceof KubeApiError) || error.code !== 403) throw error;
+      return {
+        phase: "Pending",
+        message: `the host does not let the agent write Secrets in "${namespace}" yet (run \`virtualcluster cluster connect\` again if this stays: it adds the role ${SPACE_SECRETS_ROLE})`,
+      };
+    }
   }
 
   async delete(namespace: string, uid: string): Promise<WorkloadState> {

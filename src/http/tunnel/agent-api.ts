@@ -29,12 +29,25 @@ export interface SpaceMember {
   role: string;
 }
 
+/** A project secret as the platform delivers it (ProjectSecret spec.deliverTo): a Kubernetes Secret to keep. */
+export interface DeliveredSecret {
+  /** The ProjectSecret's name (the Secret is labelled with it). */
+  projectSecret: string;
+  /** The Secret's name, and its namespace (a virtual cluster's; a space's Secret goes into the space). */
+  name: string;
+  namespace?: string;
+  /** Key to base64 value, as in a core/v1 Secret. */
+  data: Record<string, string>;
+}
+
 export interface SpaceRequest {
   project: string;
   space: string;
   /** The SpaceInstance's uid: the namespace is labelled with it and never taken from another space. */
   uid: string;
   members: SpaceMember[];
+  /** Project secrets the space receives; the agent removes those it made that are no longer listed. */
+  secrets?: DeliveredSecret[];
 }
 
 export interface VirtualClusterRequest {
@@ -46,6 +59,8 @@ export interface VirtualClusterRequest {
   hostNamespace: string;
   /** The dedicated access key, sent only when the agent asked for one (needsKey). */
   accessKey?: string;
+  /** Project secrets the virtual cluster receives, written through its own API once it runs. */
+  secrets?: DeliveredSecret[];
 }
 
 export interface WorkloadState {

@@ -5,9 +5,11 @@
 //  - a virtual cluster placed on the cluster (spec.clusterRef.cluster, not external): the agent runs this project's
 //    runtime for it with a dedicated access key the platform makes (owned by the instance's owner, scoped to the
 //    role virtualcluster of this one instance); deleting the instance stops it, removes its namespace, revokes the
-//    key and then releases the finalizer.
+//    key and then releases the finalizer;
+//  - the project secrets delivered to a space or a virtual cluster (ProjectSecret spec.deliverTo), sent with the
+//    space's or instance's request: the agent keeps them as Kubernetes Secrets there and removes those no longer sent.
 // Objects are followed through a StoreInformer (spaces, instances, projects: a project's members feed its spaces'
-// RoleBindings); each object is worked on one task at a time, retried with backoff until it is where it should be,
+// RoleBindings; a project secret's deliverTo feeds the Secrets of the spaces and instances it names); each object is worked on one task at a time, retried with backoff until it is where it should be,
 // and everything on a cluster is looked at again when its agent connects and every resync interval.
 
 import type { Logger } from "pino";
@@ -18,6 +20,7 @@ import { SCOPE_ROLES } from "../../apis/management/v1/ownedaccesskey-schema.ts";
 import { projectOfNamespace } from "../../apis/management/v1/project.ts";
 import { CLUSTER_AGENT_FINALIZER } from "../../apis/management/v1/project-placement.ts";
 import type { Project } from "../../apis/management/v1/project-schema.ts";
+import { deliveriesTo, type ProjectSecret } from "../../apis/management/v1/projectsecret.ts";
 import { type SpaceInstance, spaceNamespace } from "../../apis/management/v1/spaceinstance.ts";
 import {
   placedNamespace,
@@ -28,6 +31,7 @@ import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import {
   callAgent,
+  type DeliveredSecret,
   type SpaceMember,
   type SpaceRequest,
   type VirtualClusterRequest,
@@ -44,6 +48,7 @@ const MANAGER = "virtualcluster-platform-cluster-workloads";
 const SPACES = `/${GROUP}/spaceinstances/`;
 const INSTANCES = `/${GROUP}/virtualclusterinstances/`;
 const PROJECTS = `/${GROUP}/projects/`;
+const PROJECT_SECRETS = `/${GROUP}/projectsecrets/`;
 /** On a virtual cluster's runtime key: the instance's uid (the key is revoked with the instance). */
 export const RUNTIME_KEY_LABEL = "management.platform.sh/runtime-of";
 const AGENT_TIMEOUT_MS = 30_000;
@@ -83,7 +88,7 @@ export class ClusterWorkloads {
   #resync?: NodeJS.Timeout;
   #unlisten?: () => void;
   #stopped = false;
-  readonly prefixes = [SPACES, INSTANCES, PROJECTS];
+  readonly prefixes = [SPACES, INSTANCES, PROJECTS, PROJECT_SECRETS];
 
   constructor(options: ClusterWorkloadsOptions) {
     this.#options = options;
@@ -121,6 +126,11 @@ export class ClusterWorkloads {
   }
 
   #seen(record: StoredRecord, deleted: boolean): void {
+    if (record.key.startsWith(PROJECT_SECRETS)) {
+      // Any change may add, change or withdraw a delivery: the namespace's spaces and instances are sent again.
+      this.#namespaceChanged(record.key.slice(PROJECT_SECRETS.length).split("/")[0] ?? "");
+      return;
+    }
     const object = JSON.parse(record.value) as KubeObject;
     const { namespace = "", name = "" } = object.metadata;
     if (record.key.startsWith(PROJECTS)) {
@@ -148,6 +158,10 @@ export class ClusterWorkloads {
     for (const [key, tracked] of this.#tracked) {
       if (tracked.kind === "space" && projectOfNamespace(prefix, tracked.namespace) === project) this.#schedule(key);
     }
+  }
+
+  #namespaceChanged(namespace: string): void {
+    for (const [key, tracked] of this.#tracked) if (tracked.namespace === namespace) this.#schedule(key);
   }
 
   #all(cluster: string): void {
@@ -212,6 +226,7 @@ export class ClusterWorkloads {
       space: space.metadata.name ?? "",
       uid: space.metadata.uid ?? "",
       members: await this.#members(project),
+      secrets: await this.#deliveredSecrets(tracked.namespace, { space: tracked.name }),
     };
     const answer = await this.#call(agent, "PUT", path, request);
     await this.#report(spaces, space, {
@@ -241,6 +256,30 @@ export class ClusterWorkloads {
     return members;
   }
 
+  /** The project secrets of the namespace whose deliverTo names this space or instance. */
+  async #deliveredSecrets(
+    namespace: string,
+    target: { space: string } | { virtualClusterInstance: string },
+  ): Promise<DeliveredSecret[]> {
+    const list = await this.#store("projectsecrets").list(context(), { namespace });
+    const all = (list.items as ProjectSecret[]).flatMap((secret) =>
+      deliveriesTo(secret, target).map((delivery) => ({
+        projectSecret: secret.metadata.name ?? "",
+        name: delivery.secretName || (secret.metadata.name ?? ""),
+        namespace: "space" in target ? undefined : delivery.namespace || "default",
+        data: secret.spec?.data ?? {},
+      })),
+    );
+    // Two project secrets naming the same Secret: the first by name (the list's order) has it, every time.
+    const seen = new Set<string>();
+    return all.filter((secret) => {
+      const at = `${secret.namespace ?? ""}/${secret.name}`;
+      if (seen.has(at)) return false;
+      seen.add(at);
+      return true;
+    });
+  }
+
   // ---- virtual clusters ---------------------------------------------------------------------------------------
 
   async #instance(tracked: Tracked, agent: ConnectedAgent): Promise<void> {
@@ -262,6 +301,7 @@ export class ClusterWorkloads {
       name: tracked.name,
       instanceNamespace: tracked.namespace,
       hostNamespace: placedNamespace(instance),
+      secrets: await this.#deliveredSecrets(tracked.namespace, { virtualClusterInstance: tracked.name }),
     };
     let answer = await this.#call(agent, "PUT", path, request);
     if (answer.needsKey) {

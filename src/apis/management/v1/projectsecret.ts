@@ -128,6 +128,18 @@ function validateSpec(spec: ProjectSecretSpec | undefined): FieldError[] {
   return errs;
 }
 
+/** The deliveries of a secret to one space or virtual cluster instance of its project. */
+export function deliveriesTo(
+  secret: ProjectSecret,
+  target: { space: string } | { virtualClusterInstance: string },
+): SecretDelivery[] {
+  return (secret.spec?.deliverTo ?? []).filter((delivery) =>
+    "space" in target
+      ? delivery.space === target.space
+      : delivery.virtualClusterInstance === target.virtualClusterInstance,
+  );
+}
+
 /** stringData into data, as the API server does for a core/v1 Secret. */
 function mergeStringData(secret: ProjectSecret): void {
   const spec = secret.spec;

@@ -1,5 +1,6 @@
 // A small line chart as SVG (no chart library: the bundle stays small and the CSP needs no inline styles): one line
-// per series over a shared time axis, with the largest value and the range's ends as labels, and a legend.
+// per series over the chosen range (a series with one sample shows as a dot), with the largest value and the
+// range's ends as labels, and a legend.
 
 const COLORS = ["#0066cc", "#c9190b", "#3e8635", "#f0ab00", "#6753ac", "#009596", "#8f4700", "#151515"];
 
@@ -13,9 +14,14 @@ export function LineChart({
   title,
   series,
   unit,
+  from,
+  to,
 }: {
   title: string;
   series: ChartSeries[];
+  /** The range drawn, in unix seconds (default: the samples' own). */
+  from?: number;
+  to?: number;
   /** Formats a value for the axis label. */
   unit: (value: number) => string;
 }) {
@@ -23,9 +29,12 @@ export function LineChart({
   const height = 200;
   const all = series.flatMap((s) => s.points);
   if (all.length === 0) return <p className="vcp-chart-empty">No samples in this range yet.</p>;
-  const t0 = Math.min(...all.map((p) => p[0]));
-  const t1 = Math.max(...all.map((p) => p[0]), t0 + 1);
+  const t0 = from ?? Math.min(...all.map((p) => p[0]));
+  const t1 = Math.max(to ?? Math.max(...all.map((p) => p[0])), t0 + 1);
   const max = Math.max(...all.map((p) => p[1]), Number.MIN_VALUE);
+  // Ranges over a day name the date too.
+  const when = (t: number) =>
+    t1 - t0 > 86_400 ? new Date(t * 1000).toLocaleString() : new Date(t * 1000).toLocaleTimeString();
   const x = (t: number) => 40 + ((t - t0) / (t1 - t0)) * (width - 50);
   const y = (v: number) => height - 20 - (v / max) * (height - 40);
   return (
@@ -38,10 +47,10 @@ export function LineChart({
           {unit(max)}
         </text>
         <text x={40} y={height - 4} fontSize={11}>
-          {new Date(t0 * 1000).toLocaleTimeString()}
+          {when(t0)}
         </text>
         <text x={width - 10} y={height - 4} fontSize={11} textAnchor="end">
-          {new Date(t1 * 1000).toLocaleTimeString()}
+          {when(t1)}
         </text>
         {series.map((s, i) => (
           <polyline
@@ -54,6 +63,17 @@ export function LineChart({
             <title>{s.name}</title>
           </polyline>
         ))}
+        {series
+          .filter((s) => s.points.length === 1)
+          .map((s) => (
+            <circle
+              key={`${s.name}-dot`}
+              cx={x(s.points[0][0]).toFixed(1)}
+              cy={y(s.points[0][1]).toFixed(1)}
+              r={3}
+              fill={COLORS[series.indexOf(s) % COLORS.length]}
+            />
+          ))}
       </svg>
       <ul className="vcp-chart-legend">
         {series.map((s, i) => (

@@ -86,7 +86,7 @@ export default function CostPage() {
       {error ? <ErrorAlert error={error} title="The cost report is not available" /> : null}
       {!report && !error ? <Loading what="the cost report" /> : null}
       {report && (
-        <div data-testid="cost-report" data-start={report.start} data-end={report.end}>
+        <div data-testid="cost-report" data-start={report.start} data-end={report.end} data-range={range}>
           <Alert
             isInline
             variant="info"
@@ -124,11 +124,15 @@ export default function CostPage() {
           <LineChart
             title="CPU cores"
             unit={(v) => `${v.toFixed(2)} cores`}
+            from={Date.parse(report.start) / 1000}
+            to={Date.parse(report.end) / 1000}
             series={report.series.cpu.map((s) => ({ name: who(s), points: s.points }))}
           />
           <LineChart
             title="Resident memory"
             unit={(v) => `${(v / 1024 ** 3).toFixed(2)} GiB`}
+            from={Date.parse(report.start) / 1000}
+            to={Date.parse(report.end) / 1000}
             series={report.series.memory.map((s) => ({ name: who(s), points: s.points }))}
           />
           <details>

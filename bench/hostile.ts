@@ -220,7 +220,7 @@ try {
       apiVersion: GROUP_VERSION,
       kind: "OwnedAccessKey",
       metadata: { name: "bob-key" },
-      spec: { user: "bob" },
+      spec: { user: "bob", displayName: "bob (hostile bench)" },
     },
   );
   const bob = new ApiClient(platform.url, keyReply.spec.key, platform.caPem);

@@ -381,7 +381,7 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     assert.equal(created.json().spec.clusterRef.namespace, "p-alpha-v-vc1");
     const instance = () =>
       client.send("GET", `${MGMT}/namespaces/p-alpha/virtualclusterinstances/vc1`, { token: admin });
-    await waitFor(async () => (await instance()).json().status?.online === true, "the virtual cluster is online", 90);
+    await waitFor(async () => (await instance()).json().status?.online === true, "the virtual cluster is online");
     assert.equal((await instance()).json().spec.external, undefined, "still the platform's, not external");
     const kubeconfig = await client.send("POST", `${MGMT}/namespaces/p-alpha/virtualclusterinstances/vc1/kubeconfig`, {
       token: admin,
@@ -399,7 +399,6 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
           "web-x-default-x-vc1",
         ),
       "the Service is synced into the host namespace",
-      60,
     );
     const keys = await client.send(
       "GET",
@@ -414,7 +413,7 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
       token: admin,
     });
     assert.equal(deleted.status, 200, deleted.body);
-    await waitFor(async () => (await instance()).status === 404, "the instance is gone once its agent removed it", 60);
+    await waitFor(async () => (await instance()).status === 404, "the instance is gone once its agent removed it");
     assert.notEqual((await host.run(["get", "namespace", "p-alpha-v-vc1"])).code, 0, "its host namespace is gone");
     const left = await client.send(
       "GET",

@@ -162,7 +162,7 @@ describe("README: Connect a cluster", { skip: kubectlSkip, timeout: 300_000 }, (
 
   it("deletes the space and the virtual cluster, and stops the agent and the servers", async () => {
     writeFileSync(resume, "");
-    await waitFor(async () => exitCode !== undefined, "the last block", 120);
+    await waitFor(async () => exitCode !== undefined, "the last block");
     assert.equal(exitCode, 0, output);
     assert.match(output, /spaceinstance\.management\.platform\.sh "team-space" deleted/);
   });

@@ -11,6 +11,7 @@
 
 import type { KubeObject } from "../apimachinery/types.ts";
 import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
+import { RUNTIME_SYNC_RULES } from "../virtualcluster/lifecycle/runtime-identity.ts";
 
 export const AGENT_NAMESPACE = "virtualcluster-platform";
 export const AGENT_SERVICE_ACCOUNT = "virtualcluster-platform-agent";
@@ -68,7 +69,7 @@ export function agentClusterRbac(): { roles: KubeObject[]; bindings: KubeObject[
       ]),
       clusterRole(SPACE_SECRETS_ROLE, [{ apiGroups: [""], resources: ["secrets"], verbs: [...READ, ...WRITE] }]),
       clusterRole(RUNTIME_ROLE, [
-        { apiGroups: [""], resources: ["services", "endpoints", "configmaps", "secrets"], verbs: [...READ, ...WRITE] },
+        ...RUNTIME_SYNC_RULES,
         { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
       ]),
     ],

@@ -32,7 +32,7 @@ export async function startAgentProcess(
     output += chunk;
   });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the agent did not start in time:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`the agent did not start in 90 s:\n${output}`)), 90_000);
     const check = () => {
       if (/Agent of cluster \S+ started/.test(output)) {
         clearTimeout(timer);

@@ -22,6 +22,8 @@ const SYNCED_SLICES: V1PolicyRule = {
   resources: ["endpointslices"],
   verbs: SYNC_VERBS,
 };
+/** What a virtual cluster's runtime may do in its host namespace: the synced kinds, wherever it is deployed from. */
+export const RUNTIME_SYNC_RULES: readonly V1PolicyRule[] = [SYNCED, SYNCED_SLICES];
 const NAMESPACES: V1PolicyRule = {
   apiGroups: [""],
   resources: ["namespaces"],
@@ -44,7 +46,7 @@ export interface RuntimeIdentityOptions {
 export async function ensureRuntimeRbac(host: HostCluster, options: RuntimeIdentityOptions): Promise<void> {
   const { name, namespace, multiNamespace, labels } = options;
   const roleName = runtimeRoleName(name, namespace, multiNamespace);
-  const rules = multiNamespace ? [SYNCED, SYNCED_SLICES, NAMESPACES] : [SYNCED, SYNCED_SLICES];
+  const rules = multiNamespace ? [...RUNTIME_SYNC_RULES, NAMESPACES] : [...RUNTIME_SYNC_RULES];
   const subjects = [{ kind: "ServiceAccount", name: serviceAccountName(name), namespace }];
   const roleRef = {
     apiGroup: "rbac.authorization.k8s.io",

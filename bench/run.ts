@@ -16,6 +16,7 @@ import { LOAD_CPU, SERVER_CPU } from "./lib/platform.ts";
 import { otherCpuMeter, pinToCpu } from "./lib/proc.ts";
 import type { BenchContext, Scenario, ScenarioResult } from "./lib/scenario.ts";
 import { baselineScenario } from "./scenarios/baseline.ts";
+import { configSystemsScenario } from "./scenarios/config-systems.ts";
 import { createScenario } from "./scenarios/create.ts";
 import { getScenario } from "./scenarios/get.ts";
 import { listScenario } from "./scenarios/list.ts";
@@ -41,6 +42,7 @@ const scenarios: Scenario[] = [
   patchScenario,
   watchScenario(Number(values["watch-rate"])),
   rssScenario,
+  configSystemsScenario,
 ];
 
 if (values.help) {

@@ -150,6 +150,17 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     assert.match(listed.stdout, /^b\s/m);
   });
 
+  it("each agent's usage reaches the platform's /metrics, labelled with its cluster (cost control)", async () => {
+    await waitFor(async () => (await cluster("a")).status?.usage?.residentMemoryBytes > 0, "the agent's usage");
+    const usage = (await cluster("a")).status.usage;
+    assert.ok(usage.cpuSeconds > 0, JSON.stringify(usage));
+    const metrics = (await client.send("GET", "/metrics", { token: admin, accept: "text/plain" })).body;
+    assert.match(
+      metrics,
+      /vcp_usage_resident_memory_bytes\{project="",cluster="a",virtualcluster="",component="agent"\} [1-9]\d*/,
+    );
+  });
+
   it("agent and cluster connect say what is wrong in one line", async () => {
     assertCliFailure(
       await cli(adminEnv, ["agent", "--data-dir", join(root, "nowhere")]),

@@ -174,9 +174,11 @@ describe("costControl with Debian's Prometheus", { skip: prometheusSkip }, () =>
     assert.ok(close(web.cpuCoreHours, (await answer(report.queries.cpu, "web")) / 3600), `${web.cpuCoreHours}`);
     assert.ok(web.cpuCoreHours >= 1, "one core-hour at least (increase() extrapolates to the range)");
     assert.equal(web.apiRequests, Math.round(await answer(report.queries.requests, "web")));
-    const hours = 5 / 60;
-    assert.ok(close(db.memoryGiBHours, ((await answer(report.queries.memory, "db")) / 1024 ** 3) * hours));
-    assert.ok(close(db.memoryGiBHours, hours), `1 GiB for 5 minutes: ${db.memoryGiBHours}`);
+    assert.ok(close(db.memoryGiBHours, (await answer(report.queries.memory, "db")) / 1024 ** 3 / 3600));
+    // 1 GiB for as long as db existed in the range: one scrape interval (1 s) per sample, not the whole 5 minutes.
+    const samples = await answer('count_over_time(vcp_usage_resident_memory_bytes{virtualcluster="db"}[300s])', "db");
+    assert.ok(samples > 0 && samples < 300, `${samples} samples`);
+    assert.ok(close(db.memoryGiBHours, samples / 3600), `1 GiB for ${samples} s: ${db.memoryGiBHours}`);
     const expected =
       web.cpuCoreHours * 2 + web.memoryGiBHours * 0.5 + web.storageGiBMonths * 3 + (web.apiRequests / 1e6) * 1000;
     assert.ok(close(web.cost, expected), `${web.cost} vs ${expected}`);

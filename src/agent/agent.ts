@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import type { AgentInfo } from "../http/tunnel/agent-api.ts";
+import { processUsage } from "../metrics/usage.ts";
 import { exposedGc, HeapCompactor } from "../virtualcluster/heap-compactor.ts";
 import { impersonating, loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
@@ -87,6 +88,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       directEndpoint: direct && { url: direct.url, certificateAuthority: direct.caPem },
       spaces: spaces.names(),
       virtualClusters: runtimes.names(),
+      usage: { ...processUsage(), apiRequests: forwarder.requests },
     };
   };
 

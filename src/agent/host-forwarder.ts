@@ -77,6 +77,8 @@ export class HostForwarder {
    * pause) only once this stops changing, so a busy watch is never paused for it.
    */
   forwarded = 0;
+  /** Requests forwarded to the host so far (the agent's usage for cost control). */
+  requests = 0;
 
   constructor(access: KubeAccess) {
     this.#access = access;
@@ -86,6 +88,7 @@ export class HostForwarder {
   /** Forwards one call and pipes the answer into `sink`. */
   async forward(call: HostCall, sink: AnswerSink): Promise<void> {
     this.forwarded++;
+    this.requests++;
     const options = await this.#access.requestOptions();
     const headers: OutgoingHttpHeaders = filteredHeaders(call.headers, forwardableRequestHeader);
     Object.assign(headers, options.headers);

@@ -51,6 +51,15 @@ export function isPrometheusDuration(text: string): boolean {
   return [2, 4, 6, 8, 10, 12, 14].some((group) => Number(match[group] ?? 0) > 0);
 }
 
+const PROMETHEUS_UNIT_SECONDS = [365 * 86_400, 7 * 86_400, 86_400, 3600, 60, 1, 0.001];
+
+/** Seconds of a Prometheus duration; undefined when it is not one. */
+export function prometheusDurationSeconds(text: string): number | undefined {
+  if (!isPrometheusDuration(text)) return undefined;
+  const match = PROMETHEUS_DURATION.exec(text) as RegExpExecArray;
+  return PROMETHEUS_UNIT_SECONDS.reduce((total, unit, i) => total + Number(match[2 + 2 * i] ?? 0) * unit, 0);
+}
+
 /**
  * Checks a Go (RE2) regular expression by compiling it as JavaScript, after translating what the two spell
  * differently (leading flag groups like "(?i)", "(?P<name>"). Refuses what RE2 lacks: backreferences, lookaround.

@@ -1,9 +1,13 @@
 // The Cost page's figures: usage per project and virtual cluster over a range, from PromQL over the vcp_usage_*
 // series, and the estimated cost from the Config's per-unit prices:
-//   CPU core-hours      increase(cpu seconds)[range] / 3600                         x prices.cpuCoreHour
-//   memory GiB-hours    avg_over_time(resident bytes)[range] / GiB x range hours    x prices.memoryGiBHour
-//   storage GiB-months  avg_over_time(stored bytes)[range] / GiB x range / 30 days  x prices.storageGiBMonth
-//   API requests        increase(requests)[range]                                  x prices.millionApiRequests / 1e6
+//   CPU core-hours      increase(cpu seconds)[range] / 3600                          x prices.cpuCoreHour
+//   memory GiB-hours    sum_over_time(resident bytes)[range] x scrape interval / GiB / 3600
+//                                                                                    x prices.memoryGiBHour
+//   storage GiB-months  sum_over_time(stored bytes)[range] x scrape interval / GiB / 30 days
+//                                                                                    x prices.storageGiBMonth
+//   API requests        increase(requests)[range]                                   x prices.millionApiRequests / 1e6
+// Memory and storage count each sample for one scrape interval, so a virtual cluster pays for the part of the
+// range it existed in, not the whole range.
 // The report carries its PromQL, so every figure can be checked against Prometheus (the tests do).
 
 import type { CostPrices } from "../config/system-settings.ts";
@@ -39,13 +43,14 @@ export interface CostReport {
   };
 }
 
-export function costQueries(rangeSeconds: number, stepSeconds: number) {
+export function costQueries(rangeSeconds: number, stepSeconds: number, scrapeIntervalSeconds: number) {
   const range = `${Math.max(1, Math.round(rangeSeconds))}s`;
   const window = `${Math.max(4 * stepSeconds, 60)}s`;
   return {
     cpu: `${BY} (increase(${USAGE_METRICS.cpu}[${range}]))`,
-    memory: `${BY} (avg_over_time(${USAGE_METRICS.memory}[${range}]))`,
-    storage: `${BY} (avg_over_time(${USAGE_METRICS.storage}[${range}]))`,
+    // Byte-seconds: each sample stands for one scrape interval.
+    memory: `${BY} (sum_over_time(${USAGE_METRICS.memory}[${range}])) * ${scrapeIntervalSeconds}`,
+    storage: `${BY} (sum_over_time(${USAGE_METRICS.storage}[${range}])) * ${scrapeIntervalSeconds}`,
     requests: `${BY} (increase(${USAGE_METRICS.requests}[${range}]))`,
     objects: `${BY} (max_over_time(${USAGE_METRICS.objects}[${range}]))`,
     cpuSeries: `${BY} (rate(${USAGE_METRICS.cpu}[${window}]))`,
@@ -60,11 +65,13 @@ export async function costReport(options: {
   start: Date;
   end: Date;
   stepSeconds: number;
+  /** How often Prometheus scrapes the usage series: what one memory or storage sample stands for. */
+  scrapeIntervalSeconds: number;
   prices: CostPrices;
 }): Promise<CostReport> {
   const { prometheus, start, end, stepSeconds, prices } = options;
   const rangeSeconds = (end.getTime() - start.getTime()) / 1000;
-  const queries = costQueries(rangeSeconds, stepSeconds);
+  const queries = costQueries(rangeSeconds, stepSeconds, options.scrapeIntervalSeconds);
   const [cpu, memory, storage, requests, objects, cpuSeries, memorySeries] = await Promise.all([
     queryVector(prometheus, queries.cpu, end),
     queryVector(prometheus, queries.memory, end),
@@ -95,10 +102,9 @@ export async function costReport(options: {
     }
     return found;
   };
-  const hours = rangeSeconds / 3600;
   for (const s of cpu) row(s.metric).cpuCoreHours = s.value / 3600;
-  for (const s of memory) row(s.metric).memoryGiBHours = (s.value / GIB) * hours;
-  for (const s of storage) row(s.metric).storageGiBMonths = (s.value / GIB) * (rangeSeconds / (30 * 86_400));
+  for (const s of memory) row(s.metric).memoryGiBHours = s.value / GIB / 3600;
+  for (const s of storage) row(s.metric).storageGiBMonths = s.value / GIB / (30 * 86_400);
   for (const s of requests) row(s.metric).apiRequests = s.value;
   for (const s of objects) row(s.metric).syncedObjects = s.value;
   let total = 0;

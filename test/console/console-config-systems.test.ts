@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { API, AuthClient } from "../support/auth-client.ts";
-import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import {
+  chromiumSkip,
+  launchChromium,
+  loginThroughConsole,
+  PAGE_WAIT_MS,
+  seriousViolations,
+} from "../support/chromium.ts";
 import { type HelmRepoServer, startHelmRepoServer } from "../support/helm-repo-server.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { PROMETHEUS, prometheusSkip, promql } from "../support/prometheus.ts";
@@ -17,6 +23,9 @@ import { waitFor } from "../support/wait-for.ts";
 
 const V1 = "management.platform.sh/v1";
 const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? new URL("../../test-results/console/", import.meta.url).pathname;
+const GIB = 1024 ** 3;
+/** Rounds as the cost report does before the page formats a figure. */
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => {
   let platform: PlatformProcess;
@@ -67,39 +76,39 @@ describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => 
       body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name: "web" }, spec: { external: true } },
     });
     assert.equal(instance.status, 201, instance.body);
-    const usage = {
-      cpuSeconds: 7200,
-      residentMemoryBytes: 2 * 1024 ** 3,
-      syncedObjects: 3,
-      apiRequests: 500,
-      storageBytes: 1024 ** 3,
+    // Known load: the runtime's counters are first seen at 100 CPU seconds and 1000 requests, then grow by one
+    // core-hour and 2000 requests; memory and storage stay at 2 GiB and 1 GiB.
+    const report = async (cpuSeconds: number, apiRequests: number) => {
+      const usage = { cpuSeconds, residentMemoryBytes: 2 * GIB, syncedObjects: 3, apiRequests, storageBytes: GIB };
+      const reply = await client.send("PATCH", `${API}/namespaces/p-shop/virtualclusterinstances/web/status`, {
+        token: admin,
+        body: { status: { usage } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(reply.status, 200, reply.body);
     };
-    await client.send("PATCH", `${API}/namespaces/p-shop/virtualclusterinstances/web/status`, {
-      token: admin,
-      body: { status: { usage } },
-      contentType: "application/merge-patch+json",
-    });
-    await waitFor(
-      async () => {
-        const got = (await client.send("GET", `${API}/configs/platform-config`, { token: admin })).json();
-        const message =
-          (got.status.conditions ?? []).find((c: { type: string }) => c.type === "MetricsReady")?.message ?? "";
-        prometheusUrl = /runs at (http:\/\/127\.0\.0\.1:\d+)/.exec(message)?.[1] ?? "";
-        if (!prometheusUrl) return false;
-        const sample = await promql(
-          prometheusUrl,
-          'vcp_usage_cpu_seconds_total{virtualcluster="web"}',
-          new Date().toISOString(),
-        );
-        return sample.length > 0;
-      },
-      "Prometheus scraping the usage",
-      120,
-    );
+    const scraped = async (value: number) => {
+      const sample = await promql(
+        prometheusUrl,
+        'vcp_usage_cpu_seconds_total{virtualcluster="web"}',
+        new Date().toISOString(),
+      );
+      return sample[0]?.value === value;
+    };
+    await report(100, 1000);
+    await waitFor(async () => {
+      const got = (await client.send("GET", `${API}/configs/platform-config`, { token: admin })).json();
+      const message =
+        (got.status.conditions ?? []).find((c: { type: string }) => c.type === "MetricsReady")?.message ?? "";
+      prometheusUrl = /runs at (http:\/\/127\.0\.0\.1:\d+)/.exec(message)?.[1] ?? "";
+      return Boolean(prometheusUrl) && (await scraped(100));
+    }, "Prometheus scraping the first usage");
+    await report(3700, 3000);
+    await waitFor(() => scraped(3700), "Prometheus scraping the grown usage");
     browser = await launchChromium();
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    page.setDefaultTimeout(30_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     await page.goto(`${platform.url}/cost`);
     const password = (await readFile(join(platform.dataDir, "admin-password"), "utf8")).trim();
     await loginThroughConsole(page, "admin", password);
@@ -113,36 +122,55 @@ describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => 
     await repo?.close();
   });
 
-  it("the Cost page shows per virtual cluster the figures Prometheus answers, priced by the Config", async () => {
-    const report = page.getByTestId("cost-report");
+  /** The page's row for shop/web against Prometheus's answers to the PromQL the page shows, at the report's end. */
+  const checkFigures = async (rangeSeconds: number) => {
+    const report = page.locator(`[data-testid="cost-report"][data-range="${rangeSeconds}"]`);
     await report.waitFor();
+    const start = Date.parse((await report.getAttribute("data-start")) ?? "");
     const end = (await report.getAttribute("data-end")) ?? "";
-    const row = page.locator("tr", { hasText: "shop/web" });
+    const hours = (Date.parse(end) - start) / 3_600_000;
+    const row = report.locator("tr", { hasText: "shop/web" });
     await row.waitFor();
-    const cells = (await row.locator("td").allInnerTexts()).map((cell) => cell.trim());
+    const cells = (await row.locator("td").allTextContents()).map((cell) => cell.trim());
     const queries = Object.fromEntries(
-      (await page.locator("details li").allInnerTexts()).map((line) => [
-        line.split(": ")[0],
+      (await report.locator("details li").allTextContents()).map((line) => [
+        line.slice(0, line.indexOf(": ")),
         line.slice(line.indexOf(": ") + 2),
       ]),
     );
     const answer = async (name: string) =>
       (await promql(prometheusUrl, queries[name], end)).find((s) => s.metric.virtualcluster === "web")?.value ?? 0;
-    const cpu = (await answer("cpu")) / 3600;
-    const memory = ((await answer("memory")) / 1024 ** 3) * 1; // GiB over the one-hour range
-    assert.ok(cpu >= 1, `one CPU hour at least: ${cpu}`);
+    const cpu = round((await answer("cpu")) / 3600, 6);
+    const memory = round((await answer("memory")) / GIB / 3600, 6);
+    const storage = round((await answer("storage")) / GIB / (30 * 86_400), 9);
+    const requests = Math.round(await answer("requests"));
+    assert.ok(cpu >= 1, `one core-hour at least: ${cpu}`);
+    assert.ok(memory > 0 && memory < 2 * hours, `2 GiB for the part of the range web existed in: ${memory}`);
+    assert.equal(cells[0], "shop/web");
     assert.equal(cells[1], cpu.toFixed(4), "CPU core-hours");
     assert.equal(cells[2], memory.toFixed(4), "memory GiB-hours");
-    assert.equal(cells[4], String(Math.round(await answer("requests"))), "API requests");
-    const cost =
-      Number(cpu.toFixed(6)) * 2 +
-      Number(memory.toFixed(6)) * 1 +
-      Number(((await answer("storage")) / 1024 ** 3) * (3600 / (30 * 86_400))) * 0.1;
+    assert.equal(cells[3], storage.toFixed(6), "storage GiB-months");
+    assert.equal(cells[4], String(requests), "API requests");
+    assert.equal(cells[5], String(Math.round(await answer("objects"))), "synced objects");
+    // Config prices: 2 per core-hour, 1 per GiB-hour; defaults: 0.1 per GiB-month, 0 per million requests.
+    const cost = round(cpu * 2 + memory * 1 + storage * 0.1 + (requests / 1e6) * 0, 9);
     assert.equal(cells[6], `${cost.toFixed(4)} USD`, "estimated cost");
-    await page.getByRole("img", { name: "CPU cores" }).waitFor();
+  };
+
+  it("the Cost page shows per virtual cluster the figures Prometheus answers, priced by the Config", async () => {
+    await checkFigures(3600);
+    const cpuChart = page.getByRole("img", { name: "CPU cores" });
+    await cpuChart.waitFor();
+    assert.ok((await cpuChart.locator("polyline").count()) > 0, "a line per project and virtual cluster");
     await page.getByRole("img", { name: "Resident memory" }).waitFor();
+    await page.locator(".vcp-chart-legend li", { hasText: "shop/web" }).first().waitFor();
     await page.screenshot({ path: join(SHOTS, "cost.png"), fullPage: true });
     assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  it("a chosen range gives that range's figures", async () => {
+    await page.getByLabel("Range").selectOption({ label: "Last 15 minutes" });
+    await checkFigures(900);
   });
 
   it("the Apps page lists the catalog, shows the readme and the exact helm install command", async () => {
@@ -152,7 +180,7 @@ describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => 
     await row.getByRole("button", { name: "Details" }).click();
     await page.getByTestId("app-readme").getByText("# nginx chart").waitFor();
     const command = await page.getByTestId("helm-command").locator("input, textarea, pre, code").first();
-    const text = (await command.inputValue().catch(() => command.innerText())).trim();
+    const text = (await command.inputValue().catch(async () => (await command.textContent()) ?? "")).trim();
     assert.equal(
       text,
       `helm install nginx nginx --repo ${repo.url} --version 1.2.0 --namespace default --create-namespace --kube-context virtualcluster_web_shop --username reader --insecure-skip-tls-verify --password "$HELM_REPO_PASSWORD"`,
@@ -165,6 +193,7 @@ describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => 
   it("a project member sees Apps but not Cost", async () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const member = await context.newPage();
+    member.setDefaultTimeout(PAGE_WAIT_MS);
     await member.goto(`${platform.url}/apps`);
     await loginThroughConsole(member, "member", "member-pass-123");
     await member.getByRole("row", { name: /Web server/ }).waitFor();

@@ -46,7 +46,7 @@ const RANGES: [string, number][] = [
 ];
 
 const who = (row: { project: string; virtualcluster: string }) =>
-  row.virtualcluster ? `${row.project}/${row.virtualcluster}` : row.project || "platform";
+  row.virtualcluster ? `${row.project}/${row.virtualcluster}` : row.project || "platform and agents";
 const fixed = (value: number, digits = 4) => value.toFixed(digits);
 
 export default function CostPage() {

@@ -20,6 +20,8 @@ export interface AgentInfo {
   spaces: string[];
   /** `<project>/<name>` of the virtual clusters it runs. */
   virtualClusters: string[];
+  /** The agent process's own usage (cost control): CPU seconds and requests since it started, resident memory. */
+  usage?: { cpuSeconds: number; residentMemoryBytes: number; apiRequests: number };
 }
 
 /** A project member as a space grants it: User or Team, with the project role (view, edit, admin). */

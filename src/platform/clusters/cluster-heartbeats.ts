@@ -111,6 +111,7 @@ export class ClusterHeartbeats {
       directEndpoint: info.directEndpoint,
       spaces: info.spaces ?? [],
       virtualClusters: info.virtualClusters ?? [],
+      usage: info.usage,
     };
     const patch: Record<string, unknown> = { ...status };
     if (connecting) {

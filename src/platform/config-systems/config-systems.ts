@@ -2,22 +2,22 @@
 // of this folder): the Config status writer and the maintenance window (cloud), made early so store housekeeping
 // can ask the window; then, once the Config is in force, the systems that run on the leader.
 
+import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import { GROUP } from "../../apis/management/v1/common.ts";
+import { AppsCatalog } from "../../apps/apps-catalog.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { Registry } from "../../registry/registry.ts";
+import { systemContext } from "../../registry/system-context.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import { formatBytes } from "../../utils/byte-size.ts";
-import type { FastifyInstance } from "fastify";
-import { AppsCatalog } from "../../apps/apps-catalog.ts";
 import { appsRoutes } from "./apps-routes.ts";
 import type { BackgroundTask } from "./background-task.ts";
 import { ConfigStatusWriter } from "./config-status.ts";
+import { CostControl, type ScrapeKey } from "./cost-control.ts";
 import { MaintenanceScheduler, type WindowTask } from "./maintenance.ts";
 import { scheduledRotationTask } from "./scheduled-rotations.ts";
 import { SecretStoreSync } from "./secret-store-sync.ts";
-import { CostControl, type ScrapeKey } from "./cost-control.ts";
-import { GROUP } from "../../apis/management/v1/common.ts";
-import { systemContext } from "../../registry/system-context.ts";
 
 /** `platform start` flags of the Config's systems (src/cli/config-systems-options.ts). */
 export interface ConfigSystemsOptions {

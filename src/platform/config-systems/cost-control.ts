@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { errors } from "../../apimachinery/errors.ts";
+import { prometheusDurationSeconds } from "../../config/formats.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { CostControlSettings } from "../../config/system-settings.ts";
 import { costReport } from "../../metrics/cost-report.ts";
@@ -216,6 +217,8 @@ export class CostControl {
             start,
             end,
             stepSeconds: step,
+            scrapeIntervalSeconds:
+              prometheusDurationSeconds(this.options.settings.current().costControl.global.scrapeInterval) ?? 30,
             prices: this.options.settings.current().costControl.prices,
           });
           return reply

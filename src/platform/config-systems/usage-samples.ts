@@ -1,6 +1,8 @@
-// The usage series the platform's /metrics serves (src/metrics/usage.ts): its own process, and every virtual
-// cluster instance's last reported usage (status.usage), labelled by its project, its cluster and its name.
+// The usage series the platform's /metrics serves (src/metrics/usage.ts): its own process, every virtual cluster
+// instance's last reported usage (status.usage), labelled by its project, its cluster and its name, and every
+// connected cluster's agent (its Cluster's status.usage from the last heartbeat), labelled by the cluster.
 
+import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { projectOfNamespace } from "../../apis/management/v1/project.ts";
 import type { VirtualClusterInstance } from "../../apis/management/v1/virtualclusterinstance-schema.ts";
@@ -53,6 +55,29 @@ export function registerPlatformUsage(options: {
         },
       ];
     });
-    return [own, ...instances];
+    return [own, ...instances, ...(await agentSamples(registry))];
+  });
+}
+
+/** The agents of the clusters online now, as of their last heartbeat. */
+async function agentSamples(registry: Registry): Promise<UsageSample[]> {
+  const store = registry.store(GROUP, "clusters");
+  if (!store) return [];
+  const list = await store.list(systemContext("system:metrics", "usage-metrics"), {});
+  return (list.items as Cluster[]).flatMap((cluster): UsageSample[] => {
+    const usage = cluster.status?.usage;
+    if (!usage || !cluster.status?.online) return [];
+    return [
+      {
+        labels: { project: "", cluster: cluster.metadata.name ?? "", virtualcluster: "", component: "agent" },
+        usage: {
+          cpuSeconds: usage.cpuSeconds ?? 0,
+          residentMemoryBytes: usage.residentMemoryBytes ?? 0,
+          syncedObjects: 0,
+          apiRequests: usage.apiRequests ?? 0,
+          storageBytes: 0,
+        },
+      },
+    ];
   });
 }

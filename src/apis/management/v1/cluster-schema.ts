@@ -3,7 +3,15 @@
 // Config's per-cluster cost control settings, and what the platform observes of it (online, heartbeat, versions,
 // the direct endpoint, the spaces and virtual clusters on it).
 
-import { array, boolean, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
+import {
+  array,
+  boolean,
+  integer,
+  object,
+  string,
+  stringList,
+  timestamp,
+} from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import { clusterCostControlSchema } from "../../../config/schema-cost-control.ts";
 import type { AccessRule } from "./access-checks.ts";
@@ -45,6 +53,8 @@ export interface ClusterStatus {
   spaces?: string[];
   /** `<project>/<name>` of the virtual clusters the platform created on the cluster. */
   virtualClusters?: string[];
+  /** The agent's usage as of its last heartbeat (cost control). */
+  usage?: { cpuSeconds?: number; residentMemoryBytes?: number; apiRequests?: number };
   conditions?: Condition[];
 }
 
@@ -109,6 +119,14 @@ export const clusterSchema = {
       ),
       spaces: stringList("Spaces on the cluster, as <project>/<space>."),
       virtualClusters: stringList("Virtual clusters the platform created on the cluster, as <project>/<name>."),
+      usage: object(
+        {
+          cpuSeconds: { type: "number", description: "CPU seconds the agent used since it started." },
+          residentMemoryBytes: integer("Resident memory of the agent, bytes."),
+          apiRequests: integer("Requests the agent forwarded to the cluster since it started."),
+        },
+        "What the agent used, as of its last heartbeat; the platform exposes it as vcp_usage_* series (cost control).",
+      ),
       conditions: conditionsSchema,
     },
     "The observed state of the cluster.",

@@ -1,10 +1,12 @@
 // The documentation links nothing outside the repository: every Markdown link is to a file in it or to a heading of
 // the page, and no web address that GitHub would turn into a link (outside code) appears but the local and example
-// ones the walkthroughs use.
+// ones the walkthroughs use. And its claims about the repository stay true as the code moves: the files it names
+// exist, the `npm run` scripts it names exist, and BENCHMARKS.md opens with its summary table, whose commands run a
+// bench that exists with flags that bench parses.
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -64,5 +66,149 @@ describe("documentation links", { skip: listed.status !== 0 && "not a git checko
       }
     }
     assert.deepEqual(problems, []);
+  });
+});
+
+const tracked = spawnSync("git", ["ls-files"], { cwd: REPO, encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+const read = (file: string) => readFileSync(join(REPO, file), "utf8");
+
+/** Pages that describe the code as it is now (CHANGELOG and the benchmark history describe it as it was). */
+const CURRENT_PAGES = PAGES.filter(
+  (page) =>
+    ["README.md", "SECURITY.md", "BENCHMARKS.md", "docs/architecture.md", "deploy/README.md"].includes(page) ||
+    (page.startsWith("src/") && page.endsWith(".md")),
+);
+
+/** Source and document file names a page mentions (`src/http/watch.ts`, `store.ts`), placeholders left out. */
+function namedFiles(text: string): Set<string> {
+  return new Set(text.match(/(?<![\w./<>*-])\w[\w./-]*\.(?:ts|tsx|mjs|md)\b/g) ?? []);
+}
+
+/** A name stands for a file when it is a path from the root, src/, console/src/ or the page, or ends a tracked path. */
+function fileExists(name: string, page: string): boolean {
+  const roots = [REPO, join(REPO, "src"), join(REPO, "console", "src"), dirname(join(REPO, page))];
+  return roots.some((root) => existsSync(join(root, name))) || tracked.some((file) => file.endsWith(`/${name}`));
+}
+
+const SUMMARY_COLUMNS = ["goal (issue)", "current figure", "met", "baseline (same run)", "measured", "reproduce"];
+
+/** The cells of each row of the first table in the text, header first. */
+function firstTable(text: string): { start: number; rows: string[][] } {
+  const lines = text.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("|"));
+  const rows: string[][] = [];
+  for (let i = start; i >= 0 && i < lines.length && lines[i].startsWith("|"); i++) {
+    if (/^\|[-|: ]+\|$/.test(lines[i])) continue;
+    rows.push(
+      lines[i]
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim()),
+    );
+  }
+  return { start, rows };
+}
+
+/** What a command line runs: the file and its arguments (`npm run bench -- …` is bench/run.ts). */
+function commandTarget(command: string): { file: string; args: string[] } | undefined {
+  const words = command.split(/\s+/).filter((word) => !/^[A-Z_]+=/.test(word));
+  if (words[0] === "nice") words.splice(0, words[1] === "-n" ? 3 : 2);
+  if (words.join(" ").startsWith("npm run bench")) return { file: "bench/run.ts", args: words.slice(4) };
+  if (words[0] === "npx") words.shift();
+  if (words[0] !== "node") return undefined;
+  const at = words.findIndex((word) => word.endsWith(".ts"));
+  return at < 0 ? undefined : { file: words[at], args: words.slice(at + 1) };
+}
+
+/** Whether a bench reads the flag: a parseArgs option of that name, or the literal "--flag" it looks for. */
+function parsesFlag(source: string, flag: string): boolean {
+  return source.includes(`"--${flag}"`) || new RegExp(`(^|[\\s{,])"?${flag}"?\\s*:\\s*\\{\\s*type:`, "m").test(source);
+}
+
+const SCENARIOS = readdirSync(join(REPO, "bench", "scenarios")).flatMap((file) =>
+  [...read(`bench/scenarios/${file}`).matchAll(/\bname: "([a-z-]+)"/g)].map((match) => match[1]),
+);
+
+/** Problems with one command of BENCHMARKS.md: its file, its flags, and `--only`'s scenario names. */
+function commandProblems(command: string): string[] {
+  const target = commandTarget(command);
+  if (!target) return [];
+  if (!existsSync(join(REPO, target.file))) return [`${command}: ${target.file} does not exist`];
+  if (!target.file.startsWith("bench/")) return [];
+  const source = read(target.file);
+  const problems: string[] = [];
+  target.args.forEach((arg, i) => {
+    const flag = /^--([a-z][a-z-]*)$/.exec(arg)?.[1];
+    if (flag && !parsesFlag(source, flag)) problems.push(`${command}: ${target.file} does not parse --${flag}`);
+    if (flag === "only" && target.file === "bench/run.ts") {
+      for (const name of (target.args[i + 1] ?? "").split(",")) {
+        if (!SCENARIOS.includes(name)) problems.push(`${command}: no scenario named ${name} in bench/scenarios/`);
+      }
+    }
+  });
+  return problems;
+}
+
+const codeSpans = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]);
+
+describe("documentation claims", { skip: listed.status !== 0 && "not a git checkout" }, () => {
+  it("every file a current page names exists (a path from the root, src/ or the page, or the end of one)", () => {
+    const problems: string[] = [];
+    for (const page of CURRENT_PAGES) {
+      for (const name of namedFiles(read(page))) {
+        if (!fileExists(name, page)) problems.push(`${page}: ${name}`);
+      }
+    }
+    assert.ok(CURRENT_PAGES.includes("docs/architecture.md"));
+    assert.deepEqual(problems, []);
+  });
+
+  it("every `npm run` script the pages name is in package.json", () => {
+    const scripts = Object.keys(JSON.parse(read("package.json")).scripts);
+    const problems: string[] = [];
+    for (const page of [...CURRENT_PAGES, "CONTRIBUTING.md"]) {
+      for (const [, script] of read(page).matchAll(/npm run ([\w:-]+)/g)) {
+        if (!scripts.includes(script)) problems.push(`${page}: npm run ${script}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("BENCHMARKS.md opens with the summary table, before any section", () => {
+    const text = read("BENCHMARKS.md");
+    const { start, rows } = firstTable(text);
+    const firstSection = text.split("\n").findIndex((line) => line.startsWith("## "));
+    assert.ok(start > 0 && (firstSection < 0 || start < firstSection), "the first table comes before any ## section");
+    assert.deepEqual(rows[0], SUMMARY_COLUMNS);
+    assert.ok(rows.length > 20, "a row per goal");
+    assert.ok(text.includes("](docs/benchmarks-history.md)"), "it links the history");
+  });
+
+  it("every summary row with a figure names the command that measures it (or is measured as the row above)", () => {
+    const { rows } = firstTable(read("BENCHMARKS.md"));
+    const [goal, figure, reproduce] = ["goal (issue)", "current figure", "reproduce"].map((name) =>
+      SUMMARY_COLUMNS.indexOf(name),
+    );
+    const problems = rows
+      .slice(1)
+      .filter((row) => !row[figure].startsWith("not recorded"))
+      .filter((row) => codeSpans(row[reproduce]).length === 0 && row[reproduce] !== "as above")
+      .map((row) => `${row[goal]}: no command`);
+    assert.deepEqual(problems, []);
+  });
+
+  it("every command in BENCHMARKS.md runs a file that exists, a bench with flags it parses", () => {
+    const problems = codeSpans(read("BENCHMARKS.md")).flatMap(commandProblems);
+    assert.deepEqual(problems, []);
+  });
+
+  it("every bench in bench/ has a command in BENCHMARKS.md (but the helpers other benches start)", () => {
+    const text = read("BENCHMARKS.md");
+    const benches = readdirSync(join(REPO, "bench")).filter((file) => file.endsWith(".ts"));
+    const sources = benches.map((file) => read(`bench/${file}`)).join("\n");
+    const helpers = benches.filter((file) => sources.includes(`./${file}`));
+    const run = codeSpans(text).flatMap((command) => commandTarget(command)?.file ?? []);
+    const missing = benches.filter((file) => !helpers.includes(file) && !run.includes(`bench/${file}`));
+    assert.deepEqual(missing, []);
   });
 });

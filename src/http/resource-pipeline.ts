@@ -1,6 +1,6 @@
 // The request pipeline. Every resource request (/api/v1/..., /apis/<group>/<version>/...: every verb, watches,
 // subresources, actions, any body) is served here straight from node:https, audited or not, in the fixed order of
-// ARCHITECTURE.md:
+// docs/architecture.md ("A request, in order"):
 //
 //   TLS              node:https (api-server.ts); authentication reads client certificates from the TLS socket
 //   request info     verb, group, version, resource, namespace, name, subresource; mount prefix stripped (serve)
@@ -21,10 +21,10 @@
 //   metrics          apiserver_request_total, apiserver_request_duration_seconds
 //
 // fastify serves everything else: discovery, OpenAPI, /version, health, /metrics and plugin routes (password login,
-// JWKS; next SSO callbacks, an OpenID provider, a web console's files), which want a router and body parsers and
-// are not hot; its per-request routing, hooks and reply objects cost as much CPU as a read. Its onRequest hook runs
-// admit() below, so its requests pass the same steps in the same order and are audited alike. A path that does not
-// decode is no resource request: fastify answers it 400, as any such path.
+// JWKS, SSO callbacks, the OpenID provider, the web console's pages and files), which want a router and body parsers
+// and are not hot; its per-request routing, hooks and reply objects cost as much CPU as a read. Its onRequest hook
+// runs admit() below, so its requests pass the same steps in the same order and are audited alike. A path that does
+// not decode is no resource request: fastify answers it 400, as any such path.
 
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";

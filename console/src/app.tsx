@@ -49,7 +49,7 @@ function loadPage(loader: () => Promise<PageModule>): Promise<void> {
 interface Section {
   path: string;
   title: string;
-  show: (session: Session) => boolean;
+  show: (session: Session, settings: ConsoleSettings) => boolean;
   load: () => Promise<PageModule>;
 }
 
@@ -77,8 +77,19 @@ const SECTIONS: Section[] = [
     show: (s) => s.can("list", "auditevents"),
     load: () => import("./pages/audit.tsx"),
   },
-  { path: "/apps", title: "Apps", show: (s) => s.canGet("/platform/apps"), load: () => import("./pages/apps.tsx") },
-  { path: "/cost", title: "Cost", show: (s) => s.canGet("/platform/cost"), load: () => import("./pages/cost.tsx") },
+  // Apps and Cost show once the Config turns them on (repositories or predefined apps; costControl.enabled).
+  {
+    path: "/apps",
+    title: "Apps",
+    show: (s, settings) => settings.apps === true && s.canGet("/platform/apps"),
+    load: () => import("./pages/apps.tsx"),
+  },
+  {
+    path: "/cost",
+    title: "Cost",
+    show: (s, settings) => settings.costControl === true && s.canGet("/platform/cost"),
+    load: () => import("./pages/cost.tsx"),
+  },
   { path: "/profile", title: "Profile", show: () => false, load: () => import("./pages/profile.tsx") },
 ];
 
@@ -220,7 +231,7 @@ function Layout({ session, settings, children }: { session: Session; settings: C
       <PageSidebarBody>
         <Nav aria-label="Console">
           <NavList>
-            {SECTIONS.filter((section) => section.show(session)).map((section) => (
+            {SECTIONS.filter((section) => section.show(session, settings)).map((section) => (
               <NavItem
                 key={section.path}
                 isActive={under(path, section.path)}
@@ -276,7 +287,8 @@ function SignedIn({ settings }: { settings: ConsoleSettings }) {
       setError,
     );
   }, []);
-  const section = session && SECTIONS.find((s) => (s.show(session) || s.path === "/profile") && s === sectionAt(path));
+  const section =
+    session && SECTIONS.find((s) => (s.show(session, settings) || s.path === "/profile") && s === sectionAt(path));
   const Page = section && loadedPages.get(section.load);
   useEffect(() => {
     if (section && !Page) loadPage(section.load).then(() => pageLoaded((n) => n + 1), setError);

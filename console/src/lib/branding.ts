@@ -13,6 +13,9 @@ export interface ConsoleSettings {
   platformVersion?: string;
   /** cloud.releaseChannel of the Config, when set. */
   releaseChannel?: string;
+  /** Whether the Config turns on the apps catalog (repositories or predefined apps) and cost control. */
+  apps?: boolean;
+  costControl?: boolean;
   logoURL?: string;
   smallLogoURL?: string;
   faviconURL?: string;

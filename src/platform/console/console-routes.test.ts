@@ -31,6 +31,8 @@ describe("console routes", () => {
       "v1.2.3",
     );
     assert.deepEqual(settings, {
+      apps: false,
+      costControl: false,
       logoURL: "https://cdn.example.com/logo.svg",
       primaryColor: "#8a2be2",
       platformVersion: "v1.2.3",
@@ -40,6 +42,12 @@ describe("console routes", () => {
       ],
     });
     assert.equal(consoleSettings({ platformVersion: "2026.11" }, "v1").platformVersion, "2026.11");
+    const on = consoleSettings({}, "v1", { releaseChannel: "stable", apps: true, costControl: true });
+    assert.deepEqual(
+      [on.releaseChannel, on.apps, on.costControl],
+      ["stable", true, true],
+      "the Config's pages to offer",
+    );
   });
 
   it("isConsolePageRequest() is true for browser navigations to console pages only", () => {

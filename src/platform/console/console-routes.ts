@@ -85,10 +85,13 @@ export function consolePage(template: string, ui: Record<string, unknown>): stri
 export function consoleSettings(
   ui: Record<string, unknown>,
   version: string,
-  releaseChannel = "",
+  systems: { releaseChannel?: string; apps?: boolean; costControl?: boolean } = {},
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (releaseChannel) out.releaseChannel = releaseChannel;
+  if (systems.releaseChannel) out.releaseChannel = systems.releaseChannel;
+  // Which of the Config's pages to offer (Apps, Cost); whether each is on is no secret.
+  out.apps = systems.apps === true;
+  out.costControl = systems.costControl === true;
   for (const name of UI_STRINGS) if (typeof ui[name] === "string" && ui[name]) out[name] = ui[name];
   out.platformVersion = typeof ui.platformVersion === "string" && ui.platformVersion ? ui.platformVersion : version;
   out.navBarButtons = (Array.isArray(ui.navBarButtons) ? ui.navBarButtons : [])
@@ -176,7 +179,16 @@ export function consoleRoutes(options: ConsoleRoutesOptions): (app: FastifyInsta
         .code(200)
         .header("content-type", "application/json")
         .header("cache-control", "no-store")
-        .send(JSON.stringify(consoleSettings(ui(), options.version, settings.current().cloud.releaseChannel))),
+        .send(JSON.stringify(consoleSettings(ui(), options.version, systemsShown(settings.current())))),
     );
+  };
+}
+
+/** The Config's systems the console's pages follow. */
+function systemsShown(current: ReturnType<LiveSettings["current"]>) {
+  return {
+    releaseChannel: current.cloud.releaseChannel,
+    apps: current.apps.repositories.length > 0 || current.apps.predefinedApps.length > 0,
+    costControl: current.costControl.enabled,
   };
 }

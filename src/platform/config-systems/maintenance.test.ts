@@ -70,4 +70,18 @@ describe("MaintenanceScheduler", () => {
     await scheduler.check();
     assert.deepEqual(f.runs, ["rotation@01:00"]);
   });
+
+  it("MaintenanceScheduler asks a due task at every check, so its schedule starts before the first window", async () => {
+    const f = fixture("Sunday");
+    const asked: string[] = [];
+    const scheduler = f.scheduler([
+      f.task("rotation", "due", () => {
+        asked.push("asked");
+        return false;
+      }),
+    ]);
+    await scheduler.check();
+    assert.deepEqual(asked, ["asked"], "asked at 01:00, before the window");
+    assert.deepEqual(f.runs, [], "and not run");
+  });
 });

@@ -90,7 +90,11 @@ export class MaintenanceScheduler {
     const firstInOccurrence = occurrence !== undefined && open && this.ranOccurrence !== occurrence.start.getTime();
     for (const task of this.options.tasks) {
       if (task.when === "window" && !firstInOccurrence) continue;
-      if (task.when === "due" && !open) continue;
+      if (task.when === "due" && !open) {
+        // Asked anyway: a schedule begins counting at the first check, not when the first window opens.
+        await task.due?.(now);
+        continue;
+      }
       if (task.due && !(await task.due(now))) continue;
       try {
         results.push(`${task.name}: ${await task.run(now)}`);

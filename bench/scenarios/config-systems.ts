@@ -3,8 +3,10 @@
 //   idle     nothing enabled: the platform's own timers (the baseline of this scenario);
 //   scrape   costControl on with a 1 s scrape interval: the platform serves /metrics (usage series of
 //            --instances virtual clusters) to the Prometheus it runs; Prometheus's own CPU is shown apart;
-//   catalog  apps with one chart repository of --charts charts x 10 versions and a 1 s refresh interval: the
-//            platform fetches, parses and indexes index.yaml every second (the repository runs in this process).
+//   catalog  apps with one chart repository of 200 charts x 10 versions and a 1 s refresh interval: the platform
+//            fetches, parses and indexes index.yaml every second (the repository runs in this process; its
+//            `generated` time changes on every read, as a repository being published to);
+//   unchanged the same with a second repository whose index never changes: fetched and hashed, not parsed again.
 // Cost per scrape and per refresh = (window CPU - idle CPU) / scrapes or refreshes in the window.
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -53,13 +55,13 @@ export const configSystemsScenario: Scenario = {
   async run(context) {
     const seconds = Math.max(10, context.duration * 2);
     const platform = await startBenchPlatform();
-    const repo = await startHelmRepoServer({
-      charts: Array.from({ length: CHARTS * VERSIONS }, (_, i) => ({
-        name: `chart-${Math.floor(i / VERSIONS)}`,
-        version: `1.${i % VERSIONS}.0`,
-        description: "A chart of the benchmark repository, with a description of ordinary length.",
-      })),
-    });
+    const charts = Array.from({ length: CHARTS * VERSIONS }, (_, i) => ({
+      name: `chart-${Math.floor(i / VERSIONS)}`,
+      version: `1.${i % VERSIONS}.0`,
+      description: "A chart of the benchmark repository, with a description of ordinary length.",
+    }));
+    const repo = await startHelmRepoServer({ charts });
+    const still = await startHelmRepoServer({ charts, generated: "2026-01-01T00:00:00Z" });
     try {
       const api = platform.api;
       await api.expect(201, "POST", `/apis/${GROUP_VERSION}/projects`, {
@@ -117,6 +119,20 @@ export const configSystemsScenario: Scenario = {
       const catalog = await window(seconds, { platform: platform.pid });
       const refreshes = indexReads() - readsBefore;
 
+      const unchangedApps = {
+        refreshInterval: "1s",
+        repositories: [{ name: "still", url: still.url, insecure: true }],
+      };
+      await api.expect(200, "PATCH", CONFIG, { spec: { raw: `apps: ${JSON.stringify(unchangedApps)}\n` } }, MERGE);
+      const stillReads = () => still.requests.filter((r) => r.path === "/index.yaml").length;
+      for (let waited = 0; stillReads() === 0 && waited < 600; waited++) await sleep(500);
+      await sleep(3000);
+      const stillBefore = stillReads();
+      context.log(`unchanged catalog window (${seconds} s)`);
+      const unchanged = await window(seconds, { platform: platform.pid });
+      const unchangedRefreshes = stillReads() - stillBefore;
+      const perUnchanged = (unchanged.platform - idle.platform) / Math.max(1, unchangedRefreshes);
+
       const perScrape = (scrape.platform - idle.platform) / Math.max(1, scrapes);
       const perRefresh = (catalog.platform - idle.platform) / Math.max(1, refreshes);
       const cores = (ms: number) => `${round(ms / 1000 / seconds, 3)}`;
@@ -151,6 +167,14 @@ export const configSystemsScenario: Scenario = {
                 `${refreshes} refreshes`,
                 `${perRefresh.toFixed(2)} ms`,
               ],
+              [
+                "apps, refresh every 1 s, the same index.yaml unchanged (fetched and hashed, not parsed)",
+                String(seconds),
+                cores(unchanged.platform),
+                "-",
+                `${unchangedRefreshes} refreshes`,
+                `${perUnchanged.toFixed(2)} ms`,
+              ],
             ],
           },
         ],
@@ -162,9 +186,11 @@ export const configSystemsScenario: Scenario = {
           charts: CHARTS * VERSIONS,
           metricsBytes,
           indexBytes,
-          cpuMs: { idle, scrape, catalog },
+          cpuMs: { idle, scrape, catalog, unchanged },
           scrapes,
           refreshes,
+          unchangedRefreshes,
+          platformMsPerUnchangedRefresh: round(perUnchanged, 3),
           platformMsPerScrape: round(perScrape, 3),
           platformMsPerRefresh: round(perRefresh, 3),
           prometheusRssKiB: prometheusRss,
@@ -172,6 +198,7 @@ export const configSystemsScenario: Scenario = {
       };
     } finally {
       await repo.close();
+      await still.close();
       await platform.stop();
     }
   },

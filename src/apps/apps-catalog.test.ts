@@ -97,6 +97,27 @@ describe("AppsCatalog", () => {
     await catalog.refresh();
     assert.equal(catalog.view().apps.find((a) => a.chart === "main/redis")?.version, "0.1.0");
   });
+
+  it("AppsCatalog parses an index again only when its bytes changed", async () => {
+    const still = await startHelmRepoServer({
+      charts: [{ name: "web", version: "1.0.0" }],
+      generated: "2026-01-01T00:00:00Z",
+    });
+    try {
+      const catalog = catalogOf({ repositories: [{ name: "still", url: still.url, insecure: true }] });
+      await catalog.refresh();
+      await catalog.refresh();
+      assert.equal(catalog.refreshes, 2);
+      assert.equal(catalog.parses, 1, "the second read found the same bytes");
+      assert.equal(catalog.view().apps.find((a) => a.chart === "still/web")?.version, "1.0.0");
+      still.add({ name: "web", version: "1.1.0" });
+      await catalog.refresh();
+      assert.equal(catalog.parses, 2);
+      assert.equal(catalog.view().apps.find((a) => a.chart === "still/web")?.version, "1.1.0");
+    } finally {
+      await still.close();
+    }
+  });
 });
 
 describe("parseHelmIndex()", () => {

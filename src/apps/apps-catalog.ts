@@ -2,8 +2,9 @@
 // block and every refreshInterval (default 10 m), kept per repository (a failing repository keeps its last good
 // index and says why), and the apps the console offers: the predefined apps (with the clusters they show on), then,
 // unless noDefault, every chart of the repositories as a default app. Readmes come from the app's readmeUrl or the
-// chart archive's README.md, cached.
+// chart archive's README.md, cached. An index whose bytes did not change since the last read is not parsed again.
 
+import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import type { AppsSettings, ChartRepositorySettings } from "../config/system-settings.ts";
 import { readmeOfChartArchive } from "./chart-readme.ts";
@@ -58,11 +59,15 @@ export interface AppsCatalogOptions {
 export class AppsCatalog {
   private readonly options: AppsCatalogOptions;
   private states = new Map<string, RepositoryState>();
+  /** The digest of each repository's last parsed index.yaml: an unchanged index is not parsed again. */
+  private digests = new Map<string, string>();
   private readonly readmes = new Map<string, string>();
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   /** Refreshes done (tests and the benchmark wait on it). */
   refreshes = 0;
+  /** Indexes parsed (an unchanged one is not). */
+  parses = 0;
 
   constructor(options: AppsCatalogOptions) {
     this.options = options;
@@ -120,7 +125,12 @@ export class AppsCatalog {
             ...fetchOptions(repository),
             maxBytes: MAX_INDEX_BYTES,
           });
-          state.charts = parseHelmIndex(text.toString("utf8"), repository.url);
+          const digest = createHash("sha256").update(text).digest("hex");
+          if (!previous || this.digests.get(key) !== digest) {
+            state.charts = parseHelmIndex(text.toString("utf8"), repository.url);
+            this.digests.set(key, digest);
+            this.parses++;
+          }
           state.refreshedTime = new Date().toISOString();
         } catch (error) {
           state.error =
@@ -136,6 +146,7 @@ export class AppsCatalog {
       }),
     );
     this.states = next;
+    for (const key of this.digests.keys()) if (!next.has(key)) this.digests.delete(key);
     this.refreshes++;
   }
 

@@ -51,7 +51,13 @@ export interface HelmRepoServer {
 }
 
 export async function startHelmRepoServer(
-  options: { username?: string; password?: string; charts?: TestChart[] } = {},
+  options: {
+    username?: string;
+    password?: string;
+    charts?: TestChart[];
+    /** The index's `generated` time; by default the time of each request, so every read differs. */
+    generated?: string;
+  } = {},
 ): Promise<HelmRepoServer> {
   const tls = await testTls("chart repository");
   const charts: TestChart[] = [...(options.charts ?? [])];
@@ -81,7 +87,7 @@ export async function startHelmRepoServer(
         urls: [`charts/${chart.name}-${chart.version}.tgz`],
       });
     }
-    return stringify({ apiVersion: "v1", entries, generated: new Date().toISOString() });
+    return stringify({ apiVersion: "v1", entries, generated: options.generated ?? new Date().toISOString() });
   };
   const server = createServer({ cert: tls.certPem, key: tls.keyPem }, (request, response) => {
     const path = new URL(request.url ?? "/", "https://repo.invalid").pathname;

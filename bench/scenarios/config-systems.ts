@@ -85,7 +85,6 @@ export const configSystemsScenario: Scenario = {
 
       const raw = `costControl: ${JSON.stringify({ enabled: true, global: { metrics: { scrapeInterval: "1s" } } })}\n`;
       await api.expect(200, "PATCH", CONFIG, { spec: { raw } }, MERGE);
-      let prometheus: number | undefined;
       let prometheusUrl = "";
       for (let waited = 0; !prometheusUrl && waited < 600; waited++) {
         const config = await api.expect<{
@@ -96,7 +95,7 @@ export const configSystemsScenario: Scenario = {
         if (!prometheusUrl) await sleep(500);
       }
       if (!prometheusUrl) throw new Error("Prometheus did not become ready");
-      prometheus = childNamed(platform.pid, "prometheus");
+      const prometheus = childNamed(platform.pid, "prometheus");
       await sleep(5000); // Prometheus's start-up (WAL, first compaction) out of the window
       context.log(`scrape window (${seconds} s)`);
       const scrape = await window(seconds, { platform: platform.pid, prometheus });

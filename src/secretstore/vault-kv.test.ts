@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { startVaultTestServer, type VaultTestServer } from "../../test/support/vault-kv2-server.ts";
-import { kvPath, VaultError, VaultKvClient } from "./vault-kv.ts";
+import { kvPath, type VaultError, VaultKvClient } from "./vault-kv.ts";
 
 describe("VaultKvClient", () => {
   let vault: VaultTestServer;

@@ -5,14 +5,13 @@
 // Start order: settings (fail fast on any problem) -> API server -> platform connection (its failure never stops the
 // control plane) -> syncer. Close in reverse.
 
-import { registerUsageMetrics } from "../metrics/usage.ts";
-import { runtimeUsage } from "./runtime-usage.ts";
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import { Registry as PromRegistry } from "../http/prometheus.ts";
 import type { TokenVerifier } from "../identity/token-verifier.ts";
+import { registerUsageMetrics } from "../metrics/usage.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
 import { hostApi } from "./connect/host-api.ts";
 import type { OidcAuthenticator } from "./connect/oidc-authenticator.ts";
@@ -24,6 +23,7 @@ import { type KubeAccess, loadKubeAccess } from "./kube/kube-access.ts";
 import { KubeHttp } from "./kube/kube-http.ts";
 import { startRuntimeAudit } from "./runtime-audit.ts";
 import { type RuntimeStatus, writeRuntimeStatus } from "./runtime-status.ts";
+import { runtimeUsage } from "./runtime-usage.ts";
 import { type LoadedSettings, loadSettings } from "./settings/load.ts";
 import { type Syncer, startSyncer } from "./syncer/syncer.ts";
 import { registerSyncerMetrics } from "./syncer/syncer-metrics.ts";

@@ -15,8 +15,8 @@ import {
   chromiumSkip,
   launchChromium,
   loginThroughConsole,
-  seriousViolations,
   PAGE_WAIT_MS,
+  seriousViolations,
 } from "../support/chromium.ts";
 import { type CallReply, httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";

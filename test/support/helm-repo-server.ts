@@ -76,7 +76,8 @@ export async function startHelmRepoServer(
   const index = () => {
     const entries: Record<string, unknown[]> = {};
     for (const chart of charts) {
-      (entries[chart.name] ??= []).push({
+      entries[chart.name] ??= [];
+      entries[chart.name].push({
         apiVersion: "v2",
         name: chart.name,
         version: chart.version,

@@ -9,8 +9,8 @@
 //   -> hand the instance's client CA to the API server (certificates the platform signs for users).
 // A failed cycle is logged and kept in state() for the health output; the control plane keeps serving either way.
 
-import type { InstanceUsage } from "../../apis/management/v1/virtualclusterinstance-schema.ts";
 import type { Logger } from "pino";
+import type { InstanceUsage } from "../../apis/management/v1/virtualclusterinstance-schema.ts";
 import type { PlatformSettings } from "../settings/types.ts";
 import {
   ApiKeyNotFoundError,

@@ -1,7 +1,7 @@
 // VirtualClusterInstance: types and schema. An instance is a virtual cluster registered with the platform, living in
 // its project's namespace; the virtual cluster reports its state into status through the status subresource.
 
-import { integer, boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
+import { boolean, integer, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { AccessRule } from "./access-checks.ts";
 import { accessSchema, descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";

@@ -11,6 +11,7 @@ import { processUsage } from "../metrics/usage.ts";
 import { exposedGc, HeapCompactor } from "../virtualcluster/heap-compactor.ts";
 import { impersonating, loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
+import type { RuntimeContainer } from "../virtualcluster/lifecycle/runtime-container.ts";
 import type { LoadedAgentConfig } from "./agent-config.ts";
 import { serveStream } from "./agent-streams.ts";
 import { type RunningDirectEndpoint, startDirectEndpoint } from "./direct-endpoint.ts";
@@ -26,6 +27,8 @@ export interface AgentOptions extends LoadedAgentConfig {
   dataDir: string;
   /** The `virtualcluster` program's entry script (the runtimes it starts). */
   program: string;
+  /** Set: the virtual clusters placed here run in containers of this image (podman). */
+  runtimeContainer?: RuntimeContainer;
   pingIntervalMs?: number;
   logger?: Logger;
 }
@@ -47,6 +50,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
   const runtimes = new Runtimes({
     dir: join(options.dataDir, "virtualclusters"),
     program: options.program,
+    container: options.runtimeContainer,
     hostKubeconfig: options.hostKubeconfig,
     http: own,
     platform: () => platform,

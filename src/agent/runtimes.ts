@@ -1,5 +1,6 @@
 // The virtual clusters the platform placed on this cluster, run by the agent as this project's runtime
-// (`virtualcluster run`, one child process each; on a real cluster the same agent could deploy it as a workload):
+// (`virtualcluster run`, one child process each, or one container each where podman and the image are here,
+// runtime-launch.ts; on a real cluster the same agent could deploy it as a workload):
 // its host namespace (labelled with the instance's uid, never taken over), a RoleBinding of the runtime's own host
 // identity to the synced kinds in that namespace, a kubeconfig acting as that identity, and the dedicated access key
 // the platform made for it (asked for with needsKey when the agent has none). A runtime that exits is started again
@@ -20,10 +21,11 @@ import { loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
 import { alive } from "../virtualcluster/lifecycle/local-runtime.ts";
-import { RUNTIME_NODE_FLAGS, runtimeEnvironment } from "../virtualcluster/runtime-node-flags.ts";
+import type { RuntimeContainer } from "../virtualcluster/lifecycle/runtime-container.ts";
 import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
 import { syncDeliveredSecrets } from "./delivered-secrets.ts";
 import { MANAGED_BY_AGENT, MANAGED_BY_LABEL, RUNTIME_ROLE, runtimeUser } from "./host-rbac.ts";
+import { runtimeLaunch } from "./runtime-launch.ts";
 
 export const RUNTIME_UID_LABEL = "management.platform.sh/virtualclusterinstance-uid";
 const BINDING = "platform-virtualcluster";
@@ -49,6 +51,8 @@ export interface RuntimesOptions {
   /** As the agent's own identity: namespaces and RoleBindings. */
   http: KubeHttp;
   platform(): PlatformEndpoint | undefined;
+  /** Set: each runtime runs in a container of this image (podman), not as a child process. */
+  container?: RuntimeContainer;
   logger?: Logger;
 }
 
@@ -268,44 +272,32 @@ export class Runtimes {
       mode: 0o600,
     });
     const accessKey = (await readFile(paths.key, "utf8")).trim();
-    const log = await open(paths.log, "a", 0o600);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+    const variables: Record<string, string> = {
       LICENSE: accessKey,
       PLATFORM_HOST: platform.host,
       PLATFORM_PROJECT: placement.project,
       PLATFORM_INSECURE: platform.insecure ? "true" : "false",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     };
-    if (platform.caPem) env.PLATFORM_CA_DATA = platform.caPem;
-    else delete env.PLATFORM_CA_DATA;
-    const child = spawn(
-      process.execPath,
-      [
-        ...RUNTIME_NODE_FLAGS,
-        this.#options.program,
-        "run",
-        "--name",
-        placement.name,
-        "-n",
-        placement.hostNamespace,
-        "-f",
-        paths.settings,
-        "--host-kubeconfig",
-        paths.kubeconfig,
-        "--data-dir",
-        paths.data,
-        "--port",
-        "0",
-      ],
-      { stdio: ["ignore", log.fd, log.fd], env: runtimeEnvironment(env) },
-    );
+    if (platform.caPem) variables.PLATFORM_CA_DATA = platform.caPem;
+    const launch = runtimeLaunch({
+      name: placement.name,
+      hostNamespace: placement.hostNamespace,
+      files: paths,
+      variables,
+      program: this.#options.program,
+      container: this.#options.container,
+    });
+    // Not inherited from the agent: a CA the runtime was not given.
+    if (!platform.caPem) delete launch.env.PLATFORM_CA_DATA;
+    const log = await open(paths.log, "a", 0o600);
+    const child = spawn(launch.command, launch.args, { stdio: ["ignore", log.fd, log.fd], env: launch.env });
     await log.close();
     supervised.child = child;
     if (child.pid) await writeFile(paths.pid, `${child.pid}\n`, { mode: 0o600 });
     this.#options.logger?.info(
       { virtualCluster: `${placement.project}/${placement.name}`, pid: child.pid },
-      "virtual cluster started",
+      this.#options.container ? "virtual cluster started in a container" : "virtual cluster started",
     );
     const started = Date.now();
     child.once("exit", (code, signal) => {

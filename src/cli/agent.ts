@@ -2,7 +2,7 @@
 // `virtualcluster cluster connect` prepared in DIR) until SIGINT/SIGTERM: the tunnel to the platform, the spaces and
 // virtual clusters it keeps on the host, and its direct endpoint. The modules load only when the command runs.
 
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { ensureRuntimeNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { PROGRAM } from "./program.ts";
@@ -13,6 +13,8 @@ export const DEFAULT_AGENT_DATA_DIR = "./virtualcluster-agent-data";
 
 interface AgentFlags extends LogFlags {
   dataDir: string;
+  runtime: "auto" | "process" | "container";
+  containerImage?: string;
 }
 
 export function agentCommand(): Command {
@@ -24,7 +26,16 @@ export function agentCommand(): Command {
       "--data-dir <dir>",
       "the agent's data directory (written by virtualcluster cluster connect)",
       DEFAULT_AGENT_DATA_DIR,
-    );
+    )
+    .addOption(
+      new Option(
+        "--runtime <how>",
+        "how placed virtual clusters run: child processes, podman containers of the image, or containers when podman and the image are here (auto)",
+      )
+        .choices(["process", "container", "auto"])
+        .default("process"),
+    )
+    .option("--container-image <image>", "the image of their containers (default: the one `npm run image` builds)");
   return addLogOptions(command)
     .addHelpText(
       "after",
@@ -35,17 +46,30 @@ export function agentCommand(): Command {
       runAction(async (flags: AgentFlags) => {
         // The runtime's memory settings (a small young generation, one malloc arena), so the agent stays small.
         ensureRuntimeNodeFlags();
-        const [logger, { readAgentConfig }, { startAgent }] = await Promise.all([
-          commandLogger(flags),
-          import("../agent/agent-config.ts"),
-          import("../agent/agent.ts"),
-        ]);
+        const [logger, { readAgentConfig }, { startAgent }, { chooseRuntimeContainer }, { defaultRuntimeImage }] =
+          await Promise.all([
+            commandLogger(flags),
+            import("../agent/agent-config.ts"),
+            import("../agent/agent.ts"),
+            import("../agent/runtime-launch.ts"),
+            import("../virtualcluster/lifecycle/runtime-container.ts"),
+          ]);
         const loaded = await readAgentConfig(flags.dataDir);
-        const agent = await startAgent({ ...loaded, dataDir: flags.dataDir, program: PROGRAM, logger });
+        const image = flags.containerImage ?? defaultRuntimeImage();
+        const runtimeContainer = await chooseRuntimeContainer(flags.runtime, image);
+        const agent = await startAgent({
+          ...loaded,
+          dataDir: flags.dataDir,
+          program: PROGRAM,
+          runtimeContainer,
+          logger,
+        });
         stopOnSignal(logger, () => agent.close());
         const direct = agent.directEndpoint ? `Direct endpoint: ${agent.directEndpoint.url}\n` : "";
+        const runs = runtimeContainer ? `in containers of ${runtimeContainer.image}` : "as processes";
         process.stdout.write(
-          `Agent of cluster ${loaded.config.cluster} started; connecting to ${loaded.config.platforms.join(", ")}\n${direct}`,
+          `Agent of cluster ${loaded.config.cluster} started; connecting to ${loaded.config.platforms.join(", ")}\n${direct}` +
+            `Virtual clusters placed here run ${runs}\n`,
         );
       }),
     );

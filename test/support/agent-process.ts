@@ -19,8 +19,10 @@ export async function startAgentProcess(
   env: NodeJS.ProcessEnv = process.env,
   /** Another entry script (the installed dist/cli/main.js). */
   main = MAIN,
+  /** More agent flags, e.g. `--runtime container --container-image REF`. */
+  extraArgs: string[] = [],
 ): Promise<AgentProcess> {
-  const child = spawn(process.execPath, [main, "agent", "--data-dir", dataDir], {
+  const child = spawn(process.execPath, [main, "agent", "--data-dir", dataDir, ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...env, LOG_LEVEL: "info" },
   });

@@ -43,8 +43,15 @@ export function runtimeContainerName(state: Pick<LocalCluster, "name" | "namespa
 
 /** Gives the runtime's files to the image's user (as root), leaving the deployer's credentials and the state root's. */
 function handOverDirectory(paths: ClusterPaths): void {
+  handOverToImageUser(paths.dir, new Set([paths.hostKubeconfig, paths.state, paths.log, paths.pid]));
+}
+
+/**
+ * As root: gives `dir` and what is in it, except the paths in `keep`, to the image's user, so the runtime in the
+ * container may read and write its mounted directory. Elsewhere the container runs as the caller (nothing to do).
+ */
+export function handOverToImageUser(dir: string, keep: ReadonlySet<string>): void {
   if (process.getuid?.() !== 0) return;
-  const keep = new Set([paths.hostKubeconfig, paths.state, paths.log, paths.pid]);
   const give = (path: string) => {
     try {
       lchownSync(path, IMAGE_UID, IMAGE_UID);
@@ -55,20 +62,21 @@ function handOverDirectory(paths: ClusterPaths): void {
       );
     }
   };
-  const walk = (dir: string) => {
-    give(dir);
+  const walk = (current: string) => {
+    give(current);
     // Bounded: the cluster's own directory, a few levels deep (pki/, audit files).
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const path = join(current, entry.name);
       if (keep.has(path)) continue;
       if (entry.isDirectory()) walk(path);
       else give(path);
     }
   };
-  walk(paths.dir);
+  walk(dir);
 }
 
-function userArguments(): string[] {
+/** podman run arguments for the user the container runs as: the image's as root, the caller's when rootless. */
+export function containerUserArguments(): string[] {
   const uid = process.getuid?.();
   if (uid === undefined || uid === 0) return [];
   return ["--userns=keep-id", "--user", `${uid}:${process.getgid?.() ?? uid}`];
@@ -139,7 +147,7 @@ export async function startRuntimeContainer(
     `--stop-timeout=${STOP_SECONDS}`,
     "--log-driver=k8s-file",
     `--log-opt=path=${paths.log}`,
-    ...userArguments(),
+    ...containerUserArguments(),
     // Z: a private SELinux label where SELinux is on (ignored elsewhere).
     `--volume=${paths.dir}:${paths.dir}:Z`,
     `--env=LOG_LEVEL=${process.env.LOG_LEVEL ?? "info"}`,

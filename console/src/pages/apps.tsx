@@ -199,11 +199,13 @@ export default function AppsPage() {
           <Title headingLevel="h2">{app.title}</Title>
           {app.description && <p>{app.description}</p>}
           {app.versions.length > 0 && (
-            <FormSelect value={version ?? ""} onChange={(_e, value) => setVersion(value)} aria-label="Version">
-              {app.versions.map((v) => (
-                <FormSelectOption key={v} value={v} label={v} />
-              ))}
-            </FormSelect>
+            <FormGroup label="Version" fieldId="app-version">
+              <FormSelect id="app-version" value={version ?? ""} onChange={(_e, value) => setVersion(value)}>
+                {app.versions.map((v) => (
+                  <FormSelectOption key={v} value={v} label={v} />
+                ))}
+              </FormSelect>
+            </FormGroup>
           )}
           <Title headingLevel="h3">Install</Title>
           <Install

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
-import { loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
+import { impersonating, loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
+import { AGENT_ROLE, AGENT_USER, RUNTIME_ROLE, SPACE_ROLES } from "./host-rbac.ts";
 import { SPACE_UID_LABEL, Spaces, spaceRoleBindings } from "./spaces.ts";
 
 describe("spaceRoleBindings()", () => {
@@ -94,5 +95,55 @@ describe("Spaces", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.deepEqual(spaces.names(), []);
+  });
+
+  it("put() on a cluster connected before secrets were delivered: Ready without secrets, Pending saying why with some", async () => {
+    // The agent's role as `cluster connect` made it before: no secrets role it may bind.
+    const rbac = "/apis/rbac.authorization.k8s.io/v1";
+    await http.request({
+      method: "POST",
+      path: `${rbac}/clusterroles`,
+      body: {
+        metadata: { name: AGENT_ROLE },
+        rules: [
+          { apiGroups: [""], resources: ["namespaces"], verbs: ["get", "list", "watch", "create", "delete"] },
+          {
+            apiGroups: ["rbac.authorization.k8s.io"],
+            resources: ["rolebindings"],
+            verbs: ["get", "list", "create", "update", "delete"],
+          },
+          {
+            apiGroups: ["rbac.authorization.k8s.io"],
+            resources: ["clusterroles"],
+            verbs: ["bind"],
+            resourceNames: [...SPACE_ROLES, RUNTIME_ROLE],
+          },
+        ],
+      },
+    });
+    await http.request({
+      method: "POST",
+      path: `${rbac}/clusterrolebindings`,
+      body: {
+        metadata: { name: AGENT_ROLE },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: AGENT_ROLE },
+        subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: AGENT_USER }],
+      },
+    });
+    const agent = new KubeHttp(
+      impersonating(await loadKubeAccess({ file: server.kubeconfigPath }), { user: AGENT_USER }),
+    );
+    try {
+      const old = new Spaces(agent);
+      const state = await old.put("space-old", request([{ kind: "User", name: "a", role: "edit" }], "uid-old"));
+      assert.deepEqual(state, { phase: "Ready" });
+      assert.deepEqual(await bindings("space-old"), ["platform-edit"]);
+      const secret = { projectSecret: "db", name: "db", data: { k: "dg==" } };
+      const withSecret = await old.put("space-old", { ...request([], "uid-old"), secrets: [secret] });
+      assert.equal(withSecret.phase, "Pending");
+      assert.match(withSecret.message ?? "", /run `virtualcluster cluster connect` again/);
+    } finally {
+      agent.close();
+    }
   });
 });

@@ -26,6 +26,7 @@ export interface KnownSpace {
 }
 
 const notFound = (error: unknown) => error instanceof KubeApiError && error.code === 404;
+const forbidden = (error: unknown) => error instanceof KubeApiError && error.code === 403;
 
 /** The RoleBindings a space's members need, one per role that has members. */
 export function spaceRoleBindings(namespace: string, members: readonly SpaceMember[]): KubeObject[] {
@@ -139,7 +140,8 @@ export class Spaces {
       const problems = await syncDeliveredSecrets(this.#http, request.secrets ?? [], { namespace });
       return problems.length ? { phase: "Ready", message: problems.join("; ") } : { phase: "Ready" };
     } catch (error) {
-      if (!(error instanceof KubeApiError) || error.code !== 403) throw error;
+      if (!forbidden(error)) throw error;
+      if (!request.secrets?.length) return { phase: "Ready" };
       return {
         phase: "Pending",
         message: `the host does not let the agent write Secrets in "${namespace}" yet (run \`virtualcluster cluster connect\` again if this stays: it adds the role ${SPACE_SECRETS_ROLE})`,
@@ -190,15 +192,23 @@ export class Spaces {
       const name = binding.metadata.name ?? "";
       const current = existing.get(name);
       existing.delete(name);
-      if (!current) {
-        await this.#http.request({ method: "POST", path: collection, body: binding });
-      } else if (JSON.stringify(current.subjects) !== JSON.stringify(binding.subjects)) {
-        await this.#http.request({
-          method: "PUT",
-          path: `${collection}/${name}`,
-          body: { ...binding, metadata: { ...binding.metadata, resourceVersion: current.metadata.resourceVersion } },
-        });
-      }
+      const write = !current
+        ? this.#http.request({ method: "POST", path: collection, body: binding })
+        : JSON.stringify(current.subjects) !== JSON.stringify(binding.subjects)
+          ? this.#http.request({
+              method: "PUT",
+              path: `${collection}/${name}`,
+              body: {
+                ...binding,
+                metadata: { ...binding.metadata, resourceVersion: current.metadata.resourceVersion },
+              },
+            })
+          : undefined;
+      await write?.catch((error: unknown) => {
+        // A cluster connected before project secrets were delivered has no bindable secrets role: the space works,
+        // and #secrets says what to do if it is given secrets.
+        if (!(name === SECRETS_BINDING && forbidden(error))) throw error;
+      });
     }
     for (const stale of existing.keys()) {
       await this.#http.request({ method: "DELETE", path: `${collection}/${stale}` }).catch((error: unknown) => {

@@ -138,12 +138,19 @@ export class Runtimes {
 
   /** The project secrets the virtual cluster receives, written through its own API as its admin. */
   async #secrets(data: string, secrets: DeliveredSecret[]): Promise<string[]> {
-    const access = await loadKubeAccess({ file: join(data, CLUSTER_ADMIN_KUBECONFIG) });
-    const http = new KubeHttp(access, { userAgent: "virtualcluster-agent" });
+    let http: KubeHttp | undefined;
     try {
+      http = new KubeHttp(await loadKubeAccess({ file: join(data, CLUSTER_ADMIN_KUBECONFIG) }), {
+        userAgent: "virtualcluster-agent",
+      });
       return await syncDeliveredSecrets(http, secrets, { createNamespaces: true });
+    } catch (error) {
+      // The virtual cluster runs either way; the log and the answer say why its secrets are not in place.
+      const message = `project secrets not delivered: ${(error as Error).message}`;
+      this.#options.logger?.warn({ data }, message);
+      return [message];
     } finally {
-      http.close();
+      http?.close();
     }
   }
 

@@ -92,7 +92,7 @@ export class StoreHousekeeping {
   }
 
   /** Runs compaction (and on etcd defragmentation) while `leadership` leads. */
-  runOn(leadership: Leadership): void {
+  runOn(leadership: Pick<Leadership, "run">): void {
     const { storage, etcd, logger } = this.parts;
     const { settings } = this.monitor;
     if (settings.compactionIntervalMs > 0) {

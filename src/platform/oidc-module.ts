@@ -23,7 +23,7 @@ export interface OidcModuleOptions {
 }
 
 export class OidcModule implements PlatformModule {
-  readonly name = "oidc-provider";
+  readonly name = "oidc";
   private readonly options: OidcModuleOptions;
   private readonly clientThrottle: LoginThrottle;
   private sharedThrottle?: { close(): void };

@@ -30,6 +30,16 @@ describe("startPlatform()", () => {
     await platform.close();
   });
 
+  it("startPlatform() starts the modules in the order docs/architecture.md lists them", async () => {
+    const started: string[] = [];
+    const platform = await start({ testOnlyBeforeStart: (name) => void started.push(name) });
+    await platform.close();
+    const map = await readFile(join(import.meta.dirname, "..", "..", "docs", "architecture.md"), "utf8");
+    const section = map.slice(map.indexOf("## Modules and their lifecycle"), map.indexOf("## A request, in order"));
+    const listed = [...section.matchAll(/^\| [^|]+ \| `([\w-]+)-module\.ts`/gm)].map((match) => match[1]);
+    assert.deepEqual(listed, started);
+  });
+
   it("startPlatform() failing at every module in turn undoes itself: each next start succeeds and serves", async () => {
     const modules: string[] = [];
     const first = await start({ testOnlyBeforeStart: (name) => void modules.push(name) });

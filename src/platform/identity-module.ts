@@ -128,12 +128,11 @@ export class IdentityModule implements PlatformModule, IdentityServices {
       activity: this.activity,
     });
     // The authorization facts of whatever the registry serves.
-    const facts = factsLookup((group, resource) => registry.store(group, resource)?.definition);
-    this.facts = facts;
+    this.facts = factsLookup((group, resource) => registry.store(group, resource)?.definition);
     this.authorizer = new PlatformAuthorizer({
       index: this.index,
       projectNamespacePrefix: () => settings.current().projectNamespacePrefix,
-      facts,
+      facts: this.facts,
       definitions: () => registry.stores().map((store) => store.definition),
     });
     this.sweeper = new LoginKeySweeper({
@@ -271,7 +270,7 @@ export class IdentityModule implements PlatformModule, IdentityServices {
         type: "Login",
         user: entry.name,
         displayName: "Password login",
-      } as OwnedAccessKey["spec"]);
+      });
       return (created.spec as { key: string }).key;
     };
     const keys = this.keys();

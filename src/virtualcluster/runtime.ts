@@ -37,7 +37,12 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   heartbeatIntervalMs?: number;
   logger?: Logger;
+  /** TEST-ONLY FAULT SEAM: called before each step of the start; a throw fails the start there. */
+  testOnlyBeforeStep?: (step: RuntimeStartStep) => void | Promise<void>;
 }
+
+/** The steps of startRuntime() after the settings, in order (RuntimeOptions.testOnlyBeforeStep). */
+export type RuntimeStartStep = "api-server" | "platform" | "syncer" | "status";
 
 export interface RunningRuntime {
   url: string;
@@ -48,6 +53,7 @@ export interface RunningRuntime {
 
 export async function startRuntime(options: RuntimeOptions): Promise<RunningRuntime> {
   const { name, namespace, logger } = options;
+  const step = async (name: RuntimeStartStep) => options.testOnlyBeforeStep?.(name);
   // Each part's close goes onto the stack as it starts: a failed start closes what started, close() the same.
   await using stack = new AsyncDisposableStack();
   const loaded: LoadedSettings = loadSettings(options.settingsText, { namespace });
@@ -72,6 +78,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   const metrics = new PromRegistry();
   let syncer: Syncer | undefined;
   registerSyncerMetrics(metrics, () => syncer?.stats());
+  await step("api-server");
   const server = await startClusterApiServer({
     metricsRegistry: metrics,
     dataDir: options.dataDir,
@@ -85,7 +92,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     logger,
   });
   stack.defer(() => server.close());
+  await step("platform");
   await link.connect(server);
+  await step("syncer");
   syncer = await startRuntimeSyncer(options, loaded, server);
   stack.defer(() => syncer?.close());
   const running = syncer;
@@ -97,6 +106,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     syncer: running.stats(),
     audit: audit ? audit.forwarding() : undefined,
   });
+  await step("status");
   await startHousekeeping(stack, options, running, status);
   const started = stack.move();
   return {

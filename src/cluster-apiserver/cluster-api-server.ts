@@ -18,7 +18,7 @@ import { ServiceAddresses } from "../apis/core/v1/service-addresses.ts";
 import { StoreInformer } from "../auth/store-informer.ts";
 import type { Authenticator } from "../auth/types.ts";
 import { startApiServer } from "../http/api-server.ts";
-import { createApiMetrics } from "../http/metrics.ts";
+import { type ApiMetrics, createApiMetrics } from "../http/metrics.ts";
 import type { ServerLimits } from "../http/server-limits.ts";
 import type { ApiServerHooks } from "../http/types.ts";
 import { buildKubeconfig, serverUrl } from "../pki/kubeconfig.ts";
@@ -32,6 +32,7 @@ import { ensureDataDirectory } from "../storage/data-directory.ts";
 import { instrumentStore } from "../storage/instrumented-store.ts";
 import { RetentionCompaction } from "../storage/retention-compaction.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import type { KeyValueStore } from "../storage/types.ts";
 import { AdminTokenAuthenticator, ensureAdminToken } from "./admin-token.ts";
 import { bootstrapRbac } from "./bootstrap-rbac.ts";
 import { ClientCertificateAuthenticator } from "./client-certificate-authenticator.ts";
@@ -72,6 +73,8 @@ export interface ClusterApiServerOptions {
   /** Audit hooks (a virtual cluster's audit log). */
   hooks?: ApiServerHooks;
   logger?: Logger;
+  /** TEST-ONLY FAULT SEAM: called before each step of the start; a throw fails the start there. */
+  testOnlyBeforeStep?: (step: ClusterStartStep) => void | Promise<void>;
 }
 
 export interface RunningClusterApiServer {
@@ -85,18 +88,63 @@ export interface RunningClusterApiServer {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the store, registers every kind, starts the cluster's state (index, controllers, garbage collector), then
+ * serves. Each step's close goes onto one AsyncDisposableStack: a step that fails closes what the earlier ones opened,
+ * and close() runs the same code.
+ */
 export async function startClusterApiServer(options: ClusterApiServerOptions): Promise<RunningClusterApiServer> {
-  const { logger } = options;
   const dataDir = resolve(options.dataDir);
-  const host = options.host ?? "127.0.0.1";
+  const step = async (name: ClusterStartStep) => options.testOnlyBeforeStep?.(name);
   await ensureDataDirectory(dataDir);
-
+  await using stack = new AsyncDisposableStack();
   const metrics = createApiMetrics(options.metricsRegistry);
-  // The WAL's fsync runs on the thread pool: writes are still acknowledged only once durable, but a virtual
-  // cluster's syncer, which shares this process, keeps working while the disk syncs. Checkpoints, which still block
-  // the loop for their copy and two fsyncs, come at most once a second (or every 10,000 rows) instead of every
-  // 250 ms. Smaller caches than the platform's: a virtual cluster's runtime is meant to fit in little memory, and
-  // the OS caches the file anyway.
+  await step("store");
+  const storage = await openClusterStore(stack, dataDir, metrics, options.logger);
+  const addresses = new ServiceAddresses();
+  const rbac = new RbacIndex();
+  const registry = new Registry(storage);
+  const tokens = await ServiceAccountTokens.open(dataDir, registry);
+  const roleRules: RoleRules = (kind, name, namespace) => rbac.roleRules(kind, name, namespace);
+  for (const definition of clusterResources(addresses, storage, roleRules, tokens.tokenRequest())) {
+    registry.register(definition);
+  }
+  await step("state");
+  const state = await startClusterState(stack, { registry, storage, addresses, rbac, logger: options.logger });
+  await step("server");
+  const served = await serveCluster(stack, options, { dataDir, registry, rbac, tokens, state, addresses, metrics });
+  options.logger?.info({ url: served.url }, "cluster API server ready");
+  const running = stack.move();
+  let closed: Promise<void> | undefined;
+  return {
+    ...served,
+    registry,
+    close() {
+      closed ??= running.disposeAsync();
+      return closed;
+    },
+  };
+}
+
+/** The steps of startClusterApiServer(), in order (ClusterApiServerOptions.testOnlyBeforeStep). */
+export type ClusterStartStep = "store" | "state" | "server";
+
+type RoleRules = Parameters<typeof clusterResources>[2];
+
+/**
+ * The WAL's fsync runs on the thread pool: writes are still acknowledged only once durable, but a virtual cluster's
+ * syncer, which shares this process, keeps working while the disk syncs. Checkpoints, which still block the loop for
+ * their copy and two fsyncs, come at most once a second (or every 10,000 rows) instead of every 250 ms. Smaller
+ * caches than the platform's: a virtual cluster's runtime is meant to fit in little memory, and the OS caches the
+ * file anyway. As the platform does (without a leader: one process owns the file), every minute, history older than
+ * five minutes is dropped; the SQLite store then returns the freed pages by itself.
+ */
+async function openClusterStore(
+  stack: AsyncDisposableStack,
+  dataDir: string,
+  metrics: ApiMetrics,
+  logger: Logger | undefined,
+): Promise<KeyValueStore> {
   const store = await openSqliteStore({
     path: join(dataDir, CLUSTER_DATABASE),
     fsync: "thread-pool",
@@ -105,136 +153,128 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
     readCacheBytes: 4 * 1024 * 1024,
   });
   const storage = instrumentStore(store, (op, r, ok, s) => metrics.storageOperation(op, r, ok, s));
-  const stops: (() => void | Promise<void>)[] = [() => storage.close()];
-  // As the platform does (without a leader: one process owns the file): every minute, drop history older than five
-  // minutes; the SQLite store then returns the freed pages by itself.
+  stack.defer(() => storage.close());
   const compaction = new RetentionCompaction({ storage, retentionMs: 5 * 60_000 });
   const compactor = setInterval(() => {
     compaction.tick().catch((error) => logger?.warn({ err: String(error) }, "compaction failed"));
   }, 60_000);
   compactor.unref();
-  stops.push(() => clearInterval(compactor));
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop();
+  stack.defer(() => clearInterval(compactor));
+  return storage;
+}
+
+interface ClusterState {
+  informer: StoreInformer;
+  kubernetesService: KubernetesServiceReconciler;
+}
+
+/** The cluster state index and the controllers over it, the garbage collector, default namespaces and RBAC. */
+async function startClusterState(
+  stack: AsyncDisposableStack,
+  parts: { registry: Registry; storage: KeyValueStore; addresses: ServiceAddresses; rbac: RbacIndex; logger?: Logger },
+): Promise<ClusterState> {
+  const { registry, addresses, logger } = parts;
+  const namespaces = new NamespaceController(registry, logger);
+  const kubernetesService = new KubernetesServiceReconciler({ registry, clusterIP: addresses.firstAddress, logger });
+  const mirroring = new EndpointSliceMirroring({ registry, logger });
+  const informer = new StoreInformer(
+    parts.storage,
+    combineHandlers([parts.rbac, serviceAddressHandler(addresses), namespaces, kubernetesService, mirroring]),
+    (error) => logger?.error({ err: String(error) }, "cluster state index update failed"),
+  );
+  stack.defer(() => informer.stop());
+  stack.defer(() => namespaces.stop());
+  stack.defer(() => kubernetesService.stop());
+  stack.defer(() => mirroring.stop());
+  await informer.start();
+  mirroring.start();
+  const collector = new GarbageCollector({
+    registry,
+    onError: (error, key) => logger?.warn({ key, err: String(error) }, "garbage collection failed"),
+  });
+  stack.defer(() => collector.stop());
+  await collector.start();
+  await ensureNamespaces(registry);
+  await bootstrapRbac(registry);
+  return { informer, kubernetesService };
+}
+
+interface ServeParts {
+  dataDir: string;
+  registry: Registry;
+  rbac: RbacIndex;
+  tokens: ServiceAccountTokens;
+  state: ClusterState;
+  addresses: ServiceAddresses;
+  metrics: ApiMetrics;
+}
+
+/** The HTTPS server, `default/kubernetes` pointing at it, and <data-dir>/admin.kubeconfig. */
+async function serveCluster(
+  stack: AsyncDisposableStack,
+  options: ClusterApiServerOptions,
+  parts: ServeParts,
+): Promise<Omit<RunningClusterApiServer, "registry" | "close">> {
+  const { dataDir, state } = parts;
+  const host = options.host ?? "127.0.0.1";
+  const address = await advertiseAddress(host);
+  const tls = await ensureServingCertificates({
+    dataDir,
+    hosts: [host, address, parts.addresses.firstAddress, "kubernetes", "kubernetes.default", "kubernetes.default.svc"],
+  });
+  const token = await ensureAdminToken(dataDir);
+  const certificates = new ClientCertificateAuthenticator(options.clientCertificateAuthorities ?? [], {
+    extraGroups: options.clientCertificateGroups,
+  });
+  const server = await startApiServer({
+    resources: servedStores(parts.registry),
+    // The admin token is checked first so it never reaches an authenticator that might send it elsewhere.
+    authenticators: [
+      new AdminTokenAuthenticator(token),
+      certificates,
+      parts.tokens.authenticator(),
+      ...(options.authenticators ?? []),
+    ],
+    authorizer: new RbacAuthorizer(parts.rbac, () => state.informer.fresh()),
+    tls: {
+      certPem: tls.certPem,
+      keyPem: tls.keyPem,
+      clientCaPem: joinPems(options.clientCertificateAuthorities),
+      requestClientCertificates: true,
+    },
+    host,
+    port: options.port ?? DEFAULT_CLUSTER_PORT,
+    version: platformVersion(),
+    logger: options.logger,
+    metrics: parts.metrics,
+    limits: options.limits,
+    hooks: options.hooks,
+    // Failing while writes fail for lack of space (they answer 507 meanwhile).
+    healthChecks: { "store-space": () => parts.registry.storage.checkSpace?.() },
+  });
+  stack.defer(() => server.close());
+  const url = serverUrl(host, server.port);
+  await state.kubernetesService.start(address, server.port);
+  const kubeconfigPath = join(dataDir, CLUSTER_ADMIN_KUBECONFIG);
+  const name = options.name ?? DEFAULT_NAME;
+  const kubeconfig = buildKubeconfig({
+    name,
+    server: url,
+    certificateAuthorityPem: tls.caPem,
+    user: { token },
+    userName: `${name}-admin`,
+  });
+  await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  return {
+    url,
+    port: server.port,
+    caPem: tls.caPem,
+    kubeconfigPath,
+    setClientCertificateAuthorities(pems) {
+      certificates.setAuthorities(pems);
+      server.setClientCaPem(joinPems(pems));
+    },
   };
-  try {
-    const addresses = new ServiceAddresses();
-    const rbac = new RbacIndex();
-    const registry = new Registry(storage);
-    const tokens = await ServiceAccountTokens.open(dataDir, registry);
-    for (const definition of clusterResources(
-      addresses,
-      storage,
-      (kind, name, namespace) => rbac.roleRules(kind, name, namespace),
-      tokens.tokenRequest(),
-    )) {
-      registry.register(definition);
-    }
-
-    const namespaces = new NamespaceController(registry, logger);
-    const kubernetesService = new KubernetesServiceReconciler({
-      registry,
-      clusterIP: addresses.firstAddress,
-      logger,
-    });
-    const mirroring = new EndpointSliceMirroring({ registry, logger });
-    const informer = new StoreInformer(
-      storage,
-      combineHandlers([rbac, serviceAddressHandler(addresses), namespaces, kubernetesService, mirroring]),
-      (error) => logger?.error({ err: String(error) }, "cluster state index update failed"),
-    );
-    await informer.start();
-    mirroring.start();
-    stops.push(
-      () => informer.stop(),
-      () => namespaces.stop(),
-      () => kubernetesService.stop(),
-      () => mirroring.stop(),
-    );
-    const collector = new GarbageCollector({
-      registry,
-      onError: (error, key) => logger?.warn({ key, err: String(error) }, "garbage collection failed"),
-    });
-    await collector.start();
-    stops.push(() => collector.stop());
-
-    await ensureNamespaces(registry);
-    await bootstrapRbac(registry);
-
-    const address = await advertiseAddress(host);
-    const tls = await ensureServingCertificates({
-      dataDir,
-      hosts: [host, address, addresses.firstAddress, "kubernetes", "kubernetes.default", "kubernetes.default.svc"],
-    });
-    const token = await ensureAdminToken(dataDir);
-    const certificates = new ClientCertificateAuthenticator(options.clientCertificateAuthorities ?? [], {
-      extraGroups: options.clientCertificateGroups,
-    });
-    const server = await startApiServer({
-      resources: servedStores(registry),
-      // The admin token is checked first so it never reaches an authenticator that might send it elsewhere.
-      authenticators: [
-        new AdminTokenAuthenticator(token),
-        certificates,
-        tokens.authenticator(),
-        ...(options.authenticators ?? []),
-      ],
-      authorizer: new RbacAuthorizer(rbac, () => informer.fresh()),
-      tls: {
-        certPem: tls.certPem,
-        keyPem: tls.keyPem,
-        clientCaPem: joinPems(options.clientCertificateAuthorities),
-        requestClientCertificates: true,
-      },
-      host,
-      port: options.port ?? DEFAULT_CLUSTER_PORT,
-      version: platformVersion(),
-      logger,
-      metrics,
-      limits: options.limits,
-      hooks: options.hooks,
-      // Failing while writes fail for lack of space (they answer 507 meanwhile).
-      healthChecks: { "store-space": () => storage.checkSpace?.() },
-    });
-    stops.push(() => server.close());
-
-    const url = serverUrl(host, server.port);
-    await kubernetesService.start(address, server.port);
-    const kubeconfigPath = join(dataDir, CLUSTER_ADMIN_KUBECONFIG);
-    const name = options.name ?? DEFAULT_NAME;
-    await writeFile(
-      kubeconfigPath,
-      buildKubeconfig({
-        name,
-        server: url,
-        certificateAuthorityPem: tls.caPem,
-        user: { token },
-        userName: `${name}-admin`,
-      }),
-      { mode: 0o600 },
-    );
-    logger?.info({ url }, "cluster API server ready");
-
-    let closed: Promise<void> | undefined;
-    return {
-      url,
-      port: server.port,
-      caPem: tls.caPem,
-      kubeconfigPath,
-      registry,
-      setClientCertificateAuthorities(pems) {
-        certificates.setAuthorities(pems);
-        server.setClientCaPem(joinPems(pems));
-      },
-      close() {
-        closed ??= stopAll();
-        return closed;
-      },
-    };
-  } catch (error) {
-    await stopAll();
-    throw error;
-  }
 }
 
 /** The stores served over HTTP: namespaces get kube-apiserver's delete (marked Terminating, then emptied). */

@@ -11,8 +11,8 @@ import { selfSubjectAccessReviewDefinition } from "../apis/management/v1/selfsub
 import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
 import type { ActionHandler, ResourceDefinition } from "../registry/types.ts";
-import type { AuthDefinitions } from "./auth.ts";
 import type { ClusterDefinitions } from "./clusters/cluster-resources.ts";
+import type { AuthDefinitions } from "./identity-kinds.ts";
 import type { ProjectDefinitions } from "./projects/project-resources.ts";
 
 export interface ManagementResourceParts {

@@ -34,28 +34,29 @@ export interface PlatformSsoOptions {
 }
 
 /** Logs each connector warning when it first applies: at start, and when a Config change brings it. */
-function logConnectorWarnings(settings: LiveSettings, logger: Logger | undefined): void {
-  if (!logger) return;
+function logConnectorWarnings(settings: LiveSettings, logger: Logger | undefined): () => void {
+  if (!logger) return () => {};
   const warningsOf = (next: PlatformSettings) => next.auth.sso.connectors.flatMap((c) => connectorWarnings(c));
   const log = (next: PlatformSettings, previous?: PlatformSettings) => {
     const before = new Set(previous ? warningsOf(previous) : []);
     for (const warning of warningsOf(next)) if (!before.has(warning)) logger.warn({ warning }, warning);
   };
   log(settings.current());
-  settings.onChange(log);
+  return settings.onChange(log);
 }
 
-export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance) => void {
+/** The SSO routes; close() stops following the settings. */
+export function platformSso(options: PlatformSsoOptions): { routes: (app: FastifyInstance) => void; close(): void } {
   const sso = () => options.settings.current().auth.sso;
   const connectors = new ConnectorSet(sso, connectorFactories(options.storage));
-  logConnectorWarnings(options.settings, options.logger);
+  const stopWarnings = logConnectorWarnings(options.settings, options.logger);
   const accounts = new SsoAccounts({
     index: options.index,
     fresh: options.fresh,
     store: options.store,
     settings: sso,
   });
-  return ssoRoutes({
+  const routes = ssoRoutes({
     settings: options.settings,
     connectors,
     logins: new LoginStates({ secrets: options.cookieKeys }),
@@ -72,4 +73,5 @@ export function platformSso(options: PlatformSsoOptions): (app: FastifyInstance)
     },
     logger: options.logger,
   });
+  return { routes, close: stopWarnings };
 }

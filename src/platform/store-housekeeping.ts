@@ -95,7 +95,7 @@ export class StoreHousekeeping {
    * Runs compaction (and on etcd defragmentation) while `leadership` leads. `mayDefragment` holds
    * defragmentation back (outside the maintenance window); compaction is incremental and always runs.
    */
-  runOn(leadership: Leadership, mayDefragment?: () => boolean): void {
+  runOn(leadership: Pick<Leadership, "run">, mayDefragment?: () => boolean): void {
     const { storage, etcd, logger } = this.parts;
     const { settings } = this.monitor;
     if (settings.compactionIntervalMs > 0) {

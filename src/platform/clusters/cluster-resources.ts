@@ -1,6 +1,6 @@
 // Connected clusters and spaces, wired: the Cluster definition with its agent-key subresource, the SpaceInstance
 // definition with the project and cluster lookups it checks placements against. `definitions` are registered with
-// the rest (src/platform/management-resources.ts); `attach` gives the lookups the registry once it is complete.
+// the rest (src/platform/management-resources.ts); the lookups read the registry when requests come.
 
 import { isStatusError } from "../../apimachinery/errors.ts";
 import { createClusterDefinition } from "../../apis/management/v1/cluster.ts";
@@ -24,7 +24,6 @@ export interface ClusterResources {
   definitions: ClusterDefinitions;
   /** Existence of clusters, for the placements of virtual cluster instances too. */
   clusterLookup: ClusterLookup;
-  attach(registry: Registry): void;
 }
 
 const lookupContext = () => systemContext("system:clusters", "virtualcluster-platform");
@@ -39,10 +38,10 @@ async function found<T>(read: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-export function createClusterResources(settings: LiveSettings): ClusterResources {
-  let registry: Registry | undefined;
+/** `registry` is filled with every kind before any module starts; the lookups read it when requests are served. */
+export function createClusterResources(settings: LiveSettings, registry: Registry): ClusterResources {
   const store = (plural: string): GenericStore => {
-    const found = registry?.genericStore(GROUP, plural);
+    const found = registry.genericStore(GROUP, plural);
     if (!found) throw new Error(`${plural} is not registered`);
     return found;
   };
@@ -60,8 +59,5 @@ export function createClusterResources(settings: LiveSettings): ClusterResources
       spaces: createSpaceInstanceDefinition({ ...projectLookup, clusters: clusterLookup }),
     },
     clusterLookup,
-    attach(target) {
-      registry = target;
-    },
   };
 }

@@ -39,9 +39,12 @@ export interface ConnectedClusters {
   close(): Promise<void>;
 }
 
+/** Starts the parts in order; a failure half way closes the ones started (the same code as close()). */
 export async function startConnectedClusters(options: ConnectedClustersOptions): Promise<ConnectedClusters> {
   const { logger } = options;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS;
+  // Closed in reverse: workloads, the agents' tunnels, heartbeats, routes, the space index.
+  await using started = new AsyncDisposableStack();
   const hub = new TunnelHub();
   const directory = new TunnelDirectory({
     storage: options.storage,
@@ -52,25 +55,8 @@ export async function startConnectedClusters(options: ConnectedClustersOptions):
   const spaceInformer = new StoreInformer(options.storage, spaces, (error) =>
     logger?.error({ err: String(error) }, "space index update failed"),
   );
+  started.defer(() => spaceInformer.stop());
   await spaceInformer.start();
-  const heartbeats = new ClusterHeartbeats({
-    registry: options.registry,
-    hub,
-    directory,
-    replica: () => options.self().url,
-    keyProblem: options.keyProblem,
-    intervalMs: heartbeatMs,
-    logger,
-  });
-  heartbeats.start();
-  const workloads = new ClusterWorkloads({
-    registry: options.registry,
-    hub,
-    settings: options.settings,
-    resyncMs: options.resyncMs,
-    logger,
-  });
-  await workloads.start();
   const routes = clusterRoutes({
     registry: options.registry,
     hub,
@@ -80,14 +66,28 @@ export async function startConnectedClusters(options: ConnectedClustersOptions):
     self: () => options.self().url,
     logger,
   });
-  return {
-    routes: routes.routes,
-    async close() {
-      workloads.stop();
-      await hub.close();
-      await heartbeats.stop();
-      routes.close();
-      spaceInformer.stop();
-    },
-  };
+  started.defer(() => routes.close());
+  const heartbeats = new ClusterHeartbeats({
+    registry: options.registry,
+    hub,
+    directory,
+    replica: () => options.self().url,
+    keyProblem: options.keyProblem,
+    intervalMs: heartbeatMs,
+    logger,
+  });
+  started.defer(() => heartbeats.stop());
+  started.defer(() => hub.close());
+  heartbeats.start();
+  const workloads = new ClusterWorkloads({
+    registry: options.registry,
+    hub,
+    settings: options.settings,
+    resyncMs: options.resyncMs,
+    logger,
+  });
+  started.defer(() => workloads.stop());
+  await workloads.start();
+  const running = started.move();
+  return { routes: routes.routes, close: () => running.disposeAsync() };
 }

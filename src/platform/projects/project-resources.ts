@@ -1,6 +1,6 @@
 // Projects and virtual cluster instances, wired: their definitions (with the kubeconfig subresource and the instance
 // client CAs), the project index that lets members use their projects, the project controller and the default
-// project. `definitions` are registered with the rest; `start` runs once the registry is complete.
+// project. `definitions` are registered with the rest; `start` runs once the registry is complete (projects-module.ts).
 
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
@@ -30,6 +30,8 @@ import { ProjectController } from "./project-controller.ts";
 
 export interface ProjectResourcesOptions {
   storage: KeyValueStore;
+  /** Filled with every kind before start(); read when requests are served. */
+  registry: Registry;
   settings: LiveSettings;
   /** Connected clusters, which instances placed on one are checked against. */
   clusters?: ClusterLookup;
@@ -46,18 +48,17 @@ export interface ProjectDefinitions {
 
 export interface ProjectResources {
   definitions: ProjectDefinitions;
-  /** Creates the default project (first start), starts the controller and gives `authorizer` the project index. */
-  start(registry: Registry, authorizer: Authorizer): Promise<void>;
+  /** Creates the default project (first start) and gives `authorizer` the project index. */
+  start(authorizer: Authorizer): Promise<void>;
   /** A new project controller, run by the leader replica only (src/platform/leader.ts). */
   controller(): { name: string; start(): Promise<void>; stop(): void };
   close(): void;
 }
 
 export function createProjectResources(options: ProjectResourcesOptions): ProjectResources {
-  const { storage, settings, logger } = options;
-  let registry: Registry | undefined;
+  const { storage, settings, registry, logger } = options;
   const store = (plural: string): GenericStore => {
-    const found = registry?.genericStore(GROUP, plural);
+    const found = registry.genericStore(GROUP, plural);
     if (!found) throw new Error(`${plural} is not registered`);
     return found;
   };
@@ -107,14 +108,12 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
       instances: instance,
       secrets: createProjectSecretDefinition({ namespacePrefix, project: projectNamed }),
     },
-    async start(target, authorizer) {
-      registry = target;
+    async start(authorizer) {
       await informer.start();
       if (authorizer instanceof PlatformAuthorizer) authorizer.useProjects(index, () => informer.fresh());
-      await ensureDefaultProject(target);
+      await ensureDefaultProject(registry);
     },
     controller() {
-      if (!registry) throw new Error("the project resources are not started");
       const current = new ProjectController({ registry, settings, cas, logger });
       controller = current;
       return { name: "project controller", start: () => current.start(), stop: () => current.stop() };

@@ -1,0 +1,79 @@
+// CPU profiles of the platform's GET and CREATE paths under load (issue 36): one platform per path, warmed for 2 s,
+// then profiled through its inspector (SIGUSR1, port 9229) while autocannon loads it for --duration seconds, and
+// summarised: self time by file (our modules, each library, node internals, GC) and the heaviest functions.
+//
+//   node bench/profile.ts [--only get,create] [--duration 8] [--top 25] [--keep DIR]
+//
+// The .cpuprofile files stay in DIR (default a temporary directory) for Chrome DevTools or speedscope.
+
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startPlatformProcess } from "../test/support/platform-process.ts";
+import { ApiClient, benchUser, USERS_PATH } from "./lib/api.ts";
+import { type CpuProfile, summariseProfile } from "./lib/cpu-profile.ts";
+import { profileDuring } from "./lib/inspector.ts";
+import { type LoadOptions, load } from "./lib/load.ts";
+import { LOAD_CPU, SERVER_CPU } from "./lib/platform.ts";
+import { pinToCpu } from "./lib/proc.ts";
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string", default: "get,create" },
+    duration: { type: "string", default: "8" },
+    top: { type: "string", default: "25" },
+    keep: { type: "string" },
+  },
+});
+
+const ROOT = new URL("..", import.meta.url).pathname;
+pinToCpu(process.pid, LOAD_CPU);
+
+async function profilePath(name: "get" | "create", dir: string): Promise<CpuProfile> {
+  const platform = await startPlatformProcess({ extraArgs: ["--max-connections-per-client", "0"] });
+  const pid = platform.child.pid!;
+  pinToCpu(pid, SERVER_CPU);
+  const api = new ApiClient(platform.url, platform.adminKey, platform.caPem);
+  try {
+    await api.expect(201, "POST", USERS_PATH, benchUser({ name: "bench-prof" }));
+    const get = name === "get";
+    const options: LoadOptions = {
+      url: platform.url,
+      token: platform.adminKey,
+      path: get ? `${USERS_PATH}/bench-prof` : USERS_PATH,
+      method: get ? "GET" : "POST",
+      body: get ? undefined : JSON.stringify(benchUser({ generateName: "bench-" })),
+      connections: get ? 32 : 64,
+      duration: 2,
+      serverPid: pid,
+    };
+    await load(options);
+    const profiled = await profileDuring(pid, () => load({ ...options, duration: Number(values.duration) }));
+    if (!profiled) throw new Error("the server's inspector could not be opened (port 9229 taken?)");
+    const result = profiled.result;
+    const seconds = Number(values.duration);
+    console.log(
+      `\n## ${name.toUpperCase()}: ${result.responses} responses, server ${Math.round(((result.serverCpu ?? 0) * result.seconds * 1e6) / Math.max(1, result.ok))} µs/req`,
+    );
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, `${name}.cpuprofile`);
+    await writeFile(file, JSON.stringify(profiled.profile));
+    console.log(`profile: ${file} (${seconds} s)`);
+    return profiled.profile as CpuProfile;
+  } finally {
+    api.close();
+    await platform.stop();
+  }
+}
+
+const dir = values.keep ?? (await mkdtemp(join(tmpdir(), "vcp-profile-")));
+try {
+  for (const name of values.only.split(",")) {
+    if (name !== "get" && name !== "create") throw new Error(`unknown path ${name}`);
+    const profile = await profilePath(name, dir);
+    console.log(summariseProfile(profile, { root: ROOT, top: Number(values.top) }));
+  }
+} finally {
+  if (!values.keep) await rm(dir, { recursive: true, force: true });
+}

@@ -2,7 +2,7 @@
 // start and (with --users N) after storing N users and a GET run, the resident set by mapping kind (smaps), V8's
 // heap spaces and code, external and array buffers, the SQLite page cache and the threads that run.
 //
-//   node bench/memory-breakdown.ts [--users 10000] [--duration 8]
+//   node bench/memory-breakdown.ts [--users 10000] [--duration 8] [--main OTHER_TREE/src/cli/main.ts]
 //
 // The V8 figures come from the inspector (SIGUSR1, port 9229), opened only after the last RSS reading.
 
@@ -17,7 +17,11 @@ import { memoryStatus } from "./lib/proc.ts";
 import { formatMiB } from "./lib/stats.ts";
 
 const { values } = parseArgs({
-  options: { users: { type: "string", default: "0" }, duration: { type: "string", default: "8" } },
+  options: {
+    users: { type: "string", default: "0" },
+    duration: { type: "string", default: "8" },
+    main: { type: "string" },
+  },
 });
 const users = Number(values.users);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,7 +68,7 @@ function printV8(facts: V8Facts): void {
   console.log(`| of which array buffers | | ${mib(facts.memory.arrayBuffers)} |`);
 }
 
-const platform = await startBenchPlatform();
+const platform = await startBenchPlatform(undefined, { main: values.main });
 try {
   await sleep(1500);
   printMap("idle after start", platform.pid);

@@ -2,7 +2,10 @@
 // then profiled through its inspector (SIGUSR1, port 9229) while autocannon loads it for --duration seconds, and
 // summarised: self time by file (our modules, each library, node internals, GC) and the heaviest functions.
 //
-//   node bench/profile.ts [--only get,create] [--duration 8] [--top 25] [--keep DIR]
+//   node bench/profile.ts [--only get,create,watch] [--duration 8] [--top 25] [--keep DIR]
+//
+// watch: 1,000 watchers of users (opened before the profiler starts) and --duration × 20 merge PATCHes at 20/s
+// (bench/lib/watch-load.ts, in this process on the load CPU); the profile covers the updates only.
 //
 // The .cpuprofile files stay in DIR (default a temporary directory) for Chrome DevTools or speedscope.
 
@@ -17,6 +20,7 @@ import { profileDuring } from "./lib/inspector.ts";
 import { type LoadOptions, load } from "./lib/load.ts";
 import { LOAD_CPU, SERVER_CPU } from "./lib/platform.ts";
 import { pinToCpu } from "./lib/proc.ts";
+import { runWatchLoad } from "./lib/watch-load.ts";
 
 const { values } = parseArgs({
   options: {
@@ -49,7 +53,10 @@ async function profilePath(name: "get" | "create", dir: string): Promise<CpuProf
       serverPid: pid,
     };
     await load(options);
-    const profiled = await profileDuring(pid, () => load({ ...options, duration: Number(values.duration) }));
+    const profiled = await profileDuring(pid, async (start) => {
+      await start();
+      return load({ ...options, duration: Number(values.duration) });
+    });
     if (!profiled) throw new Error("the server's inspector could not be opened (port 9229 taken?)");
     const result = profiled.result;
     const seconds = Number(values.duration);
@@ -67,11 +74,49 @@ async function profilePath(name: "get" | "create", dir: string): Promise<CpuProf
   }
 }
 
+const WATCHERS = 1000;
+const WATCH_RATE = 20;
+
+async function profileWatch(dir: string): Promise<CpuProfile> {
+  const platform = await startPlatformProcess({ extraArgs: ["--max-connections-per-client", "0"] });
+  const pid = platform.child.pid!;
+  pinToCpu(pid, SERVER_CPU);
+  const api = new ApiClient(platform.url, platform.adminKey, platform.caPem);
+  try {
+    await api.expect(201, "POST", USERS_PATH, benchUser({ name: "bench-prof" }));
+    const list = JSON.parse((await api.request("GET", USERS_PATH)).body) as { metadata: { resourceVersion: string } };
+    const updates = Number(values.duration) * WATCH_RATE;
+    const profiled = await profileDuring(pid, (start) =>
+      runWatchLoad({
+        url: platform.url,
+        token: platform.adminKey,
+        ca: platform.caPem,
+        user: "bench-prof",
+        listRevision: list.metadata.resourceVersion,
+        watchers: WATCHERS,
+        updates,
+        rate: WATCH_RATE,
+        onPhase: (phase) => void (phase === "start" ? start() : undefined),
+      }),
+    );
+    if (!profiled) throw new Error("the server's inspector could not be opened (port 9229 taken?)");
+    console.log(`\n## WATCH: ${WATCHERS} watchers × ${updates} updates`);
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, "watch.cpuprofile");
+    await writeFile(file, JSON.stringify(profiled.profile));
+    console.log(`profile: ${file}`);
+    return profiled.profile as CpuProfile;
+  } finally {
+    api.close();
+    await platform.stop();
+  }
+}
+
 const dir = values.keep ?? (await mkdtemp(join(tmpdir(), "vcp-profile-")));
 try {
   for (const name of values.only.split(",")) {
-    if (name !== "get" && name !== "create") throw new Error(`unknown path ${name}`);
-    const profile = await profilePath(name, dir);
+    if (name !== "get" && name !== "create" && name !== "watch") throw new Error(`unknown path ${name}`);
+    const profile = name === "watch" ? await profileWatch(dir) : await profilePath(name, dir);
     console.log(summariseProfile(profile, { root: ROOT, top: Number(values.top) }));
   }
 } finally {

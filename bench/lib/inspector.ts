@@ -88,17 +88,26 @@ export function inspectorEvaluate(pid: number, expression: string): Promise<unkn
   });
 }
 
-/** A CPU profile of the server while `during` runs (sampling every `intervalUs` µs), from its inspector. */
+/**
+ * A CPU profile of the server while `during` runs (sampling every `intervalUs` µs), from its inspector. The profiler
+ * starts at once, or when `during` calls the `start` it is given (to leave a set-up phase out).
+ */
 export async function profileDuring<T>(
   pid: number,
-  during: () => Promise<T>,
+  during: (start: () => Promise<void>) => Promise<T>,
   intervalUs = 200,
 ): Promise<{ result: T; profile: unknown } | undefined> {
   return withInspector(pid, async (s) => {
     await s.call("Profiler.enable");
     await s.call("Profiler.setSamplingInterval", { interval: intervalUs });
-    await s.call("Profiler.start");
-    const result = await during();
+    let started = false;
+    const start = async () => {
+      if (started) return;
+      started = true;
+      await s.call("Profiler.start");
+    };
+    const result = await during(start);
+    await start();
     const stopped = (await s.call("Profiler.stop")) as { profile: unknown };
     return { result, profile: stopped.profile };
   });

@@ -13,12 +13,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startPlatformProcess } from "../test/support/platform-process.ts";
-import { ApiClient, benchUser, USERS_PATH } from "./lib/api.ts";
+import { benchUser, USERS_PATH } from "./lib/api.ts";
 import { type CpuProfile, summariseProfile } from "./lib/cpu-profile.ts";
 import { profileDuring } from "./lib/inspector.ts";
 import { type LoadOptions, load } from "./lib/load.ts";
-import { LOAD_CPU, SERVER_CPU } from "./lib/platform.ts";
+import { LOAD_CPU, startBenchPlatform } from "./lib/platform.ts";
 import { pinToCpu } from "./lib/proc.ts";
 import { runWatchLoad } from "./lib/watch-load.ts";
 
@@ -32,20 +31,19 @@ const { values } = parseArgs({
 });
 
 const ROOT = new URL("..", import.meta.url).pathname;
+const PROFILED_USER = "bench-prof";
 pinToCpu(process.pid, LOAD_CPU);
 
 async function profilePath(name: "get" | "create", dir: string): Promise<CpuProfile> {
-  const platform = await startPlatformProcess({ extraArgs: ["--max-connections-per-client", "0"] });
-  const pid = platform.child.pid!;
-  pinToCpu(pid, SERVER_CPU);
-  const api = new ApiClient(platform.url, platform.adminKey, platform.caPem);
+  const platform = await startBenchPlatform();
+  const { pid, api } = platform;
   try {
-    await api.expect(201, "POST", USERS_PATH, benchUser({ name: "bench-prof" }));
+    await api.expect(201, "POST", USERS_PATH, benchUser({ name: PROFILED_USER }));
     const get = name === "get";
     const options: LoadOptions = {
       url: platform.url,
-      token: platform.adminKey,
-      path: get ? `${USERS_PATH}/bench-prof` : USERS_PATH,
+      token: platform.token,
+      path: get ? `${USERS_PATH}/${PROFILED_USER}` : USERS_PATH,
       method: get ? "GET" : "POST",
       body: get ? undefined : JSON.stringify(benchUser({ generateName: "bench-" })),
       connections: get ? 32 : 64,
@@ -69,7 +67,6 @@ async function profilePath(name: "get" | "create", dir: string): Promise<CpuProf
     console.log(`profile: ${file} (${seconds} s)`);
     return profiled.profile as CpuProfile;
   } finally {
-    api.close();
     await platform.stop();
   }
 }
@@ -78,20 +75,18 @@ const WATCHERS = 1000;
 const WATCH_RATE = 20;
 
 async function profileWatch(dir: string): Promise<CpuProfile> {
-  const platform = await startPlatformProcess({ extraArgs: ["--max-connections-per-client", "0"] });
-  const pid = platform.child.pid!;
-  pinToCpu(pid, SERVER_CPU);
-  const api = new ApiClient(platform.url, platform.adminKey, platform.caPem);
+  const platform = await startBenchPlatform();
+  const { pid, api } = platform;
   try {
-    await api.expect(201, "POST", USERS_PATH, benchUser({ name: "bench-prof" }));
+    await api.expect(201, "POST", USERS_PATH, benchUser({ name: PROFILED_USER }));
     const list = JSON.parse((await api.request("GET", USERS_PATH)).body) as { metadata: { resourceVersion: string } };
     const updates = Number(values.duration) * WATCH_RATE;
     const profiled = await profileDuring(pid, (start) =>
       runWatchLoad({
         url: platform.url,
-        token: platform.adminKey,
-        ca: platform.caPem,
-        user: "bench-prof",
+        token: platform.token,
+        ca: platform.ca,
+        user: PROFILED_USER,
         listRevision: list.metadata.resourceVersion,
         watchers: WATCHERS,
         updates,
@@ -107,7 +102,6 @@ async function profileWatch(dir: string): Promise<CpuProfile> {
     console.log(`profile: ${file}`);
     return profiled.profile as CpuProfile;
   } finally {
-    api.close();
     await platform.stop();
   }
 }

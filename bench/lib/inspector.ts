@@ -40,7 +40,11 @@ function session(url: string): Promise<{ call(method: string, params?: object): 
   });
 }
 
-export async function collectGarbage(pid: number): Promise<HeapUsage | undefined> {
+/** Opens the inspector of `pid` and runs `use` with a session on it; undefined when not possible. */
+async function withInspector<T>(
+  pid: number,
+  use: (s: { call(method: string, params?: object): Promise<unknown> }) => Promise<T>,
+): Promise<T | undefined> {
   try {
     process.kill(pid, "SIGUSR1");
     let list: { webSocketDebuggerUrl: string }[] = [];
@@ -56,14 +60,55 @@ export async function collectGarbage(pid: number): Promise<HeapUsage | undefined
         result?: { value?: number };
       };
       if (evaluated.result?.value !== pid) return undefined;
-      await s.call("HeapProfiler.collectGarbage");
-      await s.call("HeapProfiler.collectGarbage");
-      const usage = (await s.call("Runtime.getHeapUsage")) as { usedSize: number; totalSize: number };
-      return { usedBytes: usage.usedSize, totalBytes: usage.totalSize };
+      return await use(s);
     } finally {
       s.close();
     }
   } catch {
     return undefined;
   }
+}
+
+export function collectGarbage(pid: number): Promise<HeapUsage | undefined> {
+  return withInspector(pid, async (s) => {
+    await s.call("HeapProfiler.collectGarbage");
+    await s.call("HeapProfiler.collectGarbage");
+    const usage = (await s.call("Runtime.getHeapUsage")) as { usedSize: number; totalSize: number };
+    return { usedBytes: usage.usedSize, totalBytes: usage.totalSize };
+  });
+}
+
+/** The value of one expression evaluated in the server (no GC first). */
+export function inspectorEvaluate(pid: number, expression: string): Promise<unknown> {
+  return withInspector(pid, async (s) => {
+    const evaluated = (await s.call("Runtime.evaluate", { expression, returnByValue: true })) as {
+      result?: { value?: unknown };
+    };
+    return evaluated.result?.value;
+  });
+}
+
+/**
+ * A CPU profile of the server while `during` runs (sampling every `intervalUs` µs), from its inspector. The profiler
+ * starts at once, or when `during` calls the `start` it is given (to leave a set-up phase out).
+ */
+export async function profileDuring<T>(
+  pid: number,
+  during: (start: () => Promise<void>) => Promise<T>,
+  intervalUs = 200,
+): Promise<{ result: T; profile: unknown } | undefined> {
+  return withInspector(pid, async (s) => {
+    await s.call("Profiler.enable");
+    await s.call("Profiler.setSamplingInterval", { interval: intervalUs });
+    let started = false;
+    const start = async () => {
+      if (started) return;
+      started = true;
+      await s.call("Profiler.start");
+    };
+    const result = await during(start);
+    await start();
+    const stopped = (await s.call("Profiler.stop")) as { profile: unknown };
+    return { result, profile: stopped.profile };
+  });
 }

@@ -6,6 +6,8 @@ import { formatInt, formatMs, formatRatio, round } from "./stats.ts";
 export interface BaselineInfo {
   /** Requests per second of the bare server, same run. */
   rate: number;
+  /** Its CPU time per request, µs (the figure that holds on a busy machine). */
+  micros?: number;
   p50: number;
   p99: number;
   /** Size of the JSON body it serves (= the platform's user GET body). */
@@ -60,6 +62,7 @@ export const LOAD_COLUMNS = [
   "vs baseline req/s",
   "server CPU",
   "server µs/req",
+  "vs bare µs/req",
   "load CPU",
   "other CPU",
   "responses",
@@ -100,6 +103,7 @@ export function loadRow(label: string, connections: number, result: LoadResult, 
     baseline ? formatRatio(result.rate / baseline.rate) : "-",
     percent(result.serverCpu),
     micros === undefined ? "-" : micros.toFixed(0),
+    micros !== undefined && baseline?.micros ? formatRatio(micros / baseline.micros) : "-",
     percent(result.loadCpu),
     percent(result.otherCpu),
     statusText(result),
@@ -131,4 +135,10 @@ export function loadData(connections: number, result: LoadResult, baseline?: Bas
     loadCpu: round(result.loadCpu, 2),
     otherCpu: round(result.otherCpu, 2),
   };
+}
+
+/** Server CPU per request as a multiple of the bare server's in the same run (NaN without a baseline). */
+export function cpuRatio(result: LoadResult, baseline: BaselineInfo | undefined): number {
+  const micros = serverMicrosPerRequest(result);
+  return micros !== undefined && baseline?.micros ? micros / baseline.micros : Number.NaN;
 }

@@ -10,7 +10,7 @@ import { benchUser, USERS_PATH } from "../lib/api.ts";
 import { warmThenLoad } from "../lib/load.ts";
 import { SERVER_CPU, startBenchPlatform } from "../lib/platform.ts";
 import { pinToCpu } from "../lib/proc.ts";
-import { LOAD_COLUMNS, loadData, loadRow, type Scenario } from "../lib/scenario.ts";
+import { LOAD_COLUMNS, loadData, loadRow, type Scenario, serverMicrosPerRequest } from "../lib/scenario.ts";
 
 export const GET_CONNECTIONS = 32;
 export const GET_USER = "bench-get";
@@ -86,6 +86,7 @@ export const baselineScenario: Scenario = {
       );
       const baseline = {
         rate: result.rate,
+        micros: serverMicrosPerRequest(result),
         p50: result.latency.p50,
         p99: result.latency.p99,
         bodyBytes,

@@ -6,10 +6,12 @@ import { readFile } from "node:fs/promises";
 import { ApiClient, benchUser, countUsers, USERS_PATH } from "../lib/api.ts";
 import { load } from "../lib/load.ts";
 import { startBenchPlatform } from "../lib/platform.ts";
-import { LOAD_COLUMNS, loadData, loadRow, type Scenario } from "../lib/scenario.ts";
-import { formatInt } from "../lib/stats.ts";
+import { cpuRatio, LOAD_COLUMNS, loadData, loadRow, type Scenario } from "../lib/scenario.ts";
+import { formatInt, formatRatio } from "../lib/stats.ts";
 
 export const GOAL_CREATES_PER_SECOND = 5000;
+/** Issue 36: a durable create costs at most this many times the bare server's CPU per GET. */
+export const GOAL_CREATE_CPU_RATIO = 4;
 const CONNECTIONS = 64;
 const KILL_AFTER_MS = 1500;
 
@@ -137,6 +139,11 @@ export const createScenario: Scenario = {
           goal: `creates/s ≥ ${formatInt(GOAL_CREATES_PER_SECOND)} (synchronous=${synchronous})`,
           actual: `${formatInt(result.rate)}/s`,
           met: result.rate >= GOAL_CREATES_PER_SECOND,
+        },
+        {
+          goal: `CREATE server CPU/req ≤ ${GOAL_CREATE_CPU_RATIO} × the bare server's GET (issue 36)`,
+          actual: formatRatio(cpuRatio(result, context.baseline)),
+          met: cpuRatio(result, context.baseline) <= GOAL_CREATE_CPU_RATIO,
         },
         {
           goal: "every acknowledged create survives kill -9",

@@ -3,11 +3,13 @@
 import { benchUser, USERS_PATH } from "../lib/api.ts";
 import { warmThenLoad } from "../lib/load.ts";
 import { startBenchPlatform } from "../lib/platform.ts";
-import { LOAD_COLUMNS, loadData, loadRow, type Scenario } from "../lib/scenario.ts";
+import { cpuRatio, LOAD_COLUMNS, loadData, loadRow, type Scenario } from "../lib/scenario.ts";
 import { formatRatio } from "../lib/stats.ts";
 import { GET_CONNECTIONS, GET_PATH, GET_USER } from "./baseline.ts";
 
 export const GOAL_GET_RATIO = 0.5;
+/** Issue 36: the GET costs at most this many times the bare server's CPU per request. */
+export const GOAL_GET_CPU_RATIO = 1.5;
 
 export const getScenario: Scenario = {
   name: "get",
@@ -45,6 +47,11 @@ export const getScenario: Scenario = {
             goal: `GET req/s ≥ ${GOAL_GET_RATIO} × baseline`,
             actual: formatRatio(ratio),
             met: ratio >= GOAL_GET_RATIO,
+          },
+          {
+            goal: `GET server CPU/req ≤ ${GOAL_GET_CPU_RATIO} × the bare server's (issue 36)`,
+            actual: formatRatio(cpuRatio(result, baseline)),
+            met: cpuRatio(result, baseline) <= GOAL_GET_CPU_RATIO,
           },
         ],
         notes: [],

@@ -11,6 +11,8 @@ import { percent, type Scenario } from "../lib/scenario.ts";
 import { formatInt, formatMs, round } from "../lib/stats.ts";
 import type { WatchLoadOptions, WatchLoadResult } from "../lib/watch-load.ts";
 
+/** Issue 36: the server's CPU per delivered watch event at 1,000 watchers. */
+const GOAL_SERVER_MICROS_PER_EVENT = 5;
 export const GOAL_WATCH_P99_MS = 50;
 const WATCHERS = 1000;
 const UPDATES = 1000;
@@ -172,6 +174,11 @@ export function watchScenario(rate = DEFAULT_WATCH_RATE): Scenario {
               goal: "every watcher receives every update, once, in order",
               actual: `${formatInt(complete)}/${formatInt(WATCHERS)} complete, ${duplicates} duplicates, ${outOfOrder} out of order, ${cutOff} streams ended`,
               met: allDelivered,
+            },
+            {
+              goal: `server CPU per delivered event ≤ ${GOAL_SERVER_MICROS_PER_EVENT} µs (issue 36)`,
+              actual: `${perDelivery(serverCpu).toFixed(1)} µs`,
+              met: perDelivery(serverCpu) <= GOAL_SERVER_MICROS_PER_EVENT,
             },
           ],
           notes: [

@@ -12,6 +12,7 @@ import {
 } from "../platform/projects/heartbeat-bounds.ts";
 import { addConfigSystemsOptions, type ConfigSystemsFlags, configSystemsOptions } from "./config-systems-options.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
+import { ensurePlatformNodeFlags, releaseMemoryAfterBursts } from "./platform-memory.ts";
 import { addServerLimitOptions, type ServerLimitFlags, serverLimitsFromFlags } from "./server-limit-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 import {
@@ -138,6 +139,7 @@ export function addStartCommand(platform: Command): void {
       } catch (error) {
         platform.error(`error: ${(error as Error).message}`);
       }
+      ensurePlatformNodeFlags();
       const [logger, { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE }, { ADMIN_KUBECONFIG_FILE, startPlatform }, settings] =
         await Promise.all([
           commandLogger(opts),
@@ -193,6 +195,7 @@ export function addStartCommand(platform: Command): void {
       if (existsSync(kubeconfig)) lines.push(`Try: kubectl --kubeconfig ${kubeconfig} get users\n`);
       // Before the line that says it is up: whoever reads it may stop it at once.
       stopOnSignal(logger, () => running.close());
+      releaseMemoryAfterBursts();
       process.stdout.write(lines.join(""));
     });
 }

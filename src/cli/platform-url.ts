@@ -1,7 +1,7 @@
 // The platform address a user types, normalised once at login: https:// when no scheme is given, no trailing slash,
 // no credentials, query or fragment, and the API prefix dropped (a kubeconfig's server URL works too).
 
-import { PLATFORM_API_PREFIX } from "../virtualcluster/connect/platform-api.ts";
+import { PLATFORM_API_PREFIX } from "../virtualcluster/connect/platform-api-prefix.ts";
 import { CommandError } from "./patches-io.ts";
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;

@@ -40,7 +40,7 @@ export function oidcRoutes(options: OidcRoutesOptions): (app: FastifyInstance) =
 
   const delegate = async (request: FastifyRequest, reply: FastifyReply) => {
     open(reply);
-    const { handle } = provider.current();
+    const { handle } = await provider.current();
     const raw = request.raw as IncomingMessage & { originalUrl?: string };
     // Mounted like an express sub-app: the provider routes on the rest of the path and builds its URLs from the
     // mount (the request's path without the /kubernetes/management prefix, which rewriteUrl already removed).
@@ -73,8 +73,9 @@ export function oidcRoutes(options: OidcRoutesOptions): (app: FastifyInstance) =
         open(reply);
         reply.header("cache-control", "no-store");
         const person = await options.sessionPerson(request.headers.cookie);
+        const built = await provider.current();
         const outcome = await provider.serve(request.raw, reply.raw, () =>
-          continueInteraction(provider.current().provider, request.raw, reply.raw, person),
+          continueInteraction(built.provider, request.raw, reply.raw, person),
         );
         if (outcome.kind !== "expired") return reply.code(303).redirect(outcome.location);
         const page = messagePage("Sign-in expired", [

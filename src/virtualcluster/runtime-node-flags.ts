@@ -19,10 +19,19 @@ const MALLOC_TUNABLES = [
 
 const flagName = (flag: string) => flag.split("=", 1)[0].replace(/_/g, "-");
 
-/** RUNTIME_NODE_FLAGS not in effect yet; a flag the user gave with a value of their own counts as in effect. */
-export function missingRuntimeNodeFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+/** `wanted` flags not in effect yet; a flag the user gave with a value of their own counts as in effect. */
+export function missingNodeFlags(
+  wanted: readonly string[],
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): string[] {
   const given = new Set([...execArgv, ...(nodeOptions ?? "").split(/\s+/)].filter(Boolean).map(flagName));
-  return RUNTIME_NODE_FLAGS.filter((flag) => !given.has(flagName(flag)));
+  return wanted.filter((flag) => !given.has(flagName(flag)));
+}
+
+/** RUNTIME_NODE_FLAGS not in effect yet. */
+export function missingRuntimeNodeFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  return missingNodeFlags(RUNTIME_NODE_FLAGS, execArgv, nodeOptions);
 }
 
 /** `env` with the runtime's malloc settings added to GLIBC_TUNABLES (a setting it already has is kept). */
@@ -39,7 +48,12 @@ export function runtimeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  * Call before anything is started; where the platform has no execve (Windows), the runtime runs with the defaults.
  */
 export function ensureRuntimeNodeFlags(): void {
-  const missing = missingRuntimeNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+  ensureNodeFlags(RUNTIME_NODE_FLAGS);
+}
+
+/** Replaces this process with the same command line plus the missing `flags`, in runtimeEnvironment(). */
+export function ensureNodeFlags(flags: readonly string[]): void {
+  const missing = missingNodeFlags(flags, process.execArgv, process.env.NODE_OPTIONS);
   const env = runtimeEnvironment(process.env);
   if ((missing.length === 0 && env === process.env) || typeof process.execve !== "function") return;
   process.execve(process.execPath, [process.execPath, ...missing, ...process.execArgv, ...process.argv.slice(1)], env);

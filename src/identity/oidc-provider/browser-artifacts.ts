@@ -13,8 +13,9 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Adapter, type AdapterPayload, errors } from "oidc-provider";
+import type { Adapter, AdapterPayload } from "oidc-provider";
 import { SealedBox } from "../../auth/sealed-box.ts";
+import { errors } from "./oidc-provider-module.ts";
 
 /** Browsers keep cookies of up to 4096 bytes (name, value and attributes); stay clear of it. */
 const MAX_COOKIE_VALUE = 3800;

@@ -16,21 +16,15 @@
 
 import type { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import Provider, {
-  type Adapter,
-  type AdapterPayload,
-  type ClientMetadata,
-  type Configuration,
-  errors,
-  interactionPolicy,
-  type KoaContextWithOIDC,
-} from "oidc-provider";
+import type Provider from "oidc-provider";
+import type { Adapter, AdapterPayload, ClientMetadata, Configuration, KoaContextWithOIDC } from "oidc-provider";
 import type { SigningAlgorithm } from "../../auth/signing/signing-key.ts";
 import type { OidcClientSettings, OidcProviderSettings } from "../../config/settings.ts";
 import type { UserEntry } from "../auth-index.ts";
 import { escapeHtml, formPage, type HtmlPage, messagePage } from "../sso/pages.ts";
 import type { BrowserArtifacts } from "./browser-artifacts.ts";
 import type { OidcAccounts } from "./oidc-accounts.ts";
+import { errors, loadOidcProvider, providerContext } from "./oidc-provider-module.ts";
 import { type RedirectRules, redirectAllowed } from "./redirect-uris.ts";
 import type { OidcStore } from "./store-adapter.ts";
 
@@ -125,7 +119,7 @@ function authenticatedPushes(stored: Adapter): Adapter {
   return {
     ...stored,
     upsert: async (id, payload, expiresIn) => {
-      if (Provider.ctx?.oidc?.client?.clientAuthMethod === "none") {
+      if (providerContext()?.oidc?.client?.clientAuthMethod === "none") {
         throw new errors.InvalidRequest(
           "pushed authorization requests need a client that authenticates; a public client sends its request to the authorization endpoint",
         );
@@ -174,16 +168,17 @@ export class PlatformOidcProvider {
 
   /**
    * The provider for the current issuer, signing key and extra claim names (rebuilt when one changed: oidc-provider
-   * releases only the claims its configuration names).
+   * releases only the claims its configuration names). The package is loaded on the first call.
    */
-  current(): Built {
+  async current(): Promise<Built> {
+    const oidc = await loadOidcProvider();
     const issuer = this.#options.issuer();
     const key = this.#options.signingKey();
     const names = this.#options.accounts.extraClaimNames();
     const extraClaims = names.join(" ");
     const built = this.#built;
     if (built && built.issuer === issuer && built.kid === key.kid && built.extraClaims === extraClaims) return built;
-    const provider = this.#build(issuer, key, names);
+    const provider = this.#build(oidc, issuer, key, names);
     this.#built = { issuer, kid: key.kid, extraClaims, provider, handle: provider.callback() };
     return this.#built;
   }
@@ -206,7 +201,7 @@ export class PlatformOidcProvider {
       find: async (id) => {
         const client = this.#options.settings().clients.find((c) => c.clientId === id);
         if (!client) return undefined;
-        const authorization = Provider.ctx?.get("authorization") ?? "";
+        const authorization = providerContext()?.get("authorization") ?? "";
         return clientMetadata(
           client,
           this.#options.signingKey().alg,
@@ -222,7 +217,13 @@ export class PlatformOidcProvider {
     };
   }
 
-  #build(issuer: string, key: ProviderSigningKey, extraClaims: readonly string[]): Provider {
+  #build(
+    oidc: typeof import("oidc-provider"),
+    issuer: string,
+    key: ProviderSigningKey,
+    extraClaims: readonly string[],
+  ): Provider {
+    const { interactionPolicy } = oidc;
     const { store, artifacts, accounts, logger } = this.#options;
     const clients = this.#clients();
     const policy = interactionPolicy.base();
@@ -350,7 +351,7 @@ export class PlatformOidcProvider {
       },
     };
 
-    const provider = new Provider(issuer, configuration);
+    const provider = new oidc.default(issuer, configuration);
     const rules = (clientId: string) => this.#rules(clientId);
     provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(uri: string) {
       return redirectAllowed(uri, rules(this.clientId));
@@ -362,7 +363,7 @@ export class PlatformOidcProvider {
     const throttle = this.#options.clientThrottle;
     const compareSecret = provider.Client.prototype.compareClientSecret;
     provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
-      const ctx = Provider.ctx;
+      const ctx = providerContext();
       const address = ctx?.req.socket.remoteAddress;
       const wait = throttle.retryAfter(this.clientId, address);
       if (wait > 0) {

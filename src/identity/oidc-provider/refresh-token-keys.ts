@@ -11,10 +11,11 @@
 // deletes keys whose user's tokenGeneration moved on.
 
 import { createHash } from "node:crypto";
-import Provider, { type AdapterPayload, errors } from "oidc-provider";
+import type { AdapterPayload } from "oidc-provider";
 import type { OwnedAccessKeySpec } from "../../apis/management/v1/ownedaccesskey-schema.ts";
 import type { AuthIndex, UserEntry } from "../auth-index.ts";
 import { type KeyLimits, keyProblem, REFRESH_TOKEN_KEY_TYPE } from "../key-validity.ts";
+import { errors, providerContext } from "./oidc-provider-module.ts";
 
 export interface RefreshTokenKeysOptions {
   index: AuthIndex;
@@ -99,7 +100,7 @@ export class RefreshTokenKeys {
 
   /** Where the code behind this token went: the code being exchanged, or the token a rotation replaces. */
   async #redirectUri(): Promise<string | undefined> {
-    const entities = Provider.ctx?.oidc?.entities;
+    const entities = providerContext()?.oidc?.entities;
     if (entities?.AuthorizationCode?.redirectUri) return entities.AuthorizationCode.redirectUri;
     const rotated = entities?.RotatedRefreshToken?.jti;
     if (!rotated) return undefined;

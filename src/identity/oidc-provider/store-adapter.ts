@@ -14,10 +14,11 @@
 // second consume (two redemptions racing) is refused as invalid_grant and revokes the grant, as reuse is.
 
 import { createHash } from "node:crypto";
-import { type Adapter, type AdapterPayload, errors } from "oidc-provider";
+import type { Adapter, AdapterPayload } from "oidc-provider";
 import { deleteIfPresent } from "../../storage/delete-if-present.ts";
 import { sweepExpired } from "../../storage/expiring-records.ts";
 import { type KeyValueStore, StorageError, type StoredRecord } from "../../storage/types.ts";
+import { errors } from "./oidc-provider-module.ts";
 
 export const OIDC_PREFIX = "/internal/oidc/";
 const RECORDS = `${OIDC_PREFIX}records/`;

@@ -19,19 +19,37 @@ import type { SeenIds } from "./seen-ids.ts";
 import type { CallbackInput, LoginStart, SsoIdentity, StartInput } from "./types.ts";
 import { SsoFailure, SsoRefusal } from "./types.ts";
 
-// Loaded untyped: their type declarations pull the browser DOM library into the whole program.
+// Loaded untyped: their type declarations pull the browser DOM library into the whole program. Loaded on first use
+// (a SAML login), so a platform without a SAML connector never holds node-saml and its XML libraries.
 const require = createRequire(import.meta.url);
-const { SAML } = require("@node-saml/node-saml") as { SAML: new (options: Record<string, unknown>) => SamlClient };
-const { DOMParser } = require("@xmldom/xmldom") as {
+
+interface SamlLibraries {
+  SAML: new (options: Record<string, unknown>) => SamlClient;
   DOMParser: new (options: {
     errorHandler: Record<string, (message: string) => void>;
   }) => {
     parseFromString(xml: string, type: string): XmlDocument;
   };
-};
-const xpath = require("xpath") as {
-  useNamespaces(map: Record<string, string>): (expression: string, node: XmlNode, single?: boolean) => unknown;
-};
+  select: (expression: string, node: XmlNode, single?: boolean) => unknown;
+}
+
+let libraries: SamlLibraries | undefined;
+
+function samlLibraries(): SamlLibraries {
+  if (libraries) return libraries;
+  const xpath = require("xpath") as {
+    useNamespaces(map: Record<string, string>): (expression: string, node: XmlNode, single?: boolean) => unknown;
+  };
+  libraries = {
+    SAML: (require("@node-saml/node-saml") as Pick<SamlLibraries, "SAML">).SAML,
+    DOMParser: (require("@xmldom/xmldom") as Pick<SamlLibraries, "DOMParser">).DOMParser,
+    select: xpath.useNamespaces({
+      samlp: "urn:oasis:names:tc:SAML:2.0:protocol",
+      saml: "urn:oasis:names:tc:SAML:2.0:assertion",
+    }),
+  };
+  return libraries;
+}
 
 /** The parts of the DOM this file reads. */
 interface XmlNode {
@@ -88,10 +106,7 @@ export function nameIdFormat(value: string | undefined): string {
   return found[1];
 }
 
-const select = xpath.useNamespaces({
-  samlp: "urn:oasis:names:tc:SAML:2.0:protocol",
-  saml: "urn:oasis:names:tc:SAML:2.0:assertion",
-});
+const select = (expression: string, node: XmlNode): unknown => samlLibraries().select(expression, node);
 
 function nodes(expression: string, context: Node): Element[] {
   return (select(expression, context) as Node[]).filter((n): n is Element => n.nodeType === 1);
@@ -105,6 +120,7 @@ function text(expression: string, context: Node): string | undefined {
 function parseXml(xml: string): Document {
   const errors: string[] = [];
   const record = (message: string) => void errors.push(message);
+  const { DOMParser } = samlLibraries();
   const doc = new DOMParser({ errorHandler: { error: record, fatalError: record, warning: () => {} } }).parseFromString(
     xml,
     "text/xml",
@@ -174,6 +190,7 @@ export class SamlConnector extends ConfiguredConnector {
   }
 
   private saml(callbackUrl: string, idpCert: string[], requestId?: string): SamlClient {
+    const { SAML } = samlLibraries();
     return new SAML({
       // HTTP-POST binding: the request is base64 XML, not deflated (SAML bindings 3.5.4).
       skipRequestCompression: true,

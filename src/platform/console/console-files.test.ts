@@ -21,6 +21,7 @@ describe("loadConsoleFiles()", () => {
       const js = loaded.files.get("/assets/index-abc.js");
       assert.equal(js?.contentType, "text/javascript; charset=utf-8");
       assert.equal(gunzipSync(js?.gzip ?? Buffer.alloc(0)).toString(), script);
+      assert.equal(js?.body.toString(), script, "a client without gzip gets the file as built");
       assert.equal(loaded.files.get("/assets/logo.png")?.gzip, undefined, "images are not gzipped");
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -6,11 +6,11 @@ import { directAccess } from "../kube/kube-access.ts";
 import { KubeApiError } from "../kube/kube-api-error.ts";
 import { KubeHttp, type KubeHttpOptions } from "../kube/kube-http.ts";
 import type { PlatformCredentials } from "./api-key-lookup.ts";
+import { PLATFORM_API_PREFIX } from "./platform-api-prefix.ts";
 
 export const PLATFORM_GROUP = "management.platform.sh";
 export const PLATFORM_VERSION = "v1";
-/** The platform serves its API under this prefix of its host. */
-export const PLATFORM_API_PREFIX = "/kubernetes/management";
+export { PLATFORM_API_PREFIX };
 
 export interface SelfStatus {
   user?: { name?: string; username?: string; displayName?: string; teams?: { name?: string }[] };

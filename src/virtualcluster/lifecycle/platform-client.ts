@@ -3,7 +3,7 @@
 
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
-import { PLATFORM_API_PREFIX } from "../connect/platform-api.ts";
+import { PLATFORM_API_PREFIX } from "../connect/platform-api-prefix.ts";
 import type { PlatformLogin } from "./platform-login.ts";
 
 export const API_GROUP_PATH = `${PLATFORM_API_PREFIX}/apis/management.platform.sh/v1`;

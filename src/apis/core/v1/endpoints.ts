@@ -5,7 +5,7 @@ import { isIP } from "node:net";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label, validateDns1123Subdomain } from "../../../apimachinery/names.ts";
 import { array, integer, object, string } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
+import type { KubeObject } from "../../../apimachinery/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, NONE, objectReferenceSchema } from "./common.ts";
@@ -43,7 +43,7 @@ export interface Endpoints extends KubeObject {
   subsets?: EndpointSubset[];
 }
 
-const addressSchema: JsonMap = object(
+const addressSchema = object(
   {
     ip: string("The IP of this endpoint."),
     hostname: string("The Hostname of this endpoint."),
@@ -54,7 +54,7 @@ const addressSchema: JsonMap = object(
   ["ip"],
 );
 
-const portSchema: JsonMap = object(
+const portSchema = object(
   {
     name: string(
       "The name of this port; must match the name in the ServicePort. Optional when only one port is defined.",
@@ -67,7 +67,7 @@ const portSchema: JsonMap = object(
   ["port"],
 );
 
-const subsetSchema: JsonMap = object(
+const subsetSchema = object(
   {
     addresses: array(addressSchema, "IP addresses which offer the related ports that are marked as ready."),
     notReadyAddresses: array(

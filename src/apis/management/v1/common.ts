@@ -1,18 +1,17 @@
 // Shapes shared by several management.platform.sh/v1 resources.
 
 import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../../../apimachinery/types.ts";
 
 export const GROUP = "management.platform.sh";
 export const VERSION = "v1";
 export const CATEGORY = "platform";
 
-export const ownerSchema: JsonMap = object(
+export const ownerSchema = object(
   { user: string("Name of the owning user."), team: string("Name of the owning team.") },
   "Owner of this object: a user or a team.",
 );
 
-export const secretRefSchema = (description: string): JsonMap =>
+export const secretRefSchema = (description: string) =>
   object(
     {
       secretName: string("Name of the Secret."),
@@ -22,12 +21,12 @@ export const secretRefSchema = (description: string): JsonMap =>
     description,
   );
 
-export const clusterRolesSchema: JsonMap = array(
+export const clusterRolesSchema = array(
   object({ name: string("Name of the cluster role.") }, "A cluster role assigned to the subject.", ["name"]),
   "Cluster roles assigned to the subject.",
 );
 
-export const accessSchema: JsonMap = array(
+export const accessSchema = array(
   object(
     {
       name: string("Optional name of the rule."),

@@ -3,7 +3,10 @@
 import {
   array,
   boolean,
+  declared,
   integer,
+  item,
+  mapOf,
   object,
   string,
   stringList,
@@ -106,6 +109,9 @@ const ruleSchema = object(
   "A rule (deprecated: use projects, spaces and virtualClusters).",
 );
 
+/** A role's project as sent: a name, or the specification example's {project: NAME}. */
+type RoleProject = string | { project: string };
+
 export const scopeSchema = object(
   {
     roles: array(
@@ -113,7 +119,7 @@ export const scopeSchema = object(
         {
           role: string('Role name: "virtualcluster" (connect a virtual cluster) or "platformCLI" (the CLI\'s reads).'),
           projects: array(
-            {
+            declared<RoleProject>({
               description:
                 'A project name ("*" selects all), or {project: NAME} as the specification\'s example writes it.',
               "x-kubernetes-preserve-unknown-fields": true,
@@ -121,7 +127,7 @@ export const scopeSchema = object(
                 { type: "string" },
                 { type: "object", properties: { project: { type: "string" } }, required: ["project"] },
               ],
-            },
+            }),
             'Projects the role applies to; "*" selects all. Stored as names: {project: NAME} items become NAME.',
           ),
           virtualClusters: stringList("Virtual clusters the role applies to."),
@@ -157,9 +163,6 @@ export const scopeSchema = object(
   },
   "Limits what the key may do. A scope only narrows the rights of the key's owner; empty means no limit.",
 );
-
-/** A role's project as sent: a name, or the specification example's {project: NAME}. */
-type RoleProject = string | { project?: string };
 
 /**
  * The one stored spelling of a scope: role projects as names. The schema has already checked each item is a string
@@ -201,11 +204,7 @@ export const spec = object(
         preferredUsername: string("Preferred username."),
         email: string("E-mail address."),
         emailVerified: boolean("Whether the e-mail address is verified."),
-        extraClaims: {
-          type: "object",
-          description: "Claims allowed by the auth config.",
-          additionalProperties: { type: "array", items: { type: "string" } },
-        },
+        extraClaims: mapOf(item.stringList(), "Claims allowed by the auth config."),
         groups: stringList("Groups of the identity."),
         connector: string("Connector the key was created from."),
         connectorData: string("Data for later connector requests; never returned by the API."),

@@ -3,7 +3,7 @@
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Subdomain } from "../../../apimachinery/names.ts";
-import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
+import { array, object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
 import { goStrings } from "../../core/v1/validation.ts";
 
@@ -41,7 +41,7 @@ export interface BindingObject extends KubeObject {
   roleRef: RoleRef;
 }
 
-export const policyRulesSchema: JsonMap = array(
+export const policyRulesSchema = array(
   object(
     {
       verbs: stringList(
@@ -62,7 +62,7 @@ export const policyRulesSchema: JsonMap = array(
   "Rules holds all the PolicyRules for this Role",
 );
 
-export const subjectsSchema: JsonMap = array(
+export const subjectsSchema = array(
   object(
     {
       kind: string('Kind of object being referenced: "User", "Group" or "ServiceAccount".'),
@@ -78,7 +78,7 @@ export const subjectsSchema: JsonMap = array(
   "Subjects holds references to the objects the role applies to.",
 );
 
-export const roleRefSchema = (description: string): JsonMap =>
+export const roleRefSchema = (description: string) =>
   object(
     {
       apiGroup: string("APIGroup is the group for the resource being referenced."),
@@ -188,10 +188,10 @@ export function subjectNames(binding: BindingObject, kind: string): string[] {
     .map((s) => (kind === "ServiceAccount" ? `${s.namespace ?? binding.metadata.namespace ?? ""}/${s.name}` : s.name));
 }
 
-export const aggregationRuleSchema: JsonMap = object(
+export const aggregationRuleSchema = object(
   {
     clusterRoleSelectors: array(
-      { type: "object", "x-kubernetes-preserve-unknown-fields": true, description: "A label selector." },
+      openObject("A label selector."),
       "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules.",
     ),
   },

@@ -96,7 +96,7 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
     invalid(instance, [fieldError.notSupported("spec.clusterRef.cluster", cluster, allowed)]);
   };
 
-  return defineResource<VirtualClusterInstance>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "VirtualClusterInstance",

@@ -1,6 +1,6 @@
 // Shapes shared by several management.platform.sh/v1 resources.
 
-import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
+import { array, object, type Static, string, stringList } from "../../../apimachinery/schema-builders.ts";
 
 export const GROUP = "management.platform.sh";
 export const VERSION = "v1";
@@ -40,3 +40,8 @@ export const accessSchema = array(
   ),
   "Access rights of users and teams on this object.",
 );
+
+/** Owner of an object: a user or a team. */
+export type Owner = Static<typeof ownerSchema>;
+/** An access rule of a User, Team or VirtualClusterInstance. */
+export type AccessRule = Static<typeof accessSchema>[number];

@@ -6,71 +6,14 @@ import {
   declared,
   integer,
   item,
+  type KindOf,
   mapOf,
   object,
+  type Static,
   string,
   stringList,
   timestamp,
 } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
-
-/** Deprecated rule shape (scope.rules), also used by audit policies. */
-export interface AccessKeyScopeRule {
-  verbs?: string[];
-  resources?: { group?: string; resources?: string[]; resourceNames?: string[] }[];
-  namespaces?: string[];
-  nonResourceURLs?: string[];
-  requestTargets?: string[];
-  cluster?: string;
-  virtualClusters?: { name?: string; namespace?: string }[];
-}
-
-export interface AccessKeyScope {
-  roles?: { role?: string; projects?: string[]; virtualClusters?: string[] }[];
-  projects?: { project?: string }[];
-  spaces?: { project?: string; space?: string }[];
-  virtualClusters?: { project?: string; virtualCluster?: string }[];
-  clusters?: { cluster?: string }[];
-  rules?: AccessKeyScopeRule[];
-  allowPlatformCli?: boolean;
-}
-
-export interface AccessKeyIdentity {
-  userId?: string;
-  username?: string;
-  preferredUsername?: string;
-  email?: string;
-  emailVerified?: boolean;
-  extraClaims?: Record<string, string[]>;
-  groups?: string[];
-  connector?: string;
-  connectorData?: string;
-  identityRefresh?: string;
-}
-
-export interface OwnedAccessKeySpec {
-  displayName?: string;
-  description?: string;
-  user?: string;
-  team?: string;
-  subject?: string;
-  groups?: string[];
-  key?: string;
-  disabled?: boolean;
-  ttl?: number;
-  ttlAfterLastActivity?: boolean;
-  scope?: AccessKeyScope;
-  type?: string;
-  identity?: AccessKeyIdentity;
-  oidcProvider?: { clientId?: string; nonce?: string; redirectUri?: string; scopes?: string };
-  parent?: string;
-  oidcLogin?: { idToken?: string; accessToken?: string; refreshToken?: string; lastRefresh?: string };
-}
-
-export interface OwnedAccessKey extends KubeObject {
-  spec?: OwnedAccessKeySpec;
-  status?: { lastActivity?: string; expirationTimestamp?: string };
-}
 
 /** Key types of the product: interactive login, user-made, system subjects and a few special ones. */
 export const ACCESS_KEY_TYPES = ["", "Login", "User", "Other", "Reset", "OIDCRefreshToken", "NetworkPeer"] as const;
@@ -165,15 +108,16 @@ export const scopeSchema = object(
 );
 
 /**
- * The one stored spelling of a scope: role projects as names. The schema has already checked each item is a string
- * or an object with a string `project`.
+ * A role's projects as names: {project: NAME} items become NAME. Writes store names only (canonicalizeScope), but
+ * the schema admits both spellings, so readers of a scope go through this too.
  */
+export const roleProjectNames = (projects: readonly RoleProject[] | undefined): string[] | undefined =>
+  projects?.map((project) => (typeof project === "string" ? project : project.project));
+
+/** The one stored spelling of a scope: role projects as names (the schema has checked each item's shape). */
 export function canonicalizeScope(scope: AccessKeyScope | undefined): void {
   for (const role of scope?.roles ?? []) {
-    if (!Array.isArray(role?.projects)) continue;
-    role.projects = (role.projects as RoleProject[]).map((item) =>
-      typeof item === "object" && item !== null && typeof item.project === "string" ? item.project : (item as string),
-    );
+    if (Array.isArray(role?.projects)) role.projects = roleProjectNames(role.projects);
   }
 }
 
@@ -244,3 +188,12 @@ export const status = object(
   },
   "The observed state of the access key.",
 );
+
+export const ownedAccessKeySchema = { spec, status };
+
+export type OwnedAccessKey = KindOf<typeof ownedAccessKeySchema>;
+export type OwnedAccessKeySpec = Static<typeof spec>;
+export type AccessKeyScope = Static<typeof scopeSchema>;
+/** Deprecated rule shape (scope.rules), also used by audit policies. */
+export type AccessKeyScopeRule = Static<typeof ruleSchema>;
+export type AccessKeyIdentity = NonNullable<OwnedAccessKeySpec["identity"]>;

@@ -373,7 +373,10 @@ describe("access keys, roles and scopes over HTTPS", () => {
     };
     const created = await send("POST", `${API}/ownedaccesskeys`, {
       token: admin,
-      body: { metadata: { name: "deprecated-fields" }, spec: { user: "bob", ...spec } },
+      body: {
+        metadata: { name: "deprecated-fields" },
+        spec: { user: "bob", displayName: "deprecated fields", ...spec },
+      },
     });
     assert.equal(created.status, 201, created.body);
     const warnings = (reply: { headers: Record<string, unknown> }) => String(reply.headers.warning);
@@ -395,7 +398,7 @@ describe("access keys, roles and scopes over HTTPS", () => {
     assert.match(warnings(patched), /spec\.scope\.allowPlatformCli: deprecated/);
     const plain = await send("POST", `${API}/ownedaccesskeys`, {
       token: admin,
-      body: { metadata: { name: "current-fields" }, spec: { user: "bob" } },
+      body: { metadata: { name: "current-fields" }, spec: { user: "bob", displayName: "current fields" } },
     });
     assert.equal(plain.headers.warning, undefined);
     const token = await send("POST", `${API}/directclusterendpointtokens`, {

@@ -146,6 +146,71 @@ describe("bad input", () => {
     assert.equal(await userCount(), before);
   });
 
+  it("free text and annotations are bounded: a description, display name or annotations past their limit are 422", async () => {
+    const user = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) =>
+      JSON.stringify({ apiVersion: "management.platform.sh/v1", kind: "User", metadata: { name, annotations }, spec });
+    const long = await send("POST", USERS, user("wordy", { description: "d".repeat(16_385) }));
+    assert.equal(long.status, 422, long.body);
+    assert.match(JSON.parse(long.body).message, /spec\.description: Too long: may not be more than 16384/);
+    const name = await send("POST", USERS, user("wordy", { displayName: "n".repeat(257) }));
+    assert.equal(JSON.parse(name.body).details.causes[0].field, "spec.displayName");
+    const annotated = await send("POST", USERS, user("wordy", {}, { a: "x".repeat(256 * 1024) }));
+    assert.equal(annotated.status, 422, annotated.body);
+    assert.match(JSON.parse(annotated.body).message, /metadata\.annotations: Too long: must have at most 262144 bytes/);
+    const atLimits = await send(
+      "POST",
+      USERS,
+      user(
+        "wordy",
+        { description: "d".repeat(16_384), displayName: "n".repeat(256) },
+        { a: "x".repeat(256 * 1024 - 1) },
+      ),
+    );
+    assert.equal(atLimits.status, 201, "the limits themselves are allowed");
+    // A large object is read whole, again and again (its answer is kept encoded between reads).
+    for (let i = 0; i < 2; i++) {
+      const read = await send("GET", `${USERS}/wordy`);
+      assert.equal(read.status, 200);
+      assert.equal(JSON.parse(read.body).metadata.annotations.a.length, 256 * 1024 - 1);
+    }
+  });
+
+  it("a lone UTF-16 surrogate in any string field is 422 naming the field, by create, patch and YAML; nothing is stored", async () => {
+    const lone = await send(
+      "POST",
+      USERS,
+      '{"apiVersion":"management.platform.sh/v1","kind":"User","metadata":{"name":"lone"},"spec":{"displayName":"a\\ud800b"}}',
+    );
+    assert.equal(lone.status, 422, lone.body);
+    const status = JSON.parse(lone.body);
+    assert.equal(status.details.causes[0].field, "spec.displayName");
+    assert.match(status.message, /spec\.displayName: Invalid value: "a\\ud800b": must be valid Unicode/);
+    assert.equal((await send("GET", `${USERS}/lone`)).status, 404, "nothing was stored");
+    const pair = await send(
+      "POST",
+      USERS,
+      '{"apiVersion":"management.platform.sh/v1","kind":"User","metadata":{"name":"paired"},"spec":{"displayName":"\\ud83d\\ude00"}}',
+    );
+    assert.equal(pair.status, 201, "a surrogate pair is one character (an emoji)");
+    assert.equal(JSON.parse(pair.body).spec.displayName, "\u{1F600}");
+    const patched = await send(
+      "PATCH",
+      `${USERS}/paired`,
+      '{"metadata":{"annotations":{"note":"\\udc00"}}}',
+      "application/merge-patch+json",
+    );
+    assert.equal(patched.status, 422, patched.body);
+    assert.equal(JSON.parse(patched.body).details.causes[0].field, "metadata.annotations[note]");
+    const yaml = await send(
+      "POST",
+      USERS,
+      'apiVersion: management.platform.sh/v1\nkind: User\nmetadata: {name: lone-yaml}\nspec: {description: "\\ud800"}\n',
+      "application/yaml",
+    );
+    assert.equal(yaml.status, 422, yaml.body);
+    assert.equal(JSON.parse(yaml.body).details.causes[0].field, "spec.description");
+  });
+
   it("integers beyond their int64 field or JavaScript's exact integers are 422 naming the field; the bound itself is taken", async () => {
     const keys = "/apis/management.platform.sh/v1/ownedaccesskeys";
     const key = (name: string, ttl: string) =>

@@ -33,7 +33,7 @@ describe("login state before authentication", { skip: process.env.VCP_TEST_STORE
     assert.ok(info.stats, info.error);
     return info.stats;
   };
-  const audit = () => readFile(join(platform.dataDir, "audit.log"), "utf8").catch(() => "");
+  const audit = () => readFile(join(platform.dataDir, "audit", "audit.log"), "utf8").catch(() => "");
 
   before(async () => {
     // A store quota a flood of stored login states (about 1 KiB each) would pass within the flood.
@@ -47,7 +47,7 @@ describe("login state before authentication", { skip: process.env.VCP_TEST_STORE
     const caFile = await tempFile("provider-ca.pem", provider.tls.caPem);
     await setPlatformConfig(
       platform,
-      `audit: {enabled: true, level: 1, path: ${join(platform.dataDir, "audit.log")}}
+      `audit: {enabled: true, level: 1, path: audit.log}
 oidc:
   clients:
   - name: Wiki

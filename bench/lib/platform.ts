@@ -31,7 +31,13 @@ export interface BenchPlatform {
 export async function startBenchPlatform(dataDir?: string, options: { main?: string } = {}): Promise<BenchPlatform> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-bench-")));
   // With an explicit data directory the helper never deletes it: stop() below decides.
-  const platform = await startPlatformProcess({ dataDir: dir, main: options.main });
+  // Every load generator connects from 127.0.0.1: the per-client connection cap (a quarter of the total) would
+  // count the watch scenario's 1,000 streams as one client's.
+  const platform = await startPlatformProcess({
+    dataDir: dir,
+    main: options.main,
+    extraArgs: ["--max-connections-per-client", "0"],
+  });
   const pid = platform.child.pid!;
   pinToCpu(pid, SERVER_CPU);
   const api = new ApiClient(platform.url, platform.adminKey, platform.caPem);

@@ -1,7 +1,7 @@
 // Process facts from /proc (Linux): resident memory and CPU time of the server under test, and CPU pinning.
 
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on every mainstream Linux). */
 const USER_HZ = 100;
@@ -40,6 +40,20 @@ export function pinToCpu(pid: number, cpu: number): boolean {
     return true;
   } catch {
     tasksetAvailable = false;
+    return false;
+  }
+}
+
+/**
+ * Sets the nice value of every thread of `pid` (Linux renices threads one by one); false when not possible here
+ * (a negative value needs CAP_SYS_NICE).
+ */
+export function reniceAll(pid: number, nice: number): boolean {
+  try {
+    const threads = readdirSync(`/proc/${pid}/task`);
+    execFileSync("renice", ["-n", String(nice), "-p", ...threads], { stdio: "ignore" });
+    return true;
+  } catch {
     return false;
   }
 }

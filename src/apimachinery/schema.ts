@@ -7,11 +7,15 @@ import { cloneJson } from "./json-values.ts";
 import { objectMetaSchema } from "./object-meta-schema.ts";
 import { compileWithAjv } from "./schema-ajv.ts";
 import { toFieldErrors } from "./schema-errors.ts";
+import { illFormedStrings } from "./well-formed-strings.ts";
 import { pruneUnknownFields } from "./schema-prune.ts";
 import type { JsonMap } from "./types.ts";
 
 export interface CompiledSchema {
-  /** Every violation as a field error (`spec.access[0].verbs[1]`, `metadata.labels[app]`); empty when valid. */
+  /**
+   * Every violation as a field error (`spec.access[0].verbs[1]`, `metadata.labels[app]`); empty when valid. Strings
+   * that are not well-formed Unicode (a lone surrogate) are violations of every schema (well-formed-strings.ts).
+   */
   validate(object: unknown): FieldError[];
   /**
    * Removes, IN PLACE, every field the schema does not declare and returns the removed paths (`spec.foo`). Below
@@ -52,8 +56,9 @@ export function compileObjectSchema(topLevel: JsonMap): CompiledSchema {
   const check = compileWithAjv(schema);
   const result: CompiledSchema = {
     validate(object) {
-      if (check(object)) return [];
-      return toFieldErrors(check.errors ?? [], schema, object);
+      const unicode = illFormedStrings(object, schema);
+      if (check(object)) return unicode;
+      return [...toFieldErrors(check.errors ?? [], schema, object), ...unicode];
     },
     prune: (object) => pruneUnknownFields(object, schema),
   };

@@ -65,6 +65,19 @@ describe("auditEventLine()", () => {
     });
   });
 
+  it("auditEventLine() names an impersonated identity after the caller, as kube-apiserver writes impersonatedUser", () => {
+    const impersonated = completion({ impersonatedUser: { name: "dave", groups: ["devs", "system:authenticated"] } });
+    const event = JSON.parse(auditEventLine("ResponseComplete", "Metadata", impersonated, impersonated, received));
+    assert.equal(event.user.username, "admin");
+    assert.deepEqual(event.impersonatedUser, { username: "dave", groups: ["devs", "system:authenticated"] });
+    assert.deepEqual(Object.keys(event).slice(7, 9), ["user", "impersonatedUser"]);
+    // The same request without impersonation shares no cached parts with it.
+    assert.equal(
+      JSON.parse(auditEventLine("ResponseComplete", "Metadata", completion(), completion(), received)).impersonatedUser,
+      undefined,
+    );
+  });
+
   it("auditEventLine() names the created object of a create, from its answer, as kube-apiserver does", () => {
     const create = (code: number, namespace = "") =>
       completion({

@@ -228,6 +228,7 @@ export function sameRequestInfo(a: AuditRequestInfo, b: AuditRequestInfo): boole
 class RequestParts {
   /** What the parts were made of (compared by identity first, then by content). */
   readonly user: AuditUser | undefined;
+  readonly impersonatedUser: AuditUser | undefined;
   readonly requestUri: string | undefined;
   readonly sourceIp: string | undefined;
   readonly userAgent: string | undefined;
@@ -241,6 +242,7 @@ class RequestParts {
 
   constructor(request: AuditRequest) {
     this.user = request.user;
+    this.impersonatedUser = request.impersonatedUser;
     this.requestUri = request.requestUri;
     this.sourceIp = request.sourceIp;
     this.userAgent = request.userAgent;
@@ -248,6 +250,7 @@ class RequestParts {
     const info = request.requestInfo;
     let caller = `,"requestURI":${JSON.stringify(auditRequestUri(request.requestUri ?? info.path))}`;
     caller += `,"verb":${JSON.stringify(info.verb)},"user":${userPart(request.user)}`;
+    if (request.impersonatedUser) caller += `,"impersonatedUser":${userPart(request.impersonatedUser)}`;
     caller += `,"sourceIPs":${request.sourceIp ? `[${JSON.stringify(request.sourceIp)}]` : "[]"}`;
     if (request.userAgent) caller += `,"userAgent":${JSON.stringify(request.userAgent)}`;
     for (const stage of STAGES) {
@@ -262,6 +265,7 @@ class RequestParts {
   matches(request: AuditRequest): boolean {
     return (
       this.user === request.user &&
+      this.impersonatedUser === request.impersonatedUser &&
       this.requestUri === request.requestUri &&
       this.sourceIp === request.sourceIp &&
       this.userAgent === request.userAgent &&

@@ -25,6 +25,9 @@ export function minimalEventLine(
     user: request.user
       ? { username: request.user.name, groups: request.user.groups }
       : { username: "system:anonymous", groups: ["system:unauthenticated"] },
+    impersonatedUser: request.impersonatedUser
+      ? { username: request.impersonatedUser.name, groups: request.impersonatedUser.groups }
+      : undefined,
     sourceIPs: request.sourceIp ? [request.sourceIp] : [],
     objectRef: objectRef(request),
     responseStatus: code === undefined ? undefined : { metadata: {}, code },

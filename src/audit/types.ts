@@ -32,6 +32,8 @@ export interface AuditRequest {
   requestInfo: AuditRequestInfo;
   /** Absent when authentication failed. */
   user?: AuditUser;
+  /** Whom the user acts as (Kubernetes impersonation); logged as `impersonatedUser`. */
+  impersonatedUser?: AuditUser;
   userAgent?: string;
   sourceIp?: string;
   receivedAt: Date;

@@ -3,9 +3,9 @@
 // until SIGINT/SIGTERM. The server modules load only when the command runs, so other commands start quickly.
 
 import { Command, InvalidArgumentError } from "commander";
-import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { runAction } from "./run-action.ts";
+import { addServerLimitOptions, type ServerLimitFlags, serverLimitsFromFlags } from "./server-limit-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 
 export const DEFAULT_APISERVER_DATA_DIR = "./virtualcluster-apiserver-data";
@@ -16,7 +16,7 @@ function port(value: string): number {
   return n;
 }
 
-interface ApiServerOptions extends InflightFlags, LogFlags {
+interface ApiServerOptions extends ServerLimitFlags, LogFlags {
   dataDir: string;
   host: string;
   port: number;
@@ -34,7 +34,7 @@ export function apiserverCommand(): Command {
     .option("--host <host>", "address to listen on and to put in certificates and the kubeconfig", "127.0.0.1")
     .option("--port <port>", "port to listen on (0: any free port)", port, 6443)
     .option("--name <name>", "cluster and context name in admin.kubeconfig", "virtualcluster-apiserver");
-  return addLogOptions(addInflightOptions(command))
+  return addLogOptions(addServerLimitOptions(command))
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster apiserver\n  virtualcluster apiserver --data-dir /var/lib/host-cluster --port 7443\n" +
@@ -51,7 +51,7 @@ export function apiserverCommand(): Command {
           host: opts.host,
           port: opts.port,
           name: opts.name,
-          limits: inflightLimits(opts),
+          limits: serverLimitsFromFlags(opts),
           logger,
         });
         // Before the line that says it is up: whoever reads it may stop it at once.

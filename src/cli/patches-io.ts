@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { parseKubectlYaml } from "./kubectl-yaml.ts";
 
 /** Where a command writes; the process streams unless a test passes its own. */
 export interface CommandIO {
@@ -31,7 +31,7 @@ export class CommandError extends Error {
   }
 }
 
-/** Reads a YAML or JSON object from a file, or from standard input for "-". */
+/** Reads a YAML or JSON object from a file, or from standard input for "-"; YAML is read as kubectl reads it. */
 export async function readObject(file: string, io: CommandIO, what: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
@@ -42,7 +42,7 @@ export async function readObject(file: string, io: CommandIO, what: string): Pro
   }
   let value: unknown;
   try {
-    value = parse(text, { uniqueKeys: true });
+    value = parseKubectlYaml(text);
   } catch (error) {
     throw new CommandError(`${what} ${file}: ${(error as Error).message.split("\n")[0]}`);
   }

@@ -184,7 +184,10 @@ test("patches apply reports invalid settings, files and options", () => {
   );
   const wrongResource = cli(["patches", "apply", "-f", settings, "--resource", "pods", endpoints]);
   assert.equal(wrongResource.code, 1);
-  assert.match(wrongResource.stderr, /argument 'pods' is invalid. Allowed choices are endpoints, configmaps, secrets/);
+  assert.match(
+    wrongResource.stderr,
+    /argument 'pods' is invalid. Allowed choices are endpoints, services, endpointslices, configmaps, secrets/,
+  );
   assert.match(
     cli(["patches", "apply", "--resource", "endpoints", endpoints]).stderr,
     /required option '-f, --file <file>' not specified/,
@@ -215,7 +218,7 @@ sync:
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.deepEqual(stderr.trimEnd().split("\n"), [
-    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, configMaps, secrets, namespaces",
+    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, endpointSlices, configMaps, secrets, namespaces",
     "sync.toHost.endpoints.patches[0] can only use one of: expression, labels or reference",
     'sync.toHost.endpoints.patches[0] and sync.toHost.endpoints.patches[1] have the same path "a"',
     "sync.toHost.endpoints.patches[1].expression: only a single expression is allowed, not a variable declaration",
@@ -228,7 +231,7 @@ sync:
 test("patches validate accepts a good file", () => {
   assert.deepEqual(cli(["patches", "validate", "-f", settings]), {
     code: 0,
-    stdout: `${settings}: valid (sync.toHost.endpoints.patches: 3 patches, sync.toHost.configMaps.patches: 0 patches, sync.toHost.secrets.patches: 1 patch)\n`,
+    stdout: `${settings}: valid (sync.toHost.endpoints.patches: 3 patches, sync.toHost.services.patches: 0 patches, sync.toHost.endpointSlices.patches: 0 patches, sync.toHost.configMaps.patches: 0 patches, sync.toHost.secrets.patches: 1 patch)\n`,
     stderr: "",
   });
 });
@@ -238,7 +241,8 @@ test("config defaults prints the defaulted settings as YAML", () => {
   assert.equal(code, 0);
   assert.deepEqual(parse(stdout).sync.toHost, {
     endpoints: { enabled: true, patches: [] },
-    services: { enabled: true },
+    services: { enabled: true, patches: [] },
+    endpointSlices: { enabled: true, patches: [] },
     configMaps: { enabled: true, all: false, patches: [] },
     secrets: { enabled: true, all: false, patches: [] },
     namespaces: { enabled: false },
@@ -272,5 +276,85 @@ test("patches apply names a failing built-in once", () => {
   assert.equal(
     stderr,
     'sync.toHost.endpoints.patches[0].expression (at metadata.annotations.b): TypeError: virtualToHostDNS: "nope" is not of the form <name>.<namespace>.svc[.<cluster-domain>]\n',
+  );
+});
+
+test("patches apply -o yaml quotes every string YAML 1.1 (kubectl) or 1.2 would read as something else", () => {
+  const object = file(
+    "yes-no.json",
+    JSON.stringify({
+      metadata: {
+        name: "web",
+        namespace: "default",
+        annotations: { a: "yes", b: "no", c: "on", d: "off", e: "1_000" },
+      },
+      subsets: [{ addresses: [{ ip: "10.0.0.1", hostname: "y" }] }],
+    }),
+  );
+  const plain = file("plain.yaml", "sync: {toHost: {endpoints: {patches: []}}}\n");
+  const { code, stdout, stderr } = cli(["patches", "apply", "-f", plain, "--resource", "endpoints", object]);
+  assert.equal(code, 0, stderr);
+  for (const line of ['a: "yes"', 'b: "no"', 'c: "on"', 'd: "off"', 'e: "1_000"', 'hostname: "y"']) {
+    assert.ok(stdout.includes(line), `${line} in\n${stdout}`);
+  }
+  assert.deepEqual(parse(stdout, { version: "1.1" }).metadata.annotations.a, "yes");
+});
+
+test("patches apply reads YAML as kubectl does and refuses a label or annotation value that is not a string", () => {
+  const plain = file("plain2.yaml", "sync: {toHost: {endpoints: {patches: []}}}\n");
+  const unquoted = file("unquoted.yaml", "metadata: {name: web, namespace: default, annotations: {enabled: yes}}\n");
+  const refused = cli(["patches", "apply", "-f", plain, "--resource", "endpoints", unquoted]);
+  assert.equal(refused.code, 1);
+  assert.match(
+    refused.stderr,
+    /^object \S+unquoted.yaml: metadata\.annotations\.enabled must be a string, not boolean/,
+  );
+  const numbered = file(
+    "number-patch.yaml",
+    "sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: metadata.annotations.size\n          expression: value.length\n",
+  );
+  const quoted = file("quoted.yaml", 'metadata: {name: web, namespace: default, annotations: {size: "abc"}}\n');
+  const failed = cli(["patches", "apply", "-f", numbered, "--resource", "endpoints", quoted]);
+  assert.equal(failed.code, 1);
+  assert.equal(
+    failed.stderr,
+    "sync.toHost.endpoints.patches[0].expression (at metadata.annotations.size): metadata.annotations.size must be a string (label and annotation values are strings), not number\n",
+  );
+});
+
+test("patches apply applies to each item of a List and prints a List", () => {
+  const list = file(
+    "list.yaml",
+    `
+apiVersion: v1
+kind: List
+items:
+  - {apiVersion: v1, kind: Endpoints, metadata: {name: a, namespace: default, annotations: {note: one}}}
+  - {apiVersion: v1, kind: Endpoints, metadata: {name: b, namespace: team, annotations: {note: two}}}
+`,
+  );
+  const { code, stdout, stderr } = cli([
+    "patches",
+    "apply",
+    "-f",
+    settings,
+    "--resource",
+    "endpoints",
+    "--name",
+    "vc",
+    list,
+  ]);
+  assert.equal(code, 0, stderr);
+  const output = parse(stdout);
+  assert.equal(output.kind, "List");
+  assert.deepEqual(
+    output.items.map((item: { metadata: { name: string; annotations: { note: string } } }) => [
+      item.metadata.name,
+      item.metadata.annotations.note,
+    ]),
+    [
+      ["a-x-default-x-vc", "ONE"],
+      ["b-x-team-x-vc", "TWO"],
+    ],
   );
 });

@@ -1,5 +1,5 @@
 import { Command, Option } from "commander";
-import { stringify } from "yaml";
+import { notStringValue } from "../virtualcluster/patches/apply.ts";
 import { PatchApplyError } from "../virtualcluster/patches/errors.ts";
 import type { ReferencedObject } from "../virtualcluster/patches/types.ts";
 import { loadSettings, readSettingsFile, SettingsError } from "../virtualcluster/settings/load.ts";
@@ -9,6 +9,7 @@ import { desiredHostObject, hostObjectForVirtual, type SyncContext } from "../vi
 import type { WireObject } from "../virtualcluster/syncer/types.ts";
 import { OBJECT_NAMESPACE_ANNOTATION } from "../virtualcluster/translate/constants.ts";
 import { createTranslator } from "../virtualcluster/translate/translator.ts";
+import { stringifyForKubectl } from "./kubectl-yaml.ts";
 import { CommandError, type CommandIO, processIO, readObject } from "./patches-io.ts";
 
 interface ApplyFlags {
@@ -47,9 +48,32 @@ function describeReference(reference: ReferencedObject): string {
   return `referenced: ${reference.apiVersion}/${reference.kind} ${source.namespace}/${source.name} -> ${target.namespace}/${target.name} (${reference.patch} at ${reference.path})\n`;
 }
 
+/** A list of objects (`kind: List`, or what `kubectl get -o yaml` prints for several): its items, else undefined. */
+function listItems(object: Record<string, unknown>): WireObject[] | undefined {
+  const kind = object.kind;
+  if (typeof kind !== "string" || !kind.endsWith("List") || !Array.isArray(object.items)) return undefined;
+  return object.items as WireObject[];
+}
+
+/** Label and annotation values must be strings, as the API server requires: refused like kubectl refuses them. */
+function checkStringValues(object: WireObject, what: string): void {
+  const wrong = notStringValue(object.metadata as Record<string, unknown> | undefined);
+  if (wrong) {
+    throw new CommandError(
+      `${what}: ${wrong.path} must be a string, not ${wrong.type} (YAML reads yes, no, on, off and numbers as ` +
+        "other types: quote the value)",
+    );
+  }
+}
+
 async function applyAction(objectFile: string, flags: ApplyFlags, io: CommandIO): Promise<void> {
   const hostNamespace = flags.namespace ?? `virtualcluster-${flags.name}`;
-  const object = (await readObject(objectFile, io, "object")) as WireObject;
+  const input = await readObject(objectFile, io, "object");
+  const items = listItems(input);
+  const objects = items ?? [input as WireObject];
+  objects.forEach((object, i) => {
+    checkStringValues(object, items ? `object ${objectFile} items[${i}]` : `object ${objectFile}`);
+  });
   const hostObject = flags.hostObject
     ? ((await readObject(flags.hostObject, io, "host object")) as WireObject)
     : undefined;
@@ -67,7 +91,7 @@ async function applyAction(objectFile: string, flags: ApplyFlags, io: CommandIO)
       patches: loaded.patches,
     };
     // The same functions the syncer calls: to-host prints exactly the object it would write.
-    const result =
+    const results = objects.map((object) =>
       flags.direction === "to-host"
         ? desiredHostObject(flags.resource, object, hostObject, context)
         : hostObjectForVirtual(
@@ -77,9 +101,13 @@ async function applyAction(objectFile: string, flags: ApplyFlags, io: CommandIO)
             context,
             // Writing back, the virtual namespace is the one the syncer recorded on the host object.
             metadata(object).annotations?.[OBJECT_NAMESPACE_ANNOTATION],
-          );
-    io.stdout(flags.output === "json" ? `${JSON.stringify(result.object, null, 2)}\n` : stringify(result.object));
-    io.stderr(result.references.map(describeReference).join(""));
+          ),
+    );
+    const output = items
+      ? { apiVersion: "v1", kind: "List", metadata: {}, items: results.map((result) => result.object) }
+      : results[0].object;
+    io.stdout(flags.output === "json" ? `${JSON.stringify(output, null, 2)}\n` : stringifyForKubectl(output));
+    io.stderr(results.flatMap((result) => result.references.map(describeReference)).join(""));
   } finally {
     loaded.dispose();
   }
@@ -104,7 +132,7 @@ export function patchesCommand(io: CommandIO = processIO): Command {
   command
     .command("apply")
     .description("Apply the sync patches of a settings file to an object and print the patched object")
-    .argument("<object>", "object file (YAML or JSON), or - for standard input")
+    .argument("<object>", "object file (YAML or JSON; a List applies to each item), or - for standard input")
     .requiredOption("-f, --file <file>", "settings file (virtualcluster.yaml)")
     .addOption(
       new Option("--resource <resource>", "synced resource whose patches to apply")

@@ -10,8 +10,8 @@ import {
   type HeartbeatBounds,
   heartbeatBounds,
 } from "../platform/projects/heartbeat-bounds.ts";
-import { addInflightOptions, type InflightFlags, inflightLimits } from "./inflight-options.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
+import { addServerLimitOptions, type ServerLimitFlags, serverLimitsFromFlags } from "./server-limit-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 import {
   addStoreHousekeepingOptions,
@@ -33,7 +33,7 @@ function seconds(value: string): number {
   return n;
 }
 
-interface StartOptions extends InflightFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
+interface StartOptions extends ServerLimitFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
   instanceHeartbeatSeconds?: number;
   instanceOfflineAfterSeconds?: number;
   dataDir: string;
@@ -92,7 +92,7 @@ export function addStartCommand(platform: Command): void {
       "--allow-insecure-permissions",
       "start even when group or others may read or write the data directory or a key file (not recommended)",
     );
-  addLogOptions(addInflightOptions(addStoreHousekeepingOptions(addStoreOptions(start))))
+  addLogOptions(addServerLimitOptions(addStoreHousekeepingOptions(addStoreOptions(start))))
     .addHelpText(
       "after",
       "\nExamples:\n  virtualcluster platform start\n  virtualcluster platform start --data-dir /var/lib/vcp --host 0.0.0.0 --port 443" +
@@ -145,7 +145,7 @@ export function addStartCommand(platform: Command): void {
         configFile: opts.config,
         instanceHeartbeatMs: liveness.heartbeatSeconds * 1000,
         instanceOfflineAfterMs: liveness.offlineAfterSeconds * 1000,
-        limits: inflightLimits(opts),
+        limits: serverLimitsFromFlags(opts),
         logger,
       });
       // One write: whoever watches for the "listening" line also gets the shown-once credentials with it.

@@ -42,11 +42,15 @@ const groupBinding = (name: string, role: string, group: string): KubeObject => 
 });
 
 export function defaultClusterRoles(): KubeObject[] {
-  const view: PolicyRule[] = [{ apiGroups: [""], resources: VIEWABLE, verbs: READ }];
+  const view: PolicyRule[] = [
+    { apiGroups: [""], resources: VIEWABLE, verbs: READ },
+    { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: READ },
+  ];
   const edit: PolicyRule[] = [
     ...view,
     { apiGroups: [""], resources: ["secrets"], verbs: READ },
     { apiGroups: [""], resources: EDITABLE, verbs: WRITE },
+    { apiGroups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: WRITE },
   ];
   const admin: PolicyRule[] = [
     ...edit,

@@ -1,8 +1,9 @@
-// A cluster API server: the generic machinery serving core/v1 and rbac.authorization.k8s.io/v1 over HTTPS, with
-// embedded storage in a data directory. It is the virtual cluster's control plane (`virtualcluster run`) and the
-// stand-alone host cluster (`virtualcluster apiserver`). It keeps the default namespaces, the default RBAC roles and
-// `default/kubernetes` (describing itself), runs the namespace controller and the garbage collector, and writes
-// <data-dir>/admin.kubeconfig with its CA and admin token.
+// A cluster API server: the generic machinery serving core/v1, discovery.k8s.io/v1 and rbac.authorization.k8s.io/v1
+// over HTTPS, with embedded storage in a data directory. It is the virtual cluster's control plane (`virtualcluster
+// run`) and the stand-alone host cluster (`virtualcluster apiserver`). It keeps the default namespaces, the default
+// RBAC roles and `default/kubernetes` (describing itself, Endpoints and EndpointSlice), runs the namespace controller,
+// the EndpointSlice mirroring controller and the garbage collector, and writes <data-dir>/admin.kubeconfig with its
+// CA and admin token.
 
 import { lookup } from "node:dns/promises";
 import { writeFile } from "node:fs/promises";
@@ -35,6 +36,7 @@ import { AdminTokenAuthenticator, ensureAdminToken } from "./admin-token.ts";
 import { bootstrapRbac } from "./bootstrap-rbac.ts";
 import { ClientCertificateAuthenticator } from "./client-certificate-authenticator.ts";
 import { clusterResources } from "./cluster-resources.ts";
+import { EndpointSliceMirroring } from "./endpointslice-mirroring.ts";
 import { combineHandlers, serviceAddressHandler } from "./informer-handlers.ts";
 import { KubernetesServiceReconciler } from "./kubernetes-service.ts";
 import { NamespaceController } from "./namespace-controller.ts";
@@ -135,16 +137,19 @@ export async function startClusterApiServer(options: ClusterApiServerOptions): P
       clusterIP: addresses.firstAddress,
       logger,
     });
+    const mirroring = new EndpointSliceMirroring({ registry, logger });
     const informer = new StoreInformer(
       storage,
-      combineHandlers([rbac, serviceAddressHandler(addresses), namespaces, kubernetesService]),
+      combineHandlers([rbac, serviceAddressHandler(addresses), namespaces, kubernetesService, mirroring]),
       (error) => logger?.error({ err: String(error) }, "cluster state index update failed"),
     );
     await informer.start();
+    mirroring.start();
     stops.push(
       () => informer.stop(),
       () => namespaces.stop(),
       () => kubernetesService.stop(),
+      () => mirroring.stop(),
     );
     const collector = new GarbageCollector({
       registry,

@@ -1,5 +1,6 @@
-// Every resource a cluster API server serves, in discovery order: core/v1, rbac.authorization.k8s.io/v1 and the
-// self access review. Namespaced kinds get the namespace lifecycle check, RBAC kinds the escalation checks.
+// Every resource a cluster API server serves, in discovery order: core/v1, discovery.k8s.io/v1 EndpointSlices,
+// rbac.authorization.k8s.io/v1 and the self access review. Namespaced kinds get the namespace lifecycle check, RBAC
+// kinds the escalation checks.
 
 import { selfSubjectReviewDefinition } from "../apis/authentication/v1/selfsubjectreview.ts";
 import { selfSubjectAccessReviewDefinition } from "../apis/authorization/v1/selfsubjectaccessreview.ts";
@@ -12,6 +13,7 @@ import { secretDefinition } from "../apis/core/v1/secret.ts";
 import { createServiceDefinition } from "../apis/core/v1/service.ts";
 import type { ServiceAddressAllocator } from "../apis/core/v1/service-addresses.ts";
 import { serviceAccountDefinition } from "../apis/core/v1/serviceaccount.ts";
+import { endpointSliceDefinition } from "../apis/discovery/v1/endpointslice.ts";
 import { clusterRoleDefinition } from "../apis/rbac/v1/clusterrole.ts";
 import { clusterRoleBindingDefinition } from "../apis/rbac/v1/clusterrolebinding.ts";
 import { roleDefinition } from "../apis/rbac/v1/role.ts";
@@ -36,6 +38,7 @@ export function clusterResources(
     any(namespaceDefinition),
     any(createServiceDefinition(allocator)),
     any(endpointsDefinition),
+    any(endpointSliceDefinition),
     any(secretDefinition),
     any(configMapDefinition),
     any(serviceAccounts),

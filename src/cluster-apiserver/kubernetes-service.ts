@@ -1,7 +1,9 @@
 // Keeps `default/kubernetes` describing this API server, as kube-apiserver's endpoint reconciler does: a ClusterIP
-// Service on the first address of the service CIDR, port 443 to the server's port, and Endpoints with the
-// server's address. Re-created or corrected whenever either object is deleted or changed; writes only a difference.
+// Service on the first address of the service CIDR, port 443 to the server's port, and Endpoints and an
+// EndpointSlice with the server's address. Re-created or corrected whenever one of them is deleted or changed;
+// writes only a difference.
 
+import { isIPv6 } from "node:net";
 import { isDeepStrictEqual } from "node:util";
 import type { Logger } from "pino";
 import { isStatusError } from "../apimachinery/errors.ts";
@@ -17,6 +19,7 @@ const NAMESPACE = "default";
 const MANAGER = "kube-apiserver";
 const SERVICE_KEY = `/core/services/${NAMESPACE}/${NAME}`;
 const ENDPOINTS_KEY = `/core/endpoints/${NAMESPACE}/${NAME}`;
+const SLICE_KEY = `/discovery.k8s.io/endpointslices/${NAMESPACE}/${NAME}`;
 
 export interface KubernetesServiceOptions {
   registry: Registry;
@@ -26,7 +29,7 @@ export interface KubernetesServiceOptions {
 }
 
 export class KubernetesServiceReconciler implements InformerHandler {
-  readonly prefixes = [SERVICE_KEY, ENDPOINTS_KEY];
+  readonly prefixes = [SERVICE_KEY, ENDPOINTS_KEY, SLICE_KEY];
   private readonly options: KubernetesServiceOptions;
   /** Where clients reach this server; known once it listens. */
   private target?: { address: string; port: number };
@@ -41,7 +44,7 @@ export class KubernetesServiceReconciler implements InformerHandler {
   reset(): void {}
 
   apply(event: WatchEvent): void {
-    if (event.record.key === SERVICE_KEY || event.record.key === ENDPOINTS_KEY) this.schedule();
+    if (this.prefixes.includes(event.record.key)) this.schedule();
   }
 
   stop(): void {
@@ -81,6 +84,7 @@ export class KubernetesServiceReconciler implements InformerHandler {
     const { address, port } = this.target ?? { address: "", port: 0 };
     const services = registry.genericStore("", "services");
     const endpoints = registry.genericStore("", "endpoints");
+    const slices = registry.genericStore("discovery.k8s.io", "endpointslices");
     if (!services || !endpoints) return;
     const ports = [{ name: "https", protocol: "TCP", port: 443, targetPort: port }];
     await this.converge(
@@ -105,6 +109,23 @@ export class KubernetesServiceReconciler implements InformerHandler {
       },
       (live) => isDeepStrictEqual(live.subsets, subsets),
       { subsets },
+    );
+    if (!slices) return;
+    // The Endpoints skip mirroring: this server writes their slice itself, as kube-apiserver does.
+    const endpointsOfSlice = [{ addresses: [address], conditions: { ready: true } }];
+    const slicePorts = [{ name: "https", port, protocol: "TCP" }];
+    await this.converge(
+      slices,
+      {
+        apiVersion: "discovery.k8s.io/v1",
+        kind: "EndpointSlice",
+        metadata: { name: NAME, namespace: NAMESPACE, labels: { "kubernetes.io/service-name": NAME } },
+        addressType: isIPv6(address) ? "IPv6" : "IPv4",
+        endpoints: endpointsOfSlice,
+        ports: slicePorts,
+      },
+      (live) => isDeepStrictEqual(live.endpoints, endpointsOfSlice) && isDeepStrictEqual(live.ports, slicePorts),
+      { endpoints: endpointsOfSlice, ports: slicePorts },
     );
   }
 

@@ -4,6 +4,7 @@
 // get 429 while watches and health probes go on; and 1,000 slow clients do not stop a normal client's GET.
 
 import assert from "node:assert/strict";
+import { request as httpsRequest } from "node:https";
 import { connect as netConnect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { connect as tlsConnect } from "node:tls";
@@ -57,8 +58,8 @@ function trickle(socket: Socket, piece: string): void {
   socket.once("close", () => clearInterval(timer));
 }
 
-const slowBodyHead = (contentLength: number) =>
-  `POST ${USERS} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer admin-token\r\n` +
+const slowBodyHead = (contentLength: number, token = "admin-token") =>
+  `POST ${USERS} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\n` +
   `Content-Type: application/json\r\nContent-Length: ${contentLength}\r\n\r\n{`;
 
 /** The body of the one HTTP answer in a raw exchange. */
@@ -163,10 +164,14 @@ describe("startApiServer() connection timeouts", () => {
   });
 });
 
-describe("startApiServer() in-flight limits", () => {
+describe("startApiServer() flow control", () => {
   let api: TestApiServer;
   const call = (method: string, path: string, options?: CallOptions) => api.call(method, path, options);
+  const asAlice = { token: "alice-token" };
+  const metric = async (series: string) => metricValue((await call("GET", "/metrics")).text, series);
+  const WORKLOAD = 'priority_level="workload",flow_schema="authenticated"';
   before(async () => {
+    // 3 seats: 2 for the workload level, 1 for unauthenticated requests; reads capped at 2, writes at 1.
     api = await startTestApiServer({ limits: { maxRequestsInflight: 2, maxMutatingRequestsInflight: 1 } });
   });
   after(async () => {
@@ -174,93 +179,224 @@ describe("startApiServer() in-flight limits", () => {
   });
 
   it(
-    "startApiServer() answers 429 with Retry-After past the read-only limit; watches and probes go on",
+    "startApiServer() queues a user's requests past the seats and serves them as seats free; admins, watches and probes go on",
     BOUND,
     async () => {
-      const held = [call("GET", `${USERS}/slow`), call("GET", `${USERS}/slow`)];
+      const held = [call("GET", `${USERS}/slow`, asAlice), call("GET", `${USERS}/slow`, asAlice)];
       await waitFor(() => api.slow.length === 2);
-
-      const refused = await call("GET", USERS);
-      assert.equal(refused.status, 429);
-      assert.equal(refused.headers["retry-after"], "1");
-      assert.equal(refused.headers["content-type"], "application/json");
-      assert.deepEqual(refused.json(), {
-        kind: "Status",
-        apiVersion: "v1",
-        metadata: {},
-        status: "Failure",
-        message: "Too many requests, please try again later.",
-        reason: "TooManyRequests",
-        details: { retryAfterSeconds: 1 },
-        code: 429,
-      });
-      // Non-resource paths count too (fastify serves them).
-      assert.equal((await call("GET", "/apis")).status, 429);
-      // A mutating request has its own limit.
-      const created = await call("POST", USERS, {
-        body: JSON.stringify({ apiVersion: "test.platform.sh/v1", kind: "User", metadata: { name: "carol" } }),
-      });
-      assert.equal(created.status, 201);
-      // Exempt: watches and health probes.
+      const queued = [call("GET", USERS, asAlice), call("GET", "/apis", asAlice)];
+      // Non-resource paths (fastify serves them) queue alike.
+      while ((await metric(`apiserver_flowcontrol_current_inqueue_requests{${WORKLOAD}}`)) !== 2) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(await metric(`apiserver_flowcontrol_current_executing_requests{${WORKLOAD}}`), 2);
+      assert.equal(await metric('apiserver_flowcontrol_nominal_limit_seats{priority_level="workload"}'), 2);
+      assert.equal(await metric('apiserver_flowcontrol_nominal_limit_seats{priority_level="unauthenticated"}'), 1);
+      assert.equal(await metric('apiserver_current_inflight_requests{request_kind="readOnly"}'), 2);
+      // Exempt: the admin (system:masters), watches and health probes.
+      assert.equal((await call("GET", USERS)).status, 200);
       const watch = api.openWatch(`${USERS}?watch=true&resourceVersion=1`);
       assert.equal((await watch.head).statusCode, 200);
       watch.abort();
       for (const probe of ["/readyz", "/livez", "/healthz", "/readyz/ping"]) {
         assert.equal((await call("GET", probe, { token: null })).status, 200, probe);
       }
-
-      // Slots come back when answers complete.
+      // Seats come back when answers complete; the queued requests are served.
       for (const release of api.slow.splice(0)) release();
       for (const answer of await Promise.all(held)) assert.equal(answer.status, 404);
-      for (let i = 0; i < 5; i++) {
-        assert.equal((await call("GET", USERS)).status, 200);
-        assert.equal((await call("GET", "/apis")).status, 200);
-      }
-      const metrics = (await call("GET", "/metrics")).text;
-      // The scrape itself is the one read-only request in flight.
-      assert.equal(metricValue(metrics, 'apiserver_current_inflight_requests{request_kind="readOnly"}'), 1);
-      assert.equal(metricValue(metrics, 'apiserver_current_inflight_requests{request_kind="mutating"}'), 0);
-      assert.equal(metricValue(metrics, 'apiserver_dropped_requests_total{request_kind="readOnly"}'), 2);
-      assert.equal(metricValue(metrics, 'apiserver_dropped_requests_total{request_kind="mutating"}'), 0);
-      assert.match(metrics, /apiserver_request_total\{verb="LIST",[^}]*resource="users"[^}]*code="429"\} 1/);
+      for (const answer of await Promise.all(queued)) assert.equal(answer.status, 200);
+      assert.equal(await metric(`apiserver_flowcontrol_current_inqueue_requests{${WORKLOAD}}`), 0);
+      assert.equal(await metric('apiserver_current_inflight_requests{request_kind="readOnly"}'), 0);
+      assert.ok((await metric(`apiserver_flowcontrol_dispatched_requests_total{${WORKLOAD}}`)) ?? 0 >= 4);
     },
   );
 
   it(
-    "startApiServer() answers 429 past the mutating limit and closes a connection whose body it refused",
+    "startApiServer() answers 429 with Retry-After to a user whose queue is full, while another user is served first",
     BOUND,
     async () => {
-      // A create whose body is still on its way holds the one mutating slot.
-      const holder = await openTls(api);
-      holder.socket.write(slowBodyHead(100));
-      const inflightMutating = async () =>
-        metricValue(
-          (await call("GET", "/metrics")).text,
-          'apiserver_current_inflight_requests{request_kind="mutating"}',
-        );
-      while ((await inflightMutating()) !== 1) await new Promise((resolve) => setTimeout(resolve, 10));
-      const refused = await call("DELETE", `${USERS}/nobody`);
+      const held = [call("GET", `${USERS}/slow`, asAlice), call("GET", `${USERS}/slow`, asAlice)];
+      await waitFor(() => api.slow.length === 2);
+      const finished: string[] = [];
+      const aliceQueued = Array.from({ length: 50 }, () =>
+        call("GET", USERS, asAlice).then((answer) => {
+          finished.push("alice");
+          return answer;
+        }),
+      );
+      while ((await metric(`apiserver_flowcontrol_current_inqueue_requests{${WORKLOAD}}`)) !== 50) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const refused = await call("GET", USERS, asAlice);
       assert.equal(refused.status, 429);
-      assert.equal(refused.json().reason, "TooManyRequests");
-      assert.equal(refused.headers.connection, "keep-alive", "no body left unread: the connection stays");
+      assert.equal(refused.headers["retry-after"], "1");
+      assert.deepEqual(refused.json(), {
+        kind: "Status",
+        apiVersion: "v1",
+        metadata: {},
+        status: "Failure",
+        message: 'too many requests from you are waiting (priority level "workload"), please try again later',
+        reason: "TooManyRequests",
+        details: { retryAfterSeconds: 1 },
+        code: 429,
+      });
+      const carol = call("GET", USERS, { token: "carol-token" }).then((answer) => {
+        finished.push("carol");
+        return answer;
+      });
+      while ((await metric(`apiserver_flowcontrol_current_inqueue_requests{${WORKLOAD}}`)) !== 51) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // One seat frees: carol, who has used nothing, goes before alice's fifty.
+      api.slow.shift()?.();
+      assert.equal((await carol).status, 200);
+      assert.ok(finished.indexOf("carol") <= 1, `carol served among the first: ${finished.slice(0, 5)}`);
+      for (const release of api.slow.splice(0)) release();
+      await Promise.all(held);
+      for (const answer of await Promise.all(aliceQueued)) assert.equal(answer.status, 200);
+      const metrics = (await call("GET", "/metrics")).text;
+      assert.equal(
+        metricValue(metrics, `apiserver_flowcontrol_rejected_requests_total{${WORKLOAD},reason="queue-full"}`),
+        1,
+      );
+      assert.equal(metricValue(metrics, 'apiserver_dropped_requests_total{request_kind="readOnly"}'), 1);
+      assert.match(metrics, /apiserver_request_total\{verb="LIST",[^}]*resource="users"[^}]*code="429"\} 1/);
+      assert.match(metrics, /apiserver_flowcontrol_request_wait_duration_seconds_count\{priority_level="workload"/);
+    },
+  );
 
+  it(
+    "startApiServer() holds a write past the mutating seat, and closes the connection of a refused write whose body it did not read",
+    BOUND,
+    async () => {
+      // A create whose body is still on its way holds the one mutating seat.
+      const holder = await openTls(api);
+      holder.socket.write(slowBodyHead(100, "alice-token"));
+      while ((await metric('apiserver_current_inflight_requests{request_kind="mutating"}')) !== 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const waiting = Array.from({ length: 50 }, () => call("DELETE", `${USERS}/nobody`, asAlice));
+      while ((await metric(`apiserver_flowcontrol_current_inqueue_requests{${WORKLOAD}}`)) !== 50) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal((await call("GET", USERS, { token: "carol-token" })).status, 200, "reads have their own cap");
       const withBody = await openTls(api);
-      withBody.socket.write(slowBodyHead(100));
+      withBody.socket.write(slowBodyHead(100, "alice-token"));
       await withBody.closed;
       assert.match(withBody.text(), /^HTTP\/1.1 429 Too Many Requests\r\n/);
       assert.match(withBody.text(), /\r\nconnection: close\r\n/i);
       assert.match(withBody.text(), /\r\nretry-after: 1\r\n/i);
-
-      // Reads are not affected; once the holder's body is complete its slot is free again.
-      assert.equal((await call("GET", USERS)).status, 200);
+      // Once the holder's body is complete, its seat goes to the waiting writes.
       holder.socket.write(`"metadata":{"name":"held"}}`.padEnd(99, " "));
       await waitFor(() => holder.text().includes("\r\n\r\n"));
       assert.match(holder.text(), /^HTTP\/1.1 201 Created\r\n/);
       holder.socket.destroy();
+      for (const answer of await Promise.all(waiting)) assert.equal(answer.status, 404);
       assert.equal((await call("DELETE", `${USERS}/held`)).status, 200);
-      assert.equal(await inflightMutating(), 0);
-      const metrics = (await call("GET", "/metrics")).text;
-      assert.equal(metricValue(metrics, 'apiserver_dropped_requests_total{request_kind="mutating"}'), 2);
+      assert.equal(await metric('apiserver_current_inflight_requests{request_kind="mutating"}'), 0);
+    },
+  );
+});
+
+describe("startApiServer() connection caps", () => {
+  let api: TestApiServer;
+  const open: RawConnection[] = [];
+  before(async () => {
+    // Reserve: 16 connections above the 20 (connection-limit.ts).
+    api = await startTestApiServer({ limits: { maxConnections: 20, maxConnectionsPerClient: 10 } });
+  });
+  after(async () => {
+    for (const connection of open) connection.socket.destroy();
+    await api?.stop();
+  });
+
+  /** An idle TLS connection from `from`, or undefined when the server closed it before the handshake. */
+  const idle = async (from: string) => {
+    const tcp = netConnect({ host: "127.0.0.1", port: api.server.port, localAddress: from });
+    const socket = tlsConnect({ socket: tcp, ca: api.ca, servername: "localhost" });
+    const connection = collect(socket);
+    const ok = await new Promise<boolean>((resolve) => {
+      socket.once("secureConnect", () => resolve(true));
+      socket.once("close", () => resolve(false));
+    });
+    if (ok) open.push(connection);
+    return ok ? connection : undefined;
+  };
+  /** One request on its own connection from `from`: status, headers and body. */
+  const once = (from: string, path: string, token: string | null = "admin-token") =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      const req = httpsRequest(
+        `${api.server.url}${path}`,
+        { ca: api.ca, headers, agent: false, localAddress: from },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            body += chunk;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+
+  it(
+    "startApiServer() closes one client's connections past its cap before TLS; /readyz and other clients still get in",
+    BOUND,
+    async () => {
+      for (let i = 0; i < 10; i++) assert.ok(await idle("127.0.0.1"), `connection ${i}`);
+      assert.equal(await idle("127.0.0.1"), undefined, "the 11th from the same address is closed at accept");
+      assert.equal((await once("127.0.0.2", "/readyz", null)).status, 200);
+      assert.equal((await once("127.0.0.2", USERS, "alice-token")).status, 200);
+      const metrics = (await once("127.0.0.2", "/metrics")).body;
+      assert.ok(
+        (metricValue(metrics, 'apiserver_rejected_connections_total{reason="max-connections-per-client"}') ?? 0) >= 1,
+      );
+      assert.ok((metricValue(metrics, "apiserver_current_connections") ?? 0) >= 10);
+    },
+  );
+
+  it(
+    "startApiServer() keeps a reserve past the total for probes and admins; others get 429 on it, and beyond it nobody gets in",
+    BOUND,
+    async () => {
+      for (let i = 0; i < 10; i++) assert.ok(await idle("127.0.0.2"), `connection ${i}`);
+      // 20 open: the total is reached. The next connections are on the reserve, one request each.
+      const probe = await once("127.0.0.3", "/readyz", null);
+      assert.equal(probe.status, 200);
+      assert.equal(probe.headers.connection, "close");
+      const admin = await once("127.0.0.3", USERS);
+      assert.equal(admin.status, 200);
+      assert.equal(admin.headers.connection, "close");
+      const user = await once("127.0.0.3", USERS, "alice-token");
+      assert.equal(user.status, 429);
+      assert.equal(user.headers["retry-after"], "1");
+      assert.match(
+        JSON.parse(user.body).message,
+        /connection limit; its reserved connections serve only health probes and admins/,
+      );
+      const unknown = await once("127.0.0.3", USERS, "no-such-token");
+      assert.equal(unknown.status, 401);
+      assert.equal(unknown.headers.connection, "close", "whatever the answer, a reserve connection serves one request");
+      // One address may hold only 2 of the reserve's 16 connections.
+      assert.ok(await idle("127.0.0.4"));
+      assert.ok(await idle("127.0.0.4"));
+      assert.equal(await idle("127.0.0.4"), undefined, "a third on the reserve from one address: closed at accept");
+      // Fill the reserve with idle connections from more addresses: then nobody else gets in.
+      for (let i = 2; i < 16; i++) assert.ok(await idle(`127.0.1.${i}`), `reserve ${i}`);
+      assert.equal(await idle("127.0.0.6"), undefined, "past the reserve: closed at accept");
+      // Once they close, their places are free again.
+      for (const connection of open.splice(0)) connection.socket.destroy();
+      let readyz = 0;
+      while (readyz !== 200)
+        readyz = await once("127.0.0.6", "/readyz", null).then(
+          (r) => r.status,
+          () => 0,
+        );
+      const metrics = (await once("127.0.0.6", "/metrics")).body;
+      assert.ok((metricValue(metrics, 'apiserver_rejected_connections_total{reason="max-connections"}') ?? 0) >= 1);
     },
   );
 });
@@ -270,7 +406,15 @@ describe("startApiServer() under 1,000 slow clients", () => {
   const connections: RawConnection[] = [];
   before(async () => {
     api = await startTestApiServer({
-      limits: { tlsHandshakeTimeoutMs: 5_000, headerTimeoutMs: 5_000, bodyTimeoutMs: 5_000, idleTimeoutMs: 5_000 },
+      limits: {
+        tlsHandshakeTimeoutMs: 5_000,
+        headerTimeoutMs: 5_000,
+        bodyTimeoutMs: 5_000,
+        idleTimeoutMs: 5_000,
+        // All from one address: the connection caps are tested above.
+        maxConnections: 0,
+        maxConnectionsPerClient: 0,
+      },
     });
   });
   after(async () => {

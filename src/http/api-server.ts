@@ -3,35 +3,41 @@
 // health, /metrics and plugin routes (login endpoints, JWKS) — goes to fastify, whose onRequest hook runs the
 // pipeline's steps up to authorization (admit), whose catch-all parser reads plugin routes' bodies, and whose one
 // wildcard route answers the non-resource paths. Both report through one RequestReporter (audit hooks, metrics).
-// The connection and request limits (server-limits.ts) are the node:https server's timeouts and the in-flight limit
-// that admit applies to both ways.
+// The connection and request limits (server-limits.ts) are the node:https server's timeouts, the connection caps
+// applied as connections are accepted (flow-control/connection-limit.ts), and flow control, which admit applies to
+// both ways (request-flow.ts, flow-control/).
 
 import type { Server as HttpServer, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { createServer, type ServerOptions } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server as NetServer } from "node:net";
 import type { Server as TlsServer } from "node:tls";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { errors, type StatusError } from "../apimachinery/errors.ts";
 import type { Authenticator } from "../auth/types.ts";
-import type { Authorizer, ResourceStore } from "../registry/types.ts";
+import type { Authorizer, ResourceStore, UserInfo } from "../registry/types.ts";
 import { clientErrorHandler } from "./client-error.ts";
 import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
+import { inMastersGroup } from "./flow-control/classify.ts";
+import { ConnectionGate } from "./flow-control/connection-limit.ts";
+import { FlowControl } from "./flow-control/flow-control.ts";
+import { flowObserver, registerFlowGauges } from "./flow-metrics.ts";
 import type { HealthCheck } from "./health.ts";
-import { createInflightLimit } from "./inflight-limit.ts";
+import type { ImpersonationResolver } from "./impersonation.ts";
 import { type ApiMetrics, createApiMetrics } from "./metrics.ts";
 import { createNonResourceHandler } from "./non-resource.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
 import { publicPathMatcher } from "./public-paths.ts";
 import { parseQueryString, type Query } from "./query-options.ts";
+import { createRequestFlow } from "./request-flow.ts";
 import { parseRequestInfo } from "./request-info.ts";
 import { createRequestReporter } from "./request-reporter.ts";
 import { newRequestState, requestState, setRequestState } from "./request-state.ts";
 import { ResourceIndex } from "./resource-index.ts";
 import { ANSWERED_METHODS, createRequestPipeline } from "./resource-pipeline.ts";
-import { nodeTimeoutOptions, type ServerLimits, serverLimits } from "./server-limits.ts";
+import { connectionLimitsOf, nodeTimeoutOptions, type ServerLimits, serverLimits } from "./server-limits.ts";
 import type { ApiServerHooks } from "./types.ts";
 import { warningHeaderValues } from "./warning-headers.ts";
 import type { ActiveWatch } from "./watch.ts";
@@ -44,6 +50,13 @@ export interface ApiServerOptions {
   /** Tried in order; all undefined -> 401. */
   authenticators: Authenticator[];
   authorizer: Authorizer;
+  /** Maps an allowed impersonation (Impersonate-User...) to a caller; default: the identity as requested. */
+  impersonation?: ImpersonationResolver;
+  /**
+   * Callers exempt from flow control and let in on the connection reserve, as kube-apiserver exempts
+   * system:masters. Default: members of system:masters.
+   */
+  privileged?: (user: UserInfo) => boolean;
   /**
    * clientCaPem: client certificates are requested (not required) and verified against it.
    * requestClientCertificates: request them even without a clientCaPem, so setClientCaPem can add one later.
@@ -99,10 +112,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const index = new ResourceIndex(options.resources);
   const limits = serverLimits(options.limits);
   const metrics = options.metrics ?? createApiMetrics();
-  const inflight = createInflightLimit({
+  const flowControl = new FlowControl({
     maxReadOnly: limits.maxRequestsInflight,
     maxMutating: limits.maxMutatingRequestsInflight,
-    metrics,
+    observer: flowObserver(metrics.registry),
+  });
+  const connections = new ConnectionGate(connectionLimitsOf(limits));
+  registerFlowGauges(metrics.registry, flowControl, connections);
+  const flow = createRequestFlow({
+    flow: flowControl,
+    connections,
+    privileged: options.privileged ?? inMastersGroup,
   });
   const logger = options.logger;
   const reporter = createRequestReporter(options.hooks ?? {}, metrics, logger);
@@ -115,12 +135,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     prefixes,
     authenticators: options.authenticators,
     authorizer: options.authorizer,
+    impersonation: options.impersonation,
     isPublic: publicPathMatcher(options.publicPaths ?? DEFAULT_PUBLIC_PATHS),
     isPublicRequest: options.isPublicRequest,
     authenticatePublicPath: options.authenticatePublicPath,
     reporter,
     metrics,
-    inflight,
+    flow,
     logger,
     closing: () => closing,
     activeWatches,
@@ -154,9 +175,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const app = Fastify({
     // Our own HTTPS server keeps fastify's (simpler) HTTP typings; HTTP/1.1 only, so watches are chunked streams.
     serverFactory: (handler) =>
-      createServer(tlsOptions, (request, response) => {
-        if (!pipeline.serve(request, response)) handler(request, response);
-      }) as unknown as HttpServer,
+      withConnectionGate(
+        createServer(tlsOptions, (request, response) => {
+          if (!pipeline.serve(request, response)) handler(request, response);
+        }),
+        connections,
+      ) as unknown as HttpServer,
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
     // Requests arriving while closing get a 503 Status from our onRequest hook instead of fastify's own body.
@@ -207,14 +231,23 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   app.setNotFoundHandler((request, reply) => sendStatus(request, reply, errors.pathNotFound()));
 
-  // The pipeline up to authorization (the URL is already without mount prefix: rewriteUrl). The in-flight slot
-  // admit may take is given back when the response closes, which it does even when the client leaves early.
+  // The pipeline up to authorization (the URL is already without mount prefix: rewriteUrl). The seat admit takes
+  // is given back when the response closes, which it does even when the client leaves early.
   app.addHook("onRequest", async (request, reply) => {
     const state = newRequestState(request.raw, request.originalUrl, reporter.auditId());
     setRequestState(request, state);
     state.info = parseRequestInfo(request.method, request.url);
-    reply.raw.once("close", () => inflight.release(state));
-    await pipeline.admit(state, request.query as Query);
+    await pipeline.admit(state, request.query as Query, reply.raw);
+    // A reserve connection serves one request.
+    if (state.closeConnection) reply.header("connection", "close");
+  });
+
+  // The answer's bytes count against the caller's flow until it is written out (flow control's fairness by bytes).
+  app.addHook("onSend", (request, _reply, payload, done) => {
+    if (typeof payload === "string" || Buffer.isBuffer(payload)) {
+      requestState(request)?.flow?.sending(Buffer.byteLength(payload));
+    }
+    done(null, payload);
   });
 
   // Audit (ResponseComplete), then metrics: the last two pipeline steps.
@@ -260,6 +293,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const close = (): Promise<void> => {
     closed ??= (async () => {
       closing = true;
+      flowControl.close();
       for (const watch of [...activeWatches]) watch.stop();
       const done = app.close();
       let timer: NodeJS.Timeout | undefined;
@@ -287,3 +321,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 }
 
 const asIs = (body: unknown): string => body as string;
+
+/** The server with its connection caps applied as connections are accepted, before TLS. */
+function withConnectionGate<T extends NetServer>(server: T, gate: ConnectionGate): T {
+  gate.install(server);
+  return server;
+}

@@ -16,6 +16,7 @@ export function receivedRequest(state: RequestState): ReceivedRequest {
     requestUri: state.requestUri,
     requestInfo: state.info!,
     user: state.user,
+    impersonatedUser: state.impersonatedUser,
     userAgent: state.raw.headers["user-agent"],
     sourceIp: state.raw.socket?.remoteAddress,
     receivedAt: state.receivedAt,
@@ -48,6 +49,7 @@ class CompletedRecord implements CompletedRequest {
   readonly requestUri: string;
   readonly requestInfo: RequestInfo;
   readonly user: UserInfo | undefined;
+  readonly impersonatedUser: UserInfo | undefined;
   readonly userAgent: string | undefined;
   readonly sourceIp: string | undefined;
   readonly receivedAt: Date;
@@ -69,6 +71,7 @@ class CompletedRecord implements CompletedRequest {
     this.requestUri = state.requestUri;
     this.requestInfo = state.info!;
     this.user = state.user;
+    this.impersonatedUser = state.impersonatedUser;
     this.userAgent = raw.headers["user-agent"];
     this.sourceIp = raw.socket?.remoteAddress;
     this.receivedAt = state.receivedAt;

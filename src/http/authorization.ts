@@ -61,7 +61,11 @@ export async function authorizeRequest(
   user: UserInfo,
   query: Query,
 ): Promise<void> {
-  const attributes = authorizationAttributes(info, user, query);
+  await authorizeAttributes(authorizer, authorizationAttributes(info, user, query));
+}
+
+/** Asks the authorizer about `attributes` (a request's, or one it implies, as impersonation); 403 when denied. */
+export async function authorizeAttributes(authorizer: Authorizer, attributes: AuthorizationAttributes): Promise<void> {
   const decision = await authorizer.authorize(attributes);
   if (decision.allowed) return;
   const message = forbiddenMessage(attributes);

@@ -1,5 +1,6 @@
 // Prometheus metrics of one API server, in its own registry (several servers may share a process in tests).
-// Names follow kube-apiserver where one exists. Label values are bounded: only served resources appear.
+// Names follow kube-apiserver where one exists. Label values are bounded: only served resources appear. Flow
+// control's and the connection caps' metrics are in flow-metrics.ts.
 
 import { type CounterSeries, type HistogramSeries, SeriesCounter, SeriesHistogram } from "./metric-series.ts";
 import { Counter, Gauge, Registry } from "./prometheus.ts";
@@ -11,24 +12,8 @@ export interface RequestLabels {
   subresource: string;
 }
 
-/** The in-flight limits' kinds of request, as kube-apiserver labels them. */
-export type RequestKind = "readOnly" | "mutating";
-
-/** Requests being served now, by kind. */
-export interface InflightCounts {
-  readOnly: number;
-  mutating: number;
-}
-
 export interface ApiMetrics {
   readonly registry: Registry;
-  /**
-   * Requests in flight now: the in-flight limit keeps these counts (plain increments on the hot path) and
-   * apiserver_current_inflight_requests reads them when scraped.
-   */
-  readonly inflight: InflightCounts;
-  /** A request the in-flight limit refused (apiserver_dropped_requests_total). */
-  requestDropped(kind: RequestKind): void;
   /** A TLS handshake failed or timed out (apiserver_tls_handshake_errors_total). */
   tlsHandshakeError(): void;
   /** A connection was closed because a request's headers or body did not arrive in time. */
@@ -97,26 +82,6 @@ export function createApiMetrics(registry = new Registry()): ApiMetrics {
     labelNames: ["resource"],
     registers,
   });
-  const inflight: InflightCounts = { readOnly: 0, mutating: 0 };
-  new Gauge({
-    name: "apiserver_current_inflight_requests",
-    help: "Number of requests being served now by kind (readOnly, mutating); watches and health probes are not counted.",
-    labelNames: ["request_kind"],
-    registers,
-    collect() {
-      this.set({ request_kind: "readOnly" }, inflight.readOnly);
-      this.set({ request_kind: "mutating" }, inflight.mutating);
-    },
-  });
-  const dropped = new Counter({
-    name: "apiserver_dropped_requests_total",
-    help: "Number of requests refused with 429 by the in-flight limits, by kind (readOnly, mutating).",
-    labelNames: ["request_kind"],
-    registers,
-  });
-  const droppedByKind = { readOnly: dropped.labels("readOnly"), mutating: dropped.labels("mutating") };
-  droppedByKind.readOnly.inc(0);
-  droppedByKind.mutating.inc(0);
   const handshakeErrors = new Counter({
     name: "apiserver_tls_handshake_errors_total",
     help: "Number of TLS handshakes that failed or did not finish within the handshake timeout.",
@@ -142,10 +107,6 @@ export function createApiMetrics(registry = new Registry()): ApiMetrics {
   const storageSeries = new Map<string, { ok?: CounterSeries; failed?: CounterSeries; duration?: HistogramSeries }>();
   return {
     registry,
-    inflight,
-    requestDropped(kind) {
-      droppedByKind[kind].inc();
-    },
     tlsHandshakeError() {
       handshakeErrors.inc();
     },

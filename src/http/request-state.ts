@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import { performance } from "node:perf_hooks";
 import type { FastifyRequest } from "fastify";
 import type { RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
-import type { RequestKind } from "./metrics.ts";
+import type { FlowTicket } from "./flow-control/flow-control.ts";
 import type { RequestInfo } from "./request-info.ts";
 import type { HookSlot } from "./types.ts";
 
@@ -23,7 +23,10 @@ export interface RequestState extends HookSlot {
   info?: RequestInfo;
   /** The resource's store when the path names a served resource. */
   store?: ResourceStore;
+  /** Who authenticated (the audit event's `user`). */
   user?: UserInfo;
+  /** Whom the caller acts as, when it impersonates (Impersonate-User): the request runs as this identity. */
+  impersonatedUser?: UserInfo;
   /** Set once authorization passed. */
   context?: RequestContext;
   /** The request body as read (undefined: the request has none). */
@@ -40,8 +43,8 @@ export interface RequestState extends HookSlot {
   responseObject?: unknown;
   /** Set while a watch stream owns the response (completion is reported when it ends). */
   watching?: boolean;
-  /** The in-flight slot the request holds until its answer is complete (inflight-limit.ts). */
-  inflight?: RequestKind;
+  /** The flow control seat the request holds until its answer is complete (request-flow.ts). */
+  flow?: FlowTicket;
 }
 
 export function newRequestState(raw: IncomingMessage, requestUri: string, id: string): RequestState {
@@ -55,6 +58,7 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     info: undefined,
     store: undefined,
     user: undefined,
+    impersonatedUser: undefined,
     context: undefined,
     body: undefined,
     auditPrepared: undefined,
@@ -63,7 +67,7 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     failure: undefined,
     responseObject: undefined,
     watching: false,
-    inflight: undefined,
+    flow: undefined,
     hookValue: undefined,
   };
 }

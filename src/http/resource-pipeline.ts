@@ -7,8 +7,11 @@
 //   body size limit  a declared Content-Length above 3 MiB is 413 before anything is read; 503 while closing (admit)
 //   authentication   the authenticators in order; none recognizes the caller: 401 (admit)
 //   audit            hook onRequestReceived (admit)
-//   in-flight limit  a slot of the read-only or mutating limit, or 429; watches exempt (admit; given back once the
-//                    answer is complete)
+//   impersonation    Impersonate-User/-Group/-Uid/-Extra-*: each part checked against the verb impersonate (403),
+//                    then the request runs as that identity (impersonation.ts; admit)
+//   flow control     a seat of the request's priority level in its flow's turn, or 429 (request-flow.ts,
+//                    flow-control/; watches, probes and privileged callers exempt; given back once the answer is
+//                    written out); before it, a connection on the reserve serves probes and privileged callers only
 //   authorization    the Authorizer; denied: 403 (admit)
 //   decode           the body read (request-body.ts; streamed ones too, 413 past 3 MiB), decoded per Content-Type
 //   audit            hook onRequestBody: the event's request object, before anything is stored (fails: 500)
@@ -28,16 +31,24 @@ import type { Logger } from "pino";
 import { errors } from "../apimachinery/errors.ts";
 import type { Authenticator } from "../auth/types.ts";
 import type { Authorizer, UserInfo } from "../registry/types.ts";
-import { requireUser } from "./authentication.ts";
+import { authenticateRequest, requireUser } from "./authentication.ts";
 import { authorizeRequest } from "./authorization.ts";
 import { encodeResponse, watchEventEncoder } from "./encode-response.ts";
 import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
-import type { InflightLimit } from "./inflight-limit.ts";
+import {
+  authorizeImpersonation,
+  dropImpersonationHeaders,
+  hasImpersonationHeaders,
+  type ImpersonationResolver,
+  impersonationRequested,
+  kubernetesImpersonatedUser,
+} from "./impersonation.ts";
 import type { ApiMetrics } from "./metrics.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
 import { parsePretty, parseQueryString, type Query } from "./query-options.ts";
 import { hasBody, readBody } from "./request-body.ts";
+import type { RequestFlow } from "./request-flow.ts";
 import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
 import type { RequestReporter } from "./request-reporter.ts";
 import { newRequestState, type RequestState } from "./request-state.ts";
@@ -52,6 +63,8 @@ export interface PipelineOptions {
   prefixes: readonly string[];
   authenticators: readonly Authenticator[];
   authorizer: Authorizer;
+  /** Maps an allowed impersonation to the server's caller (default: the identity as requested, as upstream). */
+  impersonation?: ImpersonationResolver;
   /** Non-resource paths served without authentication and authorization. */
   isPublic(path: string): boolean;
   /** Per request: more public non-resource requests (the web console's pages, for browser navigations only). */
@@ -60,8 +73,8 @@ export interface PipelineOptions {
   authenticatePublicPath?(path: string): boolean;
   reporter: RequestReporter;
   metrics: ApiMetrics;
-  /** The in-flight limits; admit() takes a slot, whoever answers gives it back. */
-  inflight: InflightLimit;
+  /** Flow control and the connection reserve; admit() waits for a seat, the answer's end gives it back. */
+  flow: RequestFlow;
   logger?: Logger;
   /** True once close() began: requests get 503 and the connection closes. */
   closing(): boolean;
@@ -73,10 +86,10 @@ export interface RequestPipeline {
   /** Serves a resource request and returns true; returns false at once, leaving it to fastify, for any other. */
   serve(request: IncomingMessage, response: ServerResponse): boolean;
   /**
-   * The steps up to authorization (body size limit, authentication, audit, in-flight limit, authorization); fills
-   * state.context. The caller gives back the in-flight slot (options.inflight.release) once the answer is complete.
+   * The steps up to authorization (body size limit, authentication, audit, impersonation, flow control,
+   * authorization); fills state.context. The seat it takes is given back when `response` closes.
    */
-  admit(state: RequestState, query: Query): Promise<void>;
+  admit(state: RequestState, query: Query, response: ServerResponse): Promise<void>;
 }
 
 const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
@@ -113,7 +126,7 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
       const q = url.indexOf("?");
       const query = q === -1 ? {} : parseQueryString(url.slice(q + 1));
       // Body size limit, authentication, audit (RequestReceived), authorization.
-      await admit(state, query);
+      await admit(state, query, response);
       const context = state.context!;
       // Decode: the body as sent (the resource handler decodes it per Content-Type).
       if (hasBody(request.method ?? "", request.headers)) {
@@ -140,8 +153,8 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
         body: state.body,
       });
       if (outcome.type === "watch") {
-        // Watches are exempt from the in-flight limit (this releases nothing); their completion comes at the end.
-        options.inflight.release(state);
+        // Watches are exempt from flow control (this releases nothing); their completion comes at the end.
+        options.flow.release(state);
         return await streamWatch(state, outcome, response);
       }
       // Encode.
@@ -153,20 +166,20 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     } catch (error) {
       code = sendFailure(response, state, error);
     }
-    // The answer is complete: its in-flight slot is free (a watch holds none).
-    options.inflight.release(state);
-    // Audit: ResponseComplete; metrics.
+    // Audit: ResponseComplete; metrics. (The seat is given back once the answer is written out: response "close".)
     reporter.completed(state, code);
   }
 
   /** The steps up to authorization; fastify's onRequest hook runs them for the requests it serves. */
-  async function admit(state: RequestState, query: Query): Promise<void> {
+  async function admit(state: RequestState, query: Query, response: ServerResponse): Promise<void> {
     const info = state.info!;
     // Shutting down: 503, and the connection closes (close() waits for the requests in flight).
     if (options.closing()) {
       state.closeConnection = true;
       throw errors.shuttingDown();
     }
+    // A connection let in on the reserve above --max-connections serves this one request, whatever its answer.
+    options.flow.markReserve(state);
     // Body size limit: refuse a declared oversize body before reading or authenticating anything.
     const length = state.raw.headers["content-length"];
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
@@ -176,23 +189,52 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     const publicPath =
       !info.resourceRequest &&
       (options.isPublic(info.path) || options.isPublicRequest?.(info.path, state.raw.headers) === true);
-    const authenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
-    // Authentication.
-    const user = authenticate ? await requireUser(options.authenticators, state.raw) : ANONYMOUS;
+    const mustAuthenticate = !publicPath || options.authenticatePublicPath?.(info.path) === true;
+    // Authentication. A public path that asks for impersonation authenticates too, so the caller's right to it can
+    // be checked (without credentials: anonymous, which has none).
+    let user = ANONYMOUS;
+    if (mustAuthenticate) user = await requireUser(options.authenticators, state.raw);
+    else if (hasImpersonationHeaders(state.raw)) {
+      user = (await authenticateRequest(options.authenticators, state.raw)) ?? ANONYMOUS;
+    }
     state.user = user;
     // Audit: RequestReceived.
     reporter.received(state);
-    // In-flight limit (429 past it).
-    options.inflight.acquire(state);
+    // A connection let in on the reserve above --max-connections: probes and privileged callers only (429).
+    options.flow.checkReserve(state, user);
+    // Impersonation: each part the caller asks to act as must be allowed to it (403), then the request is the
+    // impersonated identity's.
+    const acting = await impersonate(state, user);
+    // Flow control: a seat of the request's priority level, in its flow's turn (429 when its queue is full).
+    await options.flow.admit(state, acting);
+    releaseOnClose(state, response);
     // Authorization.
-    if (!publicPath) await authorizeRequest(options.authorizer, info, user, query);
+    if (!publicPath) await authorizeRequest(options.authorizer, info, acting, query);
     state.context = {
-      user,
+      user: acting,
       authorizer: options.authorizer,
       warnings: [],
       userAgent: state.raw.headers["user-agent"],
       now: state.receivedAt,
     };
+  }
+
+  /** Gives the request's seat back once its answer is written out (or its client went away). */
+  function releaseOnClose(state: RequestState, response: ServerResponse): void {
+    if (!state.flow) return;
+    if (response.closed) options.flow.release(state);
+    else response.once("close", () => options.flow.release(state));
+  }
+
+  /** The identity the request runs as: the caller, or whom it may impersonate (state.impersonatedUser). */
+  async function impersonate(state: RequestState, user: UserInfo): Promise<UserInfo> {
+    const requested = impersonationRequested(state.raw);
+    if (!requested) return user;
+    await authorizeImpersonation(options.authorizer, user, requested);
+    const acting = await (options.impersonation ?? kubernetesImpersonatedUser)(requested, user);
+    state.impersonatedUser = acting;
+    dropImpersonationHeaders(state.raw);
+    return acting;
   }
 
   /** Streams a watch; its completion is reported when the stream ends. */
@@ -268,7 +310,39 @@ function send(
   if (state.id) headers["audit-id"] = state.id;
   if (extra) for (const name of Object.keys(extra)) headers[name.toLowerCase()] = extra[name];
   headers["content-type"] = contentType;
-  headers["content-length"] = Buffer.byteLength(body);
+  const encoded = state.info?.verb === "get" ? largeBody(body) : undefined;
+  const bytes = encoded ? encoded.length : Buffer.byteLength(body);
+  headers["content-length"] = bytes;
   response.writeHead(code, headers);
-  response.end(body);
+  response.end(encoded ?? body);
+  // Until it is written out, the answer counts against its flow (request-flow.ts).
+  state.flow?.sending(bytes);
+}
+
+/** Bodies from this many characters up are sent from a kept UTF-8 copy (largeBody()), up to a total of bytes. */
+const LARGE_BODY_CHARACTERS = 64 * 1024;
+const LARGE_BODIES_BYTES = 32 * 1024 * 1024;
+const largeBodies = new Map<string, Buffer>();
+let largeBodiesBytes = 0;
+
+/**
+ * The UTF-8 of a large GET answer, kept for the next reads: the registry hands out one string per stored version
+ * of a large object (store-encoded.ts), so a user reading the same large object on many connections costs one
+ * conversion, not one per request (converting and the garbage it leaves were most of such a read's work). Small
+ * answers stay strings, which Node sends in one write with the headers. Oldest first out past the byte budget.
+ */
+function largeBody(body: string): Buffer | undefined {
+  if (body.length < LARGE_BODY_CHARACTERS) return undefined;
+  let encoded = largeBodies.get(body);
+  if (encoded === undefined) {
+    encoded = Buffer.from(body);
+    largeBodies.set(body, encoded);
+    largeBodiesBytes += encoded.length;
+    for (const [oldest, bytes] of largeBodies) {
+      if (largeBodiesBytes <= LARGE_BODIES_BYTES) break;
+      largeBodies.delete(oldest);
+      largeBodiesBytes -= bytes.length;
+    }
+  }
+  return encoded;
 }

@@ -1,10 +1,15 @@
 // Connection and request limits of one API server, as kube-apiserver has them: how long a TLS handshake, a request's
 // headers and its whole body may take, how long an idle kept-alive connection stays, and how many read-only and
-// mutating requests may be served at once (--max-requests-inflight, --max-mutating-requests-inflight).
+// mutating requests may be served at once (--max-requests-inflight, --max-mutating-requests-inflight: the seats of
+// flow control, src/http/flow-control/). Beyond kube-apiserver: how many connections may be open in total and per
+// client address (--max-connections, --max-connections-per-client), by default derived from the open-file limit.
 //
 // The timeouts are node:https's own (handshakeTimeout, headersTimeout, requestTimeout, keepAliveTimeout), enforced
 // by one timer per server that sweeps the connections in the middle of a request: nothing per request. Node's
 // requestTimeout counts until the request is received (not answered), so watches stream for as long as they last.
+
+import { type ConnectionLimits, defaultConnectionLimits, defaultsFor } from "./flow-control/connection-limit.ts";
+import { openFileLimit } from "./flow-control/open-file-limit.ts";
 
 export interface ServerLimits {
   /** A TLS handshake must finish within it (ms). */
@@ -25,11 +30,18 @@ export interface ServerLimits {
   maxRequestsInflight: number;
   /** Mutating requests (every other method) served at once; past it 429. 0: no limit. */
   maxMutatingRequestsInflight: number;
+  /** Open connections in total (a reserve above it serves probes and privileged callers); 0: no limit. */
+  maxConnections: number;
+  /** Open connections per client address (IPv6: per /64); 0: no limit. */
+  maxConnectionsPerClient: number;
 }
+
+const CONNECTIONS = defaultConnectionLimits(openFileLimit());
 
 /**
  * kube-apiserver's in-flight limits (400, 200), TLS handshake timeout (10 s, client-go's) and idle timeout (90 s,
- * which client-go's transport also keeps idle connections for, so neither side closes under the other).
+ * which client-go's transport also keeps idle connections for, so neither side closes under the other); connection
+ * caps from this process's open-file limit (connection-limit.ts: 3/4 of it up to 4,096, a quarter of that per client).
  */
 export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   tlsHandshakeTimeoutMs: 10_000,
@@ -38,6 +50,8 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   idleTimeoutMs: 90_000,
   maxRequestsInflight: 400,
   maxMutatingRequestsInflight: 200,
+  maxConnections: CONNECTIONS.maxConnections,
+  maxConnectionsPerClient: CONNECTIONS.maxPerClient,
 };
 
 /** The limits with defaults filled in; throws on a value Node would refuse or that makes no sense. */
@@ -45,6 +59,10 @@ export function serverLimits(given: Partial<ServerLimits> = {}): ServerLimits {
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS };
   for (const [name, value] of Object.entries(given) as [keyof ServerLimits, number | undefined][]) {
     if (value !== undefined) limits[name] = value;
+  }
+  // A total given without a per-client cap takes the per-client cap that goes with it.
+  if (given.maxConnections !== undefined && given.maxConnectionsPerClient === undefined) {
+    limits.maxConnectionsPerClient = defaultsFor(given.maxConnections).maxPerClient;
   }
   for (const [name, value] of Object.entries(limits)) {
     const timeout = name.endsWith("TimeoutMs");
@@ -58,6 +76,15 @@ export function serverLimits(given: Partial<ServerLimits> = {}): ServerLimits {
     );
   }
   return limits;
+}
+
+/** The connection caps and the reserve that goes with the total (connection-limit.ts). */
+export function connectionLimitsOf(limits: ServerLimits): ConnectionLimits {
+  return {
+    maxConnections: limits.maxConnections,
+    maxPerClient: limits.maxConnectionsPerClient,
+    reserve: defaultsFor(limits.maxConnections).reserve,
+  };
 }
 
 /** The node:https server options that enforce the timeouts. */

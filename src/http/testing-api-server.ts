@@ -243,6 +243,9 @@ class MemoryStore implements ResourceStore {
 const users: { [token: string]: { name: string; groups: string[] } } = {
   "admin-token": { name: "admin", groups: ["system:masters"] },
   "bob-token": { name: "bob", groups: [] },
+  // Users the authorizer allows (as testers) and flow control queues: fairness between them.
+  "alice-token": { name: "alice", groups: ["testers"] },
+  "carol-token": { name: "carol", groups: ["testers"] },
 };
 
 const bearer: Authenticator = {
@@ -264,7 +267,8 @@ const certificate: Authenticator = {
 
 const authorizer: Authorizer = {
   async authorize(attributes) {
-    return attributes.user.name === "admin" ? { allowed: true } : { allowed: false, reason: "no rule allows it" };
+    const allowed = attributes.user.name === "admin" || attributes.user.groups.includes("testers");
+    return allowed ? { allowed: true } : { allowed: false, reason: "no rule allows it" };
   },
 };
 

@@ -18,6 +18,8 @@ export interface ReceivedRequest {
   requestInfo: RequestInfo;
   /** Absent when authentication failed. */
   user?: UserInfo;
+  /** Whom the user acts as (Impersonate-User); set once the impersonation was allowed, so never at RequestReceived. */
+  impersonatedUser?: UserInfo;
   userAgent?: string;
   sourceIp?: string;
   receivedAt: Date;

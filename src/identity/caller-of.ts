@@ -15,6 +15,8 @@ export interface CallerOptions {
   /** The owner: exactly one of user and team, or neither for a key with only a subject. */
   user?: UserEntry;
   team?: TeamEntry;
+  /** The caller's name when it is neither a user nor a team (default: the key's subject, or the key's name). */
+  subject?: string;
   /** Groups the credential itself adds (an access key's `groups`). */
   groups?: readonly string[];
   /** UserInfo.extra: which credential this is. */
@@ -61,7 +63,7 @@ export function callerOf(o: CallerOptions): UserInfo {
   } else {
     principal = {
       kind: "Subject",
-      name: o.key.subject ?? o.key.name,
+      name: o.subject ?? o.key.subject ?? o.key.name,
       teams: [],
       roles: new Set(),
       key: o.key,

@@ -42,3 +42,13 @@ export function principalOf(user: UserInfo): Principal | undefined {
 export function isSystem(user: UserInfo): boolean {
   return !principals.has(user) && user.groups.includes(SYSTEM_GROUP);
 }
+
+/**
+ * Callers exempt from flow control and let in on the connection reserve (src/http/flow-control/): the platform
+ * itself and admins whose key has no scope. A scoped key, even an admin's, queues like everyone else.
+ */
+export function isPrivileged(user: UserInfo): boolean {
+  if (isSystem(user)) return true;
+  const principal = principals.get(user);
+  return principal !== undefined && !principal.scope && principal.roles.has(ADMIN_ROLE);
+}

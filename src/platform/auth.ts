@@ -33,6 +33,7 @@ import { ActivityRecorder } from "../identity/activity-recorder.ts";
 import { AuthIndex, type KeyEntry } from "../identity/auth-index.ts";
 import { describeCaller } from "../identity/describe-caller.ts";
 import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
+import { platformImpersonation } from "../identity/impersonated-caller.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
 import { OIDC_MOUNT } from "../identity/oidc-provider/platform-oidc-provider.ts";
@@ -40,7 +41,7 @@ import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
 import { passwordService } from "../identity/password-service.ts";
 import { PasswordStore, type UserRef } from "../identity/password-store.ts";
 import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
-import { principalOf } from "../identity/principal.ts";
+import { isPrivileged, principalOf } from "../identity/principal.ts";
 import { factsLookup } from "../identity/resource-facts.ts";
 import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
 import { SSO_STATE_PREFIX } from "../identity/sso/login-state.ts";
@@ -106,7 +107,10 @@ export interface PlatformAuth {
   stateSweeper(): LeaderTask;
   /** The stores to serve: ownedaccesskeys through the caller-filtered view. */
   stores(registry: Registry): ResourceStore[];
-  serverOptions: Pick<ApiServerOptions, "authenticators" | "authorizer" | "publicPaths" | "plugins">;
+  serverOptions: Pick<
+    ApiServerOptions,
+    "authenticators" | "authorizer" | "impersonation" | "privileged" | "publicPaths" | "plugins"
+  >;
   /** Where clients reach the platform (selves reports it when the settings leave platformHost empty). */
   setServerHost(host: string): void;
   /** The iss of signed tokens: https://<platformHost, or the server's host:port>. */
@@ -361,6 +365,10 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
         }),
       ],
       authorizer,
+      // kubectl --as: admins act as a platform user, still bounded by their key's scope.
+      impersonation: platformImpersonation({ index, fresh }),
+      // Exempt from flow control, and let in on the connection reserve: unscoped admin keys.
+      privileged: isPrivileged,
       // Login, callbacks and logout: logout authenticates the key (bearer or session cookie) it deletes itself.
       publicPaths: [...DEFAULT_PUBLIC_PATHS, "/auth/*", OIDC_MOUNT],
       plugins: [

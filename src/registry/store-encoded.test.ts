@@ -100,6 +100,19 @@ describe("GenericStore encoded reads", () => {
     }
   });
 
+  it("getEncoded() of a large object hands every read of one version the same text, and a new version a new one", async () => {
+    const big = { ...object(plain, "big"), metadata: { name: "big", annotations: { a: "x".repeat(100_000) } } };
+    await plains.create(testContext(), undefined, big as KubeObject, {});
+    const first = await plains.getEncoded(testContext(), { name: "big" });
+    const second = await plains.getEncoded(testContext(), { name: "big" });
+    assert.equal(first.json, second.json);
+    assert.deepEqual(JSON.parse(first.json), await plains.get(testContext(), { name: "big" }));
+    const current = await plains.get(testContext(), { name: "big" });
+    const updated = await plains.update(testContext(), { name: "big" }, { ...current, spec: { size: 9 } }, {});
+    const after = JSON.parse((await plains.getEncoded(testContext(), { name: "big" })).json);
+    assert.deepEqual(after, updated, "never the old version's text");
+  });
+
   it("getEncoded() of a value stored in another key order is still the decoded object", async () => {
     const key = plains.key({ name: "reordered" });
     const value = { spec: { size: 7 }, metadata: { name: "reordered", uid: "u-1" }, kind: "Plain", apiVersion: "x" };

@@ -21,11 +21,19 @@ export interface EncoderHost {
 
 /** Default byte budget of one store's encoded cache (only stores whose presentation is cached have one). */
 export const DEFAULT_ENCODED_CACHE_BYTES = 8 * 1024 * 1024;
+/**
+ * Stored texts from this size up are spliced once per version and kept (in their own cache of the same budget):
+ * a large object read again and again (one user reading his own 300 KB object on hundreds of connections) then
+ * costs no new string per read, which would otherwise be garbage the size of the object on every request.
+ */
+export const LARGE_TEXT_CHARACTERS = 64 * 1024;
 
 export class ReadEncoder {
   /** `{"apiVersion":…,"kind":…,"metadata":{` of this resource. */
   readonly prefix: string;
   readonly cache?: EncodedCache;
+  /** Spliced texts of large stored versions (see LARGE_TEXT_CHARACTERS). */
+  private readonly large: EncodedCache;
   private readonly host: EncoderHost;
 
   constructor(host: EncoderHost, cacheBytes = DEFAULT_ENCODED_CACHE_BYTES) {
@@ -34,6 +42,7 @@ export class ReadEncoder {
     if (host.strategy.presentForRead && host.strategy.presentForReadIgnoresCaller) {
       this.cache = new EncodedCache(cacheBytes);
     }
+    this.large = new EncodedCache(cacheBytes);
   }
 
   /** Whether every caller reads the same JSON for a stored version (watch events may then share one encoding). */
@@ -48,7 +57,9 @@ export class ReadEncoder {
    */
   encode(record: StoredRecord, context: RequestContext, decoded?: KubeObject): string {
     const strategy = this.host.strategy;
-    if (!strategy.presentForRead) return this.splice(record) ?? JSON.stringify(decoded ?? this.host.decode(record));
+    if (!strategy.presentForRead) {
+      return this.spliceKept(record) ?? JSON.stringify(decoded ?? this.host.decode(record));
+    }
     const cache = this.cache;
     if (!cache) return JSON.stringify(strategy.presentForRead(decoded ?? this.host.decode(record), context));
     const id = `${record.revision}\u0000${record.key}`;
@@ -56,6 +67,18 @@ export class ReadEncoder {
     if (json === undefined) {
       json = JSON.stringify(strategy.presentForRead(decoded ?? this.host.decode(record), context));
       cache.set(id, json);
+    }
+    return json;
+  }
+
+  /** splice(), kept per stored version for large texts: repeated reads of one version share one string. */
+  private spliceKept(record: StoredRecord): string | undefined {
+    if (record.value.length < LARGE_TEXT_CHARACTERS) return this.splice(record);
+    const id = `${record.revision}\u0000${record.key}`;
+    let json = this.large.get(id);
+    if (json === undefined) {
+      json = this.splice(record);
+      if (json !== undefined) this.large.set(id, json);
     }
     return json;
   }

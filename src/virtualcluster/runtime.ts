@@ -159,11 +159,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
     await connection.start();
   }
 
-  // The syncer reaches its own API server like any client, as the admin its kubeconfig names.
+  // The syncer writes to its own API server like any client, as the admin its kubeconfig names, and reads its store
+  // directly (the same process: no HTTPS round of every watch event).
   const virtual = await loadKubeAccess({ file: server.kubeconfigPath });
   try {
     syncer = await startSyncer({
       virtual,
+      virtualRegistry: server.registry,
       host: options.host,
       name,
       hostNamespace: namespace,

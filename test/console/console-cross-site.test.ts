@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { openRedirectPayloads } from "../../src/utils/testing-open-redirects.ts";
-import { chromiumSkip, launchChromium, loginThroughConsole } from "../support/chromium.ts";
+import { chromiumSkip, launchChromium, loginThroughConsole, PAGE_WAIT_MS } from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 
@@ -58,7 +58,7 @@ describe("the console against another site", { skip: chromiumSkip }, () => {
       },
     );
     const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     return { context, page, hosts };
   }
 

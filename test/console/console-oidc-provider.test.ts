@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { chromiumSkip, launchChromium, loginThroughConsole } from "../support/chromium.ts";
+import { chromiumSkip, launchChromium, loginThroughConsole, PAGE_WAIT_MS } from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "../support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
@@ -63,7 +63,7 @@ describe("the console's login page for the OpenID provider", { skip: chromiumSki
       route.fulfill({ status: 200, body: "relying party" }),
     );
     const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     await page.goto(authorize.toString());
     await page.waitForURL(
       (url) => url.pathname === "/login" && /^\/oidc\/interaction\//.test(url.searchParams.get("return") ?? ""),

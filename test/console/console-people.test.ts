@@ -11,7 +11,13 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import {
+  chromiumSkip,
+  launchChromium,
+  loginThroughConsole,
+  seriousViolations,
+  PAGE_WAIT_MS,
+} from "../support/chromium.ts";
 import { type CallReply, httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -55,9 +61,8 @@ describe("the web console as a member, a user without a role, and the admin", { 
   before(async () => {
     await mkdir(SHOTS, { recursive: true });
     platform = await startPlatformProcess({ extraArgs: ["--instance-offline-after-seconds", "86400"] });
-    const auditLog = join(platform.dataDir, "audit.log");
     await created("PATCH", `${API}/configs/platform-config`, {
-      spec: { raw: `audit:\n  enabled: true\n  level: 1\n  path: ${auditLog}\n` },
+      spec: { raw: "audit:\n  enabled: true\n  level: 1\n  path: audit.log\n" },
     });
     // The Config applies asynchronously: the objects below are made once requests are recorded.
     await waitFor(
@@ -121,7 +126,7 @@ describe("the web console as a member, a user without a role, and the admin", { 
     ]) {
       const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
-      page.setDefaultTimeout(20_000);
+      page.setDefaultTimeout(PAGE_WAIT_MS);
       page.on("pageerror", (error) => problems.push(`${who}: page error at ${page.url()}: ${error.message}`));
       page.on("response", (response) => {
         // The console asks only what it may: no API call of a signed-in page is refused.

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumSkip, launchChromium, seriousViolations } from "../support/chromium.ts";
+import { chromiumSkip, launchChromium, seriousViolations, PAGE_WAIT_MS } from "../support/chromium.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "../support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { setPlatformConfig, tempFile } from "../support/sso-platform.ts";
@@ -35,7 +35,7 @@ describe("single sign-on from the console", { skip: chromiumSkip }, () => {
   it("logs in through the connector's button and lands on the return path with the session cookie", async () => {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     await page.goto(`${platform.url}/login?return=${encodeURIComponent("/profile")}`);
     const button = page.getByRole("link", { name: "Log in with OpenID Connect" });
     await button.waitFor();

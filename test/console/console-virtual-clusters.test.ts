@@ -8,7 +8,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import {
+  chromiumSkip,
+  launchChromium,
+  loginThroughConsole,
+  seriousViolations,
+  PAGE_WAIT_MS,
+} from "../support/chromium.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "../support/cluster-apiserver-process.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { Kubectl, kubectlSkip } from "../support/kubectl.ts";
@@ -69,7 +75,7 @@ describe("virtual clusters in the console", { skip: chromiumSkip || kubectlSkip 
     browser = await launchChromium();
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.setDefaultTimeout(30_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     await page.goto(`${platform.url}/projects/default`);
     const password = (await readFile(join(platform.dataDir, "admin-password"), "utf8")).trim();
     await loginThroughConsole(page, "admin", password);

@@ -10,7 +10,13 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { chromiumSkip, launchChromium, loginThroughConsole, seriousViolations } from "../support/chromium.ts";
+import {
+  chromiumSkip,
+  launchChromium,
+  loginThroughConsole,
+  seriousViolations,
+  PAGE_WAIT_MS,
+} from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -77,7 +83,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(PAGE_WAIT_MS);
     page.on("pageerror", (error) => problems.push(`page error at ${page.url()}: ${error.message}`));
     page.on("console", (message) => {
       if (/Content Security Policy/i.test(message.text())) {

@@ -21,19 +21,25 @@ export interface SendOptions {
   contentType?: string;
   /** The Accept header; JSON unless given. */
   accept?: string;
+  /** More headers (a repeated header as an array). */
+  headers?: Record<string, string | string[]>;
 }
 
 export class AuthClient {
   readonly agent: Agent;
   private readonly base: string;
 
-  constructor(base: string, ca: string) {
+  /** `maxSockets`: requests sent at once (default 16; more wait in the client). */
+  constructor(base: string, ca: string, options: { maxSockets?: number } = {}) {
     this.base = base;
-    this.agent = new Agent({ keepAlive: true, ca, maxSockets: 16 });
+    this.agent = new Agent({ keepAlive: true, ca, maxSockets: options.maxSockets ?? 16 });
   }
 
   send(method: string, path: string, options: SendOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
+    const headers: Record<string, string | string[]> = {
+      ...options.headers,
+      accept: options.accept ?? "application/json",
+    };
     if (options.authorization !== undefined) headers.authorization = options.authorization;
     else if (options.token) headers.authorization = `Bearer ${options.token}`;
     let payload: string | undefined;

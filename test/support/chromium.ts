@@ -6,6 +6,11 @@ import { createRequire } from "node:module";
 import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/**
+ * How long a page action waits for its condition (an element, a navigation). Generous on purpose: it only ends a
+ * test that is already broken, and a loaded CI machine can take many seconds to paint a page.
+ */
+export const PAGE_WAIT_MS = 180_000;
 export const chromiumAvailable = existsSync(CHROMIUM);
 /** For test({ skip }): a visible reason where Chromium is missing. */
 export const chromiumSkip = chromiumAvailable

@@ -43,7 +43,8 @@ export class Kubectl {
   /** Runs kubectl and resolves with its exit code and output (never rejects on a non-zero exit). */
   run(args: string[], input?: string): Promise<KubectlResult> {
     return new Promise((resolve) => {
-      const options = { timeout: 60_000, env: this.env };
+      // A bound that only ends a hung kubectl; a loaded machine may take long for a healthy one.
+      const options = { timeout: 300_000, env: this.env };
       const child = execFile(this.binary, this.args(args), options, (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

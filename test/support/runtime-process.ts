@@ -2,7 +2,7 @@
 // URL, admin kubeconfig and the status it writes to <data-dir>/status.json.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RuntimeStatus, readRuntimeStatus, STATUS_FILE } from "../../src/virtualcluster/runtime-status.ts";
@@ -27,10 +27,13 @@ export interface RuntimeProcessOptions {
   env?: NodeJS.ProcessEnv;
   /** --heartbeat-seconds (default 1); null: none, the runtime follows the platform's heartbeat. */
   heartbeatSeconds?: number | null;
+  /** A data directory to (re)use, e.g. to restart a runtime with its state; kept on stop. Default: a fresh one. */
+  dataDir?: string;
 }
 
 export async function startRuntimeProcess(options: RuntimeProcessOptions): Promise<RuntimeProcess> {
-  const dataDir = await mkdtemp(join(tmpdir(), `vc-${options.name}-`));
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `vc-${options.name}-`)));
+  await mkdir(dataDir, { recursive: true });
   const settingsFile = join(dataDir, "virtualcluster.yaml");
   await writeFile(settingsFile, options.settings);
   const args = [
@@ -88,7 +91,7 @@ export async function startRuntimeProcess(options: RuntimeProcessOptions): Promi
         child.kill("SIGTERM");
         await exited;
       }
-      await rm(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,7 +1,7 @@
 // JSON requests and watch streams against a Kubernetes API server over one keep-alive pool. Objects stay plain
 // JSON (one JSON.parse per response or watch line), which is all the syncer and the platform connection need.
 
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { type ClientRequest, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { KubeAccess } from "./kube-access.ts";
 import { KubeApiError } from "./kube-api-error.ts";
@@ -50,16 +50,49 @@ export interface KubeHttpOptions {
   userAgent?: string;
 }
 
+/**
+ * Deadlines of requests in flight (the whole exchange), checked twice a second by one timer instead of a socket
+ * timeout armed and disarmed for every request of a sync burst.
+ */
+class Deadlines {
+  readonly #requests = new Map<ClientRequest, { at: number; ms: number }>();
+  #timer: NodeJS.Timeout | undefined;
+
+  add(request: ClientRequest, ms: number): void {
+    this.#requests.set(request, { at: performance.now() + ms, ms });
+    request.once("close", () => this.#requests.delete(request));
+    this.#timer ??= setInterval(() => this.#sweep(), 500).unref();
+  }
+
+  #sweep(): void {
+    const now = performance.now();
+    for (const [request, { at, ms }] of this.#requests) {
+      if (at > now) continue;
+      this.#requests.delete(request);
+      request.destroy(Object.assign(new Error(`no answer in ${ms} ms`), { code: "ETIMEDOUT" }));
+    }
+    if (this.#requests.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+}
+
 export class KubeHttp {
   readonly access: KubeAccess;
   readonly #base: URL;
+  readonly #hostname: string;
+  readonly #pathPrefix: string;
   readonly #send: typeof httpsRequest;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
+  readonly #deadlines = new Deadlines();
 
   constructor(access: KubeAccess, options: KubeHttpOptions = {}) {
     this.access = access;
     this.#base = new URL(access.server);
+    this.#hostname = this.#base.hostname.replace(/^\[|\]$/g, "");
+    this.#pathPrefix = this.#base.pathname.replace(/\/+$/, "");
     this.#send = this.#base.protocol === "http:" ? httpRequest : httpsRequest;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? "virtualcluster";
@@ -87,6 +120,7 @@ export class KubeHttp {
     const idleMs = timeoutSeconds > 0 ? timeoutSeconds * 1000 + WATCH_SLACK_MS : 0;
     const response = await this.#open("GET", watch.path, { ...watch.query, watch: true }, idleMs, {
       signal: watch.signal,
+      stream: true,
     });
     const status = response.statusCode ?? 0;
     if (status >= 400) throw KubeApiError.fromResponse(status, await readText(response));
@@ -125,7 +159,8 @@ export class KubeHttp {
     path: string,
     query: Query | undefined,
     timeoutMs: number,
-    extra: { body?: string; contentType?: string; signal?: AbortSignal },
+    /** `stream`: a watch, cut only after `timeoutMs` without a byte; else the whole exchange must end in it. */
+    extra: { body?: string; contentType?: string; signal?: AbortSignal; stream?: boolean },
   ): Promise<IncomingMessage> {
     const options: RequestOptions = await this.access.requestOptions();
     const headers: Record<string, string | number> = {
@@ -142,14 +177,16 @@ export class KubeHttp {
       const outgoing = this.#send({
         ...options,
         protocol: base.protocol,
-        hostname: base.hostname.replace(/^\[|\]$/g, ""),
+        hostname: this.#hostname,
         port: base.port || undefined,
         method,
-        path: `${base.pathname.replace(/\/+$/, "")}${path}${queryString(query)}`,
+        path: `${this.#pathPrefix}${path}${queryString(query)}`,
         headers,
         signal: extra.signal,
       });
-      if (timeoutMs > 0) {
+      if (timeoutMs > 0 && !extra.stream) this.#deadlines.add(outgoing, timeoutMs);
+      else if (timeoutMs > 0) {
+        // A watch: cut only when no byte came for that long (a socket timeout; there are few watches).
         outgoing.setTimeout(timeoutMs, () =>
           outgoing.destroy(Object.assign(new Error(`no answer in ${timeoutMs} ms`), { code: "ETIMEDOUT" })),
         );

@@ -1,7 +1,8 @@
 // Creating or upgrading a virtual cluster (`virtualcluster create`): everything is checked before anything is written
 // (settings, host access, the platform login, name clashes); then the host gets the namespace, the ServiceAccount, the
-// RBAC the settings ask for, the default API key Secret when the virtual cluster is registered on the platform
-// (create-registration.ts), and last the settings Secret, whose presence means "this virtual cluster exists". Platform
+// virtual cluster's own Service (owner of the synced objects), the RBAC the settings ask for, the default API key
+// Secret when the virtual cluster is registered on the platform (create-registration.ts), and last the settings
+// Secret, whose presence means "this virtual cluster exists". Platform
 // objects made by a run that fails before that are removed again. Finally the runtime is (re)started in the background
 // and waited for.
 
@@ -212,7 +213,10 @@ function storedSettingsText(secret: V1Secret | undefined): string | undefined {
   return data === undefined ? undefined : Buffer.from(data, "base64").toString("utf8");
 }
 
-/** ServiceAccount, the Secret-reader RBAC the settings ask for, and the settings Secret (last). */
+/**
+ * ServiceAccount, the virtual cluster's own Service (the owner of every synced object), the Secret-reader RBAC the
+ * settings ask for, and the settings Secret (last).
+ */
 async function applyHostObjects(
   host: HostCluster,
   name: string,
@@ -223,6 +227,7 @@ async function applyHostObjects(
 ): Promise<void> {
   const labels = createdLabels(name);
   await host.ensureServiceAccount(namespace, serviceAccountName(name), labels);
+  await host.ensureOwnerService(namespace, name, labels);
   const apiKey = settings.external.platform?.apiKey;
   const secretNamespace = apiKey?.namespace || namespace;
   if (apiKey && needsSecretReaderRbac(apiKey.createRBAC, secretNamespace, namespace)) {

@@ -1,7 +1,8 @@
-// Deleting a virtual cluster (`virtualcluster delete`): stop the runtime (it reports its instance offline), remove the platform objects (the
-// instance `create` registered or the runtime registered itself, and the dedicated key) when logged in to that
-// platform, then the host objects (synced objects, API key Secret, ServiceAccount, RBAC, settings Secret last) and
-// the local directory. Only objects labelled as made for this virtual cluster are deleted.
+// Deleting a virtual cluster (`virtualcluster delete`): stop the runtime (it reports its instance offline), remove the
+// platform objects (the instance `create` registered or the runtime registered itself, and the dedicated key) when
+// logged in to that platform, then the host objects (synced objects and, in multi-namespace mode, the host
+// namespaces holding them; the virtual cluster's own Service, API key Secret, ServiceAccount, RBAC, settings Secret
+// last) and the local directory. Only objects labelled as made for this virtual cluster are deleted.
 
 import { existsSync, readFileSync } from "node:fs";
 import {
@@ -221,6 +222,10 @@ async function deleteHostObjects(
     await host.remove(`Secret ${namespace}/${DEFAULT_API_KEY_SECRET}`, () =>
       core.deleteNamespacedSecret({ namespace, name: DEFAULT_API_KEY_SECRET }),
     );
+  }
+  const owner = await host.find(`Service ${namespace}/${name}`, () => core.readNamespacedService({ namespace, name }));
+  if (createdFor(owner?.metadata, name)) {
+    await host.remove(`Service ${namespace}/${name}`, () => core.deleteNamespacedService({ namespace, name }));
   }
   const account = serviceAccountName(name);
   const found = await host.find(`ServiceAccount ${namespace}/${account}`, () =>

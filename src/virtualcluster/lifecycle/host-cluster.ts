@@ -9,12 +9,14 @@ import { delimiter, join } from "node:path";
 import {
   ApiException,
   CoreV1Api,
+  DiscoveryV1Api,
   KubeConfig,
   RbacAuthorizationV1Api,
   type V1ObjectMeta,
   type V1Secret,
 } from "@kubernetes/client-node";
-import { MANAGED_BY_LABEL } from "../translate/constants.ts";
+import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
+import { createTranslator } from "../translate/translator.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 
 /** Loads the host kubeconfig: `file`, else KUBECONFIG / ~/.kube/config with its current context. */
@@ -118,17 +120,20 @@ export function createdFor(metadata: V1ObjectMeta | undefined, name: string): bo
 }
 
 /** The synced kinds the runtime's syncer creates on the host (labelled managed-by=<name>). */
-const SYNCED_KINDS = ["services", "endpoints", "secrets", "configmaps"] as const;
+const SYNCED_KINDS = ["services", "endpoints", "endpointslices", "secrets", "configmaps"] as const;
+type SyncedKind = (typeof SYNCED_KINDS)[number];
 
 export class HostCluster {
   readonly server: string;
   readonly core: CoreV1Api;
   readonly rbac: RbacAuthorizationV1Api;
+  readonly discovery: DiscoveryV1Api;
 
   constructor(config: KubeConfig) {
     this.server = config.getCurrentCluster()?.server ?? "";
     this.core = config.makeApiClient(CoreV1Api);
     this.rbac = config.makeApiClient(RbacAuthorizationV1Api);
+    this.discovery = config.makeApiClient(DiscoveryV1Api);
   }
 
   /** Runs one call; a failure becomes a LifecycleError "cannot <what>: <reason>". */
@@ -206,18 +211,55 @@ export class HostCluster {
     );
   }
 
-  /** Deletes every object the virtual cluster's syncer made in its namespace. Returns how many. */
+  /**
+   * The virtual cluster's own host Service `<name>`: every object the syncer makes is owned by it, so deleting it (or
+   * the namespace) lets the host's garbage collector remove them. Made unless a Service of that name exists.
+   */
+  async ensureOwnerService(namespace: string, name: string, labels: Record<string, string>): Promise<void> {
+    const found = await this.find(`Service ${namespace}/${name}`, () =>
+      this.core.readNamespacedService({ namespace, name }),
+    );
+    if (found) return;
+    await this.call(`create Service ${namespace}/${name}`, () =>
+      this.core.createNamespacedService({
+        namespace,
+        body: {
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { name, namespace, labels },
+          spec: { ports: [{ name: "https", port: 443, protocol: "TCP" }] },
+        },
+      }),
+    );
+  }
+
+  /**
+   * Deletes every object the virtual cluster's syncer made: in its namespace, and in multi-namespace mode its host
+   * namespaces with what they hold (only namespaces whose names the translation gives for its labels, so another
+   * virtual cluster of the same name elsewhere is never touched). Returns how many synced objects there were.
+   */
   async deleteSynced(namespace: string, name: string): Promise<number> {
     const labelSelector = `${MANAGED_BY_LABEL}=${name}`;
     let deleted = 0;
     for (const kind of SYNCED_KINDS) {
-      const list = await this.call(`list ${kind} in ${namespace}`, () =>
-        listOf(this.core, kind, namespace, labelSelector),
-      );
+      const list = await this.call(`list ${kind} in ${namespace}`, () => listOf(this, kind, namespace, labelSelector));
       for (const item of list) {
-        await this.remove(`${kind} ${namespace}/${item}`, () => deleteOf(this.core, kind, namespace, item));
+        await this.remove(`${kind} ${namespace}/${item}`, () => deleteOf(this, kind, namespace, item));
         deleted++;
       }
+    }
+    const translator = createTranslator({ name, namespace, multiNamespace: true });
+    const namespaces = await this.call("list namespaces", () => this.core.listNamespace({ labelSelector }));
+    for (const hostNamespace of namespaces.items) {
+      const hostName = hostNamespace.metadata?.name ?? "";
+      const virtual = hostNamespace.metadata?.labels?.[NAMESPACE_LABEL];
+      if (!virtual || translator.hostNamespace(virtual) !== hostName) continue;
+      for (const kind of SYNCED_KINDS) {
+        deleted += (await this.call(`list ${kind} in ${hostName}`, () => listOf(this, kind, hostName, labelSelector)))
+          .length;
+      }
+      await this.remove(`namespace ${hostName}`, () => this.core.deleteNamespace({ name: hostName }));
+      deleted++;
     }
     return deleted;
   }
@@ -225,11 +267,14 @@ export class HostCluster {
 
 type Listed = { items: { metadata?: V1ObjectMeta }[] };
 
-async function listOf(core: CoreV1Api, kind: (typeof SYNCED_KINDS)[number], namespace: string, labelSelector: string) {
+async function listOf(host: HostCluster, kind: SyncedKind, namespace: string, labelSelector: string) {
   const request = { namespace, labelSelector };
-  const lists: Record<typeof kind, () => Promise<Listed>> = {
+  const { core, discovery } = host;
+  const lists: Record<SyncedKind, () => Promise<Listed>> = {
     services: () => core.listNamespacedService(request),
     endpoints: () => core.listNamespacedEndpoints(request),
+    // The host's mirrored slices of synced Endpoints carry their labels too: they go with them anyway.
+    endpointslices: () => discovery.listNamespacedEndpointSlice(request),
     secrets: () => core.listNamespacedSecret(request),
     configmaps: () => core.listNamespacedConfigMap(request),
   };
@@ -237,11 +282,13 @@ async function listOf(core: CoreV1Api, kind: (typeof SYNCED_KINDS)[number], name
   return list.items.map((item) => item.metadata?.name ?? "").filter(Boolean);
 }
 
-function deleteOf(core: CoreV1Api, kind: (typeof SYNCED_KINDS)[number], namespace: string, name: string) {
+function deleteOf(host: HostCluster, kind: SyncedKind, namespace: string, name: string) {
   const request = { namespace, name };
-  const deletes: Record<typeof kind, () => Promise<unknown>> = {
+  const { core, discovery } = host;
+  const deletes: Record<SyncedKind, () => Promise<unknown>> = {
     services: () => core.deleteNamespacedService(request),
     endpoints: () => core.deleteNamespacedEndpoints(request),
+    endpointslices: () => discovery.deleteNamespacedEndpointSlice(request),
     secrets: () => core.deleteNamespacedSecret(request),
     configmaps: () => core.deleteNamespacedConfigMap(request),
   };

@@ -11,10 +11,16 @@ import type { HostCluster } from "./host-cluster.ts";
 /** A year: the runtime is a long-running process outside a pod, so nothing would rotate a shorter token. */
 export const RUNTIME_TOKEN_SECONDS = 365 * 24 * 3600;
 
+const SYNC_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
 const SYNCED: V1PolicyRule = {
   apiGroups: [""],
   resources: ["services", "endpoints", "configmaps", "secrets"],
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
+  verbs: SYNC_VERBS,
+};
+const SYNCED_SLICES: V1PolicyRule = {
+  apiGroups: ["discovery.k8s.io"],
+  resources: ["endpointslices"],
+  verbs: SYNC_VERBS,
 };
 const NAMESPACES: V1PolicyRule = {
   apiGroups: [""],
@@ -38,7 +44,7 @@ export interface RuntimeIdentityOptions {
 export async function ensureRuntimeRbac(host: HostCluster, options: RuntimeIdentityOptions): Promise<void> {
   const { name, namespace, multiNamespace, labels } = options;
   const roleName = runtimeRoleName(name, namespace, multiNamespace);
-  const rules = multiNamespace ? [SYNCED, NAMESPACES] : [SYNCED];
+  const rules = multiNamespace ? [SYNCED, SYNCED_SLICES, NAMESPACES] : [SYNCED, SYNCED_SLICES];
   const subjects = [{ kind: "ServiceAccount", name: serviceAccountName(name), namespace }];
   const roleRef = {
     apiGroup: "rbac.authorization.k8s.io",

@@ -184,20 +184,32 @@ test("applyPatches() replaces the whole object for the empty path, and only with
 
 test("applyPatches() keeps __proto__ and constructor keys as plain data", () => {
   const set = compile([
-    { path: 'metadata.annotations["__proto__"]', expression: "({ polluted: true })" },
-    { path: 'metadata.annotations["constructor"]', expression: "({ prototype: { polluted: true } })" },
+    { path: 'data.map["__proto__"]', expression: "({ polluted: true })" },
+    { path: 'data.map["constructor"]', expression: "({ prototype: { polluted: true } })" },
     { path: "spec", expression: 'JSON.parse(\'{"__proto__": {"polluted": true}}\')' },
   ]);
   const input = JSON.parse(
-    '{"metadata": {"name": "x", "annotations": {"__proto__": 1, "constructor": 2}}, "spec": {}}',
+    '{"metadata": {"name": "x"}, "data": {"map": {"__proto__": 1, "constructor": 2}}, "spec": {}}',
   );
   const { object } = applyPatches(set, input, options());
-  const annotations = (object.metadata as { annotations: object }).annotations;
-  assert.deepEqual(Object.keys(annotations), ["__proto__", "constructor"]);
-  assert.equal(Object.getPrototypeOf(annotations), Object.prototype);
+  const map = (object.data as { map: object }).map;
+  assert.deepEqual(Object.keys(map), ["__proto__", "constructor"]);
+  assert.equal(Object.getPrototypeOf(map), Object.prototype);
   assert.equal(Object.getPrototypeOf(object.spec), Object.prototype);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.deepEqual(Object.getOwnPropertyDescriptor(object.spec, "__proto__")?.value, { polluted: true });
+});
+
+test("applyPatches() refuses a label or annotation value that is not a string, naming the patch and the path", () => {
+  const set = compile([{ path: "metadata.labels[*]", expression: "value === 'n' ? 5 : value" }]);
+  assert.throws(
+    () => applyPatches(set, { metadata: { name: "x", labels: { a: "s", "b.io/c": "n" } } }, options()),
+    (error: unknown) =>
+      error instanceof PatchApplyError &&
+      error.field === "sync.toHost.endpoints.patches[0].expression" &&
+      error.path === 'metadata.labels."b.io/c"' &&
+      /must be a string .* not number/.test(error.reason),
+  );
 });
 
 test("applyPatches() translates references in single-namespace mode and reports them", () => {

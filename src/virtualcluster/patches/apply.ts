@@ -17,6 +17,27 @@ const namespaceOf = (value: unknown): string | undefined => {
   return typeof namespace === "string" && namespace !== "" ? namespace : undefined;
 };
 
+/** The first label or annotation whose value is not a string (or a map that is not a map), if any. */
+export function notStringValue(metadata: Json | undefined): { path: string; type: string } | undefined {
+  for (const map of ["labels", "annotations"]) {
+    const values = metadata?.[map];
+    if (values === undefined) continue;
+    if (!isJsonObject(values)) {
+      return {
+        path: `metadata.${map}`,
+        type: values === null ? "null" : Array.isArray(values) ? "a list" : typeof values,
+      };
+    }
+    for (const [key, value] of Object.entries(values)) {
+      if (typeof value !== "string") {
+        const type = value === null ? "null" : Array.isArray(value) ? "a list" : typeof value;
+        return { path: formatContextPath(["metadata", map, key]), type };
+      }
+    }
+  }
+  return undefined;
+}
+
 /** JSON text of `context.vcluster`, per object identity: the settings are large and rarely change. */
 const vclusterTexts = new WeakMap<VirtualClusterInfo, string>();
 function vclusterText(vcluster: VirtualClusterInfo): string {
@@ -92,7 +113,10 @@ class Run {
     return `${patch.field}.${this.options.direction === "toHost" ? "expression" : "reverseExpression"}`;
   }
 
-  /** Runs one patch's writes and checks it left metadata.name and metadata.namespace alone. */
+  /**
+   * Runs one patch's writes and checks it left metadata.name and metadata.namespace alone and kept every label and
+   * annotation value a string (Kubernetes refuses anything else; the preview and the sync both fail here).
+   */
   private guarded(patch: CompiledPatch, write: () => void): void {
     const before = metadataOf(this.root);
     const [name, namespace] = [before?.name, before?.namespace];
@@ -103,6 +127,14 @@ class Run {
         this.fieldOf(patch),
         patch.path,
         "the patch changed metadata.name or metadata.namespace, which the syncer sets",
+      );
+    }
+    const wrong = notStringValue(after);
+    if (wrong) {
+      throw new PatchApplyError(
+        this.fieldOf(patch),
+        wrong.path,
+        `${wrong.path} must be a string (label and annotation values are strings), not ${wrong.type}`,
       );
     }
   }

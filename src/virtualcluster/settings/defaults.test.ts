@@ -7,7 +7,8 @@ test("defaultSettings() turns on endpoint, service and secret syncing with no pa
     sync: {
       toHost: {
         endpoints: { enabled: true, patches: [] },
-        services: { enabled: true },
+        services: { enabled: true, patches: [] },
+        endpointSlices: { enabled: true, patches: [] },
         configMaps: { enabled: true, all: false, patches: [] },
         secrets: { enabled: true, all: false, patches: [] },
         namespaces: { enabled: false },
@@ -48,7 +49,7 @@ test("withDefaults() reports unknown keys and bad values with their field paths"
   });
   assert.deepEqual(problems, [
     "extra: Forbidden: unknown field; known fields: sync, controlPlane, external, experimental, audit",
-    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, configMaps, secrets, namespaces",
+    "sync.toHost.pods: Forbidden: unknown field; known fields: endpoints, services, endpointSlices, configMaps, secrets, namespaces",
     'sync.toHost.endpoints.enabled: Invalid value: "yes": must be a boolean',
     "sync.toHost.endpoints.patches[0].expresion: Forbidden: unknown field; known fields: path, expression, reverseExpression, reference, labels",
     "sync.toHost.endpoints.patches[0].path: Invalid value: 1: must be a string",

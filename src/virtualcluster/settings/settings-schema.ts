@@ -30,7 +30,9 @@ export const settingsSchema = object({
   sync: object({
     toHost: object({
       endpoints: patchedResource(true),
-      services: object({ enabled: boolean(true) }),
+      services: patchedResource(true),
+      // discovery.k8s.io/v1 slices a user (or a controller of theirs) writes; the mirrored ones are made on each side.
+      endpointSlices: patchedResource(true),
       configMaps: referencedResource(),
       secrets: referencedResource(),
       namespaces: object({ enabled: boolean(false) }),
@@ -79,6 +81,8 @@ export const settingsSchema = object({
 /** The patch lists the loader compiles, with the resource each one belongs to. */
 export const PATCH_LISTS = [
   { resource: "endpoints", path: "sync.toHost.endpoints.patches" },
+  { resource: "services", path: "sync.toHost.services.patches" },
+  { resource: "endpointslices", path: "sync.toHost.endpointSlices.patches" },
   { resource: "configmaps", path: "sync.toHost.configMaps.patches" },
   { resource: "secrets", path: "sync.toHost.secrets.patches" },
 ] as const;

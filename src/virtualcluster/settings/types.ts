@@ -49,7 +49,9 @@ export interface VirtualClusterSettings {
   sync: {
     toHost: {
       endpoints: PatchedResourceSettings;
-      services: { enabled: boolean };
+      services: PatchedResourceSettings;
+      /** EndpointSlices written in the virtual cluster (not the ones mirrored from Endpoints). */
+      endpointSlices: PatchedResourceSettings;
       configMaps: ReferencedResourceSettings;
       secrets: ReferencedResourceSettings;
       /** Multi-namespace mode: each virtual namespace gets its own host namespace, names are kept. */

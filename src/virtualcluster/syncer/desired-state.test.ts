@@ -174,7 +174,7 @@ test("desiredHostObject() throws a PatchApplyError naming the failing patch", ()
   );
 });
 
-test("desiredHostObject() drops the cluster IP and node ports of a Service and translates its selector", () => {
+test("desiredHostObject() drops the cluster IP of a Service, requests its node ports and translates its selector", () => {
   const virtual: WireObject = {
     apiVersion: "v1",
     kind: "Service",
@@ -193,7 +193,7 @@ test("desiredHostObject() drops the cluster IP and node ports of a Service and t
   assert.deepEqual(object.spec, {
     type: "NodePort",
     selector: { app: "web", [MANAGED_BY_LABEL]: "vc", [NAMESPACE_LABEL]: "default" },
-    ports: [{ port: 80 }],
+    ports: [{ port: 80, nodePort: 30080 }],
   });
   assert.equal(object.status, undefined);
   assert.equal(object.metadata?.annotations?.[OBJECT_KIND_ANNOTATION], "/v1, Kind=Service");

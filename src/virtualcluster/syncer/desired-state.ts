@@ -1,7 +1,8 @@
 // The one function that turns a virtual object into its host object: used by the syncer and by
 // `virtualcluster patches apply`, so the preview is the live sync.
 //
-//   translate (user fields: names, spec, labels, annotations) -> patches toward the host -> the syncer's marks
+//   translate (the kind's declaration: names, spec, labels, annotations) -> patches toward the host -> the syncer's
+//   marks
 //
 // The marks (marker labels, object-* annotations, managed-annotations, owner reference) come last: no patch can
 // read or change them.
@@ -9,17 +10,15 @@
 import { applyPatches } from "../patches/apply.ts";
 import type { CompiledPatchSet } from "../patches/compile.ts";
 import type { ReferencedObject, VirtualClusterInfo } from "../patches/types.ts";
-import { translateConfigMap } from "./host-configmap.ts";
-import { translateEndpoints } from "./host-endpoints.ts";
 import { type HostObjectOptions, withSyncerMarks } from "./host-metadata.ts";
-import { translateSecret } from "./host-secret.ts";
-import { translateService } from "./host-service.ts";
-import { KIND_OF, type SyncedResource, type WireObject } from "./types.ts";
+import { gvkString } from "./synced-kind.ts";
+import { kindOf } from "./synced-kinds.ts";
+import type { SyncedResource, WireObject } from "./types.ts";
 
 export interface SyncContext extends HostObjectOptions {
   /** `context.vcluster` of patch expressions. */
   vcluster: VirtualClusterInfo;
-  /** The patch list of each resource that has one (`sync.toHost.<resource>.patches`). */
+  /** The patch list of each resource that has one (`sync.toHost.<kind>.patches`). */
   patches: Partial<Record<SyncedResource, CompiledPatchSet>>;
 }
 
@@ -28,13 +27,6 @@ export interface DesiredHostObject {
   /** Objects the reference patches pointed at: they sync too. */
   references: ReferencedObject[];
 }
-
-const TRANSLATE: Record<SyncedResource, (virtual: WireObject, options: HostObjectOptions) => WireObject> = {
-  services: translateService,
-  endpoints: translateEndpoints,
-  secrets: translateSecret,
-  configmaps: translateConfigMap,
-};
 
 /**
  * The host object a virtual object should have: translated, then the resource's patches applied toward the host
@@ -47,7 +39,8 @@ export function desiredHostObject(
   host: WireObject | undefined,
   context: SyncContext,
 ): DesiredHostObject {
-  const translated = TRANSLATE[resource](virtual, context);
+  const kind = kindOf(resource);
+  const translated = kind.translate(virtual, context);
   const patches = context.patches[resource];
   let patched = translated;
   let references: ReferencedObject[] = [];
@@ -61,12 +54,12 @@ export function desiredHostObject(
     patched = result.object as WireObject;
     references = result.references;
   }
-  return { object: withSyncerMarks(patched, virtual, KIND_OF[resource], context), references };
+  return { object: withSyncerMarks(patched, virtual, gvkString(kind), context), references };
 }
 
 /**
  * The host object as the virtual side should see it: the resource's patches applied toward the virtual cluster
- * (`reverseExpression`, labels and reference patches). Used to bring host-side label and annotation changes back.
+ * (`reverseExpression`, labels and reference patches). Used to bring host-side changes back.
  * `virtual` is the virtual object when known; `virtualNamespace` defaults to its namespace.
  */
 export function hostObjectForVirtual(

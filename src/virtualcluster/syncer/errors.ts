@@ -1,6 +1,5 @@
 import { PatchApplyError } from "../patches/errors.ts";
 import { describeError, statusCode, statusReason } from "./kube-client.ts";
-import type { SyncedResource } from "./types.ts";
 
 /** The host name is taken by an object this virtual cluster does not manage: it is never touched. */
 export class UnmanagedObjectError extends Error {
@@ -40,7 +39,8 @@ export function deservesEvent(error: unknown): boolean {
     error instanceof UnmanagedObjectError ||
     error instanceof NameCollisionError ||
     error instanceof NotConvergingError ||
-    error instanceof ImportError
+    error instanceof ImportError ||
+    error instanceof VirtualWriteError
   )
     return true;
   if (!(error instanceof HostWriteError)) return false;
@@ -53,10 +53,10 @@ export function deservesEvent(error: unknown): boolean {
  * The message of a failed sync. A patch failure on a Secret keeps the patch and path but not the expression's
  * error text, which may quote the Secret's data.
  */
-export function syncErrorMessage(resource: SyncedResource, error: unknown): string {
+export function syncErrorMessage(confidential: boolean, error: unknown): string {
   if (error instanceof PatchApplyError) {
     const where = `${error.field} (at ${error.path === "" ? "the whole object" : error.path})`;
-    if (resource === "secrets" && !error.limit) return `patch ${where} failed (details are withheld for Secrets)`;
+    if (confidential && !error.limit) return `patch ${where} failed (details are withheld for Secrets)`;
     return `patch ${where} failed: ${error.reason}`;
   }
   return error instanceof Error ? error.message : String(error);
@@ -90,5 +90,13 @@ export class ImportError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "ImportError";
+  }
+}
+
+/** The virtual cluster refused a change that shows what the host decided (a Service's cluster IP or node ports). */
+export class VirtualWriteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "VirtualWriteError";
   }
 }

@@ -37,11 +37,16 @@ export class EventRecorder {
   }
 
   /** Records the event; failures to record are logged, never thrown (the sync error itself is what matters). */
-  async warning(object: WireObject, kind: string, reason: string, text: string): Promise<void> {
+  async warning(
+    object: WireObject,
+    kind: { kind: string; apiVersion: string },
+    reason: string,
+    text: string,
+  ): Promise<void> {
     const metadata = object.metadata ?? {};
     const namespace = metadata.namespace ?? "default";
     const message = text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 3)}...` : text;
-    const key = [kind, namespace, metadata.name, metadata.uid, reason, message].join("\n");
+    const key = [kind.kind, namespace, metadata.name, metadata.uid, reason, message].join("\n");
     try {
       const known = this.#recorded.get(key);
       if (known && (await this.#bump(known))) return;
@@ -55,8 +60,8 @@ export class EventRecorder {
           kind: "Event",
           metadata: { name, namespace },
           involvedObject: {
-            apiVersion: "v1",
-            kind,
+            apiVersion: kind.apiVersion,
+            kind: kind.kind,
             name: metadata.name,
             namespace,
             uid: metadata.uid,

@@ -37,9 +37,6 @@ const RESET_FIELDS = [
   "selfLink",
 ] as const;
 
-/** Go's GroupVersionKind.String() of a core/v1 kind, the form of the object-kind annotation. */
-export const objectKindAnnotation = (kind: string): string => `/v1, Kind=${kind}`;
-
 /** True when an annotation key of a virtual object is copied to the host (and may come back). */
 export function isCopiedAnnotation(key: string): boolean {
   return key !== LEADER_ANNOTATION && !SYNCER_ANNOTATIONS.has(key);
@@ -86,7 +83,8 @@ export function hostMetadata(virtual: WireObject, options: HostObjectOptions): O
 export function withSyncerMarks(
   host: WireObject,
   virtual: WireObject,
-  kind: string,
+  /** The object-kind annotation's value, e.g. `/v1, Kind=Endpoints`. */
+  objectKind: string,
   options: HostObjectOptions,
 ): WireObject {
   const { translator, owner } = options;
@@ -112,7 +110,7 @@ export function withSyncerMarks(
   annotations[OBJECT_NAME_ANNOTATION] = source.name ?? "";
   annotations[OBJECT_NAMESPACE_ANNOTATION] = virtualNamespace;
   annotations[OBJECT_UID_ANNOTATION] = source.uid ?? "";
-  annotations[OBJECT_KIND_ANNOTATION] = objectKindAnnotation(kind);
+  annotations[OBJECT_KIND_ANNOTATION] = objectKind;
   annotations[OBJECT_HOST_NAME_ANNOTATION] = name;
   annotations[OBJECT_HOST_NAMESPACE_ANNOTATION] = namespace;
   if (copied.length > 0) annotations[MANAGED_ANNOTATIONS_ANNOTATION] = copied.join("\n");

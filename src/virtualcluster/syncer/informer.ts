@@ -1,7 +1,9 @@
 import type { Logger } from "pino";
 import { KubeApiError, type StatusBody } from "../kube/kube-api-error.ts";
 import type { Query, WatchEvent } from "../kube/kube-http.ts";
+import type { InformerProgress } from "./key-state.ts";
 import { describeError, type KubeClient } from "./kube-client.ts";
+import type { ObjectCache } from "./object-cache.ts";
 import type { WireList } from "./resource-calls.ts";
 import type { WireObject } from "./types.ts";
 
@@ -51,7 +53,7 @@ const isGone = (error: unknown) =>
  * backoff. A re-list reports what changed meanwhile (adds, updates, deletes), so handlers see every difference.
  * Objects are kept as the plain JSON the server sent, less their managedFields.
  */
-export class Informer {
+export class Informer implements ObjectCache {
   readonly ready: Promise<void>;
   readonly #options: InformerOptions;
   readonly #cache = new Map<string, WireObject>();
@@ -60,6 +62,8 @@ export class Informer {
   #isReady = false;
   #stopped = false;
   #resourceVersion = "";
+  /** Lists done: a re-list may start from a store with other revisions (a host restored or replaced). */
+  #epoch = 0;
   /** Failing since the last successful list: logged once, and once more on recovery. */
   #streak = false;
   #delay: number;
@@ -88,6 +92,11 @@ export class Informer {
 
   get size(): number {
     return this.#cache.size;
+  }
+
+  /** How far the cache has read: everything up to `resourceVersion` of list `epoch` has been delivered. */
+  progress(): InformerProgress {
+    return { epoch: this.#epoch, resourceVersion: this.#resourceVersion };
   }
 
   async stop(): Promise<void> {
@@ -141,8 +150,9 @@ export class Informer {
       next = page.metadata?.continue || undefined;
     } while (next && !this.#stopped);
     if (this.#stopped) return;
-    this.#replace(items);
+    this.#epoch++;
     this.#resourceVersion = resourceVersion;
+    this.#replace(items);
     if (!this.#isReady) {
       this.#isReady = true;
       this.#resolveReady();
@@ -183,18 +193,22 @@ export class Informer {
 
   #event(event: WatchEvent): void {
     const object = cached(event.object as WireObject);
+    // The cache and its progress move together, before handlers run: they may read both.
     const resourceVersion = object.metadata?.resourceVersion;
     switch (event.type) {
       case "ADDED":
       case "MODIFIED":
         this.#cache.set(cacheKey(object.metadata?.namespace, object.metadata?.name), object);
+        if (resourceVersion) this.#resourceVersion = resourceVersion;
         this.#options.onEvent(event.type === "ADDED" ? "add" : "update", object);
         break;
       case "DELETED":
         this.#cache.delete(cacheKey(object.metadata?.namespace, object.metadata?.name));
+        if (resourceVersion) this.#resourceVersion = resourceVersion;
         this.#options.onEvent("delete", object);
         break;
       case "BOOKMARK":
+        if (resourceVersion) this.#resourceVersion = resourceVersion;
         break;
       case "ERROR": {
         const code = (event.object as { code?: number }).code;
@@ -202,7 +216,6 @@ export class Informer {
         throw new KubeApiError(code ?? 500, event.object as StatusBody);
       }
     }
-    if (resourceVersion) this.#resourceVersion = resourceVersion;
   }
 
   #recovered(): void {

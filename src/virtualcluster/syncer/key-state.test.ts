@@ -1,27 +1,29 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { caughtUp, currentHost } from "./key-state.ts";
+import { currentHost } from "./key-state.ts";
 import { formatKey, isOrphan, orphanKey, parseKey } from "./keys.ts";
 
 const object = (uid: string, resourceVersion: string) => ({ metadata: { name: "x", uid, resourceVersion } });
 
-test("currentHost() prefers our own last write until the informer has caught up", () => {
+test("currentHost() uses our own write only while the informer has delivered nothing at or past it", () => {
   const cached = object("u", "5");
-  assert.equal(currentHost(cached, undefined), cached);
   const written = object("u", "7");
-  assert.equal(currentHost(cached, { written: { object: written } }), written);
-  assert.equal(currentHost(cached, { written: { deletedUid: "u" } }), undefined);
+  const state = () => ({ written: { object: written, epoch: 1 } });
+  assert.equal(currentHost(cached, undefined, { epoch: 1, resourceVersion: "5" }), cached);
+  assert.equal(currentHost(cached, state(), { epoch: 1, resourceVersion: "6" }), written, "not seen yet");
+  const caughtUp = state();
+  assert.equal(currentHost(undefined, caughtUp, { epoch: 1, resourceVersion: "8" }), undefined, "deleted after it");
+  assert.equal(caughtUp.written, undefined, "the overlay is gone for good");
+  assert.equal(currentHost(cached, state(), { epoch: 2, resourceVersion: "3" }), cached, "a re-list decides");
+  assert.equal(currentHost(cached, state(), { epoch: 1, resourceVersion: "x" }), cached, "not a revision");
 });
 
-test("caughtUp() is true once the informer shows our write or anything newer", () => {
-  const written = { object: object("u", "7") };
-  assert.equal(caughtUp(written, "update", object("u", "6")), false);
-  assert.equal(caughtUp(written, "update", object("u", "7")), true);
-  assert.equal(caughtUp(written, "update", object("u", "12")), true, "numerically newer");
-  const deleted = { deletedUid: "u" };
-  assert.equal(caughtUp(deleted, "update", object("u", "8")), false, "an older event of the deleted object");
-  assert.equal(caughtUp(deleted, "delete", object("u", "8")), true);
-  assert.equal(caughtUp(deleted, "add", object("v", "9")), true, "a new object of the same name");
+test("currentHost() hides a deleted object only while the cache still holds its uid", () => {
+  const progress = { epoch: 1, resourceVersion: "9" };
+  assert.equal(currentHost(object("u", "5"), { written: { deletedUid: "u" } }, progress), undefined);
+  const recreated = object("v", "9");
+  assert.equal(currentHost(recreated, { written: { deletedUid: "u" } }, progress), recreated);
+  assert.equal(currentHost(undefined, { written: { deletedUid: "u" } }, progress), undefined);
 });
 
 test("parseKey() reverses formatKey() and orphanKey()", () => {

@@ -1,26 +1,40 @@
-import type { MetadataSnapshot } from "./reverse-metadata.ts";
+import type { SyncSnapshot } from "./carry-back.ts";
 import type { WireObject } from "./types.ts";
+
+/** How far a host informer has read: re-lists counted (`epoch`), and the newest resourceVersion it delivered. */
+export interface InformerProgress {
+  epoch: number;
+  resourceVersion: string;
+}
 
 /** What the syncer remembers about one key between syncs. */
 export interface KeyState {
-  /** Labels and annotations of both sides when last in sync (the host's without the marks): which side changed since. */
-  last?: { virtual: MetadataSnapshot; host: MetadataSnapshot };
+  /** Both sides when last in sync (the host's without the marks): which side changed since. */
+  last?: { virtual: SyncSnapshot; host: SyncSnapshot };
   /**
-   * Our last write to the host, until the host informer has seen it: a create or update (the object the server
-   * returned) or a delete (the uid deleted). Read instead of the informer's possibly older copy.
+   * Our last write to the host: a create or update (the object the server returned, and the informer epoch it was
+   * made in) or a delete (the uid deleted). Only a guard against a cache that has not yet delivered the write: see
+   * currentHost(), which decides from the informer's progress every time and never trusts it beyond that.
    */
-  written?: { object: WireObject } | { deletedUid: string };
+  written?: { object: WireObject; epoch: number } | { deletedUid: string };
   /**
    * The desired state last written (a digest of its stable JSON) and the resourceVersion the host returned for it.
    * While the host object still has that resourceVersion and the desired state is unchanged, nothing is written, even
    * if the host normalizes the object in a way the semantic comparison does not know (a loop guard).
    */
-  applied?: { desired: string; resourceVersion: string };
-  /** Consecutive updates caused only by our own previous write, for the virtual object at this version. */
-  rewrites?: { virtualVersion: string; count: number };
-  /** A host cluster IP the virtual cluster refused for this Service (not tried again). */
-  refusedClusterIP?: string;
-  /** Stopped as not converging at this virtual resourceVersion: nothing is written until it changes. */
+  applied?: {
+    desired: string;
+    resourceVersion: string;
+    /** What the desired state was computed from besides the host object (virtual resourceVersion and owner). */
+    inputs: string;
+    /** Consecutive updates before this one caused only by our own previous write (same inputs): a loop counter. */
+    rewrites: number;
+  };
+  /** The inputs and host resourceVersion a sync completed with; the same again needs no sync. */
+  settled?: string;
+  /** A change the virtual side refused for this object (not tried again while it stays the same). */
+  refusedBack?: string;
+  /** Stopped as not converging at these inputs (virtual resourceVersion and owner): nothing is written until they change. */
   stalled?: string;
 }
 
@@ -29,24 +43,29 @@ const revision = (value: string | undefined): bigint | undefined => {
   return BigInt(value);
 };
 
-/** True when the informer's event shows the host at or past our write, so the overlay can go. */
-export function caughtUp(
-  written: NonNullable<KeyState["written"]>,
-  event: "add" | "update" | "delete",
-  seen: WireObject,
-): boolean {
-  const metadata = seen.metadata ?? {};
-  if ("deletedUid" in written)
-    return event === "delete" ? metadata.uid === written.deletedUid : metadata.uid !== written.deletedUid;
-  const ours = written.object.metadata?.resourceVersion;
-  if (metadata.resourceVersion === ours) return true;
-  const [a, b] = [revision(metadata.resourceVersion), revision(ours)];
-  return a !== undefined && b !== undefined && a > b;
-}
-
-/** The host object as the syncer should see it: our own last write while the informer has not caught up. */
-export function currentHost(cached: WireObject | undefined, state: KeyState | undefined): WireObject | undefined {
+/**
+ * The host object as the syncer should see it, decided afresh on every call from what the informer has delivered:
+ *  - our create or update, while the informer (same list epoch) has delivered nothing at or past its
+ *    resourceVersion: it has not seen the write yet, and nothing newer either, so the write is the newest known state;
+ *  - our delete, while the cache still holds the uid we deleted;
+ *  - otherwise the cache, and the overlay is dropped for good.
+ * Resource versions are compared as the etcd revisions they are; one that is not a number disables the overlay (the
+ * cache then decides, as in controller-runtime, and a stale write fails its precondition and is retried).
+ */
+export function currentHost(
+  cached: WireObject | undefined,
+  state: KeyState | undefined,
+  progress: InformerProgress | undefined,
+): WireObject | undefined {
   const written = state?.written;
-  if (!written) return cached;
-  return "deletedUid" in written ? undefined : written.object;
+  if (!written || !progress) return cached;
+  if ("deletedUid" in written) {
+    if (cached !== undefined && cached.metadata?.uid === written.deletedUid) return undefined;
+  } else if (written.epoch === progress.epoch) {
+    const seen = revision(progress.resourceVersion);
+    const ours = revision(written.object.metadata?.resourceVersion);
+    if (seen !== undefined && ours !== undefined && seen < ours) return written.object;
+  }
+  delete state.written;
+  return cached;
 }

@@ -1,8 +1,10 @@
 // Namespace syncing (multi-namespace mode): every virtual namespace gets its own host namespace, created with the
-// syncer's marks (managed-by and namespace labels, object-name annotation) and deleted with the virtual one. Only
-// host namespaces carrying this virtual cluster's managed-by label are ever deleted.
+// syncer's marks (managed-by and namespace labels, object-name annotation) and owned by the virtual cluster's own
+// host namespace (so deleting that one lets the host's garbage collector remove them all), and deleted with the
+// virtual one. Only host namespaces carrying this virtual cluster's managed-by label are ever deleted.
 
 import type { Logger } from "pino";
+import type { OwnerReference } from "../../apimachinery/types.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import type { Translator } from "../translate/translator.ts";
 import { OBJECT_NAME_ANNOTATION } from "./constants.ts";
@@ -20,6 +22,8 @@ export const isNamespaceKey = (key: string): boolean => key.startsWith(PREFIX);
 
 export interface NamespaceSyncOptions {
   name: string;
+  /** The host namespace the virtual cluster itself lives in: the owner of its host namespaces. */
+  hostNamespace: string;
   translator: Translator;
   virtual: KubeClient;
   host: KubeClient;
@@ -32,9 +36,28 @@ const NAMESPACES = "/api/v1/namespaces";
 const namespacePath = (name: string) => `${NAMESPACES}/${encodeURIComponent(name)}`;
 
 export class NamespaceSync {
+  /** The virtual cluster's own host namespace as an owner; null when it cannot be read (no owner then). */
+  async #ownerReference(): Promise<OwnerReference | null> {
+    if (this.#owner !== undefined) return this.#owner;
+    const { host, hostNamespace } = this.#options;
+    try {
+      const home = await host.http.request<WireObject>({ method: "GET", path: namespacePath(hostNamespace) });
+      this.#owner = home.metadata?.uid
+        ? { apiVersion: "v1", kind: "Namespace", name: hostNamespace, uid: home.metadata.uid }
+        : null;
+    } catch (error) {
+      const code = statusCode(error);
+      if (code !== 403 && code !== 404) throw error; // unreachable: the create waits for a retry
+      this.#owner = null;
+    }
+    return this.#owner;
+  }
+
   readonly #options: NamespaceSyncOptions;
   readonly #virtual: Informer;
   readonly #host: Informer;
+  /** The owner reference of host namespaces, once read (undefined: not yet; null: not readable). */
+  #owner: OwnerReference | null | undefined;
 
   constructor(options: NamespaceSyncOptions) {
     this.#options = options;
@@ -87,6 +110,7 @@ export class NamespaceSync {
       return;
     }
     if (current) return; // labels and annotation are set at creation; nothing else of a namespace is synced
+    const owner = await this.#ownerReference();
     const body: WireObject = {
       apiVersion: "v1",
       kind: "Namespace",
@@ -94,6 +118,7 @@ export class NamespaceSync {
         name: hostName,
         labels: { [MANAGED_BY_LABEL]: name, [NAMESPACE_LABEL]: virtualName },
         annotations: { [OBJECT_NAME_ANNOTATION]: virtualName },
+        ...(owner ? { ownerReferences: [owner] } : {}),
       },
     };
     try {

@@ -1,5 +1,6 @@
 import type { KubeHttp } from "../kube/kube-http.ts";
-import type { SyncedResource, WireObject } from "./types.ts";
+import { collectionPath, type SyncedKind } from "./synced-kind.ts";
+import type { WireObject } from "./types.ts";
 
 /** One JSON patch operation (RFC 6902). */
 export interface JsonPatchOperation {
@@ -14,34 +15,26 @@ export interface WireList {
   items: WireObject[];
 }
 
-/** The calls the syncer makes for one resource, with plain JSON in and out. */
+/** The calls the syncer makes for one kind, with plain JSON in and out. */
 export interface ResourceCalls {
-  list(namespace: string | undefined, selectors: { labelSelector?: string; fieldSelector?: string }): Promise<WireList>;
   read(namespace: string, name: string): Promise<WireObject>;
   create(namespace: string, body: WireObject): Promise<WireObject>;
   replace(namespace: string, name: string, body: WireObject): Promise<WireObject>;
+  replaceStatus(namespace: string, name: string, body: WireObject): Promise<WireObject>;
   jsonPatch(namespace: string, name: string, operations: JsonPatchOperation[]): Promise<WireObject>;
   /** Deletes with a uid precondition, so an object recreated meanwhile is left alone. */
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
 
-/** The collection path of a core/v1 resource, in one namespace or (namespace undefined) across all of them. */
-export function collectionPath(resource: string, namespace: string | undefined): string {
-  return namespace === undefined
-    ? `/api/v1/${resource}`
-    : `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
-}
-
-export function resourceCalls(http: KubeHttp, resource: SyncedResource): ResourceCalls {
-  const item = (namespace: string, name: string) =>
-    `${collectionPath(resource, namespace)}/${encodeURIComponent(name)}`;
+export function resourceCalls(http: KubeHttp, kind: Pick<SyncedKind, "apiVersion" | "resource">): ResourceCalls {
+  const collection = (namespace: string) => collectionPath(kind, namespace);
+  const item = (namespace: string, name: string) => `${collection(namespace)}/${encodeURIComponent(name)}`;
   return {
-    list: (namespace, selectors) =>
-      http.request<WireList>({ method: "GET", path: collectionPath(resource, namespace), query: selectors }),
     read: (namespace, name) => http.request<WireObject>({ method: "GET", path: item(namespace, name) }),
-    create: (namespace, body) =>
-      http.request<WireObject>({ method: "POST", path: collectionPath(resource, namespace), body }),
+    create: (namespace, body) => http.request<WireObject>({ method: "POST", path: collection(namespace), body }),
     replace: (namespace, name, body) => http.request<WireObject>({ method: "PUT", path: item(namespace, name), body }),
+    replaceStatus: (namespace, name, body) =>
+      http.request<WireObject>({ method: "PUT", path: `${item(namespace, name)}/status`, body }),
     jsonPatch: (namespace, name, operations) =>
       http.request<WireObject>({
         method: "PATCH",

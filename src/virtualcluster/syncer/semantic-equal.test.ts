@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { semanticallyEqual, updateBody } from "./semantic-equal.ts";
+import { semanticallyEqual } from "./semantic-equal.ts";
+import { kindOf } from "./synced-kinds.ts";
 import type { WireObject } from "./types.ts";
 
 const meta = { name: "x", namespace: "h", labels: { a: "1" }, annotations: { b: "2" } };
@@ -14,7 +15,7 @@ test("semanticallyEqual() ignores server-set metadata and empty values", () => {
     metadata: { ...meta, uid: "u", resourceVersion: "7", creationTimestamp: "2024-01-01T00:00:00Z", finalizers: [] },
     subsets: [{ addresses: [{ ip: "1.2.3.4" }], notReadyAddresses: [], ports: [{ port: 80, protocol: "TCP" }] }],
   };
-  assert.equal(semanticallyEqual("endpoints", desired, actual), true);
+  assert.equal(semanticallyEqual(kindOf("endpoints"), desired, actual), true);
 });
 
 test("semanticallyEqual() sees a changed label, annotation, owner or subset", () => {
@@ -25,7 +26,7 @@ test("semanticallyEqual() sees a changed label, annotation, owner or subset", ()
     { ...base, metadata: { ...meta, ownerReferences: [{ apiVersion: "v1", kind: "Service", name: "o", uid: "u" }] } },
     { ...base, subsets: [{ addresses: [{ ip: "1.2.3.5" }] }] },
   ];
-  for (const variant of variants) assert.equal(semanticallyEqual("endpoints", base, variant), false);
+  for (const variant of variants) assert.equal(semanticallyEqual(kindOf("endpoints"), base, variant), false);
 });
 
 test("semanticallyEqual() ignores the cluster IPs and defaults a Service gets on the host", () => {
@@ -45,26 +46,26 @@ test("semanticallyEqual() ignores the cluster IPs and defaults a Service gets on
     },
     status: { loadBalancer: {} },
   };
-  assert.equal(semanticallyEqual("services", desired, actual), true);
-  assert.equal(semanticallyEqual("services", { ...desired, spec: { ports: [{ port: 81 }] } }, actual), false);
+  assert.equal(semanticallyEqual(kindOf("services"), desired, actual), true);
+  assert.equal(semanticallyEqual(kindOf("services"), { ...desired, spec: { ports: [{ port: 81 }] } }, actual), false);
 });
 
 test("semanticallyEqual() compares a Secret's type and data", () => {
   const desired: WireObject = { metadata: { ...meta }, data: { k: "dg==" } };
   assert.equal(
-    semanticallyEqual("secrets", desired, { metadata: { ...meta }, type: "Opaque", data: { k: "dg==" } }),
+    semanticallyEqual(kindOf("secrets"), desired, { metadata: { ...meta }, type: "Opaque", data: { k: "dg==" } }),
     true,
   );
-  assert.equal(semanticallyEqual("secrets", desired, { metadata: { ...meta }, data: { k: "dw==" } }), false);
+  assert.equal(semanticallyEqual(kindOf("secrets"), desired, { metadata: { ...meta }, data: { k: "dw==" } }), false);
 });
 
-test("updateBody() carries the resourceVersion and the host-allocated Service values", () => {
+test("Services: the update keeps the resourceVersion and the host-allocated values the desired object lacks", () => {
   const desired: WireObject = { metadata: { ...meta }, spec: { type: "NodePort", ports: [{ port: 80 }] } };
   const actual: WireObject = {
     metadata: { ...meta, resourceVersion: "9" },
     spec: { clusterIP: "10.0.0.9", clusterIPs: ["10.0.0.9"], ports: [{ port: 80, protocol: "TCP", nodePort: 30001 }] },
   };
-  const body = updateBody("services", desired, actual);
+  const [body] = kindOf("services").updateBodies?.(desired, actual) ?? [];
   assert.equal(body.metadata?.resourceVersion, "9");
   assert.deepEqual(body.spec, {
     type: "NodePort",
@@ -73,6 +74,21 @@ test("updateBody() carries the resourceVersion and the host-allocated Service va
     ports: [{ port: 80, nodePort: 30001 }],
   });
   assert.equal(desired.metadata?.resourceVersion, undefined, "the desired object is not modified");
+});
+
+test("Services: a requested node port is compared and requested; the fallback takes the host's", () => {
+  const desired: WireObject = {
+    metadata: { ...meta },
+    spec: { type: "NodePort", ports: [{ port: 80, nodePort: 30080 }] },
+  };
+  const actual: WireObject = {
+    metadata: { ...meta, resourceVersion: "9" },
+    spec: { type: "NodePort", ports: [{ port: 80, protocol: "TCP", nodePort: 32297 }] },
+  };
+  assert.equal(semanticallyEqual(kindOf("services"), desired, actual), false);
+  const [asked, fallback] = kindOf("services").updateBodies?.(desired, actual) ?? [];
+  assert.equal((asked.spec as { ports: { nodePort: number }[] }).ports[0].nodePort, 30080);
+  assert.equal((fallback.spec as { ports: { nodePort: number }[] }).ports[0].nodePort, 32297);
 });
 
 test("semanticallyEqual() knows the session affinity timeout the host defaults", () => {
@@ -85,5 +101,5 @@ test("semanticallyEqual() knows the session affinity timeout the host defaults",
       ports: [{ port: 80, protocol: "TCP", targetPort: 80 }],
     },
   };
-  assert.equal(semanticallyEqual("services", desired, actual), true);
+  assert.equal(semanticallyEqual(kindOf("services"), desired, actual), true);
 });

@@ -1,5 +1,5 @@
-// The Service/Endpoints syncer of a virtual cluster:
-//   informers (list + watch) on the virtual API server: services, endpoints, secrets (when reference patches exist)
+// The syncer of a virtual cluster (one declaration per synced kind in kind-*.ts):
+//   informers (list + watch) on the virtual API server, one per enabled kind (and the kinds they follow)
 //   informers on the host: the same kinds in the host namespace, only objects labelled managed-by=<name>,
 //     and the virtual cluster's own host Service (the owner of every synced object)
 //   -> every event becomes a key `<resource>/<virtual namespace>/<virtual name>` in a rate-limited work queue
@@ -8,6 +8,7 @@
 
 import type { Logger } from "pino";
 import type { OwnerReference } from "../../apimachinery/types.ts";
+import type { Registry } from "../../registry/registry.ts";
 import type { KubeAccess } from "../kube/kube-access.ts";
 import type { LoadedSettings } from "../settings/load.ts";
 import { isMultiNamespace } from "../settings/multi-namespace.ts";
@@ -18,20 +19,28 @@ import type { SyncContext } from "./desired-state.ts";
 import { deservesEvent, RetryError, syncErrorMessage } from "./errors.ts";
 import { EventRecorder } from "./event-recorder.ts";
 import { Informer, type InformerEvent } from "./informer.ts";
-import { caughtUp } from "./key-state.ts";
 import { formatKey, orphanKey, parseKey } from "./keys.ts";
 import { createKubeClient, type KubeClient } from "./kube-client.ts";
+import { LocalInformer } from "./local-informer.ts";
 import { isNamespaceKey, NamespaceSync } from "./namespace-sync.ts";
+import type { ObjectCache } from "./object-cache.ts";
 import { Reconciler, type Side } from "./reconciler.ts";
 import { ReferenceTracker } from "./reference-tracker.ts";
-import { collectionPath, resourceCalls } from "./resource-calls.ts";
+import { resourceCalls } from "./resource-calls.ts";
 import { StatsCounter, type SyncerStats } from "./stats.ts";
-import { KIND_OF, type SyncedResource, type WireObject } from "./types.ts";
+import { collectionPath, type SyncedKind } from "./synced-kind.ts";
+import { SYNCED_KINDS } from "./synced-kinds.ts";
+import type { SyncedResource, WireObject } from "./types.ts";
 import { WorkQueue } from "./work-queue.ts";
 
 export interface SyncerOptions {
   /** The virtual cluster's API server. */
   virtual: KubeAccess;
+  /**
+   * The virtual API server's registry, when the syncer runs in its process (the runtime): the virtual informers then
+   * read its store directly instead of watching it over HTTPS. Writes go through `virtual` either way.
+   */
+  virtualRegistry?: Registry;
   /** The host cluster. */
   host: KubeAccess;
   /** Name of the virtual cluster. */
@@ -53,8 +62,6 @@ export interface Syncer {
   synced(): Promise<void>;
   close(): Promise<void>;
 }
-
-const RESOURCES: readonly SyncedResource[] = ["services", "endpoints", "configmaps", "secrets"];
 
 /** True when some patch list has a reference patch: only then can a ConfigMap or Secret be referenced. */
 const hasReferencePatches = (settings: LoadedSettings) =>
@@ -86,8 +93,9 @@ class SyncerRuntime {
   readonly #events: EventRecorder;
   readonly #workers: Promise<void>[] = [];
   readonly #multiNamespace: boolean;
-  readonly #hostUnmanaged: Partial<Record<SyncedResource, Informer>> = {};
+  readonly #hostUnmanaged: Partial<Record<SyncedResource, ObjectCache>> = {};
   readonly #namespaces: NamespaceSync | undefined;
+  #enabled: Partial<Record<SyncedResource, boolean>> = {};
   #isSynced = false;
   #closed = false;
 
@@ -99,53 +107,53 @@ class SyncerRuntime {
     this.#context = {
       translator: this.#translator,
       vcluster: { name, namespace: hostNamespace, config: settings.settings },
-      patches: { endpoints: settings.patches.endpoints, secrets: settings.patches.secrets },
+      patches: settings.patches,
     };
     const toHost = settings.settings.sync.toHost;
     const references = hasReferencePatches(settings);
-    const enabled: Record<SyncedResource, boolean> = {
-      services: toHost.services.enabled,
-      endpoints: toHost.endpoints.enabled,
-      configmaps: toHost.configMaps.enabled && (toHost.configMaps.all || references),
-      secrets: toHost.secrets.enabled && (toHost.secrets.all || references),
-    };
-    const all = { configmaps: toHost.configMaps.all, secrets: toHost.secrets.all };
+    const enabled: Partial<Record<SyncedResource, boolean>> = {};
+    const all: Partial<Record<SyncedResource, boolean>> = {};
+    for (const kind of SYNCED_KINDS) {
+      enabled[kind.resource] = kind.enabled(toHost, references);
+      all[kind.resource] = (toHost[kind.settings] as { all?: boolean }).all === true;
+    }
     // In multi-namespace mode synced objects live in many host namespaces: the host informers watch them all.
     const hostScope = this.#multiNamespace ? undefined : hostNamespace;
     this.#virtualClient = createKubeClient(options.virtual);
     this.#hostClient = createKubeClient(options.host);
     const calls = (client: KubeClient) =>
       Object.fromEntries(
-        RESOURCES.map((resource) => [resource, resourceCalls(client.http, resource)]),
+        SYNCED_KINDS.map((kind) => [kind.resource, resourceCalls(client.http, kind)]),
       ) as Side["calls"];
     this.#virtual = { informers: {}, calls: calls(this.#virtualClient) };
     this.#host = { informers: {}, calls: calls(this.#hostClient) };
     const managed = `${MANAGED_BY_LABEL}=${name}`;
-    for (const resource of RESOURCES) {
-      // Endpoints rules read the virtual Services even when Services themselves are not synced.
-      const watchVirtual = enabled[resource] || (resource === "services" && enabled.endpoints);
-      if (watchVirtual) {
-        this.#virtual.informers[resource] = this.#informer("virtual", resource, undefined, undefined, (event, object) =>
-          this.#virtualEvent(resource, object, event),
+    // A kind another enabled kind follows is watched in the virtual cluster even when it is not synced itself.
+    const followed = new Set(
+      SYNCED_KINDS.filter((kind) => enabled[kind.resource] && kind.follows).map((kind) => kind.follows),
+    );
+    for (const kind of SYNCED_KINDS) {
+      const synced = enabled[kind.resource] === true;
+      if (synced || followed.has(kind.resource)) {
+        this.#virtual.informers[kind.resource] = this.#virtualInformer(kind, (_event, object) =>
+          this.#virtualEvent(kind, object),
         );
       }
-      if (enabled[resource]) {
-        // A referenced ConfigMap or Secret may be imported from a host object that is not ours: watch them all.
-        const importable = references && (resource === "configmaps" || resource === "secrets");
-        const informer = this.#informer(
-          "host",
-          resource,
-          hostScope,
-          importable ? undefined : managed,
-          (event, object) => this.#hostEvent(resource, event, object),
-        );
-        this.#host.informers[resource] = informer;
-        if (importable) this.#hostUnmanaged[resource] = informer;
-      }
+      if (!synced) continue;
+      // A referenced object may be imported from a host object that is not ours: watch them all.
+      const importable = references && kind.referenceable;
+      const selector = importable ? undefined : [managed, kind.hostSelector].filter(Boolean).join(",");
+      const informer = this.#informer("host", kind, hostScope, selector, (event, object) =>
+        this.#hostEvent(kind, event, object),
+      );
+      this.#host.informers[kind.resource] = informer;
+      if (importable) this.#hostUnmanaged[kind.resource] = informer;
     }
+    this.#enabled = enabled;
     this.#namespaces = this.#multiNamespace
       ? new NamespaceSync({
           name,
+          hostNamespace,
           translator: this.#translator,
           virtual: this.#virtualClient,
           host: this.#hostClient,
@@ -187,10 +195,11 @@ class SyncerRuntime {
       if (this.#closed) return;
       // Secrets sync while referenced: learn every reference before any Secret is looked at, so no referenced
       // Secret is deleted on the host at start-up.
-      for (const resource of RESOURCES) {
-        for (const object of this.#virtual.informers[resource]?.values() ?? []) {
+      for (const kind of SYNCED_KINDS) {
+        if (!this.#enabled[kind.resource]) continue;
+        for (const object of this.#virtual.informers[kind.resource]?.values() ?? []) {
           this.#reconciler.primeReferences(
-            formatKey(resource, object.metadata?.namespace ?? "", object.metadata?.name ?? ""),
+            formatKey(kind.resource, object.metadata?.namespace ?? "", object.metadata?.name ?? ""),
           );
         }
       }
@@ -220,55 +229,73 @@ class SyncerRuntime {
     await Promise.all([this.#virtualClient.close(), this.#hostClient.close()]);
   }
 
-  #allInformers(): Informer[] {
+  /** The virtual side's informer of a kind: on the API server's store when in its process, else over HTTPS. */
+  #virtualInformer(kind: SyncedKind, onEvent: (event: InformerEvent, object: WireObject) => void): ObjectCache {
+    const registry = this.#options.virtualRegistry;
+    const store = registry?.genericStore(
+      kind.apiVersion.includes("/") ? kind.apiVersion.split("/")[0] : "",
+      kind.resource,
+    );
+    if (!registry || !store) return this.#informer("virtual", kind, undefined, kind.virtualSelector, onEvent);
+    return new LocalInformer({
+      name: `virtual ${kind.resource}`,
+      storage: registry.storage,
+      prefix: `${store.key({ namespace: "", name: "" }).replace(/\/\/$/, "")}/`,
+      decode: (record) => store.decodeShared(record),
+      labelSelector: kind.virtualSelector,
+      onEvent,
+      logger: this.#options.logger,
+    });
+  }
+
+  #allInformers(): ObjectCache[] {
     return [
       ...Object.values(this.#virtual.informers),
       ...Object.values(this.#host.informers),
       this.#ownerInformer,
       ...(this.#namespaces?.informers() ?? []),
-    ] as Informer[];
+    ] as ObjectCache[];
   }
 
   #informer(
     side: "virtual" | "host",
-    resource: SyncedResource,
+    kind: SyncedKind,
     namespace: string | undefined,
     labelSelector: string | undefined,
     onEvent: (event: InformerEvent, object: WireObject) => void,
   ): Informer {
     return new Informer({
-      name: `${side} ${resource}`,
+      name: `${side} ${kind.resource}`,
       client: side === "virtual" ? this.#virtualClient : this.#hostClient,
-      path: collectionPath(resource, namespace),
+      path: collectionPath(kind, namespace),
       labelSelector,
       onEvent,
       logger: this.#options.logger,
     });
   }
 
-  #virtualEvent(resource: SyncedResource, object: WireObject, _event: InformerEvent): void {
+  /** A virtual object changed: its own key, and the keys of the same name of the kinds that follow its kind. */
+  #virtualEvent(kind: SyncedKind, object: WireObject): void {
     const namespace = object.metadata?.namespace ?? "";
     const name = object.metadata?.name ?? "";
-    if (this.#virtual.informers[resource] && resource !== "services")
-      this.#queue.add(formatKey(resource, namespace, name));
-    if (resource !== "services") return;
-    // A Service change decides whether its Endpoints sync.
-    if (this.#host.informers.services) this.#queue.add(formatKey("services", namespace, name));
-    if (this.#host.informers.endpoints) this.#queue.add(formatKey("endpoints", namespace, name));
+    if (this.#enabled[kind.resource]) this.#queue.add(formatKey(kind.resource, namespace, name));
+    for (const follower of SYNCED_KINDS) {
+      if (follower.follows === kind.resource && this.#enabled[follower.resource]) {
+        this.#queue.add(formatKey(follower.resource, namespace, name));
+      }
+    }
   }
 
-  #hostEvent(resource: SyncedResource, event: InformerEvent, object: WireObject): void {
+  #hostEvent(kind: SyncedKind, event: InformerEvent, object: WireObject): void {
     const metadata = object.metadata ?? {};
     if (metadata.labels?.[MANAGED_BY_LABEL] !== this.#options.name) {
       // Not ours: only a referenced object (to import) matters.
-      const key = this.#reconciler.referencedKey(resource, metadata.namespace ?? "", metadata.name ?? "");
+      const key = this.#reconciler.referencedKey(kind.resource, metadata.namespace ?? "", metadata.name ?? "");
       if (key) this.#queue.add(key);
       return;
     }
-    const key = this.#hostKey(resource, object);
-    if (this.#reconciler.hostEvent(key, event, object, (written) => caughtUp(written, event, object))) {
-      this.#queue.add(key);
-    }
+    const key = this.#hostKey(kind.resource, object);
+    if (this.#reconciler.hostEvent(key, event, object)) this.#queue.add(key);
   }
 
   /** The key of a managed host object: from the syncer's annotations, else by reversing its name. */
@@ -301,14 +328,9 @@ class SyncerRuntime {
     if (this.#multiNamespace || owner?.uid === this.#context.owner?.uid) return;
     this.#context.owner = owner;
     if (!this.#isSynced) return; // the first sync uses it anyway
-    for (const informer of Object.values(this.#virtual.informers)) {
-      for (const virtual of informer?.values() ?? [])
-        this.#virtualEvent(this.#resourceOf(informer!), virtual, "update");
+    for (const kind of SYNCED_KINDS) {
+      for (const virtual of this.#virtual.informers[kind.resource]?.values() ?? []) this.#virtualEvent(kind, virtual);
     }
-  }
-
-  #resourceOf(informer: Informer): SyncedResource {
-    return RESOURCES.find((resource) => this.#virtual.informers[resource] === informer)!;
   }
 
   async #work(): Promise<void> {
@@ -341,7 +363,10 @@ class SyncerRuntime {
     }
     this.#reconciler.forgetWrite(key);
     const parsed = parseKey(key);
-    const message = syncErrorMessage(parsed.resource, error);
+    const message = syncErrorMessage(
+      SYNCED_KINDS.find((kind) => kind.resource === parsed.resource)?.confidential ?? true,
+      error,
+    );
     const logger = this.#options.logger;
     const fields = { key, retries: this.#queue.retries(key) };
     if (error instanceof RetryError) logger?.debug({ ...fields, reason: message }, "sync retried");
@@ -351,7 +376,7 @@ class SyncerRuntime {
     }
     if (this.#closed || !deservesEvent(error)) return;
     for (const target of this.#reconciler.eventTargets(parsed)) {
-      await this.#events.warning(target.object, KIND_OF[target.resource], SYNC_ERROR_REASON, message);
+      await this.#events.warning(target.object, target.kind, SYNC_ERROR_REASON, message);
     }
   }
 }

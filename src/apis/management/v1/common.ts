@@ -6,6 +6,22 @@ export const GROUP = "management.platform.sh";
 export const VERSION = "v1";
 export const CATEGORY = "platform";
 
+/**
+ * Free text a user may write about himself or his objects, bounded (in characters) so no object becomes a load on
+ * every read: README "Limits" and SECURITY.md state them. Annotations have Kubernetes' own 256 KiB in total.
+ */
+export const TEXT_LIMITS = { displayName: 256, description: 16_384, icon: 65_536, email: 254 } as const;
+
+export const displayNameSchema = string(
+  `Name shown in the UI (at most ${TEXT_LIMITS.displayName} characters).`,
+  {
+    maxLength: TEXT_LIMITS.displayName,
+  },
+);
+
+export const descriptionSchema = (description: string) =>
+  string(`${description} At most ${TEXT_LIMITS.description} characters.`, { maxLength: TEXT_LIMITS.description });
+
 export const ownerSchema = object(
   { user: string("Name of the owning user."), team: string("Name of the owning team.") },
   "Owner of this object: a user or a team.",

@@ -14,6 +14,7 @@ import {
   stringList,
   timestamp,
 } from "../../../apimachinery/schema-builders.ts";
+import { descriptionSchema, displayNameSchema } from "./common.ts";
 
 /** Key types of the product: interactive login, user-made, system subjects and a few special ones. */
 export const ACCESS_KEY_TYPES = ["", "Login", "User", "Other", "Reset", "OIDCRefreshToken", "NetworkPeer"] as const;
@@ -123,8 +124,8 @@ export function canonicalizeScope(scope: AccessKeyScope | undefined): void {
 
 export const spec = object(
   {
-    displayName: string("Name shown in the UI."),
-    description: string("Description of the key."),
+    displayName: displayNameSchema,
+    description: descriptionSchema("Description of the key."),
     user: string("User the key belongs to. Defaults to the caller."),
     team: string("Team the key belongs to (instead of a user)."),
     subject: string("Generic subject, usable instead of user or team."),

@@ -2,7 +2,7 @@
 // who may use them (members with a project role) and where they may run (allowedClusters).
 
 import { array, type KindOf, object, type Static, string, timestamp } from "../../../apimachinery/schema-builders.ts";
-import { ownerSchema } from "./common.ts";
+import { descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
 
 /** Project roles, weakest first: view reads instances, edit also writes them, admin also edits the project. */
 export const PROJECT_ROLES = ["view", "edit", "admin"] as const;
@@ -35,8 +35,8 @@ export const conditionsSchema = array(
 export const projectSchema = {
   spec: object(
     {
-      displayName: string("Name shown in the UI."),
-      description: string("Description of the project."),
+      displayName: displayNameSchema,
+      description: descriptionSchema("Description of the project."),
       owner: ownerSchema,
       members: array(
         object(

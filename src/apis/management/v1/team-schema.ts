@@ -9,13 +9,13 @@ import {
   string,
   stringList,
 } from "../../../apimachinery/schema-builders.ts";
-import { accessSchema, clusterRolesSchema, ownerSchema } from "./common.ts";
+import { accessSchema, clusterRolesSchema, descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
 
 export const teamSchema = {
   spec: object(
     {
-      displayName: string("Name shown in the UI."),
-      description: string("Description of the team."),
+      displayName: displayNameSchema,
+      description: descriptionSchema("Description of the team."),
       owner: ownerSchema,
       username: string("Name of the team as used in logins and kubeconfigs. Defaults to the object's name."),
       users: stringList("Users (by object name) who are members of the team."),

@@ -13,18 +13,32 @@ import {
   stringList,
   stringMap,
 } from "../../../apimachinery/schema-builders.ts";
-import { accessSchema, clusterRolesSchema, ownerSchema, secretRefSchema } from "./common.ts";
+import {
+  accessSchema,
+  clusterRolesSchema,
+  descriptionSchema,
+  displayNameSchema,
+  ownerSchema,
+  secretRefSchema,
+  TEXT_LIMITS,
+} from "./common.ts";
 
 /** The fields of spec, by name (user.ts derives the privileged ones from them). */
 export const userSpecFields = {
-  displayName: string("Name shown in the UI."),
-  description: string("Description of the user."),
+  displayName: displayNameSchema,
+  description: descriptionSchema("Description of the user."),
   owner: ownerSchema,
   username: string("Name used to log in. Defaults to the object's name."),
-  icon: string("URL of an icon shown for the user."),
-  email: string("The user's e-mail address. The user may change it; it then counts as unverified."),
+  icon: string(`URL of an icon shown for the user (at most ${TEXT_LIMITS.icon} characters).`, {
+    maxLength: TEXT_LIMITS.icon,
+  }),
+  email: string(
+    `The user's e-mail address (at most ${TEXT_LIMITS.email} characters). The user may change it; it then counts as unverified.`,
+    { maxLength: TEXT_LIMITS.email },
+  ),
   verifiedEmail: string(
     "The e-mail address last verified for the user: by the identity provider at a single sign-on login (email_verified true), or by an administrator who sets it. spec.email counts as verified only while it equals this address. Only administrators can set it.",
+    { maxLength: TEXT_LIMITS.email },
   ),
   subject: string(
     "User subject as presented by the token. Defaults to the username. sso:<connector id>:<provider user id> links the user to that single sign-on identity: a login through the connector reaches this user only by it.",

@@ -2,7 +2,7 @@
 // its project's namespace; the virtual cluster reports its state into status through the status subresource.
 
 import { boolean, type KindOf, object, type Static, string, timestamp } from "../../../apimachinery/schema-builders.ts";
-import { accessSchema, ownerSchema } from "./common.ts";
+import { accessSchema, descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
 import { conditionsSchema } from "./project-schema.ts";
 
 export const INSTANCE_PHASES = ["Pending", "Ready", "Failed", "Sleeping"] as const;
@@ -10,8 +10,8 @@ export const INSTANCE_PHASES = ["Pending", "Ready", "Failed", "Sleeping"] as con
 export const virtualClusterInstanceSchema = {
   spec: object(
     {
-      displayName: string("Name shown in the UI."),
-      description: string("Description of the virtual cluster."),
+      displayName: displayNameSchema,
+      description: descriptionSchema("Description of the virtual cluster."),
       owner: ownerSchema,
       runtime: object(
         {

@@ -462,3 +462,28 @@ test("ExpressionSandbox() retires the engine after a memory bomb so its memory c
   await engineReady();
   own.dispose();
 });
+
+test("ExpressionSandbox() counts the CPU time of its thread, not time the thread spent held up", () => {
+  const own = new ExpressionSandbox({ cpuTimeMs: 50 });
+  // A built-in that blocks without using CPU, as a busy machine holds the thread: 120 ms of wall time, idle.
+  const held = new Int32Array(new SharedArrayBuffer(4));
+  own.setVirtualToHostDNS((name) => {
+    Atomics.wait(held, 0, 0, 120);
+    return name;
+  });
+  // After the hold, some work: the interrupt handler looks at the limits while it runs.
+  const slow = checkExpression(
+    "(() => { const name = virtualToHostDNS(value); let n = 0; for (let i = 0; i < 20000; i++) n += i % 3; return name + (n > 0 ? '!' : '?'); })()",
+  );
+  const id = own.compile(slow.program, slow.contextUse);
+  try {
+    assert.deepEqual(own.evaluate(id, "", true, "db.default.svc"), { remove: false, value: "db.default.svc!" });
+    const loop = checkExpression("(() => { for (;;) {} })()");
+    assert.throws(
+      () => own.evaluate(own.compile(loop.program, loop.contextUse), "", true, 1),
+      /CPU time limit of 50 ms/,
+    );
+  } finally {
+    own.dispose();
+  }
+});

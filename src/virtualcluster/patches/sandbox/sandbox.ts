@@ -22,9 +22,9 @@ import { WasmInt32 } from "./wasm-int32.ts";
 // half-finished allocation survives.
 //
 // Limits of one evaluation: a CPU-time budget checked by QuickJS's interrupt handler, which is called at least every
-// 16 poll points (interrupt-counter.ts). The handler compares the cheap wall clock first; only once it has passed
-// the budget does it read the process's CPU clock (an upper bound of this thread's), and a busy machine, where wall
-// time runs ahead of CPU time, gets the difference: an expression is never stopped for time other processes took; memory: no growth of the engine heap by more than the budget
+// 16 poll points (interrupt-counter.ts). The handler compares the cheap wall clock first (CPU time never exceeds
+// it); only once it has passed the budget does it read the thread's CPU clock, and a busy machine, where wall time
+// runs ahead of CPU time, gets the difference: an expression is never stopped for time other work took; memory: no growth of the engine heap by more than the budget
 // (checked by the interrupt handler) and no single allocation above min(budget, 4 MiB or twice the result limit)
 // (QuickJS's malloc limit), under the engine's hard heap ceiling; QuickJS's own stack limit. Evaluations run in
 // batches, one host call each; the batch's progress counter (progress.ts) restarts the budgets at every evaluation.
@@ -93,6 +93,12 @@ onEngineDiscarded(() => {
   }
 });
 
+/** CPU time of the calling thread in milliseconds. */
+function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
 export class ExpressionSandbox {
   readonly limits: SandboxLimits;
   private readonly expressions: Expression[] = [];
@@ -100,9 +106,9 @@ export class ExpressionSandbox {
   private readonly ref = new WeakRef(this);
   private state: State | undefined;
   private deadline = 0;
-  /** The budget of the running evaluation, and the process's CPU clock when it started. */
+  /** The budget of the running evaluation, and the thread's CPU time (ms) when it started. */
   private budgetMs = 0;
-  private cpuStart: NodeJS.CpuUsage = { user: 0, system: 0 };
+  private cpuStart = 0;
   private heapCeiling = Number.POSITIVE_INFINITY;
   private seenProgress = 0;
   private lastCheck = 0;
@@ -308,15 +314,14 @@ export class ExpressionSandbox {
 
   private startBudget(budgetMs: number): void {
     this.budgetMs = budgetMs;
-    this.cpuStart = process.cpuUsage();
+    this.cpuStart = threadCpuMs();
     this.lastCheck = performance.now();
     this.deadline = this.lastCheck + budgetMs;
   }
 
   /** Past the wall-clock deadline: true when the CPU budget is spent too, else the deadline moves by what is left. */
   private outOfTime(now: number): boolean {
-    const used = process.cpuUsage(this.cpuStart);
-    const left = this.budgetMs - (used.user + used.system) / 1000;
+    const left = this.budgetMs - (threadCpuMs() - this.cpuStart);
     if (left <= 0) return true;
     this.deadline = now + left;
     return false;

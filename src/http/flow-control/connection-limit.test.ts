@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { after, before, describe, it } from "node:test";
+import { ConnectionGate, defaultConnectionLimits, defaultsFor } from "./connection-limit.ts";
+
+/** A TCP client: resolves once the server either kept it (said "hi") or closed it. */
+function dial(port: number, localAddress: string): Promise<{ socket: Socket; kept: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host: "127.0.0.1", localAddress });
+    socket.once("data", () => resolve({ socket, kept: true }));
+    socket.once("close", () => resolve({ socket, kept: false }));
+    socket.once("error", (error: NodeJS.ErrnoException) => (error.code === "ECONNRESET" ? undefined : reject(error)));
+  });
+}
+
+describe("ConnectionGate", () => {
+  let server: Server;
+  let gate: ConnectionGate;
+  let port: number;
+  const open: Socket[] = [];
+
+  before(async () => {
+    server = createServer((socket) => socket.write("hi"));
+    gate = new ConnectionGate({ maxConnections: 6, maxPerClient: 4, reserve: 2 });
+    gate.install(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  after(async () => {
+    for (const socket of open) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("ConnectionGate closes a client's connection past its cap, before the server sees it; other clients get in", async () => {
+    for (let i = 0; i < 4; i++) {
+      const { socket, kept } = await dial(port, "127.0.0.1");
+      assert.equal(kept, true);
+      open.push(socket);
+    }
+    const refused = await dial(port, "127.0.0.1");
+    assert.equal(refused.kept, false);
+    assert.equal(gate.counts.refused["max-connections-per-client"], 1);
+    for (let i = 0; i < 2; i++) {
+      const other = await dial(port, "127.0.0.2");
+      assert.equal(other.kept, true);
+      open.push(other.socket);
+    }
+    assert.equal(gate.counts.open, 6);
+  });
+
+  it("ConnectionGate lets connections in on the reserve past the total, marks them, and refuses beyond it", async () => {
+    const first = await dial(port, "127.0.0.3");
+    const second = await dial(port, "127.0.0.3");
+    assert.equal(first.kept && second.kept, true);
+    open.push(first.socket, second.socket);
+    assert.equal(gate.counts.onReserve, 2);
+    assert.equal(gate.onReserve(serverSide(first.socket)), true);
+    assert.equal(gate.onReserve(serverSide(open[0])), false);
+    const beyond = await dial(port, "127.0.0.4");
+    assert.equal(beyond.kept, false);
+    assert.equal(gate.counts.refused["max-connections"], 1);
+    // A closed connection frees its place.
+    first.socket.destroy();
+    const onReserve = () => gate.counts.onReserve;
+    while (onReserve() !== 1) await new Promise((resolve) => setImmediate(resolve));
+    const again = await dial(port, "127.0.0.4");
+    assert.equal(again.kept, true);
+    open.push(again.socket);
+  });
+
+  it("defaultConnectionLimits() takes three quarters of the open-file limit up to 4,096, a quarter of that per client", () => {
+    assert.deepEqual(defaultConnectionLimits(1024), { maxConnections: 768, maxPerClient: 192, reserve: 24 });
+    assert.deepEqual(defaultConnectionLimits(1_048_576), { maxConnections: 4096, maxPerClient: 1024, reserve: 128 });
+    assert.deepEqual(defaultConnectionLimits(20), { maxConnections: 64, maxPerClient: 16, reserve: 16 });
+    assert.deepEqual(defaultsFor(0), { maxConnections: 0, maxPerClient: 0, reserve: 0 });
+  });
+});
+
+/** What the server side of a client socket looks like to onReserve(): the peer's address and port. */
+function serverSide(client: Socket): Socket {
+  return { remoteAddress: client.localAddress, remotePort: client.localPort } as Socket;
+}

@@ -1,0 +1,139 @@
+// Connection caps at accept, before TLS: at most maxConnections open connections in total and maxPerClient per
+// client address (clientKey: IPv6 by /64). One more is closed as it is accepted, before any handshake work, so
+// thousands of idle TLS connections from one client can no longer take every file descriptor and gigabytes of
+// memory.
+//
+// A reserve of `reserve` connections above maxConnections keeps the server reachable for the two who must get in
+// when it is full: health probes (/healthz, /livez, /readyz) and privileged callers (system:masters, platform
+// admins). A connection accepted on the reserve serves one request and closes; the pipeline asks `onReserve()` after
+// authentication and refuses anything else on it with 429 (refusals.ts). One client address may hold at most an
+// eighth of the reserve (at least 2), and a reserve connection that stays silent for 10 s is closed, so holding
+// the reserve takes many addresses and constant reconnecting. The per-client cap itself has no reserve: it is what
+// stops one address from reaching the total.
+
+import type { Server, Socket } from "node:net";
+import { clientKey } from "./client-address.ts";
+
+export interface ConnectionLimits {
+  /** Open connections in total before the reserve; 0: no limit. */
+  maxConnections: number;
+  /** Open connections per client address; 0: no limit. */
+  maxPerClient: number;
+  /** Connections above maxConnections for health probes and privileged callers (one request each). */
+  reserve: number;
+}
+
+/** Defaults from the open-file limit: most descriptors for connections, some left for the store, files and children. */
+export function defaultConnectionLimits(openFiles: number): ConnectionLimits {
+  const maxConnections = Math.max(64, Math.min(4096, Math.floor((openFiles * 3) / 4)));
+  return defaultsFor(maxConnections);
+}
+
+/** The per-client cap and the reserve that go with a total (explicit or default). */
+export function defaultsFor(maxConnections: number): ConnectionLimits {
+  if (maxConnections === 0) return { maxConnections: 0, maxPerClient: 0, reserve: 0 };
+  return {
+    maxConnections,
+    maxPerClient: Math.max(16, Math.floor(maxConnections / 4)),
+    reserve: Math.max(16, Math.floor(maxConnections / 32)),
+  };
+}
+
+export type ConnectionRefusal = "max-connections" | "max-connections-per-client";
+
+/** A reserve connection with no traffic for this long is closed. */
+export const RESERVE_IDLE_MS = 10_000;
+
+/** Reserve connections one client address may hold. */
+export function reservePerClient(reserve: number): number {
+  return Math.max(2, Math.floor(reserve / 8));
+}
+
+/** Counts for metrics: read when scraped. */
+export interface ConnectionCounts {
+  open: number;
+  onReserve: number;
+  refused: Record<ConnectionRefusal, number>;
+}
+
+export class ConnectionGate {
+  readonly limits: ConnectionLimits;
+  readonly counts: ConnectionCounts = {
+    open: 0,
+    onReserve: 0,
+    refused: { "max-connections": 0, "max-connections-per-client": 0 },
+  };
+  private readonly perClient = new Map<string, number>();
+  private readonly reservedPerClient = new Map<string, number>();
+  /** `address:port` of the connections let in on the reserve (the TLS socket the request sees has the same). */
+  private readonly reserved = new Set<string>();
+
+  constructor(limits: ConnectionLimits) {
+    this.limits = limits;
+  }
+
+  /** Puts the gate in front of the server's own connection handling (for a TLS server: the handshake). */
+  install(server: Server): void {
+    const handlers = server.listeners("connection");
+    if (handlers.length !== 1) throw new Error(`expected one connection listener, found ${handlers.length}`);
+    const [handle] = handlers as ((socket: Socket) => void)[];
+    server.removeListener("connection", handle);
+    server.on("connection", (socket: Socket) => {
+      if (this.admit(socket)) handle.call(server, socket);
+      else socket.destroy();
+    });
+  }
+
+  /** Whether a request arrived on a connection let in on the reserve (one request; probes and privileged only). */
+  onReserve(socket: Socket | undefined): boolean {
+    return this.reserved.size > 0 && socket !== undefined && this.reserved.has(socketKey(socket));
+  }
+
+  /** Counts the connection in, or says no. */
+  admit(socket: Socket): boolean {
+    const { maxConnections, maxPerClient, reserve } = this.limits;
+    const client = clientKey(socket.remoteAddress);
+    const fromClient = this.perClient.get(client) ?? 0;
+    if (maxPerClient > 0 && fromClient >= maxPerClient) return this.refuse("max-connections-per-client");
+    const full = maxConnections > 0 && this.counts.open - this.counts.onReserve >= maxConnections;
+    const reservedByClient = this.reservedPerClient.get(client) ?? 0;
+    if (full && (this.counts.onReserve >= reserve || reservedByClient >= reservePerClient(reserve))) {
+      return this.refuse("max-connections");
+    }
+    this.counts.open++;
+    increment(this.perClient, client, 1);
+    const key = full ? socketKey(socket) : undefined;
+    if (key) {
+      this.counts.onReserve++;
+      this.reserved.add(key);
+      increment(this.reservedPerClient, client, 1);
+      socket.setTimeout(RESERVE_IDLE_MS, () => socket.destroy());
+    }
+    socket.once("close", () => {
+      this.counts.open--;
+      increment(this.perClient, client, -1);
+      if (key) {
+        this.counts.onReserve--;
+        this.reserved.delete(key);
+        increment(this.reservedPerClient, client, -1);
+      }
+    });
+    return true;
+  }
+
+  private refuse(reason: ConnectionRefusal): false {
+    this.counts.refused[reason]++;
+    return false;
+  }
+}
+
+/** Adds `by` to a count kept in a map, dropping counts that reach 0. */
+function increment(counts: Map<string, number>, key: string, by: number): void {
+  const value = (counts.get(key) ?? 0) + by;
+  if (value > 0) counts.set(key, value);
+  else counts.delete(key);
+}
+
+function socketKey(socket: Socket): string {
+  return `${socket.remoteAddress}:${socket.remotePort}`;
+}

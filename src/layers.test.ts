@@ -24,6 +24,7 @@ const LAYERS = [
   "platform",
   "cluster-apiserver",
   "virtualcluster",
+  "agent",
   "cli",
 ];
 

@@ -234,9 +234,10 @@ describe("direct cluster endpoint tokens over HTTPS", () => {
   // Last: it stops the platform.
   it("the offline verifier checks tokens against the running platform's JWKS, and keeps working once it is gone", async () => {
     const verifier = createTokenVerifier({ jwksUrl: `${platform.url}/.well-known/jwks.json`, ca: platform.caPem });
-    const token = await issue(bob, { scope: { clusters: [{ cluster: "c1" }] } });
+    const scope = { virtualClusters: [{ project: "default", virtualCluster: "vc1" }] };
+    const token = await issue(bob, { scope });
     const before = await verifier.verify(token);
-    assert.deepEqual([before.name, before.kind, before.scope], ["bob", "User", { clusters: [{ cluster: "c1" }] }]);
+    assert.deepEqual([before.name, before.kind, before.scope], ["bob", "User", scope]);
     const second = await issue(admin);
     await platform.stop();
     const offline = await verifier.verify(second);

@@ -42,6 +42,19 @@ const BASES: Record<string, { path: string; body: object }> = {
       spec: { owner: { user: GRANTER } },
     },
   },
+  clusters: {
+    path: `${API}/clusters`,
+    body: { apiVersion: V1, kind: "Cluster", metadata: { name: "base-cluster" }, spec: { owner: { user: GRANTER } } },
+  },
+  spaceinstances: {
+    path: `${API}/namespaces/p-base/spaceinstances`,
+    body: {
+      apiVersion: V1,
+      kind: "SpaceInstance",
+      metadata: { name: "base-space" },
+      spec: { owner: { user: GRANTER }, clusterRef: { cluster: "base-cluster" } },
+    },
+  },
 };
 
 describe("granting fields need bind (or makeowner, or escalate), and name subjects that exist", () => {
@@ -71,7 +84,7 @@ describe("granting fields need bind (or makeowner, or escalate), and name subjec
     });
     assert.equal(team.status, 201, team.body);
     granter = await client.createKey(admin, "granter-key", { user: GRANTER });
-    for (const plural of ["users", "teams", "projects", "virtualclusterinstances"]) {
+    for (const plural of ["users", "teams", "projects", "virtualclusterinstances", "clusters", "spaceinstances"]) {
       const base = BASES[plural];
       const created = await client.send("POST", base.path, { token: admin, body: base.body });
       assert.equal(created.status, 201, `${plural}: ${created.body}`);
@@ -109,6 +122,9 @@ describe("granting fields need bind (or makeowner, or escalate), and name subjec
       "teams spec.owner",
       "users spec.access",
       "users spec.owner",
+      "clusters spec.access",
+      "clusters spec.owner",
+      "spaceinstances spec.owner",
     ]) {
       assert.ok(declared.has(expected), `${expected} is declared as a granting field`);
     }

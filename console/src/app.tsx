@@ -63,6 +63,12 @@ const SECTIONS: Section[] = [
     show: (s) => s.can("list", "teams") || s.teams.length > 0,
     load: () => import("./pages/teams.tsx"),
   },
+  {
+    path: "/clusters",
+    title: "Clusters",
+    show: (s) => s.can("list", "clusters"),
+    load: () => import("./pages/clusters.tsx"),
+  },
   { path: "/access-keys", title: "Access Keys", show: () => true, load: () => import("./pages/access-keys.tsx") },
   { path: "/config", title: "Config", show: (s) => s.can("get", "configs"), load: () => import("./pages/config.tsx") },
   {

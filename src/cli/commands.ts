@@ -15,6 +15,8 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   config: async () => (await import("./settings.ts")).settingsCommand(),
   apiserver: async () => (await import("./apiserver.ts")).apiserverCommand(),
   run: async () => (await import("./run.ts")).runCommand(),
+  cluster: async () => (await import("./cluster.ts")).clusterCommand(),
+  agent: async () => (await import("./agent.ts")).agentCommand(),
   version: async () => (await import("./version.ts")).versionCommand(),
 };
 

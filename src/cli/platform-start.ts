@@ -26,6 +26,15 @@ function port(value: string): number {
   return n;
 }
 
+/** An https:// base URL without a trailing slash; anything else is refused naming the form. */
+function httpsBaseUrl(value: string): string {
+  const url = URL.parse(value);
+  if (url?.protocol !== "https:" || url.pathname !== "/" || url.search || url.hash) {
+    throw new InvalidArgumentError("expected https://host:port (no path)");
+  }
+  return value.replace(/\/+$/, "");
+}
+
 function seconds(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
@@ -36,6 +45,8 @@ function seconds(value: string): number {
 interface StartOptions extends ServerLimitFlags, LogFlags, StoreFlags, StoreHousekeepingFlags {
   instanceHeartbeatSeconds?: number;
   instanceOfflineAfterSeconds?: number;
+  clusterHeartbeatSeconds?: number;
+  advertiseUrl?: string;
   dataDir: string;
   host: string;
   port: number;
@@ -87,6 +98,16 @@ export function addStartCommand(platform: Command): void {
       "--instance-offline-after-seconds <seconds>",
       `mark a virtual cluster instance offline after this long without a heartbeat; at least twice the heartbeat (default ${DEFAULT_MISSED_HEARTBEATS} heartbeats)`,
       seconds,
+    )
+    .option(
+      "--cluster-heartbeat-seconds <seconds>",
+      "how often connected clusters' agents report (default 30); a cluster is offline after three missed",
+      seconds,
+    )
+    .option(
+      "--advertise-url <url>",
+      "this replica's address as the other replicas reach it (https://host:port; default: the listen address)",
+      httpsBaseUrl,
     )
     .option(
       "--allow-insecure-permissions",
@@ -145,6 +166,8 @@ export function addStartCommand(platform: Command): void {
         configFile: opts.config,
         instanceHeartbeatMs: liveness.heartbeatSeconds * 1000,
         instanceOfflineAfterMs: liveness.offlineAfterSeconds * 1000,
+        clusterHeartbeatMs: opts.clusterHeartbeatSeconds ? opts.clusterHeartbeatSeconds * 1000 : undefined,
+        advertiseUrl: opts.advertiseUrl,
         limits: serverLimitsFromFlags(opts),
         logger,
       });

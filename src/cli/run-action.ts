@@ -3,14 +3,27 @@
 
 import { LifecycleError } from "../virtualcluster/lifecycle/lifecycle-error.ts";
 import { PlatformError } from "../virtualcluster/lifecycle/platform-client.ts";
-import { SettingsError } from "../virtualcluster/settings/load.ts";
-import { CommandError } from "./patches-io.ts";
+import type { SettingsError } from "../virtualcluster/settings/load.ts";
+import type { CommandError } from "./patches-io.ts";
 import { colorEnabled, styles } from "./terminal.ts";
 
+/** Recognized by name: patches-io.ts brings the YAML parser, which a long-running command never needs. */
+function isCommandError(error: unknown): error is CommandError {
+  return error instanceof Error && error.name === "CommandError" && Array.isArray((error as CommandError).lines);
+}
+
+/**
+ * Recognized by name: importing the settings module (its schema, the patch compiler and its sandbox) into every
+ * command for an instanceof would cost each long-running process (the platform, the agent) tens of MB.
+ */
+function isSettingsError(error: unknown): error is SettingsError {
+  return error instanceof Error && error.name === "SettingsError" && Array.isArray((error as SettingsError).problems);
+}
+
 export function errorLine(error: unknown): string {
-  if (error instanceof CommandError || error instanceof LifecycleError) return error.lines.join("; ");
+  if (isCommandError(error) || error instanceof LifecycleError) return error.lines.join("; ");
   if (error instanceof PlatformError) return error.message;
-  if (error instanceof SettingsError) return `invalid settings: ${error.problems.join("; ")}`;
+  if (isSettingsError(error)) return `invalid settings: ${error.problems.join("; ")}`;
   return error instanceof Error ? error.message.split("\n")[0] : String(error);
 }
 

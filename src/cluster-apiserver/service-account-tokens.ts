@@ -4,7 +4,7 @@
 // authenticates as system:serviceaccount:<ns>:<name> (groups system:serviceaccounts, system:serviceaccounts:<ns>)
 // while the ServiceAccount still exists with that uid; RBAC decides the rest.
 
-import { randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errors, isStatusError } from "../apimachinery/errors.ts";
@@ -51,8 +51,12 @@ interface TokenClaims {
   "kubernetes.io"?: { namespace?: string; serviceaccount?: { name?: string; uid?: string } };
 }
 
+/** Verified tokens kept (by digest, never the token), until each one's expiry. */
+const MAX_VERIFIED = 10_000;
+
 export class ServiceAccountTokens {
   readonly #key: Uint8Array;
+  readonly #verified = new Map<string, { claims: TokenClaims; expiresMs: number }>();
   readonly #registry: Registry;
 
   private constructor(key: Uint8Array, registry: Registry) {
@@ -135,6 +139,11 @@ export class ServiceAccountTokens {
       authenticate: async (request: AuthenticationRequest): Promise<UserInfo | undefined> => {
         const token = requestBearerToken(request) ?? "";
         if (token.split(".").length !== 3) return undefined;
+        // A signature checked before is not checked again (a client sends the same token on every request and
+        // WebCrypto's HMAC costs more than the rest of a GET); the ServiceAccount is still looked up each time.
+        const digest = hash("sha256", token, "base64url");
+        const verified = this.#verified.get(digest);
+        if (verified && verified.expiresMs > Date.now()) return this.#userIfExists(verified.claims);
         const { decodeJwt, jwtVerify } = await jose();
         let issuer: string | undefined;
         try {
@@ -143,22 +152,29 @@ export class ServiceAccountTokens {
           return undefined;
         }
         if (issuer !== SERVICE_ACCOUNT_ISSUER) return undefined;
-        let claims: TokenClaims;
+        let claims: TokenClaims & { exp?: number };
         try {
           claims = (await jwtVerify(token, this.#key, { issuer: SERVICE_ACCOUNT_ISSUER, algorithms: ["HS256"] }))
-            .payload as TokenClaims;
+            .payload as TokenClaims & { exp?: number };
         } catch {
           throw errors.unauthorized();
         }
-        const namespace = claims["kubernetes.io"]?.namespace ?? "";
-        const account = claims["kubernetes.io"]?.serviceaccount ?? {};
-        if (!(await this.#exists(namespace, account.name ?? "", account.uid ?? ""))) throw errors.unauthorized();
-        return {
-          name: `system:serviceaccount:${namespace}:${account.name}`,
-          uid: account.uid,
-          groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
-        };
+        if (this.#verified.size >= MAX_VERIFIED) this.#verified.delete(this.#verified.keys().next().value as string);
+        this.#verified.set(digest, { claims, expiresMs: (claims.exp ?? 0) * 1000 });
+        return this.#userIfExists(claims);
       },
+    };
+  }
+
+  /** The ServiceAccount's user, while it exists with the uid the token names. */
+  async #userIfExists(claims: TokenClaims): Promise<UserInfo> {
+    const namespace = claims["kubernetes.io"]?.namespace ?? "";
+    const account = claims["kubernetes.io"]?.serviceaccount ?? {};
+    if (!(await this.#exists(namespace, account.name ?? "", account.uid ?? ""))) throw errors.unauthorized();
+    return {
+      name: `system:serviceaccount:${namespace}:${account.name}`,
+      uid: account.uid,
+      groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
     };
   }
 

@@ -49,17 +49,22 @@ const metricsSchema = object(
   "Metrics infrastructure.",
 );
 
+/** The per-cluster settings: the Config's defaults for every connected cluster, and a Cluster's own overrides. */
+export function clusterCostControlSchema(description: string) {
+  return object(
+    {
+      metrics: metricsSchema,
+      costEstimator: object({ replicas, resources: resourcesSchema }, "The cost estimator."),
+    },
+    description,
+  );
+}
+
 export const costControlSchema = object(
   {
     enabled: boolean("Enable the cost control dashboard and its metrics infrastructure."),
     global: object({ metrics: metricsSchema }, "Settings of the platform's own metrics."),
-    cluster: object(
-      {
-        metrics: metricsSchema,
-        costEstimator: object({ replicas, resources: resourcesSchema }, "The cost estimator."),
-      },
-      "Settings for all connected clusters, unless a Cluster overrides them.",
-    ),
+    cluster: clusterCostControlSchema("Settings for all connected clusters, unless a Cluster overrides them."),
   },
   "Cost control dashboard and metrics.",
 );

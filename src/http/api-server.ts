@@ -28,6 +28,7 @@ import type { HealthCheck } from "./health.ts";
 import type { ImpersonationResolver } from "./impersonation.ts";
 import { type ApiMetrics, createApiMetrics } from "./metrics.ts";
 import { createNonResourceHandler } from "./non-resource.ts";
+import { createPassthrough, type PassthroughRoute } from "./passthrough.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
 import { publicPathMatcher } from "./public-paths.ts";
 import { parseQueryString, type Query } from "./query-options.ts";
@@ -80,6 +81,11 @@ export interface ApiServerOptions {
   authenticatePublicPath?: (path: string) => boolean;
   /** Extra named checks for /healthz and /readyz. */
   healthChecks?: Record<string, HealthCheck>;
+  /**
+   * Paths relayed instead of served (a connected cluster's API, an agent's tunnel): authenticated and audited, then
+   * answered (and authorized) by the route itself, upgrades included (passthrough.ts).
+   */
+  passthrough?: PassthroughRoute[];
   /** Extra routes (login endpoints), registered inside the pipeline: they pass its hooks like any route. */
   plugins?: ((app: FastifyInstance) => void | Promise<void>)[];
   logger?: Logger;
@@ -147,6 +153,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     activeWatches,
   });
 
+  const passthrough = createPassthrough({
+    routes: options.passthrough ?? [],
+    prefixes,
+    authenticators: options.authenticators,
+    authorizer: options.authorizer,
+    reporter,
+    closing: () => closing,
+    logger,
+  });
+
   const ping: HealthCheck = () => {};
   const extraChecks = Object.entries(options.healthChecks ?? {});
   const shutdownCheck: HealthCheck = () => {
@@ -165,6 +181,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
 
   const tlsOptions: ServerOptions = {
     ...nodeTimeoutOptions(limits),
+    // Only passthrough routes switch protocols; any other upgrade request is served as a plain request.
+    shouldUpgradeCallback: (request: IncomingMessage) => passthrough.takesUpgrade(request),
     key: options.tls.keyPem,
     cert: options.tls.certPem,
     // Request but do not require client certificates: bearer tokens stay possible; `socket.authorized` says verified.
@@ -177,8 +195,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     serverFactory: (handler) =>
       withConnectionGate(
         createServer(tlsOptions, (request, response) => {
-          if (!pipeline.serve(request, response)) handler(request, response);
-        }),
+          if (!passthrough.serve(request, response) && !pipeline.serve(request, response)) handler(request, response);
+        }).on("upgrade", (request, socket, head) => passthrough.upgrade(request, socket, head)),
         connections,
       ) as unknown as HttpServer,
     logger: false,

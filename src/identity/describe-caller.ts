@@ -8,6 +8,7 @@
 
 import { errors, isStatusError } from "../apimachinery/errors.ts";
 import { GROUP } from "../apis/management/v1/common.ts";
+import { SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import type { DescribeCaller, SelfStatus } from "../apis/management/v1/self.ts";
 import type { UserInfo } from "../registry/types.ts";
 import type { TeamEntry } from "./auth-index.ts";
@@ -31,7 +32,8 @@ export function mayReviewCredentials(user: UserInfo): boolean {
   const principal = principalOf(user);
   if (!principal) return false;
   if (principal.roles.has(ADMIN_ROLE)) return true;
-  return isRuntimeKey(principal);
+  // Virtual clusters and connected clusters' agents check the credentials their users bring.
+  return isRuntimeKey(principal) || (principal.key.scope?.roles ?? []).some((role) => role.role === SCOPE_ROLES.agent);
 }
 
 export function describeCaller(options: DescribeCallerOptions): DescribeCaller {

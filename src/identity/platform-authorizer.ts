@@ -172,7 +172,9 @@ export class PlatformAuthorizer implements Authorizer {
   private aboutProjects(request: AuthorizationAttributes): boolean {
     return (
       principalOf(request.user) !== undefined &&
-      (request.resource === "virtualclusterinstances" || request.resource === "projects")
+      (request.resource === "virtualclusterinstances" ||
+        request.resource === "spaceinstances" ||
+        request.resource === "projects")
     );
   }
 
@@ -201,7 +203,11 @@ function scopeStrings(principal: Principal): { names: string[]; urls: string[] }
     ...(scope?.spaces ?? []).map((s) => s.space),
     ...(scope?.virtualClusters ?? []).map((v) => v.virtualCluster),
     ...(scope?.clusters ?? []).map((c) => c.cluster),
-    ...(scope?.roles ?? []).flatMap((r) => [...(r.projects ?? []), ...(r.virtualClusters ?? [])]),
+    ...(scope?.roles ?? []).flatMap((r) => [
+      ...(r.projects ?? []),
+      ...(r.virtualClusters ?? []),
+      ...(r.clusters ?? []),
+    ]),
     ...(scope?.rules ?? []).flatMap((r) => (r.resources ?? []).flatMap((entry) => entry.resourceNames ?? [])),
   ];
   const urls = (scope?.rules ?? []).flatMap((r) => r.nonResourceURLs ?? []);

@@ -1,7 +1,8 @@
 // What a project grants: its owner (user, or a team the caller acts for or belongs to) is a project admin; members
 // hold the role listed for them, through their user or one of their teams, the strongest one counting.
-//   view:  read the project, read its instances (and their status), get kubeconfigs of them;
-//   edit:  also create, change and delete instances (and their status), but not move an instance's access point;
+//   view:  read the project, read its instances and spaces (and their status), get kubeconfigs of the instances;
+//   edit:  also create, change and delete instances and spaces (and their status), but not move an instance's access
+//          point;
 //   admin: also move access points (`update` on virtualclusterinstances/accesspoint, instance-writes.ts) and change
 //          the project itself (its owner and allowed clusters still need makeowner / escalate).
 // A denial about a project's instances says why (not a member, or which role the caller has). Every user or team
@@ -15,7 +16,9 @@ import type { Principal } from "./principal.ts";
 import type { ProjectEntry, ProjectIndex } from "./project-index.ts";
 import { projectOf } from "./scope.ts";
 
+/** The kinds a project holds in its namespace: members reach them by their project role. */
 const INSTANCES = "virtualclusterinstances";
+const PROJECT_KINDS = new Set([INSTANCES, "spaceinstances"]);
 const READ = ["get", "list", "watch"];
 const LIST = ["list", "watch"];
 const WRITE = ["create", "update", "patch", "delete", "deletecollection"];
@@ -75,7 +78,7 @@ export function projectDecision(
   if (request.resource === INSTANCES && !request.namespace && LIST.includes(request.verb) && !request.subresource) {
     return principal.kind === "Subject" ? undefined : { allowed: true };
   }
-  if (request.resource === INSTANCES && request.namespace) {
+  if (PROJECT_KINDS.has(request.resource ?? "") && request.namespace) {
     const name = projectOf(request, prefix);
     if (!name) return undefined;
     const project = projects.project(name);

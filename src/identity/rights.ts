@@ -19,8 +19,8 @@ import { alwaysAllowed } from "./scope.ts";
 const READ = new Set(["get", "list", "watch"]);
 /** Verbs no access rule or ownership grants. */
 const ADMIN_ONLY_VERBS = new Set(["escalate"]);
-/** Ownership is full control of the object, but not the right to hand out rights. */
-const OWNER_VERBS = new Set(["get", "list", "watch", "create", "update", "patch", "delete"]);
+/** Ownership is full control of the object (using a cluster included), but not the right to hand out rights. */
+const OWNER_VERBS = new Set(["get", "list", "watch", "create", "update", "patch", "delete", "use"]);
 
 function ownRights(principal: Principal, request: AuthorizationAttributes, facts: FactsLookup): boolean {
   const rights = facts(request)?.ownerRights;
@@ -37,7 +37,12 @@ function ownRights(principal: Principal, request: AuthorizationAttributes, facts
   }
 }
 
-function objectRights(principal: Principal, request: AuthorizationAttributes, index: AuthIndex): boolean {
+function objectRights(
+  principal: Principal,
+  request: AuthorizationAttributes,
+  index: AuthIndex,
+  facts: FactsLookup,
+): boolean {
   if (!request.name || ADMIN_ONLY_VERBS.has(request.verb)) return false;
   const entry = index.accessOf(`/${request.group}/${request.resource}/${request.namespace ?? ""}/${request.name}`);
   if (!entry) return false;
@@ -51,7 +56,12 @@ function objectRights(principal: Principal, request: AuthorizationAttributes, in
     const applies = (user && (users.includes(user) || users.includes("*"))) || (rule.teams ?? []).some(inTeam);
     if (!applies) return false;
     const verbs = rule.verbs ?? [];
-    if (!verbs.includes("*") && !verbs.includes(request.verb)) return false;
+    const implied = facts(request)?.impliedVerbs;
+    const granted =
+      verbs.includes("*") ||
+      verbs.includes(request.verb) ||
+      (implied !== undefined && verbs.some((verb) => implied[verb]?.includes(request.verb)));
+    if (!granted) return false;
     if (!request.subresource) return true;
     const subresources = rule.subresources ?? [];
     return subresources.includes("*") || subresources.includes(request.subresource);
@@ -70,11 +80,11 @@ export function hasRight(
   if (!request.resourceRequest) return viewer && (request.verb === "get" || request.verb === "head");
   if (viewer && READ.has(request.verb)) return true;
   if (request.group !== GROUP) return false;
-  if (ownRights(principal, request, facts) || objectRights(principal, request, index)) return true;
+  if (ownRights(principal, request, facts) || objectRights(principal, request, index, facts)) return true;
   // Some subresources belong to whoever may read the object (a kubeconfig of an instance the caller may read).
   const readerVerbs = request.subresource ? facts(request)?.readerRights?.[request.subresource] : undefined;
   if (readerVerbs?.includes(request.verb)) {
-    return objectRights(principal, { ...request, verb: "get", subresource: undefined }, index);
+    return objectRights(principal, { ...request, verb: "get", subresource: undefined }, index, facts);
   }
   return false;
 }

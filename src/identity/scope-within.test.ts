@@ -100,9 +100,10 @@ describe("scopeExcess()", () => {
         roles: fc.array(
           fc.record(
             {
-              role: fc.constantFrom("virtualcluster", "platformCLI", "other"),
+              role: fc.constantFrom("virtualcluster", "platformCLI", "agent", "other"),
               projects: fc.array(name, { maxLength: 2 }),
               virtualClusters: fc.array(name, { maxLength: 2 }),
+              clusters: fc.array(name, { maxLength: 2 }),
             },
             { requiredKeys: ["role"] },
           ),
@@ -129,7 +130,7 @@ describe("scopeExcess()", () => {
         ),
         namespace: fc.constantFrom(undefined, "p-a", "p-b", "other"),
         name: fc.constantFrom(undefined, "a", "b", "vc1"),
-        subresource: fc.constantFrom(undefined, "status", "kubeconfig"),
+        subresource: fc.constantFrom(undefined, "status", "kubeconfig", "tunnel"),
       })
       .map((r) => ({
         user: { name: "u", groups: [] },

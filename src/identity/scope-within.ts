@@ -43,6 +43,11 @@ export function scopeExcess(requested: AccessKeyScope, granted: AccessKeyScope, 
           listCovers(g.virtualClusters, role.virtualClusters),
       );
       if (!ok) refuse(`roles[${i}]`);
+    } else if (role.role === SCOPE_ROLES.agent) {
+      const ok = (granted.roles ?? []).some(
+        (g) => g.role === SCOPE_ROLES.agent && listCovers(g.clusters, role.clusters),
+      );
+      if (!ok) refuse(`roles[${i}]`);
     }
     // Other role names grant nothing, so they widen nothing.
   });

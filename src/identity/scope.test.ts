@@ -40,6 +40,17 @@ describe("compileScope()", () => {
     assert.equal(scope(request("list", "users"), "p-"), false);
   });
 
+  it("compileScope() with role agent allows opening the tunnel of its clusters, and nothing else", () => {
+    const scope = compileScope({ roles: [{ role: "agent", clusters: ["c1"] }] })!;
+    const tunnel = (name: string) => request("create", "clusters", { name, subresource: "tunnel" });
+    assert.ok(scope(tunnel("c1"), "p-"));
+    assert.equal(scope(tunnel("c2"), "p-"), false, "another cluster's tunnel");
+    assert.equal(scope(request("get", "clusters", { name: "c1" }), "p-"), false);
+    assert.equal(scope(request("use", "clusters", { name: "c1" }), "p-"), false, "not kubectl through the platform");
+    assert.equal(scope(request("update", "clusters", { name: "c1", subresource: "status" }), "p-"), false);
+    assert.equal(scope(request("list", "spaceinstances", { namespace: "p-a" }), "p-"), false);
+  });
+
   it("compileScope() with role virtualcluster allows registering its instance, its status, the config, and nothing else", () => {
     const scope = compileScope({ roles: [{ role: "virtualcluster", projects: ["*"] }] })!;
     const instance = { namespace: "p-team", name: "vc1" };

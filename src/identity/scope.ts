@@ -88,6 +88,21 @@ function virtualClusterRole(projects: string[], names: string[]): ScopeMatcher {
   };
 }
 
+/** What a cluster's agent does on the platform: open the tunnel of its cluster (nothing else). */
+export const AGENT_TUNNEL = { verb: "create", resource: "clusters", subresource: "tunnel" } as const;
+
+/** Role agent: connecting the agent of the listed clusters ("*" or an empty list: any cluster). */
+function agentRole(clusters: string[]): ScopeMatcher {
+  return (request) =>
+    request.resourceRequest &&
+    request.group === GROUP &&
+    request.resource === AGENT_TUNNEL.resource &&
+    request.subresource === AGENT_TUNNEL.subresource &&
+    request.verb === AGENT_TUNNEL.verb &&
+    request.name !== undefined &&
+    (clusters.length === 0 || clusters.includes("*") || clusters.includes(request.name));
+}
+
 /** Role platformCLI: the reads the command-line client makes, and the credentials it asks for to connect. */
 const platformCliRole: ScopeMatcher = (request) => {
   if (request.group !== GROUP || !request.resourceRequest) return false;
@@ -124,6 +139,8 @@ export function compileScope(scope: AccessKeyScope | undefined): ScopeMatcher | 
       grants.push(virtualClusterRole(roleProjectNames(role.projects) ?? [], role.virtualClusters ?? []));
     } else if (role.role === SCOPE_ROLES.platformCli) {
       grants.push(platformCliRole);
+    } else if (role.role === SCOPE_ROLES.agent) {
+      grants.push(agentRole(role.clusters ?? []));
     }
   }
   if (scope.allowPlatformCli) grants.push(platformCliRole);

@@ -182,9 +182,12 @@ describe("direct cluster endpoint tokens", () => {
   });
 
   it("TokenIssuer.issue() refuses a scope too large for a bearer token (422)", async () => {
-    const clusters = Array.from({ length: 400 }, (_, i) => ({ cluster: `cluster-with-a-long-name-${i}` }));
+    const virtualClusters = Array.from({ length: 400 }, (_, i) => ({
+      project: "p",
+      virtualCluster: `vc-long-name-${i}`,
+    }));
     await assert.rejects(
-      f.issuer.issue({ context: await f.contextOf(bobKey), ttlSeconds: 60, scope: { clusters } }),
+      f.issuer.issue({ context: await f.contextOf(bobKey), ttlSeconds: 60, scope: { virtualClusters } }),
       (error: unknown) =>
         isStatusError(error) && error.code === 422 && /spec\.scope: Forbidden: too large/.test(error.message),
     );

@@ -3,7 +3,8 @@
 //
 // A token is a JWS-signed JWT: header {alg: ES256|RS256, kid, typ: "JWT"}; registered claims iss (the platform's base
 // URL), sub ("<user>" or "team:<team>"), aud (TOKEN_AUDIENCE), iat, exp, jti; private claims uid, name,
-// kind (User|Team), gen (the user's tokenGeneration when issued; 0 for teams) and scope (omitted when unscoped).
+// kind (User|Team), gen (the user's tokenGeneration when issued; 0 for teams), scope (omitted when unscoped) and
+// teams (the user's teams when issued, omitted when none: a direct endpoint impersonates them as groups).
 
 import type { AccessKeyScope } from "../apis/management/v1/ownedaccesskey-schema.ts";
 
@@ -27,17 +28,22 @@ export interface TokenClaims {
   kind: "User" | "Team";
   gen: number;
   scope?: TokenScope;
+  teams?: string[];
 }
 
 /** The private claims, checked for type: undefined when the payload is not one of our tokens. */
 export function privateClaims(payload: Record<string, unknown>): Omit<TokenClaims, "iss" | "sub" | "aud"> | undefined {
-  const { uid, name, kind, gen, scope, iat, exp, jti } = payload;
+  const { uid, name, kind, gen, scope, iat, exp, jti, teams } = payload;
   if (typeof uid !== "string" || typeof name !== "string" || (kind !== "User" && kind !== "Team")) return undefined;
   if (typeof gen !== "number" || !Number.isInteger(gen) || gen < 0) return undefined;
   if (typeof iat !== "number" || typeof exp !== "number" || typeof jti !== "string") return undefined;
   if (scope !== undefined && (scope === null || typeof scope !== "object" || Array.isArray(scope))) return undefined;
   const claims: Omit<TokenClaims, "iss" | "sub" | "aud"> = { uid, name, kind, gen, iat, exp, jti };
   if (scope !== undefined) claims.scope = scope as TokenScope;
+  if (teams !== undefined) {
+    if (!Array.isArray(teams) || !teams.every((team) => typeof team === "string")) return undefined;
+    claims.teams = teams;
+  }
   return claims;
 }
 

@@ -24,6 +24,8 @@ export interface TokenIssuerOptions {
   fresh: () => Promise<void>;
   /** The platform's base URL (the iss claim). */
   issuer: () => string;
+  /** Prefix of project namespaces (a token's spaces are checked in their projects). */
+  namespacePrefix?: () => string;
   now?: () => number;
 }
 
@@ -51,6 +53,7 @@ export class TokenIssuer {
       throw refuse("a direct cluster endpoint token cannot be used to get another one");
     }
     const scope = this.#scopeFor(request.scope, principal.key.scope);
+    await this.#checkReach(context, scope);
     await this.#options.fresh();
     const { index } = this.#options;
     let gen = 0;
@@ -80,6 +83,7 @@ export class TokenIssuer {
       gen,
     };
     if (scope) claims.scope = scope;
+    if (principal.kind === "User" && principal.teams.length) claims.teams = principal.teams.map((team) => team.name);
     const token = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT" })
       .sign(key.privateKey);
@@ -92,6 +96,38 @@ export class TokenIssuer {
       ]);
     }
     return { token, scope, claims };
+  }
+
+  /**
+   * A token is for direct endpoints, which cannot ask the platform: the clusters it names must be ones the caller
+   * may use, and the spaces ones it may see, when it is issued ("*": every cluster, which only admins may use).
+   */
+  async #checkReach(context: EndpointTokenRequest["context"], scope: AccessKeyScope | undefined): Promise<void> {
+    const ask = async (verb: string, resource: string, name: string | undefined, namespace?: string) =>
+      (
+        await context.authorizer.authorize({
+          user: context.user,
+          verb,
+          group: GROUP,
+          resource,
+          namespace,
+          name: name === "*" ? undefined : name,
+          resourceRequest: true,
+        })
+      ).allowed;
+    for (const { cluster } of scope?.clusters ?? []) {
+      if (cluster && !(await ask("use", "clusters", cluster))) {
+        throw refuse(`User "${context.user.name}" cannot use cluster "${cluster}", so cannot get a token for it`);
+      }
+    }
+    const prefix = this.#options.namespacePrefix?.();
+    if (prefix === undefined) return;
+    for (const { project, space } of scope?.spaces ?? []) {
+      if (!project || project === "*") continue;
+      if (!(await ask(space === "*" || !space ? "list" : "get", "spaceinstances", space, `${prefix}${project}`))) {
+        throw refuse(`User "${context.user.name}" cannot see space "${space ?? "*"}" of project "${project}"`);
+      }
+    }
   }
 
   /** The scope to sign: the one asked for, within the caller's own (which it defaults to). */

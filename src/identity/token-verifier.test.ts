@@ -4,6 +4,9 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { openTokenFixture, TEST_ISSUER, type TokenFixture } from "./token-testing.ts";
 import { createTokenVerifier, TokenVerificationError, type TokenVerifierOptions } from "./token-verifier.ts";
 
+/** A scope the issuer signs without asking about rights (clusters and spaces need the right to use them). */
+const SCOPE = { virtualClusters: [{ project: "p", virtualCluster: "vc" }] };
+
 describe("createTokenVerifier()", () => {
   let f: TokenFixture;
   let key: string;
@@ -17,8 +20,7 @@ describe("createTokenVerifier()", () => {
   const verifier = (options: Partial<TokenVerifierOptions> = {}) =>
     createTokenVerifier({ fetchJwks, issuer: TEST_ISSUER, now: () => f.clock.now, ...options });
   const issue = async (ttlSeconds = 600) =>
-    (await f.issuer.issue({ context: await f.contextOf(key), ttlSeconds, scope: { clusters: [{ cluster: "c" }] } }))
-      .token;
+    (await f.issuer.issue({ context: await f.contextOf(key), ttlSeconds, scope: SCOPE })).token;
   const reason = async (promise: Promise<unknown>) => {
     try {
       await promise;
@@ -48,7 +50,7 @@ describe("createTokenVerifier()", () => {
     const verified = await verifier().verify(token);
     assert.deepEqual(
       { name: verified.name, uid: verified.uid, kind: verified.kind, gen: verified.gen, scope: verified.scope },
-      { name: "bob", uid: f.index.user("bob")!.uid, kind: "User", gen: 0, scope: { clusters: [{ cluster: "c" }] } },
+      { name: "bob", uid: f.index.user("bob")!.uid, kind: "User", gen: 0, scope: SCOPE },
     );
     assert.equal(verified.exp - verified.iat, 600);
   });

@@ -48,6 +48,8 @@ export interface VerifiedToken {
   kind: "User" | "Team";
   gen: number;
   scope?: TokenClaims["scope"];
+  /** The user's teams when the token was issued. */
+  teams?: string[];
   sub: string;
   jti: string;
   iat: number;
@@ -235,6 +237,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         exp: claims.exp,
       };
       if (claims.scope) verified.scope = claims.scope;
+      if (claims.teams) verified.teams = claims.teams;
       return verified;
     },
   };

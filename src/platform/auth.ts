@@ -35,6 +35,7 @@ import { describeCaller } from "../identity/describe-caller.ts";
 import { refuseEndpointTokens } from "../identity/endpoint-token-refusal.ts";
 import { platformImpersonation } from "../identity/impersonated-caller.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
+import { KEY_NOT_FOUND, keyProblem } from "../identity/key-validity.ts";
 import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
 import { OIDC_MOUNT } from "../identity/oidc-provider/platform-oidc-provider.ts";
 import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
@@ -115,6 +116,8 @@ export interface PlatformAuth {
   setServerHost(host: string): void;
   /** The iss of signed tokens: https://<platformHost, or the server's host:port>. */
   issuer(): string;
+  /** Why the stored key `name` (with this uid) would not authenticate now; undefined when it would. */
+  keyProblem(name: string, uid: string): string | undefined;
   close(): void;
 }
 
@@ -187,7 +190,13 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
     limits: () => settings.current().auth,
     facts,
   });
-  const tokenIssuer = new TokenIssuer({ ring: signingKeys, index, fresh, issuer });
+  const tokenIssuer = new TokenIssuer({
+    ring: signingKeys,
+    index,
+    fresh,
+    issuer,
+    namespacePrefix: () => settings.current().projectNamespacePrefix,
+  });
   const deleteKey = async (name: string, uid: string) => {
     try {
       await store("ownedaccesskeys").delete(system(), { name }, { preconditions: { uid } });
@@ -393,6 +402,11 @@ export async function createPlatformAuth(options: PlatformAuthOptions): Promise<
       serverHost = host;
     },
     issuer,
+    keyProblem(name, uid) {
+      const key = index.keyByName(name);
+      if (!key || key.uid !== uid) return KEY_NOT_FOUND;
+      return keyProblem(key, index, Date.now(), settings.current().auth);
+    },
     close() {
       sweeper.stop();
       signingKeys.close();

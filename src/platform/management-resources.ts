@@ -12,11 +12,13 @@ import { teamDefinition } from "../apis/management/v1/team.ts";
 import { userDefinition } from "../apis/management/v1/user.ts";
 import type { ActionHandler, ResourceDefinition } from "../registry/types.ts";
 import type { AuthDefinitions } from "./auth.ts";
+import type { ClusterDefinitions } from "./clusters/cluster-resources.ts";
 import type { ProjectDefinitions } from "./projects/project-resources.ts";
 
 export interface ManagementResourceParts {
   auth: AuthDefinitions;
   projects: ProjectDefinitions;
+  clusters: ClusterDefinitions;
   config?: ConfigDefinitionOptions;
   /** Made by the store encryption (src/platform/store-encryption.ts). */
   encryptionKeyRotations: ResourceDefinition;
@@ -44,6 +46,8 @@ export function managementResources(parts: ManagementResourceParts): ResourceDef
     parts.encryptionKeyRotations,
     projects.projects,
     withSubresources(projects.instances, { auditevents: parts.audit.instanceEvents }),
+    parts.clusters.clusters,
+    parts.clusters.spaces,
     configDefinition(parts.config),
     parts.audit.events,
   ];

@@ -34,6 +34,9 @@ import { auditEventIntake } from "./audit-event-intake.ts";
 import { AuditEventStore } from "./audit-event-store.ts";
 import { createPlatformAuth, type PlatformAuthOptions } from "./auth.ts";
 import { ADMIN_KEY_FILE, ADMIN_USER, bootstrapAdmin } from "./bootstrap.ts";
+import { DEFAULT_CLUSTER_HEARTBEAT_MS } from "./clusters/cluster-heartbeats.ts";
+import { createClusterResources } from "./clusters/cluster-resources.ts";
+import { startConnectedClusters } from "./clusters/connected-clusters.ts";
 import { startPlatformConfig } from "./config/platform-config.ts";
 import { defaultConsoleDir, loadConsoleFiles } from "./console/console-files.ts";
 import { CONSOLE_PUBLIC_PATHS, consoleRoutes, isConsolePageRequest } from "./console/console-routes.ts";
@@ -65,6 +68,13 @@ export interface PlatformOptions {
   instanceHeartbeatMs?: number;
   /** An instance without a heartbeat for this long is marked offline (default 3 heartbeats; at least 2). */
   instanceOfflineAfterMs?: number;
+  /** How often connected clusters' agents are asked for their info (default 30 s); offline after 3 missed. */
+  clusterHeartbeatMs?: number;
+  /**
+   * This replica's address as the other replicas reach it (they relay connected clusters' requests to the replica
+   * holding the agent's tunnel); default: the address it listens on.
+   */
+  advertiseUrl?: string;
   host: string;
   port: number;
   tlsCertFile?: string;
@@ -174,7 +184,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   });
   // Past the store quota, creates and updates are refused; deletes go through (store-monitor.ts).
   const registry = new Registry(storage, { writeGate: housekeeping.monitor.gate });
-  const projects = createProjectResources({ storage, settings, logger: options.logger });
+  const clusters = createClusterResources(settings);
+  const projects = createProjectResources({
+    storage,
+    settings,
+    clusters: clusters.clusterLookup,
+    logger: options.logger,
+  });
   const configOptions = { auditDirs: () => auditDirs };
   // Made before the config is read: it follows the settings, and the audit events resource reads through it.
   const audit = new AuditLogger({
@@ -201,6 +217,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const parts = {
     auth: auth.definitions,
     projects: projects.definitions,
+    clusters: clusters.definitions,
     config: configOptions,
     encryptionKeyRotations,
     subjects: registrySubjects(() => registry),
@@ -212,6 +229,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   auth.attach(registry);
   // Stores of earlier versions: their keys' stamps as session generations would have made them (once).
   await restampKeyGenerations(storage, logger);
+  clusters.attach(registry);
 
   // Background controllers run on one replica: the elected leader on etcd, this process on SQLite.
   const leadership = encryption.etcd
@@ -271,6 +289,28 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     start: () => replicas.renew(),
     stop: () => void replicas.renew().catch(() => undefined),
   }));
+  // Connected clusters: agents' tunnels to this replica, kubectl through the platform, spaces and placed clusters.
+  let selfUrl = "";
+  const clusterHeartbeatMs = options.clusterHeartbeatMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS;
+  const connected = await startConnectedClusters({
+    storage,
+    registry,
+    settings,
+    issuer: () => auth.issuer(),
+    keyProblem: (name, uid) => auth.keyProblem(name, uid),
+    self: () => ({ url: selfUrl, caPem: tls.caPem }),
+    heartbeatMs: clusterHeartbeatMs,
+    logger,
+  });
+  leadership.run(() => {
+    const liveness = new InstanceLiveness({
+      registry,
+      resource: { plural: "clusters", offlinePhase: "Offline" },
+      offlineAfterMs: 3 * clusterHeartbeatMs,
+      logger,
+    });
+    return { name: "cluster liveness", start: () => liveness.start(), stop: () => void liveness.stop() };
+  });
 
   const consoleFiles = await loadConsoleFiles(defaultConsoleDir());
   const server = await startApiServer({
@@ -284,6 +324,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       consoleRoutes({ settings, files: consoleFiles, version: platformVersion().gitVersion }),
       replicaRoutes({ replicas: () => replicas.list(), identity: leadership.identity }),
     ],
+    passthrough: connected.routes,
     hooks: audit.hooks,
     authenticatePublicPath: (path) => path === "/version" && settings.current().authenticateVersionEndpoint,
     tls: { certPem: tls.certPem, keyPem: tls.keyPem },
@@ -308,6 +349,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     : await startControlSocket({ dataDir, storage, storeInfo: () => housekeeping.monitor.info(), logger });
 
   const url = serverUrl(options.host, server.port);
+  selfUrl = options.advertiseUrl ?? url;
   auth.setServerHost(new URL(url).host);
   await writeAdminKubeconfig(dataDir, `${url}${API_PREFIX}`, tls.caPem);
 
@@ -322,7 +364,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     settings,
     async close() {
       await control?.close();
-      await server.close();
+      // The server waits for every connection; agents' tunnels (and what is proxied over them) end first.
+      const serverClosed = server.close();
+      await connected.close();
+      await serverClosed;
       await audit.close();
       config.close();
       await replicas.stop().catch(() => undefined);

@@ -42,6 +42,8 @@ export interface AuthorizationFacts {
   readerRights?: Readonly<Record<string, readonly string[]>>;
   /** Requests that mint a credential. */
   credentials?: readonly CredentialFact[];
+  /** Verbs an access rule's verb brings along: `{use: ["get"]}` lets whoever may use a cluster see it. */
+  impliedVerbs?: Readonly<Record<string, readonly string[]>>;
   /**
    * Every field through which an object gives subjects rights: members, owners, access rules, roles. Changing one
    * needs more than `update` (`bind`, `makeowner` or `escalate`); the server's grant checks read this list, so a

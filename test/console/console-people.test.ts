@@ -97,7 +97,7 @@ describe("the web console as a member, a user without a role, and the admin", { 
       apiVersion: V1,
       kind: "VirtualClusterInstance",
       metadata: { name: "shop" },
-      spec: { displayName: "Shop", clusterRef: { cluster: "host-1", namespace: "team-web" } },
+      spec: { displayName: "Shop", external: true, clusterRef: { cluster: "host-1", namespace: "team-web" } },
     });
     const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
     await created("PATCH", `${API}/namespaces/p-web/virtualclusterinstances/shop/status`, {
@@ -355,6 +355,7 @@ describe("the web console as a member, a user without a role, and the admin", { 
       "Projects",
       "Users",
       "Teams",
+      "Clusters",
       "Access Keys",
       "Config",
       "Audit",

@@ -26,6 +26,7 @@ export const CONSOLE_PAGES = [
   "/access-keys",
   "/profile",
   "/projects",
+  "/clusters",
   "/config",
   "/audit",
 ] as const;

@@ -1,4 +1,5 @@
-// Marks a virtual cluster instance offline when its heartbeats stop, and online again when they resume.
+// Marks a virtual cluster instance (or a connected cluster) offline when its heartbeats stop, and online again when
+// they resume.
 // A runtime reports every heartbeat interval (30 s by default) through the status subresource; an instance whose
 // online status is true but whose last heartbeat is older than `offlineAfterMs` (default 3 heartbeats, 90 s) gets
 // online: false, phase Failed, reason HeartbeatTimeout and condition Online=False. The runtime's next heartbeat sets
@@ -20,6 +21,8 @@ const MANAGER = "virtualcluster-platform-liveness";
 
 export interface InstanceLivenessOptions {
   registry: Registry;
+  /** The kind watched (default virtualclusterinstances; connected clusters use clusters) and its offline phase. */
+  resource?: { plural: string; offlinePhase: string };
   /** No heartbeat for this long: offline. */
   offlineAfterMs?: number;
   /** How often instances are checked (default: a third of offlineAfterMs, at most 10 s). */
@@ -60,7 +63,8 @@ export class InstanceLiveness {
 
   /** One pass over every instance. */
   async check(): Promise<void> {
-    const store = this.#options.registry.genericStore(GROUP, "virtualclusterinstances");
+    const resource = this.#options.resource ?? { plural: "virtualclusterinstances", offlinePhase: "Failed" };
+    const store = this.#options.registry.genericStore(GROUP, resource.plural);
     if (!store) return;
     const now = this.#options.now?.() ?? Date.now();
     const list = await store.list(context(), {});
@@ -74,7 +78,7 @@ export class InstanceLiveness {
         const message = `no heartbeat since ${status.lastHeartbeatTime} (offline after ${Math.round(this.#offlineAfterMs / 1000)} s without one)`;
         patch = {
           online: false,
-          phase: "Failed",
+          phase: resource.offlinePhase,
           reason: HEARTBEAT_TIMEOUT,
           message,
           conditions: withCondition(status.conditions, "False", HEARTBEAT_TIMEOUT, message, now),

@@ -7,6 +7,7 @@
 
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
+import type { KubeObject } from "../../apimachinery/types.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { projectNamespace, projectOfNamespace } from "../../apis/management/v1/project.ts";
 import {
@@ -30,6 +31,7 @@ import { KUBECONFIG_INSTANCE_LABEL } from "./kubeconfig-issuer.ts";
 const MANAGER = "virtualcluster-platform-projects";
 const PROJECTS = `/${GROUP}/projects/`;
 const INSTANCES = `/${GROUP}/virtualclusterinstances/`;
+const SPACES = `/${GROUP}/spaceinstances/`;
 const RETRY_MS = 1000;
 /** Names listed in the condition message; the count is always complete. */
 const NAMES_SHOWN = 10;
@@ -51,7 +53,7 @@ export class ProjectController {
   /** Uids of instances whose CA is known to be stored. */
   private readonly stored = new Set<string>();
   private stopped = false;
-  readonly prefixes = [PROJECTS, INSTANCES];
+  readonly prefixes = [PROJECTS, INSTANCES, SPACES];
 
   constructor(options: ProjectControllerOptions) {
     this.options = options;
@@ -73,6 +75,7 @@ export class ProjectController {
   reset(records: StoredRecord[]): void {
     const live = new Map<string, string>();
     for (const record of records) {
+      if (record.key.startsWith(SPACES)) continue;
       const object = JSON.parse(record.value) as Project | VirtualClusterInstance;
       if (record.key.startsWith(PROJECTS))
         this.schedule(`project:${object.metadata.name}`, () => this.project(object.metadata.name ?? ""));
@@ -86,6 +89,11 @@ export class ProjectController {
   }
 
   apply(event: WatchEvent): void {
+    if (event.record.key.startsWith(SPACES)) {
+      // A deleting project waits for its spaces too: look again when one goes.
+      if (event.type === "delete") this.spaceDeleted(JSON.parse(event.record.value) as KubeObject);
+      return;
+    }
     const object = JSON.parse(event.record.value) as Project | VirtualClusterInstance;
     if (event.record.key.startsWith(PROJECTS)) {
       if (event.type !== "delete")
@@ -117,6 +125,14 @@ export class ProjectController {
       await this.revokeKubeconfigKeys(uid);
     });
     const project = projectOfNamespace(this.options.settings.current().projectNamespacePrefix, namespace);
+    if (project) this.schedule(`project:${project}`, () => this.project(project));
+  }
+
+  private spaceDeleted(space: KubeObject): void {
+    const project = projectOfNamespace(
+      this.options.settings.current().projectNamespacePrefix,
+      space.metadata.namespace,
+    );
     if (project) this.schedule(`project:${project}`, () => this.project(project));
   }
 
@@ -157,7 +173,9 @@ export class ProjectController {
     }
     if (!project.metadata.deletionTimestamp || !project.metadata.finalizers?.includes(PROJECT_FINALIZER)) return;
     const namespace = projectNamespace(this.options.settings.current().projectNamespacePrefix, name);
-    const remaining = await this.store("virtualclusterinstances").list(context(), { namespace });
+    const instances = await this.store("virtualclusterinstances").list(context(), { namespace });
+    const spaces = await this.store("spaceinstances").list(context(), { namespace });
+    const remaining = { items: [...instances.items, ...spaces.items] };
     const ref = { name };
     if (remaining.items.length === 0) {
       await projects
@@ -179,7 +197,13 @@ export class ProjectController {
     }
     const names = remaining.items.map((item) => item.metadata.name ?? "");
     const shown = names.slice(0, NAMES_SHOWN).join(", ") + (names.length > NAMES_SHOWN ? ", ..." : "");
-    const message = `waiting for ${names.length} virtual cluster instance${names.length === 1 ? "" : "s"} in namespace "${namespace}" to be deleted (${shown}); delete them to finish deleting the project`;
+    const kinds = [
+      instances.items.length
+        ? `${instances.items.length} virtual cluster instance${instances.items.length === 1 ? "" : "s"}`
+        : "",
+      spaces.items.length ? `${spaces.items.length} space${spaces.items.length === 1 ? "" : "s"}` : "",
+    ].filter(Boolean);
+    const message = `waiting for ${kinds.join(" and ")} in namespace "${namespace}" to be deleted (${shown}); delete them to finish deleting the project`;
     const old = project.status?.conditions?.find((c) => c.type === INSTANCES_REMAINING);
     if (project.status?.phase === "Terminating" && old?.message === message) return;
     const condition: Condition = {

@@ -7,10 +7,12 @@ import { isStatusError } from "../../apimachinery/errors.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { instanceKubeconfigSubresource } from "../../apis/management/v1/instance-kubeconfig.ts";
 import { createProjectDefinition } from "../../apis/management/v1/project.ts";
+import type { ClusterLookup } from "../../apis/management/v1/project-placement.ts";
 import type { Project } from "../../apis/management/v1/project-schema.ts";
 import { createVirtualClusterInstanceDefinition } from "../../apis/management/v1/virtualclusterinstance.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
+import { keyCaller } from "../../identity/key-caller.ts";
 import { PlatformAuthorizer } from "../../identity/platform-authorizer.ts";
 import { ProjectIndex } from "../../identity/project-index.ts";
 import { instanceCaller } from "../../identity/runtime-binding.ts";
@@ -28,6 +30,8 @@ import { ProjectController } from "./project-controller.ts";
 export interface ProjectResourcesOptions {
   storage: KeyValueStore;
   settings: LiveSettings;
+  /** Connected clusters, which instances placed on one are checked against. */
+  clusters?: ClusterLookup;
   logger?: Logger;
 }
 
@@ -71,13 +75,20 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
     },
     authority: cas,
     callers: instanceCaller,
+    clusters: options.clusters,
+    callerOwner: (context) => keyCaller.owner(context),
     kubeconfig: instanceKubeconfigSubresource(
       createKubeconfigIssuer({ cas, keys: () => store("ownedaccesskeys"), settings }),
     ),
   });
   const project = createProjectDefinition({
     namespacePrefix,
-    instances: { count: (namespace) => storage.count(resourcePrefix(instance, namespace)) },
+    // Spaces hold a project too: each is a namespace on a cluster that must go before the project does.
+    instances: {
+      count: async (namespace) =>
+        (await storage.count(resourcePrefix(instance, namespace))) +
+        (await storage.count(`/${GROUP}/spaceinstances/${namespace}/`)),
+    },
   });
 
   const index = new ProjectIndex();

@@ -316,6 +316,9 @@ export class PlatformConnection {
     let instance: InstanceObject;
     try {
       const current = await api.getInstance(namespace, name);
+      // An instance the platform placed on a connected cluster (its agent runs us) is not external.
+      const placed = (current?.spec?.clusterRef as { cluster?: string } | undefined)?.cluster;
+      if (placed && current?.spec?.external !== true) spec.external = false;
       if (!current) {
         return await api.createInstance({
           apiVersion: `${PLATFORM_GROUP}/${PLATFORM_VERSION}`,
@@ -375,7 +378,7 @@ function missingRegistration(
   const template = (current?.template ?? {}) as { accessPoint?: { ingress?: Record<string, unknown> } };
   const ingress = template.accessPoint?.ingress ?? {};
   const missing: Record<string, unknown> = {};
-  if (empty(current?.external)) missing.external = wanted.external;
+  if (empty(current?.external) && wanted.external) missing.external = true;
   const ref = Object.fromEntries(Object.entries(wanted.clusterRef).filter(([key]) => empty(clusterRef[key])));
   if (Object.keys(ref).length) missing.clusterRef = ref;
   const wantedIngress = wanted.template.accessPoint.ingress;

@@ -142,3 +142,23 @@ test("directAccess() refuses plain http unless TLS verification is explicitly of
     "http://127.0.0.1:8080",
   );
 });
+
+test("loadKubeAccess() sends a kubeconfig's impersonation (as, as-groups) itself, without client-node", async () => {
+  const file = join(dir, "impersonating.kubeconfig");
+  await writeFile(
+    file,
+    kubeconfig(
+      `{server: '${server.url}', insecure-skip-tls-verify: true}`,
+      `{token: t, as: 'platform:user:alice', as-groups: ['platform:team:devs', 'platform:team:ops']}`,
+    ),
+  );
+  const access = await loadKubeAccess({ file });
+  const { headers } = await access.requestOptions();
+  assert.equal((headers as Record<string, unknown>)["impersonate-user"], "platform:user:alice");
+  assert.deepEqual((headers as Record<string, unknown>)["impersonate-group"], [
+    "platform:team:devs",
+    "platform:team:ops",
+  ]);
+  assert.equal((headers as Record<string, unknown>).authorization, "Bearer t");
+  access.close();
+});

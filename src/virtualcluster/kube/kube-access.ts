@@ -4,8 +4,8 @@
 // Why not @kubernetes/client-node: its module graph alone holds about 35 MB of the runtime's memory, and its
 // per-request machinery (typed model (de)serialization, fetch streams) was the runtime's largest CPU cost in a sync
 // burst. Plain kubeconfigs (tokens, token files, client certificates, basic auth) are read here; anything else
-// (exec plugins, auth providers, proxies, impersonation, several KUBECONFIG files) is handed to client-node, loaded
-// only then, so every kubeconfig client-node accepts still works.
+// (exec plugins, auth providers, proxies, impersonated uids and extras, several KUBECONFIG files) is handed to client-node, loaded
+// only then, so every kubeconfig client-node accepts still works. Impersonation (`as`, `as-groups`) is sent here.
 
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -48,6 +48,8 @@ export interface DirectAccessOptions {
   server: string;
   tls?: TlsSettings;
   credential?: Credential;
+  /** Impersonation: every request acts as this user (and groups), as kubectl --as does. */
+  impersonate?: { user: string; groups?: string[] };
 }
 
 /** Keep-alive agents: a sync burst reuses a few connections instead of a TLS handshake per request. */
@@ -88,13 +90,29 @@ export function directAccess(options: DirectAccessOptions): KubeAccess {
         return undefined;
     }
   };
-  return {
+  const access: KubeAccess = {
     server,
     async requestOptions() {
       const value = await authorization();
       return { agent, headers: value ? { authorization: value } : {} };
     },
     close: () => agent.destroy(),
+  };
+  return options.impersonate ? impersonating(access, options.impersonate) : access;
+}
+
+/** The same access acting as another user (Impersonate-User, Impersonate-Group): the server's RBAC checks it may. */
+export function impersonating(access: KubeAccess, as: { user: string; groups?: string[] }): KubeAccess {
+  return {
+    server: access.server,
+    async requestOptions() {
+      const options = await access.requestOptions();
+      const headers: Record<string, string | string[]> = { ...(options.headers as Record<string, string>) };
+      headers["impersonate-user"] = as.user;
+      if (as.groups?.length) headers["impersonate-group"] = as.groups;
+      return { ...options, headers };
+    },
+    close: () => access.close(),
   };
 }
 
@@ -158,7 +176,8 @@ function plainAccess(cluster: ClusterEntry, user: UserEntry | undefined): KubeAc
   else if (user?.username !== undefined) {
     credential = { kind: "basic", username: user.username, password: user.password ?? "" };
   }
-  return directAccess({ server: cluster.server, tls, credential });
+  const impersonate = user?.as ? { user: user.as, groups: user.asGroups } : undefined;
+  return directAccess({ server: cluster.server, tls, credential, impersonate });
 }
 
 async function inCluster(env: NodeJS.ProcessEnv): Promise<KubeAccess> {

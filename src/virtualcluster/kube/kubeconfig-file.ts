@@ -1,10 +1,23 @@
 // The current context of a kubeconfig file, as kubectl reads it: its cluster (server, CA, TLS settings) and user
-// (token, token file, client certificate, basic auth), with files read and relative paths taken from the
+// (token, token file, client certificate, basic auth, impersonation), with files read and relative paths taken from the
 // kubeconfig's own directory. Entries this reader does not handle itself are flagged for client-node.
 
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
-import { parse } from "yaml";
+
+/** A JSON kubeconfig (what the platform's tools write) is read without the YAML parser, which then never loads. */
+function parseDocument(source: string): unknown {
+  if (source.trimStart().startsWith("{")) {
+    try {
+      return JSON.parse(source);
+    } catch {
+      // YAML flow style also starts with "{": let the YAML parser say what is wrong
+    }
+  }
+  const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  return yaml.parse(source);
+}
 
 export interface ClusterEntry {
   server: string;
@@ -21,7 +34,10 @@ export interface UserEntry {
   key?: Buffer;
   username?: string;
   password?: string;
-  /** exec, auth-provider or impersonation: handled by client-node. */
+  /** Impersonation (`as`, `as-groups`): sent as Impersonate-User and Impersonate-Group. */
+  as?: string;
+  asGroups?: string[];
+  /** exec, auth-provider or the impersonation fields this reader does not send (uid, extras): client-node. */
   needsClientNode: boolean;
 }
 
@@ -45,7 +61,7 @@ function named(list: unknown, name: unknown, field: string): Fields | undefined 
 export function parseKubeconfig(source: string, file: string): CurrentContext {
   let document: Fields;
   try {
-    document = (parse(source) ?? {}) as Fields;
+    document = (parseDocument(source) ?? {}) as Fields;
   } catch (error) {
     throw new Error(`cannot parse kubeconfig ${file}: ${(error as Error).message}`);
   }
@@ -89,7 +105,11 @@ export function parseKubeconfig(source: string, file: string): CurrentContext {
           key: bytes(user["client-key-data"], user["client-key"]),
           username: text(user.username),
           password: typeof user.password === "string" ? user.password : undefined,
-          needsClientNode: Boolean(user.exec || user["auth-provider"] || user.as || user["as-groups"]),
+          as: text(user.as),
+          asGroups: Array.isArray(user["as-groups"])
+            ? (user["as-groups"] as unknown[]).filter((group): group is string => typeof group === "string")
+            : undefined,
+          needsClientNode: Boolean(user.exec || user["auth-provider"] || user["as-uid"] || user["as-user-extra"]),
         }
       : undefined,
   };

@@ -66,7 +66,8 @@ export function runningPid(paths: ClusterPaths): number | undefined {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function alive(pid: number): boolean {
+/** Whether a process with this PID exists (one of another user's counts too). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

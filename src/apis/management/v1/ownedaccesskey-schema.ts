@@ -20,7 +20,7 @@ import { descriptionSchema, displayNameSchema } from "./common.ts";
 export const ACCESS_KEY_TYPES = ["", "Login", "User", "Other", "Reset", "OIDCRefreshToken", "NetworkPeer"] as const;
 
 /** Roles a key's scope can name. Unknown roles are accepted (newer clients) but grant nothing. */
-export const SCOPE_ROLES = { virtualCluster: "virtualcluster", platformCli: "platformCLI" } as const;
+export const SCOPE_ROLES = { virtualCluster: "virtualcluster", platformCli: "platformCLI", agent: "agent" } as const;
 
 const ruleSchema = object(
   {
@@ -61,7 +61,9 @@ export const scopeSchema = object(
     roles: array(
       object(
         {
-          role: string('Role name: "virtualcluster" (connect a virtual cluster) or "platformCLI" (the CLI\'s reads).'),
+          role: string(
+            'Role name: "virtualcluster" (connect a virtual cluster), "platformCLI" (the CLI\'s reads) or "agent" (connect the agent of the clusters listed in clusters).',
+          ),
           projects: array(
             declared<RoleProject>({
               description:
@@ -75,6 +77,7 @@ export const scopeSchema = object(
             'Projects the role applies to; "*" selects all. Stored as names: {project: NAME} items become NAME.',
           ),
           virtualClusters: stringList("Virtual clusters the role applies to."),
+          clusters: stringList('Clusters the role applies to (role "agent"); "*" selects all.'),
         },
         "A managed role.",
       ),

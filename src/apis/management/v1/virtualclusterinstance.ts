@@ -3,15 +3,22 @@
 // platform (status.clientCertificateAuthority, which nobody else can overwrite); the virtual cluster reports its
 // state (serving CA, online, heartbeat, version) through the status subresource.
 
-import { errors } from "../../../apimachinery/errors.ts";
-import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
+import { fieldError } from "../../../apimachinery/field-errors.ts";
 import type { AuthorizationFacts } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ActionHandler, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 import { accessRulesField, ownerField, runtimeField } from "./granting-fields.ts";
 import { bindRegisteringRuntime, checkInstanceWrite, type InstanceCallers } from "./instance-writes.ts";
-import { projectNamespace, projectOfNamespace } from "./project.ts";
+import { projectOfNamespace } from "./project.ts";
+import {
+  CLUSTER_AGENT_FINALIZER,
+  type ClusterLookup,
+  checkAllowedCluster,
+  checkClusterPlacement,
+  hostNamespaceErrors,
+  requireProject,
+} from "./project-placement.ts";
 import type { Project } from "./project-schema.ts";
 import { type VirtualClusterInstance, virtualClusterInstanceSchema } from "./virtualclusterinstance-schema.ts";
 
@@ -34,16 +41,29 @@ export interface VirtualClusterInstanceOptions {
   /** Who writes (a runtime, or the user or team it acts for); without it every caller is a person (unit tests). */
   callers?: InstanceCallers;
   kubeconfig?: ActionHandler;
+  /** Connected clusters: an instance placed on one is created there by its agent. */
+  clusters?: ClusterLookup;
+  /** The user or team a caller acts as: a placed instance without an owner gets its creator. */
+  callerOwner?(context: RequestContext): { user?: string; team?: string } | undefined;
+}
+
+/** Whether the platform has the instance's cluster agent run it (spec.clusterRef.cluster, not external). */
+export function placedOnCluster(instance: VirtualClusterInstance): boolean {
+  return Boolean(instance.spec?.clusterRef?.cluster) && instance.spec?.external !== true;
+}
+
+/** The host namespace of a placed instance: spec.clusterRef.namespace, or `<project namespace>-v-<name>`. */
+export function placedNamespace(instance: VirtualClusterInstance): string {
+  const given = instance.spec?.clusterRef?.namespace;
+  return (
+    given || `${instance.metadata.namespace ?? ""}-v-${instance.metadata.name ?? ""}`.slice(0, 63).replace(/-+$/, "")
+  );
 }
 
 const KIND = { group: GROUP, kind: "VirtualClusterInstance" };
 /** host, host:port, IPv4 or [IPv6], optionally with :port; no scheme, no path. */
 const HOST_PORT =
   /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
-
-function invalid(instance: VirtualClusterInstance, errs: FieldError[]): never {
-  throw errors.invalid(KIND, instance.metadata.name ?? instance.metadata.generateName ?? "", errs);
-}
 
 /** Whoever may read an instance may get a kubeconfig for it; its credentials reach the whole instance. */
 export const VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION: AuthorizationFacts = {
@@ -55,45 +75,25 @@ export const VIRTUAL_CLUSTER_INSTANCE_AUTHORIZATION: AuthorizationFacts = {
 export function createVirtualClusterInstanceDefinition(options: VirtualClusterInstanceOptions): ResourceDefinition {
   const prefix = () => options.namespacePrefix();
 
-  /** The instance's project: it must exist and not be deleting (422 naming the project otherwise). */
-  const projectFor = async (instance: VirtualClusterInstance): Promise<Project> => {
-    const namespace = instance.metadata.namespace;
-    if (!namespace)
-      invalid(instance, [fieldError.required("metadata.namespace", "instances live in a project namespace")]);
-    const name = projectOfNamespace(prefix(), namespace);
-    const example = projectNamespace(prefix(), "default");
-    if (!name) {
-      invalid(instance, [
-        fieldError.invalid(
-          "metadata.namespace",
-          namespace,
-          `not a project namespace: instances live in the namespace "${prefix()}<project>" of their project, e.g. "${example}" for the project "default"`,
-        ),
-      ]);
-    }
-    const project = await options.project(name);
-    if (!project) {
-      invalid(instance, [
-        fieldError.invalid(
-          "metadata.namespace",
-          namespace,
-          `project "${name}" does not exist: create the project "${name}" first, or use the namespace of an existing project`,
-        ),
-      ]);
-    }
-    if (project.metadata.deletionTimestamp) {
-      invalid(instance, [
-        fieldError.invalid("metadata.namespace", namespace, `project "${name}" is being deleted: no new instances`),
-      ]);
-    }
-    return project;
-  };
+  const projectFor = (instance: VirtualClusterInstance) => requireProject(options, KIND.kind, instance);
+  const checkCluster = (instance: VirtualClusterInstance, project: Project) =>
+    checkAllowedCluster(KIND.kind, instance, instance.spec?.clusterRef?.cluster, project);
 
-  const checkCluster = (instance: VirtualClusterInstance, project: Project) => {
-    const cluster = instance.spec?.clusterRef?.cluster;
-    const allowed = (project.spec?.allowedClusters ?? []).map((c) => c.name);
-    if (!cluster || allowed.length === 0 || allowed.includes("*") || allowed.includes(cluster)) return;
-    invalid(instance, [fieldError.notSupported("spec.clusterRef.cluster", cluster, allowed)]);
+  /** A virtual cluster the platform runs on a connected cluster: held until the agent removed it again. */
+  const place = async (instance: VirtualClusterInstance, clusters: ClusterLookup, context: RequestContext) => {
+    await checkClusterPlacement(KIND.kind, instance, instance.spec?.clusterRef?.cluster ?? "", context, clusters);
+    const clusterRef = instance.spec?.clusterRef ?? {};
+    if (!clusterRef.namespace && instance.metadata.name) clusterRef.namespace = placedNamespace(instance);
+    clusterRef.virtualCluster ||= instance.metadata.name ?? undefined;
+    // The runtime's key belongs to the owner: by default whoever placed it.
+    if (!instance.spec?.owner?.user && !instance.spec?.owner?.team) {
+      const owner = options.callerOwner?.(context);
+      if (owner && instance.spec) instance.spec.owner = owner;
+    }
+    const finalizers = instance.metadata.finalizers ?? [];
+    if (!finalizers.includes(CLUSTER_AGENT_FINALIZER)) {
+      instance.metadata.finalizers = [...finalizers, CLUSTER_AGENT_FINALIZER];
+    }
   };
 
   return defineResource({
@@ -115,6 +115,7 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
         const project = await projectFor(instance);
         checkCluster(instance, project);
         bindRegisteringRuntime(instance, options.callers?.(context));
+        if (options.clusters && placedOnCluster(instance)) await place(instance, options.clusters, context);
         instance.status = { phase: "Pending", online: false };
         if (options.authority) {
           const { namespace = "", name = "", uid = "" } = instance.metadata;
@@ -137,7 +138,29 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
           instance.status = { ...instance.status, clientCertificateAuthority: ca };
         }
       },
+      validateUpdate(instance, old) {
+        if (!options.clusters || !placedOnCluster(old)) return [];
+        const was = old.spec?.clusterRef ?? {};
+        const now = instance.spec?.clusterRef ?? {};
+        if (
+          now.cluster === was.cluster &&
+          now.namespace === was.namespace &&
+          instance.spec?.external === old.spec?.external
+        ) {
+          return [];
+        }
+        return [
+          fieldError.forbidden(
+            "spec.clusterRef",
+            "a virtual cluster the platform runs on a connected cluster cannot move (cluster, namespace, external): delete it and create another",
+          ),
+        ];
+      },
       validate(instance) {
+        if (options.clusters && placedOnCluster(instance)) {
+          const problems = hostNamespaceErrors(instance.spec?.clusterRef?.namespace);
+          if (problems.length) return problems;
+        }
         const host = instance.spec?.template?.accessPoint?.ingress?.host;
         if (host && !HOST_PORT.test(host)) {
           return [

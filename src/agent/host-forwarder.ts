@@ -1,0 +1,204 @@
+// Sends a request to the host's API as a given identity: the agent's own credential (its ServiceAccount, which may
+// only impersonate) plus Impersonate-User and Impersonate-Group, so the host's RBAC decides. Used for requests
+// arriving over the tunnel (an HTTP/2 stream) and at the direct endpoint (an HTTP/1.1 request); the answer streams
+// back as it comes (watches, large lists), and a caller that leaves cancels the host request. Upgrades (exec and
+// the like) switch protocols end to end when the host does.
+
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { request as httpRequest } from "node:http";
+import { constants, type ServerHttp2Stream } from "node:http2";
+import { request as httpsRequest } from "node:https";
+import type { Duplex, Readable, Writable } from "node:stream";
+import {
+  filteredHeaders,
+  forwardableRequestHeader,
+  forwardableResponseHeader,
+  UPGRADED_HEADER,
+} from "../http/tunnel/tunnel-protocol.ts";
+import type { KubeAccess } from "../virtualcluster/kube/kube-access.ts";
+
+export interface HostIdentity {
+  user: string;
+  groups: string[];
+}
+
+/** One request to forward: where, as whom, and its body. */
+export interface HostCall {
+  method: string;
+  /** Path and query below the host's base URL. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  identity: HostIdentity;
+  body: Readable;
+  /** The client's Upgrade header, for a request that switches protocols. */
+  upgrade?: string;
+}
+
+/** Where the host's answer goes: the HTTP/2 stream of the tunnel, or an HTTP/1.1 response of the direct endpoint. */
+export interface AnswerSink {
+  /** Head of a normal answer. */
+  respond(status: number, headers: OutgoingHttpHeaders): void;
+  /** The host switched protocols: the head, then raw bytes both ways on the returned stream. */
+  switched(headers: OutgoingHttpHeaders): Duplex;
+  body: Writable;
+  /** The caller left or the transport failed: stop. */
+  onClose(stop: () => void): void;
+  headersSent(): boolean;
+  /** Ends abruptly (the host failed mid-answer). */
+  abort(): void;
+}
+
+const hasBody = (headers: IncomingHttpHeaders) =>
+  headers["content-length"] !== undefined
+    ? headers["content-length"] !== "0"
+    : headers["transfer-encoding"] !== undefined;
+
+const responseHeaders = (incoming: IncomingHttpHeaders): OutgoingHttpHeaders =>
+  filteredHeaders(incoming, forwardableResponseHeader);
+
+/** The Status a client gets when the host cannot be reached. */
+function hostUnreachable(error: Error): string {
+  return JSON.stringify({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    reason: "ServiceUnavailable",
+    code: 503,
+    message: `the cluster's agent cannot reach its API server: ${error.message}`,
+  });
+}
+
+export class HostForwarder {
+  readonly #access: KubeAccess;
+  readonly #base: URL;
+  /**
+   * Requests forwarded and answer chunks relayed so far: the agent gives its spare heap back (a full collection, a
+   * pause) only once this stops changing, so a busy watch is never paused for it.
+   */
+  forwarded = 0;
+
+  constructor(access: KubeAccess) {
+    this.#access = access;
+    this.#base = new URL(access.server);
+  }
+
+  /** Forwards one call and pipes the answer into `sink`. */
+  async forward(call: HostCall, sink: AnswerSink): Promise<void> {
+    this.forwarded++;
+    const options = await this.#access.requestOptions();
+    const headers: OutgoingHttpHeaders = filteredHeaders(call.headers, forwardableRequestHeader);
+    Object.assign(headers, options.headers);
+    headers["impersonate-user"] = call.identity.user;
+    if (call.identity.groups.length) headers["impersonate-group"] = call.identity.groups;
+    if (call.upgrade) {
+      headers.connection = "Upgrade";
+      headers.upgrade = call.upgrade;
+    }
+    const url = new URL(this.#base.pathname.replace(/\/+$/, "") + call.path, this.#base);
+    const send = this.#base.protocol === "http:" ? httpRequest : httpsRequest;
+    const out = send(url, { ...options, method: call.method, headers });
+    let done = false;
+    sink.onClose(() => {
+      if (!done) out.destroy();
+    });
+    out.once("response", (answer: IncomingMessage) => {
+      sink.respond(answer.statusCode ?? 502, responseHeaders(answer.headers));
+      answer.on("data", () => {
+        this.forwarded++;
+      });
+      answer.pipe(sink.body);
+      answer.once("end", () => {
+        done = true;
+      });
+      answer.once("error", () => sink.abort());
+    });
+    out.once("upgrade", (answer: IncomingMessage, socket: Duplex, head: Buffer) => {
+      done = true;
+      const duplex = sink.switched(responseHeaders(answer.headers));
+      if (head.length) duplex.write(head);
+      socket.pipe(duplex);
+      duplex.pipe(socket);
+      socket.once("close", () => duplex.end());
+      duplex.once("close", () => socket.destroy());
+    });
+    out.once("error", (error) => {
+      if (done) return;
+      done = true;
+      if (sink.headersSent()) {
+        sink.abort();
+        return;
+      }
+      const body = hostUnreachable(error);
+      sink.respond(503, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      sink.body.end(body);
+    });
+    // An upgrade sends no body: what the client sends goes over the switched connection once the host switched.
+    if (!call.upgrade && hasBody(call.headers)) call.body.pipe(out);
+    else out.end();
+  }
+}
+
+/** The answer sink of a tunnel stream. */
+export function streamSink(stream: ServerHttp2Stream): AnswerSink {
+  return {
+    respond: (status, headers) => {
+      if (!stream.destroyed) stream.respond({ ...headers, ":status": status });
+    },
+    switched: (headers) => {
+      stream.respond({ ...headers, ":status": 200, [UPGRADED_HEADER]: "101" });
+      return stream;
+    },
+    body: stream,
+    onClose: (stop) => stream.once("close", stop),
+    headersSent: () => stream.headersSent,
+    abort: () => stream.close(constants.NGHTTP2_INTERNAL_ERROR),
+  };
+}
+
+/** The answer sink of an HTTP/1.1 response (the direct endpoint; it never switches protocols). */
+export function responseSink(response: ServerResponse): AnswerSink {
+  return {
+    respond: (status, headers) => {
+      response.writeHead(status, headers);
+      // A stream (a watch) shows its head at once; a whole answer goes out in one write.
+      if (headers["content-length"] === undefined) response.flushHeaders();
+    },
+    switched: () => {
+      throw new Error("a plain request does not switch protocols");
+    },
+    body: response,
+    onClose: (stop) => response.once("close", stop),
+    headersSent: () => response.headersSent,
+    abort: () => response.destroy(),
+  };
+}
+
+/** Writes an HTTP/1.1 head on a raw socket. */
+function writeHead(socket: Duplex, status: number, text: string, headers: OutgoingHttpHeaders): void {
+  const lines = [`HTTP/1.1 ${status} ${text}`];
+  for (const [name, value] of Object.entries(headers)) {
+    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) lines.push(`${name}: ${item}`);
+  }
+  socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+}
+
+/** The answer sink of an upgrade request's socket (the direct endpoint). */
+export function socketSink(socket: Duplex, upgrade: string): AnswerSink {
+  let sent = false;
+  return {
+    respond: (status, headers) => {
+      sent = true;
+      writeHead(socket, status, "Upgrade Refused", { ...headers, connection: "close" });
+    },
+    switched: (headers) => {
+      sent = true;
+      writeHead(socket, 101, "Switching Protocols", { connection: "Upgrade", upgrade, ...headers });
+      return socket;
+    },
+    body: socket,
+    onClose: (stop) => socket.once("close", stop),
+    headersSent: () => sent,
+    abort: () => socket.destroy(),
+  };
+}

@@ -1,0 +1,185 @@
+// Passthrough routes: paths the server relays instead of serving (a connected cluster's API through the platform, a
+// cluster agent's tunnel). They take the pipeline's first steps — shutdown check, authentication, audit
+// (RequestReceived ... ResponseComplete) and metrics — and then the route answers itself: its own authorization
+// (what the caller may reach depends on what it reaches), the body streamed as it comes (no 3 MiB limit, nothing
+// decoded), the answer streamed back. They hold no in-flight slot: a watch or a tunnel would keep one for hours;
+// what bounds them is the route's own concurrency (the tunnel's streams). Upgrades (the tunnel itself, kubectl exec)
+// come through the server's `upgrade` event and take the same steps.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
+import { errors, type StatusError } from "../apimachinery/errors.ts";
+import type { Authenticator } from "../auth/types.ts";
+import type { Authorizer, UserInfo } from "../registry/types.ts";
+import { requireUser } from "./authentication.ts";
+import { logInternalError } from "./error-log.ts";
+import { toStatusError } from "./error-status.ts";
+import { stripPathPrefix } from "./path-prefix.ts";
+import { parseRequestInfo } from "./request-info.ts";
+import type { RequestReporter } from "./request-reporter.ts";
+import { newRequestState, type RequestState } from "./request-state.ts";
+
+export interface PassthroughCall {
+  request: IncomingMessage;
+  /** Path and query, mount prefix stripped. */
+  url: string;
+  user: UserInfo;
+  authorizer: Authorizer;
+}
+
+export interface PassthroughRoute {
+  /** Whether the route relays this URL (mount prefix stripped). Asked for every request: keep it cheap. */
+  matches(url: string): boolean;
+  /**
+   * Answers an authenticated request and resolves with its status code once the answer is complete. Throws a
+   * StatusError to refuse it before anything was answered.
+   */
+  serve(call: PassthroughCall, response: ServerResponse): Promise<number>;
+  /** Answers an authenticated upgrade request on the client's socket; like serve. Without it: 404. */
+  upgrade?(call: PassthroughCall, socket: Duplex, head: Buffer): Promise<number>;
+}
+
+export interface PassthroughOptions {
+  routes: readonly PassthroughRoute[];
+  prefixes: readonly string[];
+  authenticators: readonly Authenticator[];
+  authorizer: Authorizer;
+  reporter: RequestReporter;
+  closing(): boolean;
+  logger?: Logger;
+}
+
+export interface Passthrough {
+  /** Serves a passthrough request and returns true; false at once for any other request. */
+  serve(request: IncomingMessage, response: ServerResponse): boolean;
+  /** Whether an upgrade request goes to a route (the server's shouldUpgradeCallback); others are plain requests. */
+  takesUpgrade(request: IncomingMessage): boolean;
+  /** Serves an upgrade request the server handed over (its `upgrade` event). */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+/** A Status answered on a raw socket (an upgrade request refused), then the connection closes. */
+function refuseOnSocket(socket: Duplex, error: StatusError): void {
+  const body = JSON.stringify(error.status);
+  const head = [
+    `HTTP/1.1 ${error.code} ${error.status.reason ?? "Error"}`,
+    "content-type: application/json",
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+  ];
+  for (const [name, value] of Object.entries(error.headers ?? {})) head.push(`${name}: ${value}`);
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+}
+
+export function createPassthrough(options: PassthroughOptions): Passthrough {
+  const { routes, prefixes, reporter, logger } = options;
+  const routeFor = (request: IncomingMessage) => {
+    if (routes.length === 0) return undefined;
+    const url = prefixes.length ? stripPathPrefix(request.url ?? "/", prefixes) : (request.url ?? "/");
+    const route = routes.find((candidate) => candidate.matches(url));
+    return route && { route, url };
+  };
+
+  /** Shutdown check, authentication, audit (RequestReceived). */
+  async function admit(state: RequestState, url: string): Promise<PassthroughCall> {
+    if (options.closing()) {
+      state.closeConnection = true;
+      throw errors.shuttingDown();
+    }
+    const user = await requireUser(options.authenticators, state.raw);
+    state.user = user;
+    reporter.received(state);
+    return { request: state.raw, url, user, authorizer: options.authorizer };
+  }
+
+  function begin(request: IncomingMessage, url: string): RequestState {
+    const state = newRequestState(request, request.url ?? "/", reporter.auditId());
+    state.info = parseRequestInfo(request.method ?? "GET", url);
+    return state;
+  }
+
+  function failed(state: RequestState, error: unknown): StatusError {
+    const { error: status, internal } = toStatusError(error);
+    if (internal) logInternalError(logger, error, state.info);
+    state.failure = { reason: status.status.reason, message: status.status.message };
+    state.responseObject = status.status;
+    return status;
+  }
+
+  async function serveRequest(
+    route: PassthroughRoute,
+    url: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
+    const state = begin(request, url);
+    let code: number;
+    try {
+      code = await route.serve(await admit(state, url), response);
+    } catch (error) {
+      const status = failed(state, error);
+      code = status.code;
+      if (response.headersSent) response.destroy();
+      else {
+        const body = JSON.stringify(status.status);
+        response.writeHead(status.code, {
+          ...status.headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          ...(state.id ? { "audit-id": state.id } : {}),
+          ...(state.closeConnection ? { connection: "close" } : {}),
+        });
+        response.end(body);
+      }
+    }
+    reporter.completed(state, code);
+  }
+
+  async function serveUpgrade(
+    route: PassthroughRoute,
+    url: string,
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+  ): Promise<void> {
+    const state = begin(request, url);
+    socket.on("error", () => socket.destroy());
+    let code: number;
+    try {
+      const call = await admit(state, url);
+      if (!route.upgrade) throw errors.pathNotFound();
+      code = await route.upgrade(call, socket, head);
+    } catch (error) {
+      const status = failed(state, error);
+      code = status.code;
+      if (socket.writable) refuseOnSocket(socket, status);
+      else socket.destroy();
+    }
+    reporter.completed(state, code);
+  }
+
+  return {
+    serve(request, response) {
+      const found = routeFor(request);
+      if (!found) return false;
+      serveRequest(found.route, found.url, request, response).catch((error) =>
+        logInternalError(logger, error, undefined),
+      );
+      return true;
+    },
+    takesUpgrade(request) {
+      return routeFor(request)?.route.upgrade !== undefined;
+    },
+    upgrade(request, socket, head) {
+      const found = routeFor(request);
+      if (!found) {
+        socket.destroy();
+        return;
+      }
+      serveUpgrade(found.route, found.url, request, socket, head).catch((error) =>
+        logInternalError(logger, error, undefined),
+      );
+    },
+  };
+}

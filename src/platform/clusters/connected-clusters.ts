@@ -1,0 +1,93 @@
+// Connected clusters on one replica, composed: the tunnels of the agents connected here (tunnel-hub.ts), the
+// directory telling other replicas where they are, the heartbeats that write the clusters' status, the reconciler
+// of spaces and placed virtual clusters, the index of spaces the proxy reads, and the two passthrough routes (an
+// agent's tunnel; kubectl through the platform). Offline detection of clusters whose replica died runs on the
+// leader with the instances' (platform.ts).
+
+import type { Logger } from "pino";
+import { StoreInformer } from "../../auth/store-informer.ts";
+import type { LiveSettings } from "../../config/settings.ts";
+import type { PassthroughRoute } from "../../http/passthrough.ts";
+import type { Registry } from "../../registry/registry.ts";
+import type { KeyValueStore } from "../../storage/types.ts";
+import { ClusterHeartbeats, DEFAULT_CLUSTER_HEARTBEAT_MS } from "./cluster-heartbeats.ts";
+import { clusterRoutes } from "./cluster-routes.ts";
+import { ClusterWorkloads } from "./cluster-workloads.ts";
+import { SpaceIndex } from "./space-index.ts";
+import { TunnelDirectory } from "./tunnel-directory.ts";
+import { TunnelHub } from "./tunnel-hub.ts";
+
+export interface ConnectedClustersOptions {
+  storage: KeyValueStore;
+  registry: Registry;
+  settings: LiveSettings;
+  /** The iss of direct cluster endpoint tokens. */
+  issuer(): string;
+  /** Why an access key would not authenticate now; undefined when it would (the platform's auth). */
+  keyProblem(name: string, uid: string): string | undefined;
+  /** This replica's base URL and serving CA, as other replicas and status reports name it (known once listening). */
+  self(): { url: string; caPem?: string };
+  /** How often a connected agent is asked for its info (default 30 s). */
+  heartbeatMs?: number;
+  /** How often spaces and placed virtual clusters are looked at again (default 60 s). */
+  resyncMs?: number;
+  logger?: Logger;
+}
+
+export interface ConnectedClusters {
+  routes: PassthroughRoute[];
+  close(): Promise<void>;
+}
+
+export async function startConnectedClusters(options: ConnectedClustersOptions): Promise<ConnectedClusters> {
+  const { logger } = options;
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS;
+  const hub = new TunnelHub();
+  const directory = new TunnelDirectory({
+    storage: options.storage,
+    self: options.self,
+    staleAfterMs: 3 * heartbeatMs,
+  });
+  const spaces = new SpaceIndex();
+  const spaceInformer = new StoreInformer(options.storage, spaces, (error) =>
+    logger?.error({ err: String(error) }, "space index update failed"),
+  );
+  await spaceInformer.start();
+  const heartbeats = new ClusterHeartbeats({
+    registry: options.registry,
+    hub,
+    directory,
+    replica: () => options.self().url,
+    keyProblem: options.keyProblem,
+    intervalMs: heartbeatMs,
+    logger,
+  });
+  heartbeats.start();
+  const workloads = new ClusterWorkloads({
+    registry: options.registry,
+    hub,
+    settings: options.settings,
+    resyncMs: options.resyncMs,
+    logger,
+  });
+  await workloads.start();
+  const routes = clusterRoutes({
+    registry: options.registry,
+    hub,
+    directory,
+    spaces,
+    issuer: options.issuer,
+    self: () => options.self().url,
+    logger,
+  });
+  return {
+    routes: routes.routes,
+    async close() {
+      workloads.stop();
+      await hub.close();
+      await heartbeats.stop();
+      routes.close();
+      spaceInformer.stop();
+    },
+  };
+}

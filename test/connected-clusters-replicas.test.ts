@@ -1,0 +1,136 @@
+// A connected cluster's agent in front of two platform replicas on one etcd: it connects to the first address it
+// is given; a request sent to the other replica is relayed to the one holding the tunnel; when the first replica
+// stops, the agent reconnects to the second, which reports the cluster online and serves it itself.
+
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { ensureServingCertificates } from "../src/pki/tls.ts";
+import { type EtcdCluster, etcdMissing, startEtcdCluster } from "../src/storage/etcd/testing-etcd-cluster.ts";
+import { type AgentProcess, startAgentProcess } from "./support/agent-process.ts";
+import { API, AuthClient } from "./support/auth-client.ts";
+import { runCli } from "./support/cli-run.ts";
+import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
+import { Kubectl } from "./support/kubectl.ts";
+import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { waitFor } from "./support/wait-for.ts";
+
+const MGMT = `/kubernetes/management${API}`;
+
+describe("a connected cluster's agent and platform replicas on etcd", { skip: etcdMissing() }, () => {
+  let etcd: EtcdCluster;
+  let root: string;
+  let replicas: PlatformProcess[] = [];
+  let host: ClusterApiServerProcess;
+  let agent: AgentProcess;
+  let admin = "";
+
+  const clusterOn = async (replica: PlatformProcess) => {
+    const http = new AuthClient(replica.url, replica.caPem);
+    try {
+      return (await http.send("GET", `${MGMT}/clusters/r`, { token: admin })).json();
+    } finally {
+      http.close();
+    }
+  };
+  const proxiedThrough = async (replica: PlatformProcess) => {
+    const http = new AuthClient(replica.url, replica.caPem);
+    try {
+      return await http.send("GET", "/kubernetes/cluster/r/api/v1/namespaces", { token: admin });
+    } finally {
+      http.close();
+    }
+  };
+
+  before(async () => {
+    etcd = await startEtcdCluster({ members: 1 });
+    root = await mkdtemp(join(tmpdir(), "cluster-replicas-"));
+    const keyFile = join(root, "encryption.key");
+    await writeFile(keyFile, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+    const dirs = ["x", "y"].map((name) => join(root, name));
+    for (const dir of dirs) await mkdir(dir, { mode: 0o700 });
+    await ensureServingCertificates({ dataDir: dirs[0], hosts: ["127.0.0.1"] });
+    await cp(join(dirs[0], "pki"), join(dirs[1], "pki"), { recursive: true });
+    const args = [
+      "--store",
+      "etcd",
+      "--etcd-endpoints",
+      etcd.endpoints.join(","),
+      "--encryption-key-file",
+      keyFile,
+      "--cluster-heartbeat-seconds",
+      "1",
+    ];
+    replicas = await Promise.all(dirs.map((dataDir) => startPlatformProcess({ dataDir, extraArgs: args })));
+    admin = replicas.map((replica) => replica.adminKey).find(Boolean) ?? "";
+    host = await startClusterApiServerProcess();
+    // The platform's admin may read namespaces on the host (its RBAC decides what platform users do there).
+    await new Kubectl(host.kubeconfig).ok([
+      "create",
+      "clusterrolebinding",
+      "platform-admin-view",
+      "--clusterrole=view",
+      "--user=platform:user:admin",
+    ]);
+    const env = { ...process.env, VIRTUALCLUSTER_HOME: join(root, "home") };
+    const caFile = join(root, "ca.pem");
+    await writeFile(caFile, replicas[0].caPem);
+    const [x, y] = replicas;
+    const login = await runCli(["platform", "login", x.url, "--ca-file", caFile, "--access-key", admin], { env });
+    assert.equal(login.code, 0, login.stderr);
+    const agentDir = join(root, "agent");
+    const connected = await runCli(
+      [
+        "cluster",
+        "connect",
+        "r",
+        "--host-kubeconfig",
+        host.kubeconfig,
+        "--data-dir",
+        agentDir,
+        "--platform",
+        y.url,
+        "--no-direct",
+        "--no-start",
+      ],
+      { env },
+    );
+    assert.equal(connected.code, 0, connected.stderr);
+    agent = await startAgentProcess(agentDir);
+  });
+
+  after(async () => {
+    await agent?.stop();
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await host?.stop();
+    await etcd?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it("the agent connects to the first address; the other replica relays requests to it", async () => {
+    const [x, y] = replicas;
+    await waitFor(async () => (await clusterOn(y)).status?.online === true, "cluster r online (seen on y)");
+    assert.equal((await clusterOn(y)).status.connection.replica, x.url);
+    for (const replica of [x, y]) {
+      const reply = await proxiedThrough(replica);
+      assert.equal(reply.status, 200, `${replica.url}: ${reply.body}`);
+      assert.ok(
+        reply.json().items.some((item: { metadata: { name: string } }) => item.metadata.name === "kube-system"),
+      );
+    }
+  });
+
+  it("when the first replica stops, the agent reconnects to the second, which serves the cluster itself", async () => {
+    const [x, y] = replicas;
+    await x.stop();
+    replicas = [y];
+    await waitFor(async () => (await clusterOn(y)).status?.connection?.replica === y.url, "the tunnel moved to y");
+    await waitFor(async () => (await clusterOn(y)).status?.online === true, "cluster r online again");
+    const reply = await proxiedThrough(y);
+    assert.equal(reply.status, 200, reply.body);
+    assert.match(agent.output(), /connected to the platform.*\n[\s\S]*connected to the platform/, "connected twice");
+  });
+});

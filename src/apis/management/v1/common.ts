@@ -12,12 +12,9 @@ export const CATEGORY = "platform";
  */
 export const TEXT_LIMITS = { displayName: 256, description: 16_384, icon: 65_536, email: 254 } as const;
 
-export const displayNameSchema = string(
-  `Name shown in the UI (at most ${TEXT_LIMITS.displayName} characters).`,
-  {
-    maxLength: TEXT_LIMITS.displayName,
-  },
-);
+export const displayNameSchema = string(`Name shown in the UI (at most ${TEXT_LIMITS.displayName} characters).`, {
+  maxLength: TEXT_LIMITS.displayName,
+});
 
 export const descriptionSchema = (description: string) =>
   string(`${description} At most ${TEXT_LIMITS.description} characters.`, { maxLength: TEXT_LIMITS.description });

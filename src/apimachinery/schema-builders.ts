@@ -67,6 +67,17 @@ export const object = <P extends Properties, const R extends keyof P & string = 
   return declared(schema);
 };
 
+/** An object with these (optional) properties that keeps every other field as sent. */
+export const openObjectOf = <P extends Properties>(
+  properties: P,
+  description: string,
+): Schema<ObjectOf<P> & Record<string, unknown>> =>
+  declared({ type: "object", description, properties, "x-kubernetes-preserve-unknown-fields": true });
+
+/** The same schema with its own description (a shared shape described where it is used). */
+export const describedAs = <T>(schema: Schema<T>, description: string): Schema<T> =>
+  declared({ ...schema, description });
+
 /** An object used as a map from any key to values of one schema. */
 export const mapOf = <T>(values: Schema<T>, description: string): Schema<Record<string, T>> =>
   declared({ type: "object", description, additionalProperties: values });

@@ -2,7 +2,6 @@
 // derived from its schema, and the result is the plain ResourceDefinition every registry, server and test takes.
 
 import type { KindOf, KindSchema } from "../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../apimachinery/types.ts";
 import type { ResourceDefinition } from "./types.ts";
 
 /** A declaration whose hooks, columns and selectable fields take the object type its `schema` describes. */
@@ -13,11 +12,6 @@ export type KindDeclaration<S extends KindSchema> = Omit<ResourceDefinition<Kind
  * src/apimachinery/schema-builders.ts) and returns it as a ResourceDefinition.
  */
 export function defineResource<S extends KindSchema>(declaration: KindDeclaration<S>): ResourceDefinition;
-/**
- * A kind whose object type `T` is still written by hand beside an untyped schema: nothing checks that they agree.
- * Kept for kinds not converted yet (`src/apis/derived-types.test.ts` lists them); see docs/architecture.md.
- */
-export function defineResource<T extends KubeObject>(declaration: ResourceDefinition<T>): ResourceDefinition;
 /**
  * The one cast lives here: hooks take a `T` (their parameters make ResourceDefinition<T> invariant in T), and the
  * generic store only ever hands a strategy the objects of its own kind, decoded and checked against its schema.

@@ -1,4 +1,4 @@
-// Service: types and schema (descriptions become `kubectl explain`).
+// Service: schema and the types derived from it (descriptions become `kubectl explain`).
 
 import {
   array,
@@ -6,53 +6,17 @@ import {
   integer,
   intOrString,
   item,
+  type KindOf,
   object,
+  type Static,
   string,
   stringList,
   stringMap,
 } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { mergedByKey } from "./common.ts";
 
 export const SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
-
-export interface ServicePort {
-  name?: string;
-  protocol?: string;
-  appProtocol?: string;
-  port: number;
-  targetPort?: number | string;
-  nodePort?: number;
-}
-
-export interface ServiceSpec {
-  type?: string;
-  ports?: ServicePort[];
-  selector?: Record<string, string>;
-  clusterIP?: string;
-  clusterIPs?: string[];
-  externalIPs?: string[];
-  externalName?: string;
-  sessionAffinity?: string;
-  sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
-  loadBalancerIP?: string;
-  loadBalancerSourceRanges?: string[];
-  loadBalancerClass?: string;
-  externalTrafficPolicy?: string;
-  internalTrafficPolicy?: string;
-  healthCheckNodePort?: number;
-  publishNotReadyAddresses?: boolean;
-  ipFamilies?: string[];
-  ipFamilyPolicy?: string;
-  allocateLoadBalancerNodePorts?: boolean;
-  trafficDistribution?: string;
-}
-
-export interface Service extends KubeObject {
-  spec?: ServiceSpec;
-  status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] }; conditions?: unknown[] };
-}
 
 const portSchema = object(
   {
@@ -188,3 +152,7 @@ const status = object(
 );
 
 export const serviceSchema = { spec, status };
+
+export type Service = KindOf<typeof serviceSchema>;
+export type ServiceSpec = Static<typeof spec>;
+export type ServicePort = Static<typeof portSchema>;

@@ -1,16 +1,16 @@
 // Schema of status.costControl: the dashboard and its metrics infrastructure (global and per connected cluster).
 
-import { array, boolean, integer, object, string } from "../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../apimachinery/types.ts";
+import { array, boolean, declared, integer, mapOf, object, string } from "../apimachinery/schema-builders.ts";
 import { stringWithDefault } from "./schema-builders.ts";
 
-const quantityMap = (description: string): JsonMap => ({
-  type: "object",
-  description,
-  additionalProperties: { "x-kubernetes-int-or-string": true, description: "A quantity such as 500m, 2 or 4Gi." },
+/** A Kubernetes quantity: a number or a string such as 500m (int-or-string without the anyOf of intOrString()). */
+const quantity = declared<number | string>({
+  "x-kubernetes-int-or-string": true,
+  description: "A quantity such as 500m, 2 or 4Gi.",
 });
+const quantityMap = (description: string) => mapOf(quantity, description);
 
-const resourcesSchema: JsonMap = object(
+const resourcesSchema = object(
   {
     limits: quantityMap("Resource limits by resource name (cpu, memory...)."),
     requests: quantityMap("Resource requests by resource name."),
@@ -31,7 +31,7 @@ const resourcesSchema: JsonMap = object(
 
 const replicas = integer("Number of replicas.", { minimum: 0 });
 
-const metricsSchema: JsonMap = object(
+const metricsSchema = object(
   {
     replicas,
     resources: resourcesSchema,
@@ -50,7 +50,7 @@ const metricsSchema: JsonMap = object(
 );
 
 /** The per-cluster settings: the Config's defaults for every connected cluster, and a Cluster's own overrides. */
-export function clusterCostControlSchema(description: string): JsonMap {
+export function clusterCostControlSchema(description: string) {
   return object(
     {
       metrics: metricsSchema,
@@ -60,7 +60,7 @@ export function clusterCostControlSchema(description: string): JsonMap {
   );
 }
 
-export const costControlSchema: JsonMap = object(
+export const costControlSchema = object(
   {
     enabled: boolean("Enable the cost control dashboard and its metrics infrastructure."),
     global: object({ metrics: metricsSchema }, "Settings of the platform's own metrics."),

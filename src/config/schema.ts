@@ -2,14 +2,13 @@
 // descriptions it is what `kubectl explain configs.status...` shows.
 
 import { boolean, object, string } from "../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../apimachinery/types.ts";
 import { auditSchema } from "./schema-audit.ts";
 import { authSchema } from "./schema-auth.ts";
 import { deprecated, stringWithDefault } from "./schema-builders.ts";
 import { costControlSchema } from "./schema-cost-control.ts";
 import { appsSchema, cloudSchema, oidcServerSchema, secretStoreSchema, uiSettingsSchema } from "./schema-other.ts";
 
-export const configSchema: JsonMap = object(
+export const configSchema = object(
   {
     auth: authSchema,
     oidc: deprecated(oidcServerSchema, "the platform still serves these clients at https://<platformHost>/oidc."),

@@ -141,6 +141,8 @@ describe("console helpers", () => {
 
   it("groupRequests() folds stages into one request per auditID; isConsoleAsset() finds the console's own files", () => {
     const event = (auditID: string, stage: string, extra: Record<string, unknown> = {}): AuditEventObject => ({
+      apiVersion: "management.platform.sh/v1",
+      kind: "AuditEvent",
       metadata: { name: auditID, creationTimestamp: "2026-11-25T12:00:00Z" },
       event: { auditID, stage, verb: "create", ...extra },
     });

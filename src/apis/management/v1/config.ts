@@ -5,36 +5,20 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
-import { object, string } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { resolveAuditPath } from "../../../config/audit-path.ts";
 import { redactLastApplied } from "../../../config/last-applied.ts";
 import { parseConfigText } from "../../../config/parse.ts";
 import { redactConfigValue, redactRawConfig } from "../../../config/redact.ts";
-import { REDACTED } from "../../../config/redaction-marker.ts";
 import { restoreSecrets } from "../../../config/restore-secrets.ts";
-import { configSchema } from "../../../config/schema.ts";
 import { isTrustedConfigContext } from "../../../config/trusted-context.ts";
-import type { PlatformConfig } from "../../../config/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
+import { type Config, configSchema } from "./config-schema.ts";
+
+export type { Config } from "./config-schema.ts";
 
 export const CONFIG_NAME = "platform-config";
-
-export interface Config extends KubeObject {
-  spec?: { raw?: string };
-  status?: PlatformConfig;
-}
-
-const spec = object(
-  {
-    raw: string(
-      `The platform config as YAML, as written. Secrets in it read as "${REDACTED}"; writing that marker back keeps the stored secret.`,
-    ),
-  },
-  "The platform config as written.",
-);
 
 const gr = { group: GROUP, resource: "configs" };
 const gk = { group: GROUP, kind: "Config" };
@@ -75,7 +59,7 @@ export interface ConfigDefinitionOptions {
 
 export function configDefinition(options: ConfigDefinitionOptions = {}): ResourceDefinition {
   const singleton = options.singleton ?? true;
-  return defineResource<Config>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "Config",
@@ -84,7 +68,7 @@ export function configDefinition(options: ConfigDefinitionOptions = {}): Resourc
     categories: [CATEGORY],
     namespaced: false,
     description: `Config is the platform config: a singleton named ${CONFIG_NAME}. spec.raw holds the YAML as written; status holds the parsed config with defaults.`,
-    schema: { spec, status: configSchema },
+    schema: configSchema,
     // The singleton is never deleted: without it the platform would fall back to defaults silently.
     verbs: ["get", "list", "watch", "create", "update", "patch"],
     strategy: {

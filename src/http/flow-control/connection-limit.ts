@@ -5,8 +5,9 @@
 //
 // A reserve of `reserve` connections above maxConnections keeps the server reachable for the two who must get in
 // when it is full: health probes (/healthz, /livez, /readyz) and privileged callers (system:masters, platform
-// admins). A connection accepted on the reserve serves one request and closes; the pipeline asks `onReserve()` after
-// authentication and refuses anything else on it with 429 (refusals.ts). One client address may hold at most an
+// admins). A connection accepted on the reserve serves one request and closes, unless a privileged caller sent it
+// (then it stays open for that caller's next requests); the pipeline asks `onReserve()` after authentication and
+// refuses anything else on it with 429 (refusals.ts, request-flow.ts). One client address may hold at most an
 // eighth of the reserve (at least 2), and a reserve connection that stays silent for 10 s is closed, so holding
 // the reserve takes many addresses and constant reconnecting. The per-client cap itself has no reserve: it is what
 // stops one address from reaching the total.
@@ -19,7 +20,7 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** Open connections per client address; 0: no limit. */
   maxPerClient: number;
-  /** Connections above maxConnections for health probes and privileged callers (one request each). */
+  /** Connections above maxConnections for health probes (one request each) and privileged callers. */
   reserve: number;
 }
 

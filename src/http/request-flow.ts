@@ -61,6 +61,7 @@ export function createRequestFlow(options: RequestFlowOptions): RequestFlow {
       const info = state.info!;
       if (!info.resourceRequest && isHealthProbe(info.path)) return;
       closeIfBodyUnread(state);
+      connections.refusedOnReserve(state.raw.socket);
       throw refusals.connectionReserve();
     },
     admit(state, user) {

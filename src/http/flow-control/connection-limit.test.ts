@@ -13,6 +13,19 @@ function dial(port: number, localAddress: string): Promise<{ socket: Socket; kep
   });
 }
 
+/** A TCP server behind `gate` that says "hi" on every connection it keeps. */
+async function gatedServer(gate: ConnectionGate): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => socket.write("hi"));
+  gate.install(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+async function closeAll(server: Server, open: Socket[]): Promise<void> {
+  for (const socket of open) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+}
+
 describe("ConnectionGate", () => {
   let server: Server;
   let gate: ConnectionGate;
@@ -20,16 +33,10 @@ describe("ConnectionGate", () => {
   const open: Socket[] = [];
 
   before(async () => {
-    server = createServer((socket) => socket.write("hi"));
     gate = new ConnectionGate({ maxConnections: 6, maxPerClient: 4, reserve: 2 });
-    gate.install(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    port = (server.address() as { port: number }).port;
+    ({ server, port } = await gatedServer(gate));
   });
-  after(async () => {
-    for (const socket of open) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  after(() => closeAll(server, open));
 
   it("ConnectionGate closes a client's connection past its cap, before the server sees it; other clients get in", async () => {
     for (let i = 0; i < 4; i++) {
@@ -94,15 +101,9 @@ describe("ConnectionGate after a refusal on the reserve", () => {
   };
 
   before(async () => {
-    server = createServer((socket) => socket.write("hi"));
-    gate.install(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    port = (server.address() as { port: number }).port;
+    ({ server, port } = await gatedServer(gate));
   });
-  after(async () => {
-    for (const socket of open) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  after(() => closeAll(server, open));
 
   it("ConnectionGate closes an address's next reserve connections at accept for a while, not others'", async () => {
     assert.equal(await kept("127.0.0.1"), true, "the total");

@@ -428,6 +428,8 @@ describe("the web console as a member, a user without a role, and the admin", { 
     await page.getByLabel("Verb", { exact: true }).fill("create");
     await page.getByRole("button", { name: "Search" }).click();
     const row = table.getByRole("row", { name: /projects/ });
+    // The table shows the previous page's rows until the search's answer replaces them.
+    await waitFor(async () => (await row.count()) === 1, "the search's one row");
     await row.getByText("ResponseComplete").waitFor();
     await row.getByText("RequestReceived").waitFor();
     assert.equal(await row.count(), 1, "one row for the request, not one per stage");

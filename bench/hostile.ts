@@ -5,7 +5,11 @@
 // The platform runs as a child process pinned to CPU 0 with its default limits. The admin sampler (this process,
 // also on CPU 0) sends one GET of a small user every 10 ms on one kept-alive connection and records each latency.
 // Where allowed, the server and the attackers run at nice -10 and the sampler at -15, so other work on a shared
-// machine does not decide the measurement and the sampler answers as soon as it can. The attackers are child
+// machine does not decide the measurement and the sampler answers as soon as it can. Where the kernel shares the CPU
+// between sessions first (autogroups: /proc/<pid>/autogroup), a thread's nice value ranks it only within its own
+// session: the server and each attacker then run in sessions of their own, and those sessions' groups get the same
+// nice values (the server's own share of CPU 0, not one split with the attackers' load or cut to a tenth by the
+// neighbours' sessions). The attackers are child
 // processes on CPU 1, each with its own loopback addresses (bench/lib/hostile-load-child.ts); SIGSTOP pauses one
 // (its connections stay open, it sends nothing), SIGCONT resumes it. Phases:
 //   idle      only the sampler, before any attacker started;
@@ -33,7 +37,7 @@ import { parseArgs } from "node:util";
 import { startPlatformProcess } from "../test/support/platform-process.ts";
 import { ApiClient, GROUP_VERSION, USERS_PATH } from "./lib/api.ts";
 import { LOAD_CPU, SERVER_CPU } from "./lib/platform.ts";
-import { cpuTimeMs, memoryStatus, otherCpuMeter, pinToCpu, reniceAll } from "./lib/proc.ts";
+import { cpuTimeMs, memoryStatus, otherCpuMeter, pinToCpu, reniceAll, reniceGroup } from "./lib/proc.ts";
 import { formatMs, formatRatio, type LatencySummary, summarize } from "./lib/stats.ts";
 
 const { values } = parseArgs({
@@ -54,12 +58,15 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 // as soon as its answer arrives.
 pinToCpu(process.pid, SERVER_CPU);
 
-const platform = await startPlatformProcess(values.main ? { main: values.main } : {});
+const platform = await startPlatformProcess({ ...(values.main ? { main: values.main } : {}), ownSession: true });
 const serverPid = platform.child.pid!;
 pinToCpu(serverPid, SERVER_CPU);
 // On a machine shared with other work, the bench's processes run ahead of it (when allowed): what is measured is then
 // the attackers' effect, not the neighbours'. The sampler runs ahead of the attackers that share its CPU.
 const reniced = reniceAll(serverPid, -10) && reniceAll(process.pid, -15);
+// The groups too (this process's is the session it was started from: its nice value is given back at exit).
+const grouped = reniceGroup(serverPid, -10) !== undefined;
+const benchGroupNice = grouped ? reniceGroup(process.pid, -15) : undefined;
 const admin = new ApiClient(platform.url, platform.adminKey, platform.caPem);
 const caFile = join(await mkdtemp(join(tmpdir(), "bench-hostile-")), "ca.crt");
 await writeFile(caFile, platform.caPem);
@@ -78,31 +85,44 @@ const children = new Set<ChildProcess>();
 process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
   platform.child.kill("SIGKILL");
+  if (benchGroupNice !== undefined) reniceGroup(process.pid, benchGroupNice);
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(1));
 
-/** Starts one kind of load in a child process on the load CPU, at the server's priority (nice -10). */
+/**
+ * Starts one kind of load in a child process on the load CPU, at the server's priority (nice -10), in a session of
+ * its own: the attackers' CPU, which a real attack spends on other machines, is not taken from the server's group.
+ */
 function attack(kind: string, args: string[]): Attacker {
   const command = [process.execPath, CHILD, kind, "--url", platform.url, "--ca", caFile, ...args];
   // A child inherits this process's nice value: -10 from -15.
   const child = reniced
-    ? spawn("nice", ["-n", "5", ...command], { stdio: ["ignore", "pipe", "inherit"] })
-    : spawn(command[0], command.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
+    ? spawn("nice", ["-n", "5", ...command], { stdio: ["ignore", "pipe", "inherit"], detached: true })
+    : spawn(command[0], command.slice(1), { stdio: ["ignore", "pipe", "inherit"], detached: true });
   children.add(child);
   child.once("exit", () => children.delete(child));
   let output = "";
   child.stdout?.on("data", (chunk) => {
     output += chunk;
   });
-  child.once("spawn", () => pinToCpu(child.pid!, LOAD_CPU));
+  child.once("spawn", () => {
+    pinToCpu(child.pid!, LOAD_CPU);
+    if (grouped) reniceGroup(child.pid!, -10);
+  });
   return {
     kind,
     pid: child.pid ?? 0,
     pause: () => child.kill("SIGSTOP"),
     resume: () => child.kill("SIGCONT"),
     stop: () =>
-      new Promise((resolve) => {
-        child.once("exit", () => resolve(output ? JSON.parse(output.trim()) : {}));
+      new Promise((resolve, reject) => {
+        const counts = () => (output ? JSON.parse(output.trim()) : {});
+        // An attacker that died (a crash) has nothing left to stop: the run fails rather than waits for its exit.
+        if (child.exitCode !== null || child.signalCode !== null) {
+          reject(new Error(`attacker ${kind} exited early (${child.exitCode ?? child.signalCode})`));
+          return;
+        }
+        child.once("exit", () => resolve(counts()));
         child.kill("SIGCONT");
         child.kill("SIGTERM");
       }),
@@ -257,10 +277,8 @@ try {
 
   const token = keyReply.spec.key;
   const reader = attack("reader", [
-    "--token",
-    token,
-    "--path",
-    `${USERS_PATH}/bob`,
+    `--token=${token}`,
+    `--path=${USERS_PATH}/bob`,
     "--connections",
     "450",
     "--addresses",
@@ -272,8 +290,7 @@ try {
   const attackers: Attacker[] = [reader];
   if (!values["heavy-only"]) {
     const storm = attack("storm", [
-      "--path",
-      authorize,
+      `--path=${authorize}`,
       "--connections",
       "64",
       "--addresses",
@@ -281,10 +298,8 @@ try {
     ]);
     const flood = attack("flood", ["--connections", "4400", "--addresses", "127.0.3.1,127.0.3.2,127.0.3.3,127.0.3.4"]);
     const slow = attack("slow", [
-      "--token",
-      token,
-      "--path",
-      `${USERS_PATH}/bob`,
+      `--token=${token}`,
+      `--path=${USERS_PATH}/bob`,
       "--connections",
       "100",
       "--addresses",
@@ -310,7 +325,9 @@ try {
   console.log(
     `\nbob's User object: ${objectBytes} bytes; one admin GET every ${SAMPLE_EVERY_MS} ms; ${ROUNDS} rounds of ${WINDOW} s with the attackers paused, then at work\n`,
   );
-  console.log(`server and attackers at nice -10, sampler at -15: ${reniced ? "yes" : "no (not allowed here)"}`);
+  console.log(
+    `server and attackers at nice -10, sampler at -15: ${reniced ? "yes" : "no (not allowed here)"}; their scheduling groups too: ${grouped ? "yes" : "no (no autogroups here, or not allowed)"}`,
+  );
   console.log(
     `idle platform (before any attacker): admin GET p50 ${formatMs(idle.p50)} ms, p99 ${formatMs(idle.p99)} ms, ${idle.samples} GETs\n`,
   );

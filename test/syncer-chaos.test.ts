@@ -24,8 +24,11 @@ import { type RuntimeProcess, startRuntimeProcess } from "./support/runtime-proc
 
 const ROUNDS = Number(process.env.SYNC_CHAOS_ROUNDS ?? 200);
 const SEED = Number(process.env.SYNC_CHAOS_SEED ?? Date.now() % 1_000_000);
-/** The stated bound: after a round's last action the host is as desired within this many seconds. */
-const CONVERGE_SECONDS = 20;
+/**
+ * The stated bound: after a round's last action the host is as desired within this many seconds. A lost object
+ * never converges, so the bound is generous for a loaded machine (and a round after a restart) without hiding one.
+ */
+const CONVERGE_SECONDS = 60;
 const KEYS = 12;
 const HOST_RESTART_EVERY = 50;
 const RUNTIME_RESTART_EVERY = 100;

@@ -1,7 +1,7 @@
 // Process facts from /proc (Linux): resident memory and CPU time of the server under test, and CPU pinning.
 
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on every mainstream Linux). */
 const USER_HZ = 100;
@@ -55,6 +55,24 @@ export function reniceAll(pid: number, nice: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Sets the nice value of the scheduling group `pid` belongs to, where the kernel groups processes by session
+ * (CONFIG_SCHED_AUTOGROUP, /proc/<pid>/autogroup): the CPU is first shared between groups, by the groups' nice
+ * values, and only then between a group's threads by theirs, so reniceAll alone does not rank a process above work
+ * started from other sessions. Returns the group's previous nice value (undefined: no autogroups here, or not
+ * allowed).
+ */
+export function reniceGroup(pid: number, nice: number): number | undefined {
+  const file = `/proc/${pid}/autogroup`;
+  try {
+    const previous = Number(/nice (-?\d+)/.exec(readFileSync(file, "utf8"))?.[1]);
+    writeFileSync(file, String(nice));
+    return previous;
+  } catch {
+    return undefined;
   }
 }
 

@@ -21,11 +21,12 @@ import { loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
 import { alive } from "../virtualcluster/lifecycle/local-runtime.ts";
+import { podman } from "../virtualcluster/lifecycle/podman.ts";
 import type { RuntimeContainer } from "../virtualcluster/lifecycle/runtime-container.ts";
 import { readRuntimeStatus } from "../virtualcluster/runtime-status.ts";
 import { syncDeliveredSecrets } from "./delivered-secrets.ts";
 import { MANAGED_BY_AGENT, MANAGED_BY_LABEL, RUNTIME_ROLE, runtimeUser } from "./host-rbac.ts";
-import { runtimeLaunch } from "./runtime-launch.ts";
+import { agentRuntimeContainerName, runtimeLaunch } from "./runtime-launch.ts";
 
 export const RUNTIME_UID_LABEL = "management.platform.sh/virtualclusterinstance-uid";
 const BINDING = "platform-virtualcluster";
@@ -331,6 +332,13 @@ export class Runtimes {
     const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
+    // A `podman run` killed after the grace period leaves its container running: remove it by name.
+    if (this.#options.container) {
+      const name = agentRuntimeContainerName(this.#paths(supervised.placement.uid));
+      await podman(["rm", "--force", "--ignore", name]).catch((error: unknown) => {
+        this.#options.logger?.warn({ container: name, err: String(error) }, "removing a runtime's container failed");
+      });
+    }
   }
 
   /** A runtime an agent killed without warning left running: stop it (only if it is ours: its command names `data`). */

@@ -7,9 +7,9 @@ import { cloneJson } from "./json-values.ts";
 import { objectMetaSchema } from "./object-meta-schema.ts";
 import { compileWithAjv } from "./schema-ajv.ts";
 import { toFieldErrors } from "./schema-errors.ts";
-import { illFormedStrings } from "./well-formed-strings.ts";
 import { pruneUnknownFields } from "./schema-prune.ts";
 import type { JsonMap } from "./types.ts";
+import { illFormedStrings } from "./well-formed-strings.ts";
 
 export interface CompiledSchema {
   /**

@@ -1,7 +1,6 @@
 // Schema of status.audit: whether and what to log (level shorthand or policy rules) and the log file rotation.
 
-import { array, boolean, integer, object, string, stringList } from "../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../apimachinery/types.ts";
+import { array, boolean, integer, item, object, string, stringList } from "../apimachinery/schema-builders.ts";
 import { count, secret } from "./schema-builders.ts";
 
 export const AUDIT_LEVELS = ["None", "Metadata", "Request", "RequestResponse"] as const;
@@ -9,9 +8,9 @@ export const AUDIT_STAGES = ["RequestReceived", "ResponseStarted", "ResponseComp
 /** Where a request goes. This platform serves management requests only; the others match nothing here. */
 export const REQUEST_TARGETS = ["Management", "Cluster", "VirtualCluster"] as const;
 
-const stages = (description: string): JsonMap => array({ type: "string", enum: [...AUDIT_STAGES] }, description);
+const stages = (description: string) => array(item.string(AUDIT_STAGES), description);
 
-const ruleSchema: JsonMap = object(
+const ruleSchema = object(
   {
     level: string("Level of the requests this rule matches: None, Metadata, Request or RequestResponse.", {
       enum: [...AUDIT_LEVELS],
@@ -42,7 +41,7 @@ const ruleSchema: JsonMap = object(
     ),
     omitStages: stages("Stages for which no events are written (in addition to the policy's)."),
     requestTargets: array(
-      { type: "string", enum: [...REQUEST_TARGETS] },
+      item.string(REQUEST_TARGETS),
       "Request targets the rule applies to: Management, Cluster or VirtualCluster. Empty: every request.",
     ),
     clusters: stringList("Clusters the rule applies to; only cluster requests can match. Empty: no restriction."),
@@ -51,7 +50,7 @@ const ruleSchema: JsonMap = object(
   ["level"],
 );
 
-export const auditSchema: JsonMap = object(
+export const auditSchema = object(
   {
     enabled: boolean("Log incoming API requests according to level or policy."),
     disableAgentSyncBack: boolean(

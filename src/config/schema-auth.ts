@@ -2,7 +2,6 @@
 // extra connectors and the global access key limits.
 
 import { array, boolean, object, string, stringList, stringMap } from "../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../apimachinery/types.ts";
 import { count, secret, stringWithDefault } from "./schema-builders.ts";
 
 const clientId = string("Client ID registered with the provider.");
@@ -11,7 +10,7 @@ const redirectURI = string(
   "Callback address the provider redirects to after login (https://<platform host>/auth/...).",
 );
 
-export const oidcProviderSchema: JsonMap = object(
+export const oidcProviderSchema = object(
   {
     issuerUrl: string("Issuer URL of the provider. The provider must support OpenID Connect discovery."),
     clientId,
@@ -30,7 +29,7 @@ export const oidcProviderSchema: JsonMap = object(
     usernamePrefix: string("Prefix added to usernames."),
     groupsClaim: string("Claim holding the groups; must be a string or a list of strings in the token."),
     groups: stringList("When non-empty, access is denied unless the user is in at least one of these groups."),
-    scopes: array({ type: "string" }, 'Scopes requested from the provider. Default when empty: ["email", "profile"].'),
+    scopes: stringList('Scopes requested from the provider. Default when empty: ["email", "profile"].'),
     getUserInfo: boolean("Fetch extra claims from the provider's userinfo endpoint."),
     groupsPrefix: string("Prefix added to group names."),
     type: string("Type of the provider; display only."),
@@ -39,7 +38,7 @@ export const oidcProviderSchema: JsonMap = object(
   "Generic OpenID Connect login.",
 );
 
-export const codeHostASchema: JsonMap = object(
+export const codeHostASchema = object(
   {
     clientId,
     clientSecret,
@@ -60,7 +59,7 @@ export const codeHostASchema: JsonMap = object(
   "Login through the first code hosting provider.",
 );
 
-export const codeHostBSchema: JsonMap = object(
+export const codeHostBSchema = object(
   {
     clientId,
     clientSecret,
@@ -73,12 +72,12 @@ export const codeHostBSchema: JsonMap = object(
   "Login through the second code hosting provider.",
 );
 
-export const idpASchema: JsonMap = object(
+export const idpASchema = object(
   {
     clientId,
     clientSecret,
     redirectURI,
-    scopes: array({ type: "string" }, 'Scopes requested from the provider. Default when empty: ["profile", "email"].'),
+    scopes: stringList('Scopes requested from the provider. Default when empty: ["profile", "email"].'),
     hostedDomains: stringList("When non-empty, only users of these domains may log in."),
     groups: stringList("When non-empty, only users of these groups may log in."),
     serviceAccountFilePath: string(
@@ -91,7 +90,7 @@ export const idpASchema: JsonMap = object(
   "Login through the first identity provider.",
 );
 
-export const idpBSchema: JsonMap = object(
+export const idpBSchema = object(
   {
     clientId,
     clientSecret,
@@ -115,7 +114,7 @@ export const idpBSchema: JsonMap = object(
 
 export const SAML_PERSISTENT_NAME_ID = "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
 
-export const samlSchema: JsonMap = object(
+export const samlSchema = object(
   {
     redirectURI: string("Callback address; must match any Destination element of the response exactly."),
     ssoURL: string("Single sign-on address the AuthnRequest is POSTed to."),
@@ -141,7 +140,7 @@ export const samlSchema: JsonMap = object(
 );
 
 /** The provider blocks, by field name: the same set appears in auth and in every connector. */
-export const providerSchemas: Record<string, JsonMap> = {
+export const providerSchemas = {
   oidc: oidcProviderSchema,
   codeHostA: codeHostASchema,
   codeHostB: codeHostBSchema,
@@ -152,7 +151,7 @@ export const providerSchemas: Record<string, JsonMap> = {
 
 export const PROVIDERS = Object.keys(providerSchemas);
 
-export const authSchema: JsonMap = object(
+export const authSchema = object(
   {
     ...providerSchemas,
     password: object({ disabled: boolean("When true, password login is off.") }, "Password login."),

@@ -1,16 +1,16 @@
 // Schema of status.costControl: the dashboard and its metrics infrastructure (global and per connected cluster).
 
-import { array, boolean, integer, object, string } from "../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../apimachinery/types.ts";
+import { array, boolean, declared, integer, mapOf, number, object, string } from "../apimachinery/schema-builders.ts";
 import { stringWithDefault } from "./schema-builders.ts";
 
-const quantityMap = (description: string): JsonMap => ({
-  type: "object",
-  description,
-  additionalProperties: { "x-kubernetes-int-or-string": true, description: "A quantity such as 500m, 2 or 4Gi." },
+/** A Kubernetes quantity: a number or a string such as 500m (int-or-string without the anyOf of intOrString()). */
+const quantity = declared<number | string>({
+  "x-kubernetes-int-or-string": true,
+  description: "A quantity such as 500m, 2 or 4Gi.",
 });
+const quantityMap = (description: string) => mapOf(quantity, description);
 
-const resourcesSchema: JsonMap = object(
+const resourcesSchema = object(
   {
     limits: quantityMap("Resource limits by resource name (cpu, memory...)."),
     requests: quantityMap("Resource requests by resource name."),
@@ -31,7 +31,7 @@ const resourcesSchema: JsonMap = object(
 
 const replicas = integer("Number of replicas.", { minimum: 0 });
 
-const metricsSchema: JsonMap = object(
+const metricsSchema = object(
   {
     replicas,
     resources: resourcesSchema,
@@ -53,15 +53,11 @@ const metricsSchema: JsonMap = object(
   "Metrics infrastructure.",
 );
 
-const price = (description: string, value: number): JsonMap => ({
-  type: "number",
-  minimum: 0,
-  default: value,
-  description: `${description} Default: ${value}.`,
-});
+const price = (description: string, value: number) =>
+  number(`${description} Default: ${value}.`, { minimum: 0, default: value });
 
 /** Per-unit prices of the cost estimate (an addition of this platform: the specification shows none). */
-const pricesSchema: JsonMap = object(
+const pricesSchema = object(
   {
     currency: stringWithDefault("Currency the prices are in, shown beside every estimate.", "USD"),
     cpuCoreHour: price("Price of one CPU core used for one hour.", 0.03),
@@ -73,7 +69,7 @@ const pricesSchema: JsonMap = object(
 );
 
 /** The per-cluster settings: the Config's defaults for every connected cluster, and a Cluster's own overrides. */
-export function clusterCostControlSchema(description: string): JsonMap {
+export function clusterCostControlSchema(description: string) {
   return object(
     {
       metrics: metricsSchema,
@@ -83,7 +79,7 @@ export function clusterCostControlSchema(description: string): JsonMap {
   );
 }
 
-export const costControlSchema: JsonMap = object(
+export const costControlSchema = object(
   {
     enabled: boolean("Enable the cost control dashboard and its metrics infrastructure."),
     prices: pricesSchema,

@@ -1,10 +1,9 @@
 // Schemas of the smaller status blocks: the deprecated OIDC server, apps, UI settings, secret store, cloud.
 
 import { array, boolean, object, string, stringList } from "../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../apimachinery/types.ts";
 import { secret, stringWithDefault } from "./schema-builders.ts";
 
-export const oidcServerSchema: JsonMap = object(
+export const oidcServerSchema = object(
   {
     enabled: boolean("The platform acts as an OIDC server (on by default; does nothing without clients)."),
     wildcardRedirect: boolean('Allow "*" in client redirect URIs.'),
@@ -26,7 +25,7 @@ export const oidcServerSchema: JsonMap = object(
   "The platform as an OpenID provider for other tools, served at https://<platformHost>/oidc.",
 );
 
-export const appsSchema: JsonMap = object(
+export const appsSchema = object(
   {
     noDefault: boolean(
       "Skip parsing the default apps: every chart of the repositories is offered as an app unless this is true (then only predefinedApps are).",
@@ -69,7 +68,7 @@ export const appsSchema: JsonMap = object(
 
 export const NAV_BAR_POSITIONS = ["TopStart", "TopEnd", "BottomStart", "BottomEnd"] as const;
 
-export const uiSettingsSchema: JsonMap = object(
+export const uiSettingsSchema = object(
   {
     platformVersion: string("Platform version shown in the UI."),
     logoURL: string("Address of the logo; must be reachable by UI clients."),
@@ -111,7 +110,7 @@ export const uiSettingsSchema: JsonMap = object(
   "Settings of the user interface.",
 );
 
-export const secretStoreSchema: JsonMap = object(
+export const secretStoreSchema = object(
   {
     enabled: boolean("Sync secrets to or from the secret store."),
     address: string("Address of the secret store. Defaults to the environment variable VAULT_ADDR when empty."),
@@ -144,7 +143,7 @@ export const secretStoreSchema: JsonMap = object(
   "Secret store integration.",
 );
 
-export const cloudSchema: JsonMap = object(
+export const cloudSchema = object(
   {
     releaseChannel: string("Release channel."),
     maintenanceWindow: object(

@@ -37,7 +37,7 @@ export function connectorsOf(auth: AuthConfig): ConnectorSettings[] {
   for (const kind of PROVIDERS as ProviderKind[]) {
     const config = auth[kind];
     if (!config || typeof config !== "object") continue;
-    const type = kind === "oidc" && typeof config.type === "string" && config.type ? config.type : undefined;
+    const type = kind === "oidc" && "type" in config && config.type ? config.type : undefined;
     out.push({ id: kind, displayName: type ?? DISPLAY_NAMES[kind], kind, config: structuredClone(config) });
   }
   for (const item of auth.connectors ?? []) {

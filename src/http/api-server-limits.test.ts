@@ -4,7 +4,7 @@
 // get 429 while watches and health probes go on; and 1,000 slow clients do not stop a normal client's GET.
 
 import assert from "node:assert/strict";
-import { request as httpsRequest } from "node:https";
+import { Agent, request as httpsRequest } from "node:https";
 import { connect as netConnect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { connect as tlsConnect } from "node:tls";
@@ -322,6 +322,20 @@ describe("startApiServer() connection caps", () => {
     if (ok) open.push(connection);
     return ok ? connection : undefined;
   };
+  /** One request through a kept-alive agent: status, headers, and whether it reused the agent's connection. */
+  const onAgent = (agent: Agent, path: string, token: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; reused: boolean }>((resolve, reject) => {
+      const req = httpsRequest(
+        `${api.server.url}${path}`,
+        { agent, headers: { authorization: `Bearer ${token}` } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, reused: req.reusedSocket }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
   /** One request on its own connection from `from`: status, headers and body. */
   const once = (from: string, path: string, token: string | null = "admin-token") =>
     new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
@@ -363,13 +377,24 @@ describe("startApiServer() connection caps", () => {
     BOUND,
     async () => {
       for (let i = 0; i < 10; i++) assert.ok(await idle("127.0.0.2"), `connection ${i}`);
-      // 20 open: the total is reached. The next connections are on the reserve, one request each.
+      // 20 open: the total is reached. The next connections are on the reserve, one request each but an admin's.
       const probe = await once("127.0.0.3", "/readyz", null);
       assert.equal(probe.status, 200);
       assert.equal(probe.headers.connection, "close");
-      const admin = await once("127.0.0.3", USERS);
-      assert.equal(admin.status, 200);
-      assert.equal(admin.headers.connection, "close");
+      // An admin's stays open for its next requests: reconnecting for each would queue behind a flood at accept.
+      const kept = new Agent({ keepAlive: true, maxSockets: 1, ca: api.ca, localAddress: "127.0.0.5" });
+      const first = await onAgent(kept, USERS, "admin-token");
+      assert.equal(first.status, 200);
+      assert.notEqual(first.headers.connection, "close");
+      const second = await onAgent(kept, USERS, "admin-token");
+      assert.equal(second.status, 200);
+      assert.equal(second.reused, true, "the admin's second request on its reserve connection");
+      // Someone else's request on that connection is refused, and closes it.
+      const other = await onAgent(kept, USERS, "alice-token");
+      assert.equal(other.reused, true);
+      assert.equal(other.status, 429);
+      assert.equal(other.headers.connection, "close");
+      kept.destroy();
       const user = await once("127.0.0.3", USERS, "alice-token");
       assert.equal(user.status, 429);
       assert.equal(user.headers["retry-after"], "1");
@@ -377,7 +402,9 @@ describe("startApiServer() connection caps", () => {
         JSON.parse(user.body).message,
         /connection limit; its reserved connections serve only health probes and admins/,
       );
-      const unknown = await once("127.0.0.3", USERS, "no-such-token");
+      // That address gets no reserve connection for a while: a flood reconnecting to the reserve costs no handshakes.
+      assert.equal(await idle("127.0.0.3"), undefined, "refused on the reserve: the next one is closed at accept");
+      const unknown = await once("127.0.0.7", USERS, "no-such-token");
       assert.equal(unknown.status, 401);
       assert.equal(unknown.headers.connection, "close", "whatever the answer, a reserve connection serves one request");
       // One address may hold only 2 of the reserve's 16 connections.

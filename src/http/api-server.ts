@@ -1,11 +1,12 @@
-// The HTTPS API server: one node:https server. Resource requests take the request pipeline
-// (resource-pipeline.ts, which states the order of its steps); everything else — discovery, OpenAPI, /version,
-// health, /metrics and plugin routes (login endpoints, JWKS) — goes to fastify, whose onRequest hook runs the
-// pipeline's steps up to authorization (admit), whose catch-all parser reads plugin routes' bodies, and whose one
-// wildcard route answers the non-resource paths. Both report through one RequestReporter (audit hooks, metrics).
+// The HTTPS API server: one node:https server whose every request (passthrough routes aside) enters the request
+// pipeline (resource-pipeline.ts, which states the order of its steps): authentication, audit, impersonation, flow
+// control and authorization once, for every request. Resource requests it serves to the end; everything else —
+// discovery, OpenAPI, /version, health, /metrics and plugin routes (login endpoints, JWKS) — it hands, admitted, to
+// fastify, whose catch-all parser reads plugin routes' bodies and whose one wildcard route answers the non-resource
+// paths. Both report through one RequestReporter (audit hooks, metrics), from the pipeline.
 // The connection and request limits (server-limits.ts) are the node:https server's timeouts, the connection caps
-// applied as connections are accepted (flow-control/connection-limit.ts), and flow control, which admit applies to
-// both ways (request-flow.ts, flow-control/).
+// applied as connections are accepted (flow-control/connection-limit.ts), and flow control (request-flow.ts,
+// flow-control/).
 
 import type { Server as HttpServer, IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { createServer, type ServerOptions } from "node:https";
@@ -33,9 +34,8 @@ import { stripPathPrefix } from "./path-prefix.ts";
 import { publicPathMatcher } from "./public-paths.ts";
 import { parseQueryString, type Query } from "./query-options.ts";
 import { createRequestFlow } from "./request-flow.ts";
-import { parseRequestInfo } from "./request-info.ts";
 import { createRequestReporter } from "./request-reporter.ts";
-import { newRequestState, requestState, setRequestState } from "./request-state.ts";
+import { handedOver, requestState, setRequestState } from "./request-state.ts";
 import { ResourceIndex } from "./resource-index.ts";
 import { ANSWERED_METHODS, createRequestPipeline } from "./resource-pipeline.ts";
 import { connectionLimitsOf, nodeTimeoutOptions, type ServerLimits, serverLimits } from "./server-limits.ts";
@@ -195,7 +195,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     serverFactory: (handler) =>
       withConnectionGate(
         createServer(tlsOptions, (request, response) => {
-          if (!passthrough.serve(request, response) && !pipeline.serve(request, response)) handler(request, response);
+          if (!passthrough.serve(request, response)) pipeline.serve(request, response, handler);
         }).on("upgrade", (request, socket, head) => passthrough.upgrade(request, socket, head)),
         connections,
       ) as unknown as HttpServer,
@@ -236,8 +236,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
 
   app.removeAllContentTypeParsers();
-  // Plugin routes get the raw body (fastify enforces the 3 MiB limit while reading).
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => {
+  // Plugin routes get the raw body (fastify enforces the 3 MiB limit while reading); the audit event gets it too.
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
+    const state = requestState(request);
+    if (state && Buffer.isBuffer(body)) state.body = body;
     done(null, body);
   });
 
@@ -249,15 +251,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   app.setNotFoundHandler((request, reply) => sendStatus(request, reply, errors.pathNotFound()));
 
-  // The pipeline up to authorization (the URL is already without mount prefix: rewriteUrl). The seat admit takes
-  // is given back when the response closes, which it does even when the client leaves early.
-  app.addHook("onRequest", async (request, reply) => {
-    const state = newRequestState(request.raw, request.originalUrl, reporter.auditId());
+  // Fastify serves only requests the pipeline admitted (authenticated, audited, through flow control, authorized):
+  // it takes their state along. (The URL is already without mount prefix: rewriteUrl.)
+  app.addHook("onRequest", async (request) => {
+    const state = handedOver(request.raw);
+    if (!state) throw new Error("a request reached fastify without passing the request pipeline");
     setRequestState(request, state);
-    state.info = parseRequestInfo(request.method, request.url);
-    await pipeline.admit(state, request.query as Query, reply.raw);
-    // A reserve connection serves one request.
-    if (state.closeConnection) reply.header("connection", "close");
   });
 
   // The answer's bytes count against the caller's flow until it is written out (flow control's fairness by bytes).
@@ -266,16 +265,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       requestState(request)?.flow?.sending(Buffer.byteLength(payload));
     }
     done(null, payload);
-  });
-
-  // Audit (ResponseComplete), then metrics: the last two pipeline steps.
-  app.addHook("onResponse", (request, reply, done) => {
-    const state = requestState(request);
-    if (state) {
-      if (Buffer.isBuffer(request.body)) state.body = request.body;
-      reporter.completed(state, reply.statusCode);
-    }
-    done();
   });
 
   for (const plugin of options.plugins ?? []) await plugin(app);

@@ -3,7 +3,7 @@
 // everything else is an internal error the caller must log.
 
 import { errors, isStatusError, type StatusError, StatusError as StatusErrorClass } from "../apimachinery/errors.ts";
-import { StorageError } from "../storage/types.ts";
+import { storageStatus } from "../apimachinery/storage-status.ts";
 import { PATCH_MEDIA_TYPES } from "./codec.ts";
 
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -51,17 +51,9 @@ function fastifyError(error: { code?: unknown; statusCode?: unknown; message?: u
 /** Turns any thrown value into a StatusError. */
 export function toStatusError(error: unknown): MappedError {
   if (isStatusError(error)) return { error, internal: false };
-  // Writes outside the registry (login, key use, passwords) reach the store directly.
-  if (error instanceof StorageError && error.storageCode === "NoSpace") {
-    return { error: errors.insufficientStorage(), internal: false };
-  }
-  // The store closed under a request (shutdown past its grace period): the client retries elsewhere, as for 503.
-  if (error instanceof StorageError && error.storageCode === "Closed") {
-    return { error: errors.shuttingDown(), internal: false };
-  }
-  if (error instanceof StorageError && error.storageCode === "Unavailable") {
-    return { error: errors.serviceUnavailable(`storage is unavailable: ${error.message}`), internal: false };
-  }
+  // Writes outside the registry (login, key use, passwords) reach the store directly: the one storage mapping.
+  const stored = storageStatus(error);
+  if (isStatusError(stored)) return { error: stored, internal: false };
   if (typeof error === "object" && error !== null) {
     const mapped = fastifyError(error as Record<string, unknown>);
     if (mapped) return { error: mapped, internal: false };

@@ -1,7 +1,10 @@
 // The pipeline's side of flow control (src/http/flow-control/): classifies a request by the identity it runs as,
 // waits for its seat (or answers the 429), and gives the seat back once the answer is complete — written out, so a
 // large answer to a slow reader keeps holding it. Also the connection reserve: a request on a connection let in
-// above --max-connections must be a health probe or come from a privileged caller, and closes its connection.
+// above --max-connections must be a health probe or come from a privileged caller. Its connection closes after the
+// answer, except a privileged caller's, which stays open for the caller's next requests: while a flood holds the
+// server at its cap, an admin that had to reconnect for every request would queue each time behind the flood's
+// reconnects at accept (SYNs dropped from a full backlog are retried after 1 s, then 3 s) and pay a handshake.
 
 import type { UserInfo } from "../registry/types.ts";
 import { classify, isHealthProbe } from "./flow-control/classify.ts";
@@ -20,7 +23,10 @@ export interface RequestFlowOptions {
 export interface RequestFlow {
   /** A request on a reserve connection: whatever its answer, the connection closes after it. Asked first. */
   markReserve(state: RequestState): void;
-  /** After authentication: on a reserve connection, all but probes and privileged callers get 429. */
+  /**
+   * After authentication: on a reserve connection, all but probes and privileged callers get 429; a privileged
+   * caller's connection stays open after all.
+   */
   checkReserve(state: RequestState, user: UserInfo): void;
   /** Waits for the request's seat (state.flow); throws the 429 of a full queue or a wait too long. */
   admit(state: RequestState, user: UserInfo): void | Promise<void>;
@@ -47,9 +53,15 @@ export function createRequestFlow(options: RequestFlowOptions): RequestFlow {
     },
     checkReserve(state, user) {
       if (!connections.onReserve(state.raw.socket)) return;
+      if (privileged(user)) {
+        // Nothing else has asked to close it yet: the steps between markReserve and here throw instead.
+        state.closeConnection = false;
+        return;
+      }
       const info = state.info!;
-      if ((!info.resourceRequest && isHealthProbe(info.path)) || privileged(user)) return;
+      if (!info.resourceRequest && isHealthProbe(info.path)) return;
       closeIfBodyUnread(state);
+      connections.refusedOnReserve(state.raw.socket);
       throw refusals.connectionReserve();
     },
     admit(state, user) {

@@ -73,6 +73,17 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
 }
 
 const STATE = "kube";
+const ADMITTED = Symbol("admitted request state");
+
+/** Hands an admitted request's state to fastify with the request (the pipeline admitted it; fastify routes it). */
+export function handOver(state: RequestState): void {
+  (state.raw as IncomingMessage & { [ADMITTED]?: RequestState })[ADMITTED] = state;
+}
+
+/** The state the pipeline handed over with this request, if it did. */
+export function handedOver(raw: IncomingMessage): RequestState | undefined {
+  return (raw as IncomingMessage & { [ADMITTED]?: RequestState })[ADMITTED];
+}
 
 export function setRequestState(request: FastifyRequest, state: RequestState): void {
   (request as unknown as Record<string, RequestState>)[STATE] = state;

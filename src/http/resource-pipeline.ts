@@ -1,9 +1,10 @@
-// The request pipeline. Every resource request (/api/v1/..., /apis/<group>/<version>/...: every verb, watches,
-// subresources, actions, any body) is served here straight from node:https, audited or not, in the fixed order of
+// The request pipeline: the one entry point of every request the API server serves (passthrough routes aside:
+// passthrough.ts relays them). It takes each request straight from node:https, in the fixed order of
 // docs/architecture.md ("A request, in order"):
 //
 //   TLS              node:https (api-server.ts); authentication reads client certificates from the TLS socket
-//   request info     verb, group, version, resource, namespace, name, subresource; mount prefix stripped (serve)
+//   request info     verb, group, version, resource, namespace, name, subresource; mount prefix stripped (serve);
+//                    a path that does not decode is 400
 //   body size limit  a declared Content-Length above 3 MiB is 413 before anything is read; 503 while closing (admit)
 //   authentication   the authenticators in order; none recognizes the caller: 401 (admit)
 //   audit            hook onRequestReceived (admit)
@@ -13,18 +14,19 @@
 //                    flow-control/; watches, probes and privileged callers exempt; given back once the answer is
 //                    written out); before it, a connection on the reserve serves probes and privileged callers only
 //   authorization    the Authorizer; denied: 403 (admit)
+//   -- resource requests (/api/v1/..., /apis/<group>/<version>/...: every verb, watches, subresources, actions):
 //   decode           the body read (request-body.ts; streamed ones too, 413 past 3 MiB), decoded per Content-Type
 //   audit            hook onRequestBody: the event's request object, before anything is stored (fails: 500)
 //   registry         handleResourceRequest -> ResourceStore
 //   encode           JSON, YAML or Table; a watch streams instead (hook onResponseStarted once the stream is open)
-//   audit            hook onRequestComplete (a watch: when its stream ends)
+//   -- every other request (discovery, OpenAPI, /version, health, /metrics, plugin routes: logins, SSO callbacks,
+//   the OpenID provider, JWKS, the web console's files), once admitted, is handed to fastify, which only routes it,
+//   parses its body and answers it (api-server.ts): such routes want a router and body parsers and are not hot,
+//   while fastify's per-request routing, hooks and reply objects cost as much CPU as a read.
+//   audit            hook onRequestComplete (a watch: when its stream ends; a fastify answer: once written out)
 //   metrics          apiserver_request_total, apiserver_request_duration_seconds
 //
-// fastify serves everything else: discovery, OpenAPI, /version, health, /metrics and plugin routes (password login,
-// JWKS, SSO callbacks, the OpenID provider, the web console's pages and files), which want a router and body parsers
-// and are not hot; its per-request routing, hooks and reply objects cost as much CPU as a read. Its onRequest hook
-// runs admit() below, so its requests pass the same steps in the same order and are audited alike. A path that does
-// not decode is no resource request: fastify answers it 400, as any such path.
+// So every request is authenticated, admitted by flow control, authorized and audited exactly once, here.
 
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -49,9 +51,9 @@ import { stripPathPrefix } from "./path-prefix.ts";
 import { parsePretty, parseQueryString, type Query } from "./query-options.ts";
 import { hasBody, readBody } from "./request-body.ts";
 import type { RequestFlow } from "./request-flow.ts";
-import { parseRequestInfo, type RequestInfo } from "./request-info.ts";
+import { parseRequestInfo } from "./request-info.ts";
 import type { RequestReporter } from "./request-reporter.ts";
-import { newRequestState, type RequestState } from "./request-state.ts";
+import { handOver, newRequestState, type RequestState } from "./request-state.ts";
 import { handleResourceRequest, type ResourceOutcome } from "./resource-handler.ts";
 import type { ResourceIndex } from "./resource-index.ts";
 import { warningHeaderValues } from "./warning-headers.ts";
@@ -82,14 +84,12 @@ export interface PipelineOptions {
   activeWatches: Set<ActiveWatch>;
 }
 
+/** Answers an admitted non-resource request (fastify's router); its state comes along (request-state.ts handOver). */
+export type NonResourceServer = (request: IncomingMessage, response: ServerResponse) => void;
+
 export interface RequestPipeline {
-  /** Serves a resource request and returns true; returns false at once, leaving it to fastify, for any other. */
-  serve(request: IncomingMessage, response: ServerResponse): boolean;
-  /**
-   * The steps up to authorization (body size limit, authentication, audit, impersonation, flow control,
-   * authorization); fills state.context. The seat it takes is given back when `response` closes.
-   */
-  admit(state: RequestState, query: Query, response: ServerResponse): Promise<void>;
+  /** Serves a request: a resource request to its end, any other up to authorization, then by `next`. */
+  serve(request: IncomingMessage, response: ServerResponse, next: NonResourceServer): void;
 }
 
 const ANONYMOUS: UserInfo = { name: "system:anonymous", groups: ["system:unauthenticated"] };
@@ -100,31 +100,53 @@ const answered = new Set(ANSWERED_METHODS);
 export function createRequestPipeline(options: PipelineOptions): RequestPipeline {
   const { index, prefixes, reporter, metrics, logger } = options;
 
-  function serve(request: IncomingMessage, response: ServerResponse): boolean {
+  function serve(request: IncomingMessage, response: ServerResponse, next: NonResourceServer): void {
     const requestUri = request.url ?? "/";
     const url = prefixes.length ? stripPathPrefix(requestUri, prefixes) : requestUri;
-    // Request info.
-    let info: RequestInfo;
-    try {
-      info = parseRequestInfo(request.method ?? "", url);
-    } catch {
-      return false;
-    }
-    if (!info.resourceRequest) return false;
     const state = newRequestState(request, requestUri, reporter.auditId());
-    state.info = info;
-    state.store = index.find(info.group, info.version, info.resource);
-    // serveResource answers every failure itself; this only keeps a fault after the answer from going unhandled.
-    serveResource(state, url, response).catch((error) => logInternalError(logger, error, info));
-    return true;
+    // Request info.
+    try {
+      state.info = parseRequestInfo(request.method ?? "", url);
+    } catch (error) {
+      reporter.completed(state, sendFailure(response, state, error));
+      return;
+    }
+    const served = state.info.resourceRequest
+      ? serveResource(state, url, response)
+      : admitNonResource(state, url, response, next);
+    // Both answer every failure themselves; this only keeps a fault after the answer from going unhandled.
+    served.catch((error) => logInternalError(logger, error, state.info));
+  }
+
+  /** The steps up to authorization, then fastify answers; the completion is reported once the answer is out. */
+  async function admitNonResource(
+    state: RequestState,
+    url: string,
+    response: ServerResponse,
+    next: NonResourceServer,
+  ): Promise<void> {
+    try {
+      await admit(state, queryOf(url), response);
+    } catch (error) {
+      reporter.completed(state, sendFailure(response, state, error));
+      return;
+    }
+    // Audit: ResponseComplete; metrics (a client that leaves before the answer is out completes nothing, as before).
+    response.once("finish", () => reporter.completed(state, response.statusCode));
+    // Whatever fastify answers carries the request's audit ID, and ends a reserve connection.
+    if (state.id) response.setHeader("audit-id", state.id);
+    if (state.closeConnection) response.setHeader("connection", "close");
+    handOver(state);
+    next(state.raw, response);
   }
 
   async function serveResource(state: RequestState, url: string, response: ServerResponse): Promise<void> {
     const request = state.raw;
+    const info = state.info!;
+    state.store = index.find(info.group, info.version, info.resource);
     let code: number;
     try {
-      const q = url.indexOf("?");
-      const query = q === -1 ? {} : parseQueryString(url.slice(q + 1));
+      const query = queryOf(url);
       // Body size limit, authentication, audit (RequestReceived), authorization.
       await admit(state, query, response);
       const context = state.context!;
@@ -170,7 +192,10 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     reporter.completed(state, code);
   }
 
-  /** The steps up to authorization; fastify's onRequest hook runs them for the requests it serves. */
+  /**
+   * The steps up to authorization (body size limit, authentication, audit, impersonation, flow control,
+   * authorization); fills state.context. The seat it takes is given back when `response` closes.
+   */
   async function admit(state: RequestState, query: Query, response: ServerResponse): Promise<void> {
     const info = state.info!;
     // Shutting down: 503, and the connection closes (close() waits for the requests in flight).
@@ -288,7 +313,12 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     return status.code;
   }
 
-  return { serve, admit };
+  return { serve };
+}
+
+function queryOf(url: string): Query {
+  const q = url.indexOf("?");
+  return q === -1 ? {} : parseQueryString(url.slice(q + 1));
 }
 
 /**

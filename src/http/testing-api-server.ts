@@ -32,7 +32,7 @@ import { StorageError } from "../storage/types.ts";
 import { type RunningApiServer, startApiServer } from "./api-server.ts";
 import { requestState } from "./request-state.ts";
 import type { ServerLimits } from "./server-limits.ts";
-import type { CompletedRequest } from "./types.ts";
+import type { CompletedRequest, ReceivedRequest } from "./types.ts";
 
 export const GROUP = "test.platform.sh";
 export const USERS = `/apis/${GROUP}/v1/users`;
@@ -303,6 +303,12 @@ export interface TestApiServer {
   clientCert: { cert: string; key: string };
   /** What the completion hook received. */
   completed: CompletedRequest[];
+  /** What the RequestReceived hook received. */
+  received: ReceivedRequest[];
+  /** Times the bearer authenticator (the first one asked) was asked: once per authenticated request. */
+  authentications: number;
+  /** Requests a plugin route's handler ran for. */
+  pluginHandled: number;
   /** The server's log. */
   logLines: string;
   /** The hooks' enabled(): while false, no hook hears of a request arriving (and it gets no Audit-Id). */
@@ -369,6 +375,9 @@ export async function startTestApiServer(options: { limits?: Partial<ServerLimit
     ca,
     clientCert,
     completed: [],
+    received: [],
+    authentications: 0,
+    pluginHandled: 0,
     logLines: "",
     hooksListen: true,
     fastifyRequests: 0,
@@ -390,7 +399,15 @@ export async function startTestApiServer(options: { limits?: Partial<ServerLimit
       new MemoryStore(widgetsDefinition, hold),
       new MemoryStore(selvesDefinition, hold),
     ],
-    authenticators: [bearer, certificate],
+    authenticators: [
+      {
+        authenticate(request) {
+          api.authentications++;
+          return bearer.authenticate(request);
+        },
+      },
+      certificate,
+    ],
     authorizer,
     tls: {
       certPem: ca,
@@ -404,10 +421,14 @@ export async function startTestApiServer(options: { limits?: Partial<ServerLimit
           api.fastifyRequests++;
         });
         app.post("/login", async (request, reply) => {
+          api.pluginHandled++;
           const state = requestState(request);
           return reply.code(200).send({ user: state?.user?.name, bytes: (request.body as Buffer).length });
         });
-        app.get("/whoami", async (request) => ({ user: requestState(request)?.user?.name }));
+        app.get("/whoami", async (request) => {
+          api.pluginHandled++;
+          return { user: requestState(request)?.user?.name };
+        });
       },
     ],
     host: "127.0.0.1",
@@ -415,7 +436,11 @@ export async function startTestApiServer(options: { limits?: Partial<ServerLimit
     pathPrefixes: ["/kubernetes/management"],
     version: { major: "1", minor: "32", gitVersion: "v1.32.0-platform" },
     healthChecks: { storage: () => {} },
-    hooks: { enabled: () => api.hooksListen, onRequestComplete: (info) => api.completed.push(info) },
+    hooks: {
+      enabled: () => api.hooksListen,
+      onRequestReceived: (info) => api.received.push(info),
+      onRequestComplete: (info) => api.completed.push(info),
+    },
     logger,
     limits: options.limits,
   });

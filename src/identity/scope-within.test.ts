@@ -75,6 +75,14 @@ describe("scopeExcess()", () => {
     );
   });
 
+  it("scopeExcess() compares a role's {project: NAME} items as the names", () => {
+    const granted: AccessKeyScope = { roles: [{ role: "virtualcluster", projects: [{ project: "a" }] }] };
+    assert.deepEqual(fields({ roles: [{ role: "virtualcluster", projects: ["a"] }] }, granted), []);
+    assert.deepEqual(fields({ roles: [{ role: "virtualcluster", projects: [{ project: "b" }] }] }, granted), [
+      "spec.scope.roles[0]",
+    ]);
+  });
+
   it("scopeExcess() accepts deprecated rules only when the caller has the very same rule", () => {
     const rule = { verbs: ["get"], resources: [{ group: G, resources: ["users"] }] };
     assert.deepEqual(fields({ rules: [rule] }, { rules: [structuredClone(rule)] }), []);

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { FieldError } from "../apimachinery/field-errors.ts";
 import { fieldError } from "../apimachinery/field-errors.ts";
-import { type AccessKeyScope, SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
+import { type AccessKeyScope, roleProjectNames, SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
 
 const NOT_WITHIN = "exceeds the scope of the caller's access key";
 
@@ -39,7 +39,7 @@ export function scopeExcess(requested: AccessKeyScope, granted: AccessKeyScope, 
       const ok = (granted.roles ?? []).some(
         (g) =>
           g.role === SCOPE_ROLES.virtualCluster &&
-          listCovers(g.projects, role.projects) &&
+          listCovers(roleProjectNames(g.projects), roleProjectNames(role.projects)) &&
           listCovers(g.virtualClusters, role.virtualClusters),
       );
       if (!ok) refuse(`roles[${i}]`);

@@ -77,6 +77,12 @@ describe("compileScope()", () => {
     assert.equal(scope(request("list", "virtualclusterinstances", { namespace: "p-a" }), "p-"), false);
   });
 
+  it("compileScope() reads a role's {project: NAME} items (the schema's other spelling) as the names", () => {
+    const scope = compileScope({ roles: [{ role: "virtualcluster", projects: [{ project: "a" }] }] })!;
+    assert.ok(scope(request("get", "virtualclusterinstances", { namespace: "p-a", name: "vc1" }), "p-"));
+    assert.equal(scope(request("get", "virtualclusterinstances", { namespace: "p-b", name: "vc1" }), "p-"), false);
+  });
+
   it('compileScope() with role virtualcluster reads "*" in virtualClusters as every instance, like an empty list', () => {
     for (const virtualClusters of [["*"], []]) {
       const scope = compileScope({ roles: [{ role: "virtualcluster", projects: ["a"], virtualClusters }] })!;

@@ -4,7 +4,7 @@
 // settings, default `p-`) or it names the `projects` object P, so this applies to every project resource as it lands.
 
 import { GROUP } from "../apis/management/v1/common.ts";
-import { type AccessKeyScope, SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
+import { type AccessKeyScope, roleProjectNames, SCOPE_ROLES } from "../apis/management/v1/ownedaccesskey-schema.ts";
 import type { AuthorizationAttributes } from "../registry/types.ts";
 import { ruleMatches } from "./scope-rules.ts";
 
@@ -149,7 +149,7 @@ export function compileScope(scope: AccessKeyScope | undefined): ScopeMatcher | 
   const grants: ScopeMatcher[] = [];
   for (const role of scope.roles ?? []) {
     if (role.role === SCOPE_ROLES.virtualCluster) {
-      grants.push(virtualClusterRole(role.projects ?? [], role.virtualClusters ?? []));
+      grants.push(virtualClusterRole(roleProjectNames(role.projects) ?? [], role.virtualClusters ?? []));
     } else if (role.role === SCOPE_ROLES.platformCli) {
       grants.push(platformCliRole);
     } else if (role.role === SCOPE_ROLES.agent) {

@@ -3,8 +3,9 @@
 
 import { decodeContinueToken, encodeContinueToken } from "../apimachinery/continue-token.ts";
 import { errors } from "../apimachinery/errors.ts";
+import { storageStatus } from "../apimachinery/storage-status.ts";
 import type { KubeList, ListMeta } from "../apimachinery/types.ts";
-import { StorageError, type StoredRecord } from "../storage/types.ts";
+import type { StoredRecord } from "../storage/types.ts";
 import { type CompiledSelector, compileSelector } from "./compile-selector.ts";
 import { EncodedJson } from "./encoded-json.ts";
 import { resourcePrefix } from "./keys.ts";
@@ -14,9 +15,6 @@ import type { ListOptions, RequestContext } from "./types.ts";
 
 /** Records fetched per storage round trip when a selector filters the page. */
 const FILTERED_CHUNK = 500;
-
-export const CONTINUE_EXPIRED_MESSAGE =
-  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
 
 /** One page of a list: its metadata and the items in whatever form the caller builds them. */
 interface ListPage<T> {
@@ -105,12 +103,8 @@ async function collect<T>(
     try {
       page = await store.storage.list({ prefix, limit: pageSize, startAfter: cursor, revision: readAt });
     } catch (error) {
-      if (error instanceof StorageError && error.storageCode === "Compacted") {
-        throw options.continue
-          ? errors.expired(CONTINUE_EXPIRED_MESSAGE)
-          : errors.expired(`too old resource version: ${readAt} (${error.compactedRevision ?? 0})`);
-      }
-      throw error;
+      const list = { revision: readAt, continued: Boolean(options.continue) };
+      throw storageStatus(error, { resource: store.groupResource, name: "", list });
     }
     readAt = page.revision;
     list.metadata.resourceVersion = String(page.revision);

@@ -12,6 +12,7 @@ import { applyJsonPatch } from "../apimachinery/json-patch.ts";
 import { applyMergePatch } from "../apimachinery/merge-patch.ts";
 import { generateName } from "../apimachinery/names.ts";
 import { type CompiledSchema, compileObjectSchema, objectSchemaOf } from "../apimachinery/schema.ts";
+import { storageStatus } from "../apimachinery/storage-status.ts";
 import { applyStrategicMergePatch } from "../apimachinery/strategic-merge-patch.ts";
 import type { GroupKind, GroupResource, JsonMap, KubeList, KubeObject, OwnerReference } from "../apimachinery/types.ts";
 import { isPlainObject } from "../apimachinery/types.ts";
@@ -257,10 +258,7 @@ export class GenericStore implements ResourceStore {
       object.metadata.resourceVersion = String(record.revision);
       return { object, record };
     } catch (error) {
-      if (error instanceof StorageError && error.storageCode === "KeyExists") {
-        throw errors.alreadyExists(this.groupResource, name);
-      }
-      throw error;
+      throw this.mapStorageError(error, name);
     }
   }
 
@@ -852,28 +850,9 @@ export class GenericStore implements ResourceStore {
     if (fieldErrors.length > 0) throw errors.invalid(this.groupKind, name, fieldErrors);
   }
 
+  /** A storage failure as this resource's Status error (src/apimachinery/storage-status.ts); others as they are. */
   mapStorageError(error: unknown, name: string): unknown {
-    if (!(error instanceof StorageError)) return error;
-    switch (error.storageCode) {
-      case "Conflict":
-        return errors.modified(this.groupResource, name);
-      case "NotFound":
-        return errors.notFound(this.groupResource, name);
-      case "KeyExists":
-        return errors.alreadyExists(this.groupResource, name);
-      case "Compacted":
-        return errors.expired(
-          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
-        );
-      case "NoSpace":
-        return errors.insufficientStorage();
-      case "Corrupt":
-        return error; // a server fault: a 500 to the client, the file and key in the server log
-      case "Closed":
-        return errors.shuttingDown();
-      default:
-        return errors.serviceUnavailable(`storage is unavailable: ${error.message}`);
-    }
+    return storageStatus(error, { resource: this.groupResource, name });
   }
 }
 

@@ -3,8 +3,11 @@
 // folded into requests, key scopes as labels, required fields.
 
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
 import { type AuditEventObject, groupRequests, isConsoleAsset } from "../../console/src/lib/audit-events.ts";
+import { fetchWaitingOutBusy } from "../../console/src/lib/busy-retry.ts";
 import { configLineErrors } from "../../console/src/lib/config-errors.ts";
 import { missing } from "../../console/src/lib/field-errors.ts";
 import { parseMetrics, parseReadyz } from "../../console/src/lib/health.ts";
@@ -142,6 +145,8 @@ describe("console helpers", () => {
 
   it("groupRequests() folds stages into one request per auditID; isConsoleAsset() finds the console's own files", () => {
     const event = (auditID: string, stage: string, extra: Record<string, unknown> = {}): AuditEventObject => ({
+      apiVersion: "management.platform.sh/v1",
+      kind: "AuditEvent",
       metadata: { name: auditID, creationTimestamp: "2026-11-25T12:00:00Z" },
       event: { auditID, stage, verb: "create", ...extra },
     });
@@ -228,5 +233,26 @@ describe("console helpers", () => {
       /--username reader --insecure-skip-tls-verify --password "\$HELM_REPO_PASSWORD" --values - <<'EOF'\nreplicas: 2\nEOF$/,
     );
     assert.equal(shellWord("it's"), `'it'"'"'s'`);
+  });
+
+  it("fetchWaitingOutBusy() waits out a busy server's 429 as its Retry-After says, and sends a refused write once only on 503", async () => {
+    const answers = [429, 429, 200, 503];
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.method ?? "");
+      const code = answers[seen.length - 1] ?? 200;
+      res.writeHead(code, { "content-type": "application/json", ...(code === 200 ? {} : { "retry-after": "1" }) });
+      res.end(JSON.stringify(code === 200 ? { ok: true } : { kind: "Status", code, message: "the server is busy" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+    try {
+      assert.deepEqual(await (await fetchWaitingOutBusy(url, { method: "GET" })).json(), { ok: true });
+      assert.deepEqual(seen, ["GET", "GET", "GET"], "two refusals waited out, then served");
+      assert.equal((await fetchWaitingOutBusy(url, { method: "POST", body: "{}" })).status, 503);
+      assert.equal(seen.length, 4, "a write the server may have acted on is not sent again");
+    } finally {
+      server.close();
+    }
   });
 });

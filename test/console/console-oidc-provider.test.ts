@@ -14,6 +14,7 @@ import { httpsCall } from "../support/https-call.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "../support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { setPlatformConfig, tempFile } from "../support/sso-platform.ts";
+import { waitFor } from "../support/wait-for.ts";
 
 const REDIRECT = "https://grafana.example.test/login/generic_oauth";
 
@@ -33,6 +34,21 @@ describe("the console's login page for the OpenID provider", { skip: chromiumSki
       `oidc:\n  clients:\n  - name: Grafana\n    clientId: grafana\n    clientSecret: grafana-s3cret-1234\n    redirectURIs: [${REDIRECT}]\n` +
         `auth:\n  oidc:\n${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, caFile, indent: "    " })}`,
     );
+    // The Config applies asynchronously: the login page's connector and the client must be there first.
+    await waitFor(async () => {
+      const info = await httpsCall(platform, "GET", "/auth/info", { accept: "application/json" });
+      return info.status === 200 && info.json().connectors.length === 1;
+    }, "the connector on the login page");
+    await waitFor(async () => {
+      const query = new URLSearchParams({
+        client_id: "grafana",
+        response_type: "code",
+        scope: "openid",
+        redirect_uri: REDIRECT,
+      });
+      const start = await httpsCall(platform, "GET", `/oidc/auth?${query}`);
+      return start.status === 302 || start.status === 303;
+    }, "the OpenID client grafana");
     browser = await launchChromium();
   });
   after(async () => {

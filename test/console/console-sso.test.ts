@@ -5,10 +5,28 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
-import { chromiumSkip, launchChromium, seriousViolations, PAGE_WAIT_MS } from "../support/chromium.ts";
+import { chromiumSkip, launchChromium, PAGE_WAIT_MS, seriousViolations } from "../support/chromium.ts";
+import { httpsCall } from "../support/https-call.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "../support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
 import { setPlatformConfig, tempFile } from "../support/sso-platform.ts";
+import { waitFor } from "../support/wait-for.ts";
+
+interface AuthInfo {
+  password: { enabled: boolean };
+  connectors: { displayName: string; providerType?: string }[];
+}
+
+/** The Config applies asynchronously: waits until /auth/info (what the login page reads) passes `check`. */
+async function authInfoShows(platform: PlatformProcess, check: (info: AuthInfo) => boolean): Promise<AuthInfo> {
+  let info: AuthInfo | undefined;
+  await waitFor(async () => {
+    const answer = await httpsCall(platform, "GET", "/auth/info", { accept: "application/json" });
+    info = answer.status === 200 ? (JSON.parse(answer.text()) as AuthInfo) : undefined;
+    return info !== undefined && check(info);
+  }, "the login methods to follow the Config");
+  return info as AuthInfo;
+}
 
 describe("single sign-on from the console", { skip: chromiumSkip }, () => {
   let platform: PlatformProcess;
@@ -24,6 +42,7 @@ describe("single sign-on from the console", { skip: chromiumSkip }, () => {
     caFile = await tempFile("provider-ca.pem", provider.tls.caPem);
     oidc = `auth:\n  oidc:\n${oidcBlockYaml(provider, { callbackUrl: `${platform.url}/auth/oidc/callback`, caFile, indent: "    " })}`;
     await setPlatformConfig(platform, oidc);
+    await authInfoShows(platform, (info) => info.connectors.length === 1);
     browser = await launchChromium();
   });
   after(async () => {
@@ -69,11 +88,11 @@ describe("single sign-on from the console", { skip: chromiumSkip }, () => {
       platform,
       `${oidc}    type: Keycloak\n  connectors:\n  - id: corp\n    displayName: Corporate login\n    oidc:\n${corp}`,
     );
+    const info = await authInfoShows(platform, (shown) => shown.connectors.length === 2);
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
-    const info = await (await page.request.get(`${platform.url}/auth/info`)).json();
     assert.deepEqual(
-      info.connectors.map((c: { displayName: string; providerType?: string }) => [c.displayName, c.providerType]),
+      info.connectors.map((c) => [c.displayName, c.providerType]),
       [
         ["Keycloak", "Keycloak"],
         ["Corporate login", "Okta"],
@@ -84,10 +103,12 @@ describe("single sign-on from the console", { skip: chromiumSkip }, () => {
     await page.getByRole("link", { name: "Log in with Corporate login (Okta)" }).waitFor();
     await context.close();
     await setPlatformConfig(platform, oidc);
+    await authInfoShows(platform, (shown) => shown.connectors.length === 1);
   });
 
   it("shows only the connectors when password login is off", async () => {
     await setPlatformConfig(platform, `${oidc}  password:\n    disabled: true\n`);
+    await authInfoShows(platform, (info) => !info.password.enabled);
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
     await page.goto(`${platform.url}/login`);

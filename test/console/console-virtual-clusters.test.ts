@@ -12,8 +12,8 @@ import {
   chromiumSkip,
   launchChromium,
   loginThroughConsole,
-  seriousViolations,
   PAGE_WAIT_MS,
+  seriousViolations,
 } from "../support/chromium.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "../support/cluster-apiserver-process.ts";
 import { httpsCall } from "../support/https-call.ts";

@@ -14,8 +14,8 @@ import {
   chromiumSkip,
   launchChromium,
   loginThroughConsole,
-  seriousViolations,
   PAGE_WAIT_MS,
+  seriousViolations,
 } from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
@@ -73,6 +73,12 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     const violations = await seriousViolations(page);
     assert.deepEqual(violations, [], `${name}: ${JSON.stringify(violations, null, 1)}`);
   };
+  /** Waits until the public branding (what the next page load reads) passes `check`. */
+  const brandingApplied = (check: (branding: Record<string, unknown>) => boolean) =>
+    waitFor(async () => {
+      const answer = await call(platform, "GET", "/console/settings", { accept: "application/json" });
+      return answer.status === 200 && check(JSON.parse(answer.text()));
+    }, "the console's branding to follow the Config");
   const sessionCookie = async () => (await context.cookies()).find((c) => c.name === "vcp_session");
   const login = loginThroughConsole;
 
@@ -333,6 +339,8 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     // never trips the CSP.
     let saved = await admin("PATCH", `${API}/configs/platform-config`, { spec: { raw: brandedConfig(logo, hostile) } });
     assert.equal(saved.status, 200, saved.text());
+    // The Config applies asynchronously: pages load once the branding they read has it.
+    await brandingApplied((branding) => String(branding.legalTemplate ?? "").includes("onerror"));
     const fresh = await browser.newContext({ ignoreHTTPSErrors: true });
     const anonymous = await fresh.newPage();
     await anonymous.goto(`${platform.url}/login`);
@@ -350,6 +358,7 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await page.getByText("Config saved").waitFor();
     saved = await admin("GET", `${API}/configs/platform-config`);
     assert.match(JSON.parse(saved.text()).spec.raw, /Handbook/);
+    await brandingApplied((branding) => !String(branding.legalTemplate ?? "").includes("onerror"));
 
     await page.goto(`${platform.url}/users`);
     const logoImage = page.getByRole("img", { name: "Virtual Cluster Platform" }).first();
@@ -445,7 +454,9 @@ describe("web console in Chromium", { skip: chromiumSkip }, () => {
     await watches;
     await page.getByRole("button", { name: "Admin", exact: true }).click();
     await page.getByRole("menuitem", { name: "Log out" }).click();
-    await page.waitForURL(/\/login$/);
+    // The login page, with or without a return path: a watch that meets the ended session first sends the browser
+    // there too, with the page it was on.
+    await page.waitForURL((url) => url.pathname === "/login");
     assert.equal(await sessionCookie(), undefined, "the cookie is gone");
     const stale = await call(platform, "GET", `${API}/users`, {
       cookie: `vcp_session=${before}`,

@@ -5,6 +5,7 @@ import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_proces
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "./wait-for.ts";
 
 export const kubectlAvailable = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
 
@@ -75,11 +76,10 @@ export class Kubectl {
   }
 }
 
-/** Polls until `check` passes (for watchers observing asynchronous output); fails after ~15 s. */
+/**
+ * Polls until `check` passes (for watchers observing asynchronous output): waitFor's rules, so an error meanwhile
+ * (a file not written yet) counts as "not yet", and only a wait that will never pass ends, with the last error.
+ */
 export async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(async () => await check(), what);
 }

@@ -43,6 +43,12 @@ export async function startPlatformProcess(
     env?: Record<string, string>;
     /** Another tree's src/cli/main.ts (A/B benchmarks). */
     main?: string;
+    /**
+     * Runs the platform in a session of its own (setsid): where the kernel shares the CPU between sessions first
+     * (autogroups), benchmarks can then give it a share of its own. The caller must stop it (it outlives a parent
+     * that dies without doing so).
+     */
+    ownSession?: boolean;
   } = {},
 ): Promise<PlatformProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "vcp-test-")));
@@ -60,7 +66,11 @@ export async function startPlatformProcess(
       ...storeArgs,
       ...(options.extraArgs ?? []),
     ],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, LOG_LEVEL: "warn", ...options.env } },
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, LOG_LEVEL: "warn", ...options.env },
+      detached: options.ownSession === true,
+    },
   );
   let stderr = "";
   child.stderr?.on("data", (chunk) => {

@@ -20,7 +20,8 @@ import { type ReactNode, useEffect, useMemo, useState } from "react";
 import { errorMessage } from "../lib/api.ts";
 import { exactTime, relativeTime } from "../lib/time.ts";
 
-export function TimeAgo({ value, empty = "Never" }: { value?: string; empty?: string }) {
+/** `value` is an RFC 3339 time; null where Kubernetes sends one (an unset creationTimestamp). */
+export function TimeAgo({ value, empty = "Never" }: { value?: string | null; empty?: string }) {
   const [, tick] = useState(0);
   useEffect(() => {
     const timer = setInterval(() => tick((n) => n + 1), 30_000);

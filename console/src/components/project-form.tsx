@@ -2,6 +2,7 @@
 
 import { Button, FormGroup, FormSelect, FormSelectOption, TextInput } from "@patternfly/react-core";
 import { useState } from "react";
+import { MEMBER_KINDS, PROJECT_ROLES } from "../../../src/apis/management/v1/project-schema.ts";
 import { api, mgmt } from "../lib/api.ts";
 import type { Project } from "../lib/kube.ts";
 import { Field, type FieldErrors, missing } from "./form.tsx";
@@ -56,7 +57,7 @@ export function ProjectForm({ project, onClose }: { project?: Project; onClose: 
             <FormSelect
               aria-label={`Kind of member ${index + 1}`}
               value={member.kind ?? "User"}
-              onChange={(_e, v) => update(index, { kind: v })}
+              onChange={(_e, v) => update(index, { kind: MEMBER_KINDS.find((kind) => kind === v) })}
             >
               <FormSelectOption value="User" label="User" />
               <FormSelectOption value="Team" label="Team" />
@@ -69,7 +70,7 @@ export function ProjectForm({ project, onClose }: { project?: Project; onClose: 
             <FormSelect
               aria-label={`Role of member ${index + 1}`}
               value={member.clusterRole ?? "view"}
-              onChange={(_e, v) => update(index, { clusterRole: v })}
+              onChange={(_e, v) => update(index, { clusterRole: PROJECT_ROLES.find((role) => role === v) })}
             >
               <FormSelectOption value="view" label="view" />
               <FormSelectOption value="edit" label="edit" />

@@ -1,6 +1,7 @@
 // Calls to the platform API from the console: same origin, the session cookie, and the console header without which
 // the API ignores the cookie (no CSRF). A 401 means the session ended: back to the login page, then here again.
 
+import { fetchWaitingOutBusy } from "./busy-retry.ts";
 import { loginPath } from "./return-path.ts";
 
 export const API = "/kubernetes/management/apis/management.platform.sh/v1";
@@ -50,7 +51,7 @@ export interface RequestOptions {
 export async function apiRequest<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { ...CONSOLE_HEADERS, Accept: "application/json" };
   if (options.body !== undefined) headers["Content-Type"] = options.contentType ?? "application/json";
-  const response = await fetch(path, {
+  const response = await fetchWaitingOutBusy(path, {
     method: options.method ?? "GET",
     headers,
     credentials: "same-origin",

@@ -2,36 +2,12 @@
 // ResponseComplete, Panic: each a stored event with the same auditID) folded into one row, and the console's own
 // asset requests (its bundle, branding and page loads, which every visit makes) recognised so they can be hidden.
 
-export interface AuditEventBody {
-  auditID?: string;
-  stage?: string;
-  level?: string;
-  verb?: string;
-  requestURI?: string;
-  user?: { username?: string; groups?: string[] };
-  impersonatedUser?: { username?: string };
-  sourceIPs?: string[];
-  userAgent?: string;
-  objectRef?: {
-    resource?: string;
-    subresource?: string;
-    namespace?: string;
-    name?: string;
-    apiGroup?: string;
-  };
-  responseStatus?: { code?: number; message?: string; reason?: string };
-  requestReceivedTimestamp?: string;
-  stageTimestamp?: string;
-  annotations?: Record<string, string>;
-  [other: string]: unknown;
-}
+import type { AuditEvent, AuditEventBody } from "./kube.ts";
 
-export interface AuditEventObject {
-  metadata: { name: string; creationTimestamp?: string };
-  event: AuditEventBody;
-  /** The virtual cluster instance ("namespace/name") the event comes from; absent for the platform itself. */
-  instance?: string;
-}
+export type { AuditEventBody } from "./kube.ts";
+
+/** An AuditEvent as the server sends it: always with its event, and named by its audit ID. */
+export type AuditEventObject = AuditEvent & { event: AuditEventBody; metadata: { name: string } };
 
 /** One request: its stages in order, and the fields a row shows (from its latest stage). */
 export interface AuditRequest {
@@ -59,7 +35,7 @@ export function groupRequests(events: AuditEventObject[]): AuditRequest[] {
         auditID,
         stages: [],
         latest: item.event,
-        time: item.metadata.creationTimestamp,
+        time: item.metadata.creationTimestamp ?? undefined,
         instance: item.instance,
       };
       requests.set(auditID, request);

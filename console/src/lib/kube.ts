@@ -1,111 +1,18 @@
-// The shapes the console reads (only the fields it shows or writes).
+// The shapes the console reads and writes: the platform's own types, derived from each kind's schema (the schema
+// modules import nothing at run time beyond the schema builders, so the console bundles no server code). The console
+// declares no kind of its own: a field the server adds is a field the console sees.
 
-export interface Meta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  creationTimestamp?: string;
-  generateName?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: Meta;
-}
-
-export interface KubeList<T> {
-  metadata: { resourceVersion?: string; continue?: string };
-  items: T[];
-}
-
-export interface User extends KubeObject {
-  spec?: {
-    username?: string;
-    displayName?: string;
-    description?: string;
-    icon?: string;
-    email?: string;
-    verifiedEmail?: string;
-    disabled?: boolean;
-    clusterRoles?: { name: string }[];
-    subject?: string;
-  };
-}
-
-export interface Team extends KubeObject {
-  spec?: { displayName?: string; description?: string; users?: string[]; groups?: string[] };
-}
-
-export interface AccessKeyScope {
-  roles?: { role?: string; projects?: string[]; virtualClusters?: string[] }[];
-  projects?: { project?: string }[];
-  virtualClusters?: { project?: string; virtualCluster?: string }[];
-  clusters?: { cluster?: string }[];
-  [other: string]: unknown;
-}
-
-export interface AccessKey extends KubeObject {
-  spec?: {
-    displayName?: string;
-    type?: string;
-    user?: string;
-    team?: string;
-    key?: string;
-    ttl?: number;
-    disabled?: boolean;
-    scope?: AccessKeyScope;
-  };
-  status?: { lastActivity?: string; expirationTimestamp?: string };
-}
-
-export interface Project extends KubeObject {
-  spec?: {
-    displayName?: string;
-    description?: string;
-    owner?: { user?: string; team?: string };
-    members?: { kind?: string; name: string; clusterRole?: string }[];
-  };
-  status?: { phase?: string };
-}
-
-export interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-}
-
-export interface Instance extends KubeObject {
-  spec?: {
-    displayName?: string;
-    description?: string;
-    owner?: { user?: string; team?: string };
-    clusterRef?: { cluster?: string; namespace?: string; virtualCluster?: string };
-  };
-  status?: {
-    phase?: string;
-    reason?: string;
-    message?: string;
-    online?: boolean;
-    lastHeartbeatTime?: string;
-    kubernetesVersion?: string;
-    conditions?: Condition[];
-  };
-}
-
-export interface Self {
-  status?: {
-    user?: { name: string; username?: string; displayName?: string; email?: string; teams: { name: string }[] };
-    team?: { name: string };
-    accessKey?: string;
-    accessKeyType?: string;
-    accessKeyExpirationTimestamp?: string;
-    platformHost?: string;
-    projectNamespacePrefix?: string;
-  };
-}
+export type { KubeList, KubeObject, ObjectMeta as Meta } from "../../../src/apimachinery/types.ts";
+export type { AuditEvent, AuditEventBody } from "../../../src/apis/management/v1/auditevent-schema.ts";
+export type { Cluster } from "../../../src/apis/management/v1/cluster-schema.ts";
+export type { Config } from "../../../src/apis/management/v1/config-schema.ts";
+export type {
+  AccessKeyScope,
+  OwnedAccessKey as AccessKey,
+} from "../../../src/apis/management/v1/ownedaccesskey-schema.ts";
+export type { Condition, Project } from "../../../src/apis/management/v1/project-schema.ts";
+export type { Self } from "../../../src/apis/management/v1/self-schema.ts";
+export type { SpaceInstance } from "../../../src/apis/management/v1/spaceinstance-schema.ts";
+export type { Team } from "../../../src/apis/management/v1/team-schema.ts";
+export type { User } from "../../../src/apis/management/v1/user-schema.ts";
+export type { VirtualClusterInstance as Instance } from "../../../src/apis/management/v1/virtualclusterinstance-schema.ts";

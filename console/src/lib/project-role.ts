@@ -13,5 +13,5 @@ export function roleIn(session: { user: string; teams: string[] }, project: Proj
   const roles = (project.spec?.members ?? [])
     .filter((m) => ((m.kind ?? "User") === "User" ? m.name === session.user : session.teams.includes(m.name)))
     .map((m) => m.clusterRole ?? "view");
-  return ["admin", "edit", "view"].find((role) => roles.includes(role));
+  return (["admin", "edit", "view"] as const).find((role) => roles.includes(role));
 }

@@ -22,30 +22,14 @@ import { useEffect, useState } from "react";
 import { ErrorAlert, ListToolbar, TimeAgo, usePaged } from "../components/common.tsx";
 import { FormModal, ResourceList } from "../components/resource-list.tsx";
 import { ApiError, api, mgmt } from "../lib/api.ts";
-import type { KubeList, KubeObject } from "../lib/kube.ts";
+import type { Cluster, KubeList, Project } from "../lib/kube.ts";
 import { useSession } from "../lib/session.ts";
 import { useWatchList } from "../lib/use-watch-list.ts";
 
 const V1 = "management.platform.sh/v1";
 
-interface Cluster extends KubeObject {
-  spec?: { displayName?: string };
-  status?: {
-    phase?: string;
-    online?: boolean;
-    kubernetesVersion?: string;
-    lastHeartbeatTime?: string;
-    spaces?: string[];
-    virtualClusters?: string[];
-  };
-}
-
-interface ProjectWithClusters extends KubeObject {
-  spec?: { displayName?: string; allowedClusters?: { name: string }[] };
-}
-
 /** The clusters a project allows by name; undefined when it allows every cluster. */
-const allowedBy = (project: ProjectWithClusters | undefined) => {
+const allowedBy = (project: Project | undefined) => {
   const names = (project?.spec?.allowedClusters ?? []).map((c) => c.name);
   return names.length === 0 || names.includes("*") ? undefined : names;
 };
@@ -60,13 +44,13 @@ function CreateVirtualCluster({
   onCreated: (created: { project: string; name: string; cluster: string }) => void;
 }) {
   const session = useSession();
-  const [projects, setProjects] = useState<ProjectWithClusters[]>();
+  const [projects, setProjects] = useState<Project[]>();
   const [project, setProject] = useState("");
   const [cluster, setCluster] = useState(clusters[0] ?? "");
   const [name, setName] = useState("");
   useEffect(() => {
     // Which projects you may see; without the right to list them the project is typed in.
-    api.get<KubeList<ProjectWithClusters>>(mgmt("projects")).then(
+    api.get<KubeList<Project>>(mgmt("projects")).then(
       (list) => {
         setProjects(list.items);
         if (list.items[0]) setProject(list.items[0].metadata.name ?? "");

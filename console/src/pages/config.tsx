@@ -7,12 +7,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { ErrorAlert, Loading } from "../components/common.tsx";
 import { ApiError, api, errorMessage, mgmt } from "../lib/api.ts";
 import { configLineErrors, type LineError } from "../lib/config-errors.ts";
-import type { KubeObject } from "../lib/kube.ts";
-
-interface Config extends KubeObject {
-  spec?: { raw?: string };
-  status?: { disableConfigEndpoint?: boolean };
-}
+import type { Config } from "../lib/kube.ts";
 
 const NAME = "platform-config";
 
@@ -34,7 +29,7 @@ export default function ConfigPage() {
       },
       (error) => {
         if (error instanceof ApiError && error.code === 404) {
-          setConfig({ metadata: { name: NAME } });
+          setConfig({ apiVersion: "management.platform.sh/v1", kind: "Config", metadata: { name: NAME } });
           return;
         }
         setLoadError(error);

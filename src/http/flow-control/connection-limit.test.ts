@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { ConnectionGate, defaultConnectionLimits, defaultsFor } from "./connection-limit.ts";
+import { ConnectionGate, defaultConnectionLimits, defaultsFor, RESERVE_REFUSED_MS } from "./connection-limit.ts";
 
 /** A TCP client: resolves once the server either kept it (said "hi") or closed it. */
 function dial(port: number, localAddress: string): Promise<{ socket: Socket; kept: boolean }> {
@@ -13,6 +13,19 @@ function dial(port: number, localAddress: string): Promise<{ socket: Socket; kep
   });
 }
 
+/** A TCP server behind `gate` that says "hi" on every connection it keeps. */
+async function gatedServer(gate: ConnectionGate): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => socket.write("hi"));
+  gate.install(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+async function closeAll(server: Server, open: Socket[]): Promise<void> {
+  for (const socket of open) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+}
+
 describe("ConnectionGate", () => {
   let server: Server;
   let gate: ConnectionGate;
@@ -20,16 +33,10 @@ describe("ConnectionGate", () => {
   const open: Socket[] = [];
 
   before(async () => {
-    server = createServer((socket) => socket.write("hi"));
     gate = new ConnectionGate({ maxConnections: 6, maxPerClient: 4, reserve: 2 });
-    gate.install(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    port = (server.address() as { port: number }).port;
+    ({ server, port } = await gatedServer(gate));
   });
-  after(async () => {
-    for (const socket of open) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  after(() => closeAll(server, open));
 
   it("ConnectionGate closes a client's connection past its cap, before the server sees it; other clients get in", async () => {
     for (let i = 0; i < 4; i++) {
@@ -80,3 +87,32 @@ describe("ConnectionGate", () => {
 function serverSide(client: Socket): Socket {
   return { remoteAddress: client.localAddress, remotePort: client.localPort } as Socket;
 }
+
+describe("ConnectionGate after a refusal on the reserve", () => {
+  let server: Server;
+  let now = 0;
+  const gate = new ConnectionGate({ maxConnections: 1, maxPerClient: 4, reserve: 16 }, { now: () => now });
+  let port: number;
+  const open: Socket[] = [];
+  const kept = async (from: string) => {
+    const dialed = await dial(port, from);
+    if (dialed.kept) open.push(dialed.socket);
+    return dialed.kept;
+  };
+
+  before(async () => {
+    ({ server, port } = await gatedServer(gate));
+  });
+  after(() => closeAll(server, open));
+
+  it("ConnectionGate closes an address's next reserve connections at accept for a while, not others'", async () => {
+    assert.equal(await kept("127.0.0.1"), true, "the total");
+    assert.equal(await kept("127.0.0.4"), true, "on the reserve");
+    gate.refusedOnReserve({ remoteAddress: "127.0.0.4" } as Socket);
+    assert.equal(await kept("127.0.0.4"), false, "refused on the reserve: no more reserve connections");
+    assert.equal(gate.counts.refused["max-connections"], 1);
+    assert.equal(await kept("127.0.0.5"), true, "another address still gets in on the reserve");
+    now += RESERVE_REFUSED_MS + 1;
+    assert.equal(await kept("127.0.0.4"), true, "and the address again, once the time is over");
+  });
+});

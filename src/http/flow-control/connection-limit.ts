@@ -5,10 +5,13 @@
 //
 // A reserve of `reserve` connections above maxConnections keeps the server reachable for the two who must get in
 // when it is full: health probes (/healthz, /livez, /readyz) and privileged callers (system:masters, platform
-// admins). A connection accepted on the reserve serves one request and closes; the pipeline asks `onReserve()` after
-// authentication and refuses anything else on it with 429 (refusals.ts). One client address may hold at most an
-// eighth of the reserve (at least 2), and a reserve connection that stays silent for 10 s is closed, so holding
-// the reserve takes many addresses and constant reconnecting. The per-client cap itself has no reserve: it is what
+// admins). A connection accepted on the reserve serves one request and closes, unless a privileged caller sent it
+// (then it stays open for that caller's next requests); the pipeline asks `onReserve()` after authentication and
+// refuses anything else on it with 429 (refusals.ts, request-flow.ts). One client address may hold at most an
+// eighth of the reserve (at least 2), a reserve connection that stays silent for 10 s is closed, and an address
+// whose request on the reserve was refused gets no reserve connection for the next 10 s (closed at accept): holding
+// the reserve takes many addresses, and a flood that keeps reconnecting to it no longer costs a TLS handshake each
+// time (in bench/hostile.ts its 64 reserve places cost 64 to 260 handshakes a second). The per-client cap itself has no reserve: it is what
 // stops one address from reaching the total.
 
 import type { Server, Socket } from "node:net";
@@ -19,7 +22,7 @@ export interface ConnectionLimits {
   maxConnections: number;
   /** Open connections per client address; 0: no limit. */
   maxPerClient: number;
-  /** Connections above maxConnections for health probes and privileged callers (one request each). */
+  /** Connections above maxConnections for health probes (one request each) and privileged callers. */
   reserve: number;
 }
 
@@ -44,6 +47,9 @@ export type ConnectionRefusal = "max-connections" | "max-connections-per-client"
 /** A reserve connection with no traffic for this long is closed. */
 export const RESERVE_IDLE_MS = 10_000;
 
+/** An address refused on the reserve gets no reserve connection for this long. */
+export const RESERVE_REFUSED_MS = 10_000;
+
 /** Reserve connections one client address may hold. */
 export function reservePerClient(reserve: number): number {
   return Math.max(2, Math.floor(reserve / 8));
@@ -67,9 +73,24 @@ export class ConnectionGate {
   private readonly reservedPerClient = new Map<string, number>();
   /** `address:port` of the connections let in on the reserve (the TLS socket the request sees has the same). */
   private readonly reserved = new Set<string>();
+  /** Client addresses refused on the reserve, with when they may have a reserve connection again. */
+  private readonly refusedUntil = new Map<string, number>();
+  private readonly now: () => number;
 
-  constructor(limits: ConnectionLimits) {
+  constructor(limits: ConnectionLimits, options: { now?: () => number } = {}) {
     this.limits = limits;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A request on a reserve connection was refused: its address gets no reserve connection for a while. */
+  refusedOnReserve(socket: Socket | undefined): void {
+    if (!socket?.remoteAddress) return;
+    const now = this.now();
+    // Bounded by the reserve's own churn; expired entries go once there are many.
+    if (this.refusedUntil.size >= 4 * Math.max(this.limits.reserve, 256)) {
+      for (const [client, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(client);
+    }
+    this.refusedUntil.set(clientKey(socket.remoteAddress), now + RESERVE_REFUSED_MS);
   }
 
   /** Puts the gate in front of the server's own connection handling (for a TLS server: the handshake). */
@@ -97,7 +118,12 @@ export class ConnectionGate {
     if (maxPerClient > 0 && fromClient >= maxPerClient) return this.refuse("max-connections-per-client");
     const full = maxConnections > 0 && this.counts.open - this.counts.onReserve >= maxConnections;
     const reservedByClient = this.reservedPerClient.get(client) ?? 0;
-    if (full && (this.counts.onReserve >= reserve || reservedByClient >= reservePerClient(reserve))) {
+    if (
+      full &&
+      (this.counts.onReserve >= reserve ||
+        reservedByClient >= reservePerClient(reserve) ||
+        this.refusedRecently(client))
+    ) {
       return this.refuse("max-connections");
     }
     this.counts.open++;
@@ -119,6 +145,14 @@ export class ConnectionGate {
       }
     });
     return true;
+  }
+
+  private refusedRecently(client: string): boolean {
+    const until = this.refusedUntil.get(client);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    this.refusedUntil.delete(client);
+    return false;
   }
 
   private refuse(reason: ConnectionRefusal): false {

@@ -3,8 +3,7 @@
 // `kubectl auth can-i` uses it. One implementation, served by the cluster API server as authorization.k8s.io/v1
 // (below) and by the platform in its own group (management/v1/selfsubjectaccessreview.ts).
 
-import { boolean, object, string } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../../../apimachinery/types.ts";
+import { boolean, object, type Static, string } from "../../../apimachinery/schema-builders.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { reviewAction } from "./review-action.ts";
 import { reviewAttributes } from "./review-attributes.ts";
@@ -12,7 +11,7 @@ import { reviewAttributes } from "./review-attributes.ts";
 const KIND = "SelfSubjectAccessReview";
 const DESCRIPTION = "SelfSubjectAccessReview checks whether or the current user can perform an action.";
 
-const schema: JsonMap = {
+const schema = {
   spec: object(
     {
       resourceAttributes: object(
@@ -80,7 +79,9 @@ export function createSelfSubjectAccessReviewDefinition(serving: SelfSubjectAcce
           reviewAttributes(spec, context.user, { group, kind: KIND }),
         );
         // The authorizer has the last word (no other one is asked after it), so a refusal is a denial.
-        const status: JsonMap = decision.allowed ? { allowed: true } : { allowed: false, denied: true };
+        const status: Static<typeof schema.status> = decision.allowed
+          ? { allowed: true }
+          : { allowed: false, denied: true };
         if (decision.reason) status.reason = decision.reason;
         return status;
       },

@@ -1,12 +1,11 @@
 // Shapes shared by several core/v1 resources (the legacy group, served at /api/v1).
 
-import { object, string } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../../../apimachinery/types.ts";
+import { object, type Schema, string } from "../../../apimachinery/schema-builders.ts";
 
 export const CORE_GROUP = "";
 export const CORE_VERSION = "v1";
 
-export const objectReferenceSchema = (description: string): JsonMap =>
+export const objectReferenceSchema = (description: string) =>
   object(
     {
       apiVersion: string("API version of the referent."),
@@ -22,11 +21,11 @@ export const objectReferenceSchema = (description: string): JsonMap =>
     description,
   );
 
-export const localObjectReferenceSchema = (description: string): JsonMap =>
+export const localObjectReferenceSchema = (description: string) =>
   object({ name: string("Name of the referent.") }, description);
 
 /** Marks a list as merged item by item (by `mergeKey`, or by value) in strategic merge patches, as upstream's. */
-export const mergedByKey = (list: JsonMap, mergeKey?: string): JsonMap => ({
+export const mergedByKey = <T>(list: Schema<T>, mergeKey?: string): Schema<T> => ({
   ...list,
   "x-kubernetes-patch-strategy": "merge",
   ...(mergeKey ? { "x-kubernetes-patch-merge-key": mergeKey } : {}),

@@ -4,8 +4,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError, keyPath } from "../../../apimachinery/field-errors.ts";
-import { boolean, stringMap } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
+import { boolean, type KindOf, stringMap } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION } from "./common.ts";
@@ -18,18 +17,26 @@ import {
   validateConfigKeys,
 } from "./validation.ts";
 
-export interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-  immutable?: boolean;
-}
-
 function checkBase64(configMap: ConfigMap): void {
   const problem = base64Problem(configMap.binaryData);
   if (problem) throw errors.badRequest(`ConfigMap in version "v1" cannot be handled as a ConfigMap: ${problem}`);
 }
 
-export const configMapDefinition: ResourceDefinition = defineResource<ConfigMap>({
+export const configMapSchema = {
+  data: stringMap(
+    "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field.",
+  ),
+  binaryData: stringMap(
+    "BinaryData contains the binary data (base64 encoded). Each key must consist of alphanumeric characters, '-', '_' or '.'. The keys stored in BinaryData must not overlap with the ones in the Data field.",
+  ),
+  immutable: boolean(
+    "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified).",
+  ),
+};
+
+export type ConfigMap = KindOf<typeof configMapSchema>;
+
+export const configMapDefinition: ResourceDefinition = defineResource({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "ConfigMap",
@@ -40,17 +47,7 @@ export const configMapDefinition: ResourceDefinition = defineResource<ConfigMap>
   shortNames: ["cm"],
   namespaced: true,
   description: "ConfigMap holds configuration data for pods to consume.",
-  schema: {
-    data: stringMap(
-      "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field.",
-    ),
-    binaryData: stringMap(
-      "BinaryData contains the binary data (base64 encoded). Each key must consist of alphanumeric characters, '-', '_' or '.'. The keys stored in BinaryData must not overlap with the ones in the Data field.",
-    ),
-    immutable: boolean(
-      "Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified).",
-    ),
-  },
+  schema: configMapSchema,
   strategy: {
     prepareForCreate: checkBase64,
     prepareForUpdate: checkBase64,

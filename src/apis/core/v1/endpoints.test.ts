@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { describeResourceConformance } from "../../../registry/conformance.ts";
-import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type Endpoints, endpointsCell, endpointsDefinition } from "./endpoints.ts";
 import { type KindHarness, kindHarness } from "./testing.ts";
 

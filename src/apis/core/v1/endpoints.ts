@@ -4,46 +4,13 @@
 import { isIP } from "node:net";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label, validateDns1123Subdomain } from "../../../apimachinery/names.ts";
-import { array, integer, object, string } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
+import { array, integer, type KindOf, object, type Static, string } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, NONE, objectReferenceSchema } from "./common.ts";
 import { IP_DETAIL, validatePortNumber, validateProtocol } from "./validation.ts";
 
-export interface EndpointAddress {
-  ip: string;
-  hostname?: string;
-  nodeName?: string;
-  targetRef?: {
-    kind?: string;
-    namespace?: string;
-    name?: string;
-    uid?: string;
-    apiVersion?: string;
-    resourceVersion?: string;
-    fieldPath?: string;
-  };
-}
-
-export interface EndpointPort {
-  name?: string;
-  port: number;
-  protocol?: string;
-  appProtocol?: string;
-}
-
-export interface EndpointSubset {
-  addresses?: EndpointAddress[];
-  notReadyAddresses?: EndpointAddress[];
-  ports?: EndpointPort[];
-}
-
-export interface Endpoints extends KubeObject {
-  subsets?: EndpointSubset[];
-}
-
-const addressSchema: JsonMap = object(
+const addressSchema = object(
   {
     ip: string("The IP of this endpoint."),
     hostname: string("The Hostname of this endpoint."),
@@ -54,7 +21,7 @@ const addressSchema: JsonMap = object(
   ["ip"],
 );
 
-const portSchema: JsonMap = object(
+const portSchema = object(
   {
     name: string(
       "The name of this port; must match the name in the ServicePort. Optional when only one port is defined.",
@@ -67,7 +34,7 @@ const portSchema: JsonMap = object(
   ["port"],
 );
 
-const subsetSchema: JsonMap = object(
+const subsetSchema = object(
   {
     addresses: array(addressSchema, "IP addresses which offer the related ports that are marked as ready."),
     notReadyAddresses: array(
@@ -78,6 +45,18 @@ const subsetSchema: JsonMap = object(
   },
   "EndpointSubset is a group of addresses with a common set of ports.",
 );
+
+export const endpointsSchema = {
+  subsets: array(
+    subsetSchema,
+    "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share.",
+  ),
+};
+
+export type Endpoints = KindOf<typeof endpointsSchema>;
+export type EndpointSubset = Static<typeof subsetSchema>;
+export type EndpointAddress = Static<typeof addressSchema>;
+export type EndpointPort = Static<typeof portSchema>;
 
 function validateAddress(address: EndpointAddress, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -155,7 +134,7 @@ export function endpointsCell(endpoints: Endpoints): string {
   return all.length > 3 ? `${all.slice(0, 3).join(",")} + ${all.length - 3} more...` : all.join(",");
 }
 
-export const endpointsDefinition: ResourceDefinition = defineResource<Endpoints>({
+export const endpointsDefinition: ResourceDefinition = defineResource({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Endpoints",
@@ -167,12 +146,7 @@ export const endpointsDefinition: ResourceDefinition = defineResource<Endpoints>
   namespaced: true,
   description:
     "Endpoints is a collection of endpoints that implement the actual service. Each subset is a set of addresses with a common set of ports.",
-  schema: {
-    subsets: array(
-      subsetSchema,
-      "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share.",
-    ),
-  },
+  schema: endpointsSchema,
   strategy: {
     prepareForCreate(endpoints) {
       for (const subset of endpoints.subsets ?? []) for (const port of subset.ports ?? []) port.protocol ||= "TCP";

@@ -2,38 +2,12 @@
 // cluster-scoped objects live in `default`.
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
-import { integer, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
+import { integer, type KindOf, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, objectReferenceSchema } from "./common.ts";
 
 export const EVENT_TYPES = ["Normal", "Warning"] as const;
-
-export interface Event extends KubeObject {
-  involvedObject?: {
-    kind?: string;
-    namespace?: string;
-    name?: string;
-    uid?: string;
-    apiVersion?: string;
-    resourceVersion?: string;
-    fieldPath?: string;
-  };
-  reason?: string;
-  message?: string;
-  source?: { component?: string; host?: string };
-  firstTimestamp?: string;
-  lastTimestamp?: string;
-  count?: number;
-  type?: string;
-  eventTime?: string;
-  series?: { count?: number; lastObservedTime?: string };
-  action?: string;
-  related?: Record<string, unknown>;
-  reportingComponent?: string;
-  reportingInstance?: string;
-}
 
 const microTime = (description: string) => string(description, { format: "date-time" });
 
@@ -57,7 +31,40 @@ function validateEvent(event: Event): FieldError[] {
 const lastSeen = (e: Event) => e.lastTimestamp || e.firstTimestamp || e.eventTime || e.metadata.creationTimestamp;
 const firstSeen = (e: Event) => e.firstTimestamp || e.eventTime || e.metadata.creationTimestamp;
 
-export const eventDefinition: ResourceDefinition = defineResource<Event>({
+export const eventSchema = {
+  involvedObject: objectReferenceSchema("The object that this event is about."),
+  reason: string(
+    "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+  ),
+  message: string("A human-readable description of the status of this operation."),
+  source: object(
+    {
+      component: string("Component from which the event is generated."),
+      host: string("Node name on which the event is generated."),
+    },
+    "The component reporting this event.",
+  ),
+  firstTimestamp: timestamp("The time at which the event was first recorded."),
+  lastTimestamp: timestamp("The time at which the most recent occurrence of this event was recorded."),
+  count: integer("The number of times this event has occurred.", { format: "int32" }),
+  type: string("Type of this event (Normal, Warning), new types could be added in the future."),
+  eventTime: microTime("Time when this Event was first observed."),
+  series: object(
+    {
+      count: integer("Number of occurrences in this series up to the last heartbeat time.", { format: "int32" }),
+      lastObservedTime: microTime("Time of the last occurrence observed."),
+    },
+    "Data about the Event series this event represents.",
+  ),
+  action: string("What action was taken/failed regarding to the Regarding object."),
+  related: objectReferenceSchema("Optional secondary object for more complex actions."),
+  reportingComponent: string("Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`."),
+  reportingInstance: string("ID of the controller instance, e.g. `kubelet-xyzf`."),
+};
+
+export type Event = KindOf<typeof eventSchema>;
+
+export const eventDefinition: ResourceDefinition = defineResource({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Event",
@@ -68,36 +75,7 @@ export const eventDefinition: ResourceDefinition = defineResource<Event>({
   shortNames: ["ev"],
   namespaced: true,
   description: "Event is a report of an event somewhere in the cluster.",
-  schema: {
-    involvedObject: objectReferenceSchema("The object that this event is about."),
-    reason: string(
-      "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
-    ),
-    message: string("A human-readable description of the status of this operation."),
-    source: object(
-      {
-        component: string("Component from which the event is generated."),
-        host: string("Node name on which the event is generated."),
-      },
-      "The component reporting this event.",
-    ),
-    firstTimestamp: timestamp("The time at which the event was first recorded."),
-    lastTimestamp: timestamp("The time at which the most recent occurrence of this event was recorded."),
-    count: integer("The number of times this event has occurred.", { format: "int32" }),
-    type: string("Type of this event (Normal, Warning), new types could be added in the future."),
-    eventTime: microTime("Time when this Event was first observed."),
-    series: object(
-      {
-        count: integer("Number of occurrences in this series up to the last heartbeat time.", { format: "int32" }),
-        lastObservedTime: microTime("Time of the last occurrence observed."),
-      },
-      "Data about the Event series this event represents.",
-    ),
-    action: string("What action was taken/failed regarding to the Regarding object."),
-    related: objectReferenceSchema("Optional secondary object for more complex actions."),
-    reportingComponent: string("Name of the controller that emitted this Event, e.g. `kubernetes.io/kubelet`."),
-    reportingInstance: string("ID of the controller instance, e.g. `kubelet-xyzf`."),
-  },
+  schema: eventSchema,
   strategy: { validate: validateEvent },
   noAgeColumn: true,
   columns: [

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { describeResourceConformance } from "../../../registry/conformance.ts";
 import { statusErrorOf, testContext } from "../../../registry/testing.ts";
-import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type Namespace, namespaceDefinition } from "./namespace.ts";
 import { type KindHarness, kindHarness } from "./testing.ts";
 

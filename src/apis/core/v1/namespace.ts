@@ -4,8 +4,7 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label, validateQualifiedName } from "../../../apimachinery/names.ts";
-import { array, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
+import { array, type KindOf, object, string, stringList, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, mergedByKey } from "./common.ts";
@@ -16,14 +15,6 @@ export const NAMESPACE_ACTIVE = "Active";
 export const NAMESPACE_TERMINATING = "Terminating";
 /** Namespaces the API server keeps (NamespaceLifecycle's immortal namespaces). */
 const IMMORTAL = ["default", "kube-system", "kube-public"];
-
-export interface Namespace extends KubeObject {
-  spec?: { finalizers?: string[] };
-  status?: {
-    phase?: string;
-    conditions?: { type: string; status: string; lastTransitionTime?: string; reason?: string; message?: string }[];
-  };
-}
 
 export function isTerminating(namespace: Namespace): boolean {
   return Boolean(namespace.metadata.deletionTimestamp) || namespace.status?.phase === NAMESPACE_TERMINATING;
@@ -43,7 +34,43 @@ function validateSpecFinalizers(finalizers: string[] | undefined): FieldError[] 
   return errs;
 }
 
-export const namespaceDefinition: ResourceDefinition = defineResource<Namespace>({
+export const namespaceSchema = {
+  spec: object(
+    {
+      finalizers: stringList(
+        "Finalizers is an opaque list of values that must be empty to permanently remove object from storage.",
+      ),
+    },
+    "Spec defines the behavior of the Namespace.",
+  ),
+  status: object(
+    {
+      phase: string("Phase is the current lifecycle phase of the namespace: Active or Terminating."),
+      conditions: mergedByKey(
+        array(
+          object(
+            {
+              type: string("Type of namespace controller condition."),
+              status: string("Status of the condition, one of True, False, Unknown."),
+              lastTransitionTime: timestamp("Last time the condition transitioned from one status to another."),
+              reason: string("Unique, one-word, CamelCase reason for the condition's last transition."),
+              message: string("Human-readable message indicating details about last transition."),
+            },
+            "NamespaceCondition contains details about state of namespace.",
+          ),
+          "Represents the latest available observations of a namespace's current state.",
+          { type: "map", keys: ["type"] },
+        ),
+        "type",
+      ),
+    },
+    "Status describes the current status of a Namespace.",
+  ),
+};
+
+export type Namespace = KindOf<typeof namespaceSchema>;
+
+export const namespaceDefinition: ResourceDefinition = defineResource({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Namespace",
@@ -54,39 +81,7 @@ export const namespaceDefinition: ResourceDefinition = defineResource<Namespace>
   shortNames: ["ns"],
   namespaced: false,
   description: "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
-  schema: {
-    spec: object(
-      {
-        finalizers: stringList(
-          "Finalizers is an opaque list of values that must be empty to permanently remove object from storage.",
-        ),
-      },
-      "Spec defines the behavior of the Namespace.",
-    ),
-    status: object(
-      {
-        phase: string("Phase is the current lifecycle phase of the namespace: Active or Terminating."),
-        conditions: mergedByKey(
-          array(
-            object(
-              {
-                type: string("Type of namespace controller condition."),
-                status: string("Status of the condition, one of True, False, Unknown."),
-                lastTransitionTime: timestamp("Last time the condition transitioned from one status to another."),
-                reason: string("Unique, one-word, CamelCase reason for the condition's last transition."),
-                message: string("Human-readable message indicating details about last transition."),
-              },
-              "NamespaceCondition contains details about state of namespace.",
-            ),
-            "Represents the latest available observations of a namespace's current state.",
-            { type: "map", keys: ["type"] },
-          ),
-          "type",
-        ),
-      },
-      "Status describes the current status of a Namespace.",
-    ),
-  },
+  schema: namespaceSchema,
   statusSubresource: true,
   strategy: {
     prepareForCreate(namespace) {

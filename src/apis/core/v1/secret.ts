@@ -5,8 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError, keyPath } from "../../../apimachinery/field-errors.ts";
-import { boolean, string, stringMap } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
+import { boolean, type KindOf, string, stringMap } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION } from "./common.ts";
@@ -18,13 +17,6 @@ import {
   MAX_DATA_BYTES,
   validateConfigKeys,
 } from "./validation.ts";
-
-export interface Secret extends KubeObject {
-  data?: Record<string, string>;
-  stringData?: Record<string, string>;
-  type?: string;
-  immutable?: boolean;
-}
 
 const REDACTED = "<secret contents redacted>";
 
@@ -80,7 +72,24 @@ function checkBase64(secret: Secret): void {
   if (problem) throw errors.badRequest(`Secret in version "v1" cannot be handled as a Secret: ${problem}`);
 }
 
-export const secretDefinition: ResourceDefinition = defineResource<Secret>({
+export const secretSchema = {
+  data: stringMap(
+    "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here.",
+  ),
+  stringData: stringMap(
+    "stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.",
+  ),
+  type: string(
+    "Used to facilitate programmatic handling of secret data, e.g. Opaque (default), kubernetes.io/tls, kubernetes.io/dockerconfigjson.",
+  ),
+  immutable: boolean(
+    "Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified).",
+  ),
+};
+
+export type Secret = KindOf<typeof secretSchema>;
+
+export const secretDefinition: ResourceDefinition = defineResource({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "Secret",
@@ -91,20 +100,7 @@ export const secretDefinition: ResourceDefinition = defineResource<Secret>({
   namespaced: true,
   description:
     "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
-  schema: {
-    data: stringMap(
-      "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here.",
-    ),
-    stringData: stringMap(
-      "stringData allows specifying non-binary secret data in string form. It is provided as a write-only input field for convenience. All keys and values are merged into the data field on write, overwriting any existing values. The stringData field is never output when reading from the API.",
-    ),
-    type: string(
-      "Used to facilitate programmatic handling of secret data, e.g. Opaque (default), kubernetes.io/tls, kubernetes.io/dockerconfigjson.",
-    ),
-    immutable: boolean(
-      "Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only object metadata can be modified).",
-    ),
-  },
+  schema: secretSchema,
   strategy: {
     canonicalize(secret) {
       if (secret.stringData) {

@@ -1,58 +1,24 @@
-// Service: types and schema (descriptions become `kubectl explain`).
+// Service: schema and the types derived from it (descriptions become `kubectl explain`).
 
 import {
   array,
   boolean,
   integer,
+  intOrString,
+  item,
+  type KindOf,
   object,
+  type Static,
   string,
   stringList,
   stringMap,
 } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
 import { mergedByKey } from "./common.ts";
 
 export const SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
-export interface ServicePort {
-  name?: string;
-  protocol?: string;
-  appProtocol?: string;
-  port: number;
-  targetPort?: number | string;
-  nodePort?: number;
-}
-
-export interface ServiceSpec {
-  type?: string;
-  ports?: ServicePort[];
-  selector?: Record<string, string>;
-  clusterIP?: string;
-  clusterIPs?: string[];
-  externalIPs?: string[];
-  externalName?: string;
-  sessionAffinity?: string;
-  sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
-  loadBalancerIP?: string;
-  loadBalancerSourceRanges?: string[];
-  loadBalancerClass?: string;
-  externalTrafficPolicy?: string;
-  internalTrafficPolicy?: string;
-  healthCheckNodePort?: number;
-  publishNotReadyAddresses?: boolean;
-  ipFamilies?: string[];
-  ipFamilyPolicy?: string;
-  allocateLoadBalancerNodePorts?: boolean;
-  trafficDistribution?: string;
-}
-
-export interface Service extends KubeObject {
-  spec?: ServiceSpec;
-  status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] }; conditions?: unknown[] };
-}
-
-const portSchema: JsonMap = object(
+const portSchema = object(
   {
     name: string(
       "The name of this port within the service. This must be a DNS_LABEL. All ports within a ServiceSpec must have unique names. Optional if only one ServicePort is defined on this service.",
@@ -60,12 +26,9 @@ const portSchema: JsonMap = object(
     protocol: string('The IP protocol for this port: "TCP" (default), "UDP" or "SCTP".', { default: "TCP" }),
     appProtocol: string("The application protocol for this port, used as a hint for implementations."),
     port: integer("The port that will be exposed by this service.", { format: "int32" }),
-    targetPort: {
-      "x-kubernetes-int-or-string": true,
-      anyOf: [{ type: "integer" }, { type: "string" }],
-      description:
-        "Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. Defaults to the value of the 'port' field.",
-    },
+    targetPort: intOrString(
+      "Number or name of the port to access on the pods targeted by the service. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME. Defaults to the value of the 'port' field.",
+    ),
     nodePort: integer(
       "The port on each node on which this service is exposed when type is NodePort or LoadBalancer. Usually assigned by the system.",
       { format: "int32" },
@@ -75,7 +38,7 @@ const portSchema: JsonMap = object(
   ["port"],
 );
 
-const spec: JsonMap = object(
+const spec = object(
   {
     ports: mergedByKey(
       array(portSchema, "The list of ports that are exposed by this service.", {
@@ -90,7 +53,7 @@ const spec: JsonMap = object(
     clusterIP: string(
       'The IP address of the service, usually assigned randomly from the service CIDR. "None" makes a headless service. Cannot be changed once set (except to and from ExternalName).',
     ),
-    clusterIPs: array({ type: "string" }, "IP addresses assigned to this service; the first equals clusterIP.", {
+    clusterIPs: array(item.string(), "IP addresses assigned to this service; the first equals clusterIP.", {
       type: "set",
     }),
     type: string('How the Service is exposed: "ClusterIP" (default), "NodePort", "LoadBalancer" or "ExternalName".'),
@@ -127,7 +90,7 @@ const spec: JsonMap = object(
     publishNotReadyAddresses: boolean(
       "Whether endpoints of this Service are published even when their pods are not ready.",
     ),
-    ipFamilies: array({ type: "string" }, 'IP families assigned to this service: "IPv4", "IPv6".', {
+    ipFamilies: array(item.string(), 'IP families assigned to this service: "IPv4", "IPv6".', {
       type: "set",
     }),
     ipFamilyPolicy: string('"SingleStack" (default), "PreferDualStack" or "RequireDualStack".'),
@@ -137,7 +100,7 @@ const spec: JsonMap = object(
   "Spec defines the behavior of a service.",
 );
 
-const status: JsonMap = object(
+const status = object(
   {
     loadBalancer: object(
       {
@@ -188,4 +151,8 @@ const status: JsonMap = object(
   "Most recently observed status of the service. Populated by the system.",
 );
 
-export const serviceSchema: JsonMap = { spec, status };
+export const serviceSchema = { spec, status };
+
+export type Service = KindOf<typeof serviceSchema>;
+export type ServiceSpec = Static<typeof spec>;
+export type ServicePort = Static<typeof portSchema>;

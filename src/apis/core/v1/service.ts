@@ -186,7 +186,7 @@ function selectorCell(service: Service): string {
 }
 
 export function createServiceDefinition(allocator: ServiceAddressAllocator): ResourceDefinition {
-  return defineResource<Service>({
+  return defineResource({
     group: CORE_GROUP,
     version: CORE_VERSION,
     kind: "Service",

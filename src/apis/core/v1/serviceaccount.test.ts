@@ -1,5 +1,4 @@
 import { describeResourceConformance } from "../../../registry/conformance.ts";
-import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type ServiceAccount, serviceAccountDefinition } from "./serviceaccount.ts";
 
 describeResourceConformance({

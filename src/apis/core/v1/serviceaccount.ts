@@ -1,18 +1,31 @@
 // ServiceAccount: an identity for processes that run in pods. Namespaced.
 
-import { array, boolean } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
+import { array, boolean, type KindOf } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CORE_GROUP, CORE_VERSION, localObjectReferenceSchema, mergedByKey, objectReferenceSchema } from "./common.ts";
 
-export interface ServiceAccount extends KubeObject {
-  secrets?: { name?: string; namespace?: string }[];
-  imagePullSecrets?: { name?: string }[];
-  automountServiceAccountToken?: boolean;
-}
+export const serviceAccountSchema = {
+  secrets: mergedByKey(
+    array(
+      objectReferenceSchema("A reference to a secret of this service account."),
+      "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.",
+      { type: "map", keys: ["name"] },
+    ),
+    "name",
+  ),
+  imagePullSecrets: array(
+    localObjectReferenceSchema("A reference to an image pull secret."),
+    "ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount.",
+  ),
+  automountServiceAccountToken: boolean(
+    "AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted.",
+  ),
+};
 
-export const serviceAccountDefinition: ResourceDefinition = defineResource<ServiceAccount>({
+export type ServiceAccount = KindOf<typeof serviceAccountSchema>;
+
+export const serviceAccountDefinition: ResourceDefinition = defineResource({
   group: CORE_GROUP,
   version: CORE_VERSION,
   kind: "ServiceAccount",
@@ -24,23 +37,7 @@ export const serviceAccountDefinition: ResourceDefinition = defineResource<Servi
   namespaced: true,
   description:
     "ServiceAccount binds together: a name, understood by users, and perhaps by peripheral systems, for an identity; a principal that can be authenticated and authorized; a set of secrets.",
-  schema: {
-    secrets: mergedByKey(
-      array(
-        objectReferenceSchema("A reference to a secret of this service account."),
-        "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.",
-        { type: "map", keys: ["name"] },
-      ),
-      "name",
-    ),
-    imagePullSecrets: array(
-      localObjectReferenceSchema("A reference to an image pull secret."),
-      "ImagePullSecrets is a list of references to secrets in the same namespace to use for pulling any images in pods that reference this ServiceAccount.",
-    ),
-    automountServiceAccountToken: boolean(
-      "AutomountServiceAccountToken indicates whether pods running as this service account should have an API token automatically mounted.",
-    ),
-  },
+  schema: serviceAccountSchema,
   strategy: {},
   columns: [
     {

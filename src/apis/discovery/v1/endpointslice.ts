@@ -15,12 +15,13 @@ import {
   array,
   boolean,
   integer,
+  type KindOf,
   object,
+  type Static,
   string,
   stringList,
   stringMap,
 } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { objectReferenceSchema } from "../../core/v1/common.ts";
@@ -41,30 +42,6 @@ const MAX_PORTS = 100;
 const MAX_TOPOLOGY_LABELS = 16;
 const MAX_ZONE_HINTS = 8;
 const ADDRESS_TYPES = ["IPv4", "IPv6", "FQDN"] as const;
-
-export interface SliceEndpoint {
-  addresses: string[];
-  conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean };
-  hostname?: string;
-  targetRef?: Record<string, unknown>;
-  nodeName?: string;
-  zone?: string;
-  deprecatedTopology?: Record<string, string>;
-  hints?: { forZones?: { name: string }[]; forNodes?: { name: string }[] };
-}
-
-export interface SlicePort {
-  name?: string;
-  port?: number;
-  protocol?: string;
-  appProtocol?: string;
-}
-
-export interface EndpointSlice extends KubeObject {
-  addressType: string;
-  endpoints: SliceEndpoint[];
-  ports?: SlicePort[];
-}
 
 const GROUP_KIND = { group: DISCOVERY_GROUP, kind: "EndpointSlice" };
 
@@ -184,7 +161,7 @@ export function validateEndpointSlice(slice: EndpointSlice): FieldError[] {
   if (endpoints.length > MAX_ENDPOINTS) errs.push(fieldError.tooMany("endpoints", endpoints.length, MAX_ENDPOINTS));
   else {
     endpoints.forEach((endpoint, i) => {
-      errs.push(...validateEndpoint(endpoint, slice.addressType, `endpoints[${i}]`));
+      errs.push(...validateEndpoint(endpoint, slice.addressType ?? "", `endpoints[${i}]`));
     });
   }
   errs.push(...validatePorts(slice.ports ?? []));
@@ -207,6 +184,17 @@ function endpointsCell(slice: EndpointSlice): string {
   return all.length > 3 ? `${all.slice(0, 3).join(",")} + ${all.length - 3} more...` : all.join(",");
 }
 
+export const endpointSliceSchema = {
+  addressType: string("The type of address carried by this EndpointSlice: IPv4, IPv6 or FQDN. Immutable."),
+  endpoints: array(endpointSchema, "A list of unique endpoints in this slice, at most 1000."),
+  ports: array(portSchema, "The network ports exposed by each endpoint in this slice, at most 100."),
+};
+
+/** An EndpointSlice (addressType and endpoints are required by validation, not by the schema's shape). */
+export type EndpointSlice = KindOf<typeof endpointSliceSchema>;
+export type SliceEndpoint = Static<typeof endpointSchema>;
+export type SlicePort = Static<typeof portSchema>;
+
 function portsCell(slice: EndpointSlice): string {
   const ports = slice.ports ?? [];
   if (ports.length === 0) return "<unset>";
@@ -214,7 +202,7 @@ function portsCell(slice: EndpointSlice): string {
   return shown.length > 3 ? `${shown.slice(0, 3).join(",")} + ${shown.length - 3} more...` : shown.join(",");
 }
 
-export const endpointSliceDefinition: ResourceDefinition = defineResource<EndpointSlice>({
+export const endpointSliceDefinition: ResourceDefinition = defineResource({
   group: DISCOVERY_GROUP,
   version: DISCOVERY_VERSION,
   kind: "EndpointSlice",
@@ -223,11 +211,7 @@ export const endpointSliceDefinition: ResourceDefinition = defineResource<Endpoi
   namespaced: true,
   description:
     "EndpointSlice represents a set of service endpoints. Most EndpointSlices are created by the EndpointSlice controller to represent the Pods selected by Service objects.",
-  schema: {
-    addressType: string("The type of address carried by this EndpointSlice: IPv4, IPv6 or FQDN. Immutable."),
-    endpoints: array(endpointSchema, "A list of unique endpoints in this slice, at most 1000."),
-    ports: array(portSchema, "The network ports exposed by each endpoint in this slice, at most 100."),
-  },
+  schema: endpointSliceSchema,
   strategy: {
     prepareForCreate: setDefaults,
     prepareForUpdate(slice, old) {

@@ -15,18 +15,7 @@ import type { GrantedSubject, GrantingField, SubjectKind } from "../../../regist
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { GROUP } from "./common.ts";
 
-export interface AccessRule {
-  name?: string;
-  verbs?: string[];
-  subresources?: string[];
-  users?: string[];
-  teams?: string[];
-}
-
-export interface Owner {
-  user?: string;
-  team?: string;
-}
+export type { AccessRule, Owner } from "./common.ts";
 
 /** Where grant checks learn whether a named user or team exists. */
 export interface SubjectDirectory {

@@ -4,26 +4,27 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
-import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
+import type { Schema } from "../../../apimachinery/schema-builders.ts";
+import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { GROUP, VERSION } from "./common.ts";
 import { decodeActionSpec } from "./directclusterendpointtoken-decode.ts";
 
-export interface AdminActionOptions<Spec> {
+export interface AdminActionOptions<Spec, Result> {
   kind: string;
   plural: string;
   singular: string;
   description: string;
-  /** spec and status. */
-  schema: JsonMap;
+  /** spec (what the caller sends) and status (the result): the types of both are derived from them. */
+  schema: { spec: Schema<Spec>; status: Schema<Result> };
   /** Completes "User X cannot ...: only platform admins may", e.g. "rotate the platform's signing key". */
   forbiddenAction: string;
   isAdmin(context: RequestContext): boolean;
   /** Runs the action; resolves to the spec it acted on and its status. */
-  run(spec: Spec): Promise<{ spec: Record<string, unknown>; status: Record<string, unknown> }>;
+  run(spec: Spec): Promise<{ spec: Spec; status: Result }>;
 }
 
-export function adminActionDefinition<Spec>(options: AdminActionOptions<Spec>): ResourceDefinition {
+export function adminActionDefinition<Spec, Result>(options: AdminActionOptions<Spec, Result>): ResourceDefinition {
   const { kind, plural, schema, description } = options;
   const compiled = compileObjectSchema(schema);
   return {

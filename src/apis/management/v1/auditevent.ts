@@ -6,29 +6,16 @@
 // first and page with limit/continue; the field selectors are listed in AUDIT_EVENT_FIELDS. The store that serves
 // them is composed by the platform (src/platform/audit-event-store.ts) over the audit datastore.
 
-import { integer, object, openObject, string } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
+import { type AuditEvent, auditEventSchema } from "./auditevent-schema.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 
-/** The audit.k8s.io/v1 Event fields an AuditEvent shows in its columns. */
-export interface AuditEventBody {
-  auditID?: string;
-  stage?: string;
-  level?: string;
-  verb?: string;
-  requestURI?: string;
-  user?: { username?: string };
-  objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string; apiGroup?: string };
-  responseStatus?: { code?: number };
-  stageTimestamp?: string;
-  [field: string]: unknown;
-}
-
-export interface AuditEvent extends KubeObject {
-  event: AuditEventBody;
-  instance?: string;
-}
+export {
+  AUDIT_EVENT_BATCH_KIND,
+  type AuditEvent,
+  type AuditEventBody,
+  auditEventBatchSchema,
+} from "./auditevent-schema.ts";
 
 /**
  * Field selectors of `auditevents` lists (= and ==; != on all but the time bounds). `since` and `until` bound the
@@ -52,13 +39,13 @@ export const AUDIT_EVENT_FIELDS = [
   "until",
 ] as const;
 
-const ref = (event: AuditEvent) => event.event.objectRef ?? {};
+const ref = (event: AuditEvent) => event.event?.objectRef ?? {};
 const code = (event: AuditEvent) => {
-  const value = event.event.responseStatus?.code;
+  const value = event.event?.responseStatus?.code;
   return value === undefined ? undefined : String(value);
 };
 
-export const auditEventDefinition = defineResource<AuditEvent>({
+export const auditEventDefinition = defineResource({
   group: GROUP,
   version: VERSION,
   kind: "AuditEvent",
@@ -70,16 +57,11 @@ export const auditEventDefinition = defineResource<AuditEvent>({
   description:
     "AuditEvent is one stage of one audited request, kept in the platform's audit datastore for dataStoreTTL hours. Read-only; admins only. List newest first with field selectors on user.username, verb, objectRef.*, responseStatus.code, stage, level, instance, and the time range since/until.",
   verbs: ["get", "list"],
-  schema: {
-    event: openObject("The audit.k8s.io/v1 Event as the audit log file has it (credentials redacted)."),
-    instance: string(
-      'The virtual cluster instance the event came from, "<namespace>/<name>"; absent for the platform itself.',
-    ),
-  },
+  schema: auditEventSchema,
   strategy: {},
   columns: [
-    { name: "User", type: "string", description: "Who made the request.", cell: (e) => e.event.user?.username ?? "" },
-    { name: "Verb", type: "string", description: "The request's verb.", cell: (e) => e.event.verb ?? "" },
+    { name: "User", type: "string", description: "Who made the request.", cell: (e) => e.event?.user?.username ?? "" },
+    { name: "Verb", type: "string", description: "The request's verb.", cell: (e) => e.event?.verb ?? "" },
     {
       name: "Resource",
       type: "string",
@@ -92,9 +74,9 @@ export const auditEventDefinition = defineResource<AuditEvent>({
       name: "Code",
       type: "integer",
       description: "The response's HTTP status code.",
-      cell: (e) => e.event.responseStatus?.code ?? "",
+      cell: (e) => e.event?.responseStatus?.code ?? "",
     },
-    { name: "Stage", type: "string", description: "The stage of the request.", cell: (e) => e.event.stage ?? "" },
+    { name: "Stage", type: "string", description: "The stage of the request.", cell: (e) => e.event?.stage ?? "" },
     {
       name: "Instance",
       type: "string",
@@ -107,32 +89,20 @@ export const auditEventDefinition = defineResource<AuditEvent>({
       type: "string",
       description: "The request URI.",
       priority: 1,
-      cell: (e) => e.event.requestURI ?? "",
+      cell: (e) => e.event?.requestURI ?? "",
     },
   ],
   selectableFields: {
-    auditID: (e) => e.event.auditID,
-    "user.username": (e) => e.event.user?.username,
-    verb: (e) => e.event.verb,
+    auditID: (e) => e.event?.auditID,
+    "user.username": (e) => e.event?.user?.username,
+    verb: (e) => e.event?.verb,
     "objectRef.apiGroup": (e) => ref(e).apiGroup,
     "objectRef.resource": (e) => ref(e).resource,
     "objectRef.namespace": (e) => ref(e).namespace,
     "objectRef.name": (e) => ref(e).name,
     "responseStatus.code": code,
-    stage: (e) => e.event.stage,
-    level: (e) => e.event.level,
+    stage: (e) => e.event?.stage,
+    level: (e) => e.event?.level,
     instance: (e) => e.instance,
   },
 });
-
-/** The body a virtual cluster sends to `virtualclusterinstances/<name>/auditevents`. */
-export const AUDIT_EVENT_BATCH_KIND = "AuditEventBatch";
-
-export const auditEventBatchSchema = {
-  events: {
-    type: "array",
-    description: "audit.k8s.io/v1 Events, oldest first.",
-    items: openObject("An audit.k8s.io/v1 Event."),
-  },
-  status: object({ accepted: integer("Events stored.") }, "What the platform did with the batch."),
-};

@@ -7,61 +7,22 @@ import {
   array,
   boolean,
   integer,
+  type KindOf,
+  number,
   object,
+  type Static,
   string,
   stringList,
   timestamp,
 } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { clusterCostControlSchema } from "../../../config/schema-cost-control.ts";
-import type { AccessRule } from "./access-checks.ts";
 import { ownerSchema } from "./common.ts";
-import { type Condition, conditionsSchema } from "./project-schema.ts";
+import { conditionsSchema } from "./project-schema.ts";
 
 /** Pending: never connected; Ready: its agent is connected; Offline: it was, and is no longer. */
 export const CLUSTER_PHASES = ["Pending", "Ready", "Offline"] as const;
 /** The verb of an access rule (or ownership, or the admin role) that lets a caller reach the cluster's API. */
 export const USE_VERB = "use";
-
-export interface ClusterSpec {
-  displayName?: string;
-  description?: string;
-  owner?: { user?: string; team?: string };
-  access?: AccessRule[];
-  costControl?: Record<string, unknown>;
-}
-
-export interface ClusterConnection {
-  /** Identifies one tunnel: a replica marks the cluster offline only while the tunnel it lost is the current one. */
-  id?: string;
-  /** The platform replica holding the tunnel. */
-  replica?: string;
-  since?: string;
-}
-
-export interface ClusterStatus {
-  phase?: (typeof CLUSTER_PHASES)[number];
-  reason?: string;
-  message?: string;
-  online?: boolean;
-  lastHeartbeatTime?: string;
-  kubernetesVersion?: string;
-  agentVersion?: string;
-  directEndpoint?: { url?: string; certificateAuthority?: string };
-  connection?: ClusterConnection;
-  /** `<project>/<space>` of the spaces on the cluster. */
-  spaces?: string[];
-  /** `<project>/<name>` of the virtual clusters the platform created on the cluster. */
-  virtualClusters?: string[];
-  /** The agent's usage as of its last heartbeat (cost control). */
-  usage?: { cpuSeconds?: number; residentMemoryBytes?: number; apiRequests?: number };
-  conditions?: Condition[];
-}
-
-export interface Cluster extends KubeObject {
-  spec?: ClusterSpec;
-  status?: ClusterStatus;
-}
 
 export const clusterSchema = {
   spec: object(
@@ -111,7 +72,9 @@ export const clusterSchema = {
       ),
       connection: object(
         {
-          id: string("Identifier of the agent's current connection."),
+          id: string(
+            "Identifier of the agent's current connection: a replica marks the cluster offline only while the connection it lost is the current one.",
+          ),
           replica: string("Platform replica holding the connection."),
           since: timestamp("When the connection was made."),
         },
@@ -121,7 +84,7 @@ export const clusterSchema = {
       virtualClusters: stringList("Virtual clusters the platform created on the cluster, as <project>/<name>."),
       usage: object(
         {
-          cpuSeconds: { type: "number", description: "CPU seconds the agent used since it started." },
+          cpuSeconds: number("CPU seconds the agent used since it started."),
           residentMemoryBytes: integer("Resident memory of the agent, bytes."),
           apiRequests: integer("Requests the agent forwarded to the cluster since it started."),
         },
@@ -132,3 +95,9 @@ export const clusterSchema = {
     "The observed state of the cluster.",
   ),
 };
+
+export type Cluster = KindOf<typeof clusterSchema>;
+export type ClusterSpec = Static<typeof clusterSchema.spec>;
+export type ClusterStatus = Static<typeof clusterSchema.status>;
+/** The agent's current tunnel to a platform replica. */
+export type ClusterConnection = NonNullable<ClusterStatus["connection"]>;

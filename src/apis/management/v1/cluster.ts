@@ -8,7 +8,7 @@ import { validateDns1123Label } from "../../../apimachinery/names.ts";
 import type { AuthorizationFacts } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ActionHandler, ResourceDefinition } from "../../../registry/types.ts";
-import { type Cluster, clusterSchema } from "./cluster-schema.ts";
+import { clusterSchema } from "./cluster-schema.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 import { accessRulesField, ownerField } from "./granting-fields.ts";
 
@@ -28,7 +28,7 @@ export const CLUSTER_AUTHORIZATION: AuthorizationFacts = {
 };
 
 export function createClusterDefinition(options: ClusterDefinitionOptions = {}): ResourceDefinition {
-  return defineResource<Cluster>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "Cluster",

@@ -1,7 +1,6 @@
 // Shapes shared by several management.platform.sh/v1 resources.
 
-import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap } from "../../../apimachinery/types.ts";
+import { array, object, type Static, string, stringList } from "../../../apimachinery/schema-builders.ts";
 
 export const GROUP = "management.platform.sh";
 export const VERSION = "v1";
@@ -13,22 +12,19 @@ export const CATEGORY = "platform";
  */
 export const TEXT_LIMITS = { displayName: 256, description: 16_384, icon: 65_536, email: 254 } as const;
 
-export const displayNameSchema: JsonMap = string(
-  `Name shown in the UI (at most ${TEXT_LIMITS.displayName} characters).`,
-  {
-    maxLength: TEXT_LIMITS.displayName,
-  },
-);
+export const displayNameSchema = string(`Name shown in the UI (at most ${TEXT_LIMITS.displayName} characters).`, {
+  maxLength: TEXT_LIMITS.displayName,
+});
 
-export const descriptionSchema = (description: string): JsonMap =>
+export const descriptionSchema = (description: string) =>
   string(`${description} At most ${TEXT_LIMITS.description} characters.`, { maxLength: TEXT_LIMITS.description });
 
-export const ownerSchema: JsonMap = object(
+export const ownerSchema = object(
   { user: string("Name of the owning user."), team: string("Name of the owning team.") },
   "Owner of this object: a user or a team.",
 );
 
-export const secretRefSchema = (description: string): JsonMap =>
+export const secretRefSchema = (description: string) =>
   object(
     {
       secretName: string("Name of the Secret."),
@@ -38,12 +34,12 @@ export const secretRefSchema = (description: string): JsonMap =>
     description,
   );
 
-export const clusterRolesSchema: JsonMap = array(
+export const clusterRolesSchema = array(
   object({ name: string("Name of the cluster role.") }, "A cluster role assigned to the subject.", ["name"]),
   "Cluster roles assigned to the subject.",
 );
 
-export const accessSchema: JsonMap = array(
+export const accessSchema = array(
   object(
     {
       name: string("Optional name of the rule."),
@@ -57,3 +53,8 @@ export const accessSchema: JsonMap = array(
   ),
   "Access rights of users and teams on this object.",
 );
+
+/** Owner of an object: a user or a team. */
+export type Owner = Static<typeof ownerSchema>;
+/** An access rule of a User, Team or VirtualClusterInstance. */
+export type AccessRule = Static<typeof accessSchema>[number];

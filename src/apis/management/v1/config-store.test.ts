@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
-import type { ResourceDefinition, ResourceStore } from "../../../registry/types.ts";
+import type { ResourceStore } from "../../../registry/types.ts";
 import { CONFIG_NAME, configDefinition } from "./config.ts";
 import { withConfigUpsert } from "./config-store.ts";
 

@@ -7,7 +7,6 @@ import { trustedConfigContext } from "../../../config/trusted-context.ts";
 import { describeResourceConformance } from "../../../registry/conformance.ts";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
-import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CONFIG_NAME, configDefinition } from "./config.ts";
 
 describeResourceConformance({

@@ -5,93 +5,35 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
-import { array, boolean, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { resolveAuditPath } from "../../../config/audit-path.ts";
 import { redactLastApplied } from "../../../config/last-applied.ts";
 import { parseConfigText } from "../../../config/parse.ts";
 import { redactConfigValue, redactRawConfig } from "../../../config/redact.ts";
-import { REDACTED } from "../../../config/redaction-marker.ts";
 import { restoreSecrets } from "../../../config/restore-secrets.ts";
-import { configSchema } from "../../../config/schema.ts";
 import { isTrustedConfigContext } from "../../../config/trusted-context.ts";
-import type { PlatformConfig } from "../../../config/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
-import { type Condition, conditionsSchema } from "./project-schema.ts";
+import { type Config, configSchema, PLATFORM_OWNED, type PlatformOwnedStatus } from "./config-schema.ts";
+
+export type { Config, MaintenanceStatus, PlatformOwnedStatus } from "./config-schema.ts";
 
 export const CONFIG_NAME = "platform-config";
 
-/** The maintenance window as the platform schedules it (cloud.maintenanceWindow). */
-export interface MaintenanceStatus {
-  /** When the window opens next, or opened when it is open now (RFC 3339). */
-  nextWindowStart?: string;
-  nextWindowEnd?: string;
-  open?: boolean;
-  /** The last time disruptive work ran in a window, and what it did. */
-  lastRun?: { time: string; results: string[] };
-}
-
-/** Fields of status the platform maintains (its systems' conditions, the maintenance window), never parsed. */
-export interface PlatformOwnedStatus {
-  conditions?: Condition[];
-  maintenance?: MaintenanceStatus;
-}
-
-export interface Config extends KubeObject {
-  spec?: { raw?: string };
-  status?: PlatformConfig & PlatformOwnedStatus;
-}
-
-const PLATFORM_OWNED = ["conditions", "maintenance"] as const;
+const gr = { group: GROUP, resource: "configs" };
 
 /**
  * The platform-owned status fields: what a trusted (platform) write carries (its writers always send the whole
  * current status), else what is stored. A client's status never reaches them, and its writes of spec.raw keep them.
  */
 function platformOwned(config: Config, stored: Config | undefined, trusted: boolean): PlatformOwnedStatus {
-  const out: Record<string, unknown> = {};
+  const source = trusted ? config.status : stored?.status;
+  const out: PlatformOwnedStatus = {};
   for (const field of PLATFORM_OWNED) {
-    const value = trusted ? config.status?.[field] : stored?.status?.[field];
-    if (value !== undefined) out[field] = value;
+    if (source?.[field] !== undefined) Object.assign(out, { [field]: source[field] });
   }
-  return out as PlatformOwnedStatus;
+  return out;
 }
-
-const statusSchema = {
-  ...configSchema,
-  properties: {
-    ...(configSchema.properties as Record<string, unknown>),
-    conditions: conditionsSchema,
-    maintenance: object(
-      {
-        nextWindowStart: timestamp("When the maintenance window opens next (or opened, while it is open)."),
-        nextWindowEnd: timestamp("When that window closes."),
-        open: boolean("Whether the window is open now: disruptive background work runs only then."),
-        lastRun: object(
-          {
-            time: timestamp("When disruptive work last ran in a window."),
-            results: array({ type: "string" }, "What each task did."),
-          },
-          "The last run in a window.",
-        ),
-      },
-      "The maintenance window as the platform schedules it (set by the platform; absent without a window).",
-    ),
-  },
-};
-
-const spec = object(
-  {
-    raw: string(
-      `The platform config as YAML, as written. Secrets in it read as "${REDACTED}"; writing that marker back keeps the stored secret.`,
-    ),
-  },
-  "The platform config as written.",
-);
-
-const gr = { group: GROUP, resource: "configs" };
 const gk = { group: GROUP, kind: "Config" };
 
 /** Parses spec.raw (restoring the secrets a read redacted) and derives status; throws 422 with every problem. */
@@ -130,7 +72,7 @@ export interface ConfigDefinitionOptions {
 
 export function configDefinition(options: ConfigDefinitionOptions = {}): ResourceDefinition {
   const singleton = options.singleton ?? true;
-  return defineResource<Config>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "Config",
@@ -139,7 +81,7 @@ export function configDefinition(options: ConfigDefinitionOptions = {}): Resourc
     categories: [CATEGORY],
     namespaced: false,
     description: `Config is the platform config: a singleton named ${CONFIG_NAME}. spec.raw holds the YAML as written; status holds the parsed config with defaults.`,
-    schema: { spec, status: statusSchema },
+    schema: configSchema,
     // The singleton is never deleted: without it the platform would fall back to defaults silently.
     verbs: ["get", "list", "watch", "create", "update", "patch"],
     strategy: {

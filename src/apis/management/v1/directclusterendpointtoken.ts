@@ -10,7 +10,7 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { fieldError } from "../../../apimachinery/field-errors.ts";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
-import { integer, object, string } from "../../../apimachinery/schema-builders.ts";
+import { describedAs, integer, object, type Static, string } from "../../../apimachinery/schema-builders.ts";
 import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { RequestContext, ResourceDefinition } from "../../../registry/types.ts";
 import { GROUP, VERSION } from "./common.ts";
@@ -38,22 +38,16 @@ export interface EndpointTokenIssuer {
   maxTTLSeconds(): number;
 }
 
-interface TokenSpec {
-  ttl?: number;
-  scope?: AccessKeyScope;
-}
-
 const schema = {
   spec: object(
     {
       ttl: integer(
         `Time to live of the token in seconds (positive). Omitted: ${DEFAULT_TOKEN_TTL_SECONDS}. At most ${MAX_TOKEN_TTL_SECONDS} and the platform's maximum access key lifetime.`,
       ),
-      scope: {
-        ...scopeSchema,
-        description:
-          "Optional scope of the token, as an access key's scope. It may not exceed the scope of the caller's own key; omitted, the token has the caller's scope.",
-      },
+      scope: describedAs(
+        scopeSchema,
+        "Optional scope of the token, as an access key's scope. It may not exceed the scope of the caller's own key; omitted, the token has the caller's scope.",
+      ),
     },
     "The token to issue.",
   ),
@@ -62,6 +56,8 @@ const schema = {
     "The issued token.",
   ),
 };
+/** What a client asks for. */
+type TokenSpec = Static<typeof schema.spec>;
 const compiled = compileObjectSchema(schema);
 const KIND = { group: GROUP, kind: TOKEN_KIND };
 

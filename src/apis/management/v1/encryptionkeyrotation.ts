@@ -3,19 +3,9 @@
 // platform serves. The old key keeps opening values until every one is re-encrypted, then it leaves the key file and
 // the store's history is compacted, so no value sealed by it remains. status: {keyID, retiredKeyIDs, reencrypted}.
 
-import { integer, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
+import { integer, object, type Static, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type AdminActionOptions, adminActionDefinition } from "./admin-action.ts";
-
-export interface EncryptionKeyRotationResult {
-  keyID: string;
-  retiredKeyIDs: string[];
-  reencrypted: number;
-}
-
-export interface EncryptionKeyRotator extends Pick<AdminActionOptions<unknown>, "isAdmin"> {
-  rotate(): Promise<EncryptionKeyRotationResult>;
-}
 
 const schema = {
   spec: object({}, "Nothing to choose: the new key is 32 random bytes (AES-256-GCM)."),
@@ -26,8 +16,15 @@ const schema = {
       reencrypted: integer("Secret values re-encrypted with the new key."),
     },
     "The result of the rotation.",
+    ["keyID", "retiredKeyIDs", "reencrypted"],
   ),
 };
+
+export type EncryptionKeyRotationResult = Static<typeof schema.status>;
+
+export interface EncryptionKeyRotator extends Pick<AdminActionOptions<unknown, unknown>, "isAdmin"> {
+  rotate(): Promise<EncryptionKeyRotationResult>;
+}
 
 export function createEncryptionKeyRotationDefinition(rotator: EncryptionKeyRotator): ResourceDefinition {
   return adminActionDefinition({

@@ -9,7 +9,7 @@
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
-import { boolean, integer, object, string } from "../../../apimachinery/schema-builders.ts";
+import { boolean, integer, object, type Static, string } from "../../../apimachinery/schema-builders.ts";
 import { isPlainObject, type KubeObject } from "../../../apimachinery/types.ts";
 import type { ActionHandler, RequestContext } from "../../../registry/types.ts";
 import { GROUP, VERSION } from "./common.ts";
@@ -41,12 +41,6 @@ export interface KubeconfigIssuer {
   namespacePrefix(): string;
 }
 
-interface KubeconfigSpec {
-  certificateTTL?: number;
-  server?: string;
-  clientCert?: boolean;
-}
-
 const schema = {
   spec: object(
     {
@@ -68,6 +62,8 @@ const schema = {
     "The result.",
   ),
 };
+/** What a client asks for. */
+type KubeconfigSpec = Static<typeof schema.spec>;
 const compiled = compileObjectSchema(schema);
 const KIND = { group: GROUP, kind: KUBECONFIG_KIND };
 

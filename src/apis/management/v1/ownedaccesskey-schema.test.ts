@@ -3,7 +3,6 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { compileObjectSchema } from "../../../apimachinery/schema.ts";
 import { openTestRegistry, statusErrorOf, testContext } from "../../../registry/testing.ts";
-import type { ResourceDefinition } from "../../../registry/types.ts";
 import { createOwnedAccessKeyDefinition } from "./ownedaccesskey.ts";
 import { type AccessKeyScope, canonicalizeScope, spec } from "./ownedaccesskey-schema.ts";
 

@@ -3,72 +3,18 @@
 import {
   array,
   boolean,
+  declared,
   integer,
+  item,
+  type KindOf,
+  mapOf,
   object,
+  type Static,
   string,
   stringList,
   timestamp,
 } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { descriptionSchema, displayNameSchema } from "./common.ts";
-
-/** Deprecated rule shape (scope.rules), also used by audit policies. */
-export interface AccessKeyScopeRule {
-  verbs?: string[];
-  resources?: { group?: string; resources?: string[]; resourceNames?: string[] }[];
-  namespaces?: string[];
-  nonResourceURLs?: string[];
-  requestTargets?: string[];
-  cluster?: string;
-  virtualClusters?: { name?: string; namespace?: string }[];
-}
-
-export interface AccessKeyScope {
-  roles?: { role?: string; projects?: string[]; virtualClusters?: string[]; clusters?: string[] }[];
-  projects?: { project?: string }[];
-  spaces?: { project?: string; space?: string }[];
-  virtualClusters?: { project?: string; virtualCluster?: string }[];
-  clusters?: { cluster?: string }[];
-  rules?: AccessKeyScopeRule[];
-  allowPlatformCli?: boolean;
-}
-
-export interface AccessKeyIdentity {
-  userId?: string;
-  username?: string;
-  preferredUsername?: string;
-  email?: string;
-  emailVerified?: boolean;
-  extraClaims?: Record<string, string[]>;
-  groups?: string[];
-  connector?: string;
-  connectorData?: string;
-  identityRefresh?: string;
-}
-
-export interface OwnedAccessKeySpec {
-  displayName?: string;
-  description?: string;
-  user?: string;
-  team?: string;
-  subject?: string;
-  groups?: string[];
-  key?: string;
-  disabled?: boolean;
-  ttl?: number;
-  ttlAfterLastActivity?: boolean;
-  scope?: AccessKeyScope;
-  type?: string;
-  identity?: AccessKeyIdentity;
-  oidcProvider?: { clientId?: string; nonce?: string; redirectUri?: string; scopes?: string };
-  parent?: string;
-  oidcLogin?: { idToken?: string; accessToken?: string; refreshToken?: string; lastRefresh?: string };
-}
-
-export interface OwnedAccessKey extends KubeObject {
-  spec?: OwnedAccessKeySpec;
-  status?: { lastActivity?: string; expirationTimestamp?: string };
-}
 
 /** Key types of the product: interactive login, user-made, system subjects and a few special ones. */
 export const ACCESS_KEY_TYPES = ["", "Login", "User", "Other", "Reset", "OIDCRefreshToken", "NetworkPeer"] as const;
@@ -107,6 +53,9 @@ const ruleSchema = object(
   "A rule (deprecated: use projects, spaces and virtualClusters).",
 );
 
+/** A role's project as sent: a name, or the specification example's {project: NAME}. */
+type RoleProject = string | { project: string };
+
 export const scopeSchema = object(
   {
     roles: array(
@@ -116,7 +65,7 @@ export const scopeSchema = object(
             'Role name: "virtualcluster" (connect a virtual cluster), "platformCLI" (the CLI\'s reads) or "agent" (connect the agent of the clusters listed in clusters).',
           ),
           projects: array(
-            {
+            declared<RoleProject>({
               description:
                 'A project name ("*" selects all), or {project: NAME} as the specification\'s example writes it.',
               "x-kubernetes-preserve-unknown-fields": true,
@@ -124,7 +73,7 @@ export const scopeSchema = object(
                 { type: "string" },
                 { type: "object", properties: { project: { type: "string" } }, required: ["project"] },
               ],
-            },
+            }),
             'Projects the role applies to; "*" selects all. Stored as names: {project: NAME} items become NAME.',
           ),
           virtualClusters: stringList("Virtual clusters the role applies to."),
@@ -162,19 +111,17 @@ export const scopeSchema = object(
   "Limits what the key may do. A scope only narrows the rights of the key's owner; empty means no limit.",
 );
 
-/** A role's project as sent: a name, or the specification example's {project: NAME}. */
-type RoleProject = string | { project?: string };
-
 /**
- * The one stored spelling of a scope: role projects as names. The schema has already checked each item is a string
- * or an object with a string `project`.
+ * A role's projects as names: {project: NAME} items become NAME. Writes store names only (canonicalizeScope), but
+ * the schema admits both spellings, so readers of a scope go through this too.
  */
+export const roleProjectNames = (projects: readonly RoleProject[] | undefined): string[] | undefined =>
+  projects?.map((project) => (typeof project === "string" ? project : project.project));
+
+/** The one stored spelling of a scope: role projects as names (the schema has checked each item's shape). */
 export function canonicalizeScope(scope: AccessKeyScope | undefined): void {
   for (const role of scope?.roles ?? []) {
-    if (!Array.isArray(role?.projects)) continue;
-    role.projects = (role.projects as RoleProject[]).map((item) =>
-      typeof item === "object" && item !== null && typeof item.project === "string" ? item.project : (item as string),
-    );
+    if (Array.isArray(role?.projects)) role.projects = roleProjectNames(role.projects);
   }
 }
 
@@ -205,11 +152,7 @@ export const spec = object(
         preferredUsername: string("Preferred username."),
         email: string("E-mail address."),
         emailVerified: boolean("Whether the e-mail address is verified."),
-        extraClaims: {
-          type: "object",
-          description: "Claims allowed by the auth config.",
-          additionalProperties: { type: "array", items: { type: "string" } },
-        },
+        extraClaims: mapOf(item.stringList(), "Claims allowed by the auth config."),
         groups: stringList("Groups of the identity."),
         connector: string("Connector the key was created from."),
         connectorData: string("Data for later connector requests; never returned by the API."),
@@ -249,3 +192,12 @@ export const status = object(
   },
   "The observed state of the access key.",
 );
+
+export const ownedAccessKeySchema = { spec, status };
+
+export type OwnedAccessKey = KindOf<typeof ownedAccessKeySchema>;
+export type OwnedAccessKeySpec = Static<typeof spec>;
+export type AccessKeyScope = Static<typeof scopeSchema>;
+/** Deprecated rule shape (scope.rules), also used by audit policies. */
+export type AccessKeyScopeRule = Static<typeof ruleSchema>;
+export type AccessKeyIdentity = NonNullable<OwnedAccessKeySpec["identity"]>;

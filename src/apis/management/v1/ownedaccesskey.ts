@@ -15,8 +15,7 @@ import {
   canonicalizeScope,
   type OwnedAccessKey,
   type OwnedAccessKeySpec,
-  spec,
-  status,
+  ownedAccessKeySchema,
 } from "./ownedaccesskey-schema.ts";
 import {
   containsMaterial,
@@ -71,6 +70,11 @@ const KIND = { group: GROUP, kind: "OwnedAccessKey" };
 const RESOURCE = { group: GROUP, resource: "ownedaccesskeys" };
 /** Never echo a key in an error: its value is shown as this. */
 const HIDDEN = '"<hidden>"';
+
+/** Copies one field (typed by its own key, which a loop over several fields cannot be). */
+const carry = <K extends keyof OwnedAccessKeySpec>(to: OwnedAccessKeySpec, from: OwnedAccessKeySpec, field: K) => {
+  to[field] = from[field];
+};
 
 function invalid(key: OwnedAccessKey, errs: FieldError[]): never {
   throw errors.invalid(KIND, key.metadata.name ?? key.metadata.generateName ?? "", errs);
@@ -173,7 +177,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
     );
   };
 
-  return defineResource<OwnedAccessKey>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "OwnedAccessKey",
@@ -184,7 +188,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
     namespaced: false,
     description:
       "OwnedAccessKey is an access key of a user or team, used as a bearer token for the platform API and CLI.",
-    schema: { spec, status },
+    schema: ownedAccessKeySchema,
     statusSubresource: true,
     authorization: {
       // Every user or team caller manages its own keys (the store shows each caller only its own).
@@ -263,7 +267,7 @@ export function createOwnedAccessKeyDefinition(options: OwnedAccessKeyOptions): 
         for (const field of IMMUTABLE_FIELDS) {
           if (spec[field] === undefined || spec[field] === "") {
             if (oldSpec[field] === undefined) delete spec[field];
-            else spec[field] = oldSpec[field];
+            else carry(spec, oldSpec, field);
           } else if (spec[field] !== oldSpec[field])
             errs.push(fieldError.forbidden(`spec.${field}`, "field is immutable"));
         }

@@ -1,8 +1,7 @@
 // Project: types and schema. A project groups virtual cluster instances in its namespace `<prefix><name>` and says
 // who may use them (members with a project role) and where they may run (allowedClusters).
 
-import { array, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
+import { array, type KindOf, object, type Static, string, timestamp } from "../../../apimachinery/schema-builders.ts";
 import { descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
 
 /** Project roles, weakest first: view reads instances, edit also writes them, admin also edits the project. */
@@ -16,38 +15,6 @@ export const MEMBER_KINDS = ["User", "Team"] as const;
 export const PROJECT_FINALIZER = "management.platform.sh/instances";
 /** Condition of a deleting project whose instances remain (the message lists them). */
 export const INSTANCES_REMAINING = "InstancesRemaining";
-
-export interface ProjectMember {
-  kind?: (typeof MEMBER_KINDS)[number];
-  name: string;
-  clusterRole?: ProjectRole;
-}
-
-export interface Condition {
-  type: string;
-  status: "True" | "False" | "Unknown";
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-}
-
-export interface ProjectSpec {
-  displayName?: string;
-  description?: string;
-  owner?: { user?: string; team?: string };
-  members?: ProjectMember[];
-  allowedClusters?: { name: string }[];
-}
-
-export interface ProjectStatus {
-  phase?: string;
-  conditions?: Condition[];
-}
-
-export interface Project extends KubeObject {
-  spec?: ProjectSpec;
-  status?: ProjectStatus;
-}
 
 export const conditionsSchema = array(
   object(
@@ -101,3 +68,10 @@ export const projectSchema = {
     "The observed state of the project.",
   ),
 };
+
+export type Project = KindOf<typeof projectSchema>;
+export type ProjectSpec = Static<typeof projectSchema.spec>;
+export type ProjectMember = NonNullable<ProjectSpec["members"]>[number];
+export type ProjectStatus = Static<typeof projectSchema.status>;
+/** A condition of a project or an instance. */
+export type Condition = Static<typeof conditionsSchema>[number];

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { describeResourceConformance } from "../../../registry/conformance.ts";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
-import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import type { AuthorizationAttributes, RequestContext } from "../../../registry/types.ts";
 import { withGrantChecks } from "./access-checks.ts";
 import { createProjectDefinition, projectOfNamespace } from "./project.ts";
 import { PROJECT_FINALIZER } from "./project-schema.ts";

@@ -50,7 +50,7 @@ export function createProjectDefinition(options: ProjectDefinitionOptions): Reso
     if (!finalizers.includes(PROJECT_FINALIZER)) project.metadata.finalizers = [...finalizers, PROJECT_FINALIZER];
   };
 
-  return defineResource<Project>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "Project",

@@ -8,50 +8,27 @@
 
 import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
-import { array, integer, object, string, stringMap, timestamp } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
+import {
+  array,
+  integer,
+  type KindOf,
+  object,
+  type Static,
+  string,
+  stringMap,
+  timestamp,
+} from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 import { projectOfNamespace } from "./project.ts";
-import type { Condition, Project } from "./project-schema.ts";
+import type { Project } from "./project-schema.ts";
 import { conditionsSchema } from "./project-schema.ts";
 
 /** The platform's own namespace: secrets the platform needs (only admins reach it). */
 export const PLATFORM_NAMESPACE = "virtualcluster-platform";
 /** Largest total size of a secret's values, as a core/v1 Secret's. */
 export const MAX_SECRET_BYTES = 1024 * 1024;
-
-export interface SecretDelivery {
-  /** A virtual cluster instance of the project, by name. */
-  virtualClusterInstance?: string;
-  /** A space of the project, by name (its namespace on the connected cluster). */
-  space?: string;
-  /** Namespace in the virtual cluster (default "default"); a space's Secret goes into the space itself. */
-  namespace?: string;
-  /** Name of the Secret there (default: the ProjectSecret's name). */
-  secretName?: string;
-}
-
-export interface ProjectSecretSpec {
-  displayName?: string;
-  description?: string;
-  /** Key to base64 value. */
-  data?: Record<string, string>;
-  /** Key to text value; write-only (merged into data). */
-  stringData?: Record<string, string>;
-  deliverTo?: SecretDelivery[];
-}
-
-export interface ProjectSecretStatus {
-  conditions?: Condition[];
-  store?: { path?: string; version?: number; observedGeneration?: number; syncedTime?: string };
-}
-
-export interface ProjectSecret extends KubeObject {
-  spec?: ProjectSecretSpec;
-  status?: ProjectSecretStatus;
-}
 
 const KEY = /^[-._a-zA-Z0-9]+$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -95,6 +72,11 @@ const schema = {
     "The secret's sync state.",
   ),
 };
+
+export type ProjectSecret = KindOf<typeof schema>;
+export type ProjectSecretSpec = Static<typeof schema.spec>;
+/** Where a secret is delivered: one virtual cluster instance or space of the project, by name. */
+export type SecretDelivery = NonNullable<ProjectSecretSpec["deliverTo"]>[number];
 
 /** The decoded size of a base64 text. */
 const decodedBytes = (value: string) => Math.floor((value.length * 3) / 4) - (value.match(/=+$/)?.[0].length ?? 0);
@@ -173,7 +155,7 @@ export function createProjectSecretDefinition(options: ProjectSecretOptions): Re
       ]);
     }
   };
-  return defineResource<ProjectSecret>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "ProjectSecret",

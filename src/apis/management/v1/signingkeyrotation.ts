@@ -2,17 +2,13 @@
 // direct cluster endpoint tokens. Tokens signed before stay valid: the previous key stays in the JWKS until every
 // token it signed has expired. status: {keyID (the new key), algorithm, publishedKeyIDs (the JWKS after, new first)}.
 
-import { object, string, stringList } from "../../../apimachinery/schema-builders.ts";
+import { object, type Static, string, stringList } from "../../../apimachinery/schema-builders.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
 import { type AdminActionOptions, adminActionDefinition } from "./admin-action.ts";
 
 export const ROTATION_KIND = "SigningKeyRotation";
 export const ROTATION_ALGORITHMS = ["ES256", "RS256"] as const;
 export type RotationAlgorithm = (typeof ROTATION_ALGORITHMS)[number];
-
-export interface SigningKeyRotator extends Pick<AdminActionOptions<unknown>, "isAdmin"> {
-  rotate(algorithm: RotationAlgorithm): Promise<{ keyID: string; algorithm: string; publishedKeyIDs: string[] }>;
-}
 
 const schema = {
   spec: object(
@@ -26,15 +22,22 @@ const schema = {
   status: object(
     {
       keyID: string("Key id (kid) of the new current key."),
-      algorithm: string("Algorithm of the new key."),
+      algorithm: string("Algorithm of the new key.", { enum: [...ROTATION_ALGORITHMS] }),
       publishedKeyIDs: stringList("Key ids published in the JWKS after the rotation, the new key first."),
     },
     "The result of the rotation.",
+    ["keyID", "algorithm", "publishedKeyIDs"],
   ),
 };
 
+export type SigningKeyRotationResult = Static<typeof schema.status>;
+
+export interface SigningKeyRotator extends Pick<AdminActionOptions<unknown, unknown>, "isAdmin"> {
+  rotate(algorithm: RotationAlgorithm): Promise<SigningKeyRotationResult>;
+}
+
 export function createSigningKeyRotationDefinition(rotator: SigningKeyRotator): ResourceDefinition {
-  return adminActionDefinition<{ algorithm?: RotationAlgorithm }>({
+  return adminActionDefinition({
     kind: ROTATION_KIND,
     plural: "signingkeyrotations",
     singular: "signingkeyrotation",

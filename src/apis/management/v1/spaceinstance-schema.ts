@@ -2,34 +2,12 @@
 // has the cluster's agent create it with RoleBindings for the project's members (by their project role) and
 // reports what the host says in status.
 
-import { object, string } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
-import type { AccessRule } from "./access-checks.ts";
+import { type KindOf, object, type Static, string } from "../../../apimachinery/schema-builders.ts";
 import { accessSchema, ownerSchema } from "./common.ts";
-import { type Condition, conditionsSchema } from "./project-schema.ts";
+import { conditionsSchema } from "./project-schema.ts";
 
 /** Pending until the host confirms the namespace; Ready; Failed (message says why); Terminating while deleting. */
 export const SPACE_PHASES = ["Pending", "Ready", "Failed", "Terminating"] as const;
-
-export interface SpaceInstanceSpec {
-  displayName?: string;
-  description?: string;
-  owner?: { user?: string; team?: string };
-  clusterRef?: { cluster?: string; namespace?: string };
-  access?: AccessRule[];
-}
-
-export interface SpaceInstanceStatus {
-  phase?: (typeof SPACE_PHASES)[number];
-  reason?: string;
-  message?: string;
-  conditions?: Condition[];
-}
-
-export interface SpaceInstance extends KubeObject {
-  spec?: SpaceInstanceSpec;
-  status?: SpaceInstanceStatus;
-}
 
 export const spaceInstanceSchema = {
   spec: object(
@@ -60,3 +38,7 @@ export const spaceInstanceSchema = {
     "The observed state of the space.",
   ),
 };
+
+export type SpaceInstance = KindOf<typeof spaceInstanceSchema>;
+export type SpaceInstanceSpec = Static<typeof spaceInstanceSchema.spec>;
+export type SpaceInstanceStatus = Static<typeof spaceInstanceSchema.status>;

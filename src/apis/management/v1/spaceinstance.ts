@@ -39,7 +39,7 @@ export function spaceNamespace(space: SpaceInstance): string {
 }
 
 export function createSpaceInstanceDefinition(options: SpaceInstanceOptions): ResourceDefinition {
-  return defineResource<SpaceInstance>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: KIND,
@@ -74,13 +74,13 @@ export function createSpaceInstanceDefinition(options: SpaceInstanceOptions): Re
         return hostNamespaceErrors(space.spec?.clusterRef?.namespace);
       },
       validateUpdate(space, old) {
-        const was = old.spec?.clusterRef ?? {};
-        const now = space.spec?.clusterRef ?? {};
+        const was = old.spec?.clusterRef;
+        const now = space.spec?.clusterRef;
         const errs = [];
-        if (now.cluster !== was.cluster) {
+        if (now?.cluster !== was?.cluster) {
           errs.push(fieldError.forbidden("spec.clusterRef.cluster", "a space cannot move to another cluster"));
         }
-        if ((now.namespace || undefined) !== (was.namespace || undefined)) {
+        if ((now?.namespace || undefined) !== (was?.namespace || undefined)) {
           errs.push(fieldError.forbidden("spec.clusterRef.namespace", "a space's namespace cannot change"));
         }
         return errs;

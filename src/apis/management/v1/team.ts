@@ -1,52 +1,13 @@
 // Team: a set of users (listed, or matched by group) that shares cluster roles and access. Cluster-scoped.
 // A user's effective groups are its own groups plus the names of its teams.
 
-import { object, openObject, string, stringList } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import type { AccessRule } from "./access-checks.ts";
-import {
-  accessSchema,
-  CATEGORY,
-  clusterRolesSchema,
-  descriptionSchema,
-  displayNameSchema,
-  GROUP,
-  ownerSchema,
-  VERSION,
-} from "./common.ts";
+import { CATEGORY, GROUP, VERSION } from "./common.ts";
 import { accessRulesField, ownerField, privilegedField, userListField } from "./granting-fields.ts";
+import { teamSchema } from "./team-schema.ts";
 
-export interface TeamSpec {
-  displayName?: string;
-  description?: string;
-  owner?: { user?: string; team?: string };
-  username?: string;
-  users?: string[];
-  groups?: string[];
-  clusterRoles?: { name: string }[];
-  access?: AccessRule[];
-}
-
-export interface Team extends KubeObject {
-  spec?: TeamSpec;
-  status?: Record<string, unknown>;
-}
-
-const spec = object(
-  {
-    displayName: displayNameSchema,
-    description: descriptionSchema("Description of the team."),
-    owner: ownerSchema,
-    username: string("Name of the team as used in logins and kubeconfigs. Defaults to the object's name."),
-    users: stringList("Users (by object name) who are members of the team."),
-    groups: stringList("Groups whose members are members of the team."),
-    clusterRoles: clusterRolesSchema,
-    access: accessSchema,
-  },
-  "The desired state of the team.",
-);
+export type { Team, TeamSpec } from "./team-schema.ts";
 
 /**
  * Listing a user makes it a member (bind on it); changing who else holds the team's rights, or what they are, needs
@@ -61,7 +22,7 @@ const TEAM_GRANTS = [
   privilegedField("spec.username", "granted-name"),
 ];
 
-export const teamDefinition: ResourceDefinition = defineResource<Team>({
+export const teamDefinition: ResourceDefinition = defineResource({
   group: GROUP,
   version: VERSION,
   kind: "Team",
@@ -70,7 +31,7 @@ export const teamDefinition: ResourceDefinition = defineResource<Team>({
   categories: [CATEGORY],
   namespaced: false,
   description: "Team is a group of users that shares cluster roles and access rights.",
-  schema: { spec, status: openObject("The observed state of the team.") },
+  schema: teamSchema,
   authorization: {
     // Members read their teams.
     ownerRights: { holder: "member", verbs: ["get", "list", "watch"] },

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
-import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import type { AuthorizationAttributes, RequestContext } from "../../../registry/types.ts";
 import { withGrantChecks } from "./access-checks.ts";
 import { userDefinition } from "./user.ts";
 

@@ -1,117 +1,24 @@
 // User: a person or system that can access the platform. Cluster-scoped.
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
-import {
-  array,
-  boolean,
-  integer,
-  object,
-  openObject,
-  string,
-  stringList,
-  stringMap,
-} from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
 import type { GrantingField } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import {
-  accessSchema,
-  CATEGORY,
-  clusterRolesSchema,
-  descriptionSchema,
-  displayNameSchema,
-  GROUP,
-  ownerSchema,
-  secretRefSchema,
-  TEXT_LIMITS,
-  VERSION,
-} from "./common.ts";
+import { CATEGORY, GROUP, VERSION } from "./common.ts";
 import { accessRulesField, ownerField, privilegedField } from "./granting-fields.ts";
 import { RESERVED_CLAIMS } from "./reserved-claims.ts";
 import { SSO_SUBJECT_PREFIX, ssoSubjectProblem } from "./sso-subject.ts";
 import { carryGenerations, startSessionGeneration, tokenGenerationErrors } from "./user-generations.ts";
+import { userSchema, userSpecFields } from "./user-schema.ts";
 
-export interface UserSpec {
-  displayName?: string;
-  description?: string;
-  owner?: { user?: string; team?: string };
-  username?: string;
-  icon?: string;
-  email?: string;
-  verifiedEmail?: string;
-  subject?: string;
-  groups?: string[];
-  ssoGroups?: string[];
-  passwordRef?: { secretName?: string; secretNamespace?: string; key?: string };
-  codesRef?: { secretName?: string; secretNamespace?: string; key?: string };
-  imagePullSecrets?: Record<string, string>[];
-  tokenGeneration?: number;
-  disabled?: boolean;
-  clusterRoles?: { name: string }[];
-  access?: { name?: string; verbs: string[]; subresources?: string[]; users?: string[]; teams?: string[] }[];
-  extraClaims?: Record<string, string>;
-}
-
-export interface User extends KubeObject {
-  spec?: UserSpec;
-  status?: Record<string, unknown>;
-}
-
-const spec = object(
-  {
-    displayName: displayNameSchema,
-    description: descriptionSchema("Description of the user."),
-    owner: ownerSchema,
-    username: string("Name used to log in. Defaults to the object's name."),
-    icon: string(`URL of an icon shown for the user (at most ${TEXT_LIMITS.icon} characters).`, {
-      maxLength: TEXT_LIMITS.icon,
-    }),
-    email: string(
-      `The user's e-mail address (at most ${TEXT_LIMITS.email} characters). The user may change it; it then counts as unverified.`,
-      { maxLength: TEXT_LIMITS.email },
-    ),
-    verifiedEmail: string(
-      "The e-mail address last verified for the user: by the identity provider at a single sign-on login (email_verified true), or by an administrator who sets it. spec.email counts as verified only while it equals this address. Only administrators can set it.",
-      { maxLength: TEXT_LIMITS.email },
-    ),
-    subject: string(
-      "User subject as presented by the token. Defaults to the username. sso:<connector id>:<provider user id> links the user to that single sign-on identity: a login through the connector reaches this user only by it.",
-    ),
-    groups: stringList("Groups the user has access to."),
-    ssoGroups: stringList("Groups remembered from SSO."),
-    passwordRef: secretRefSchema("Reference to the user's password."),
-    codesRef: secretRefSchema("Reference to the user's access keys."),
-    imagePullSecrets: array(
-      object(
-        {
-          apiGroup: string("API group of the referenced object."),
-          kind: string("Kind of the referenced object."),
-          secretName: string("Name of the Secret."),
-          secretNamespace: string("Namespace of the Secret."),
-          key: string("Key within the Secret's data."),
-        },
-        "A reference to an image pull secret.",
-      ),
-      "Secret references for image pulls the user has access to.",
-    ),
-    tokenGeneration: integer("Raising it invalidates every token issued to the user before.", { minimum: 0 }),
-    disabled: boolean(
-      "When true the user can no longer log in. All other resources are unaffected, and other users can still interact with this user.",
-    ),
-    clusterRoles: clusterRolesSchema,
-    access: accessSchema,
-    extraClaims: stringMap("Additional claims added by an admin."),
-  },
-  "The desired state of the user.",
-);
+export type { User, UserSpec } from "./user-schema.ts";
 
 /** Platform verbs on users, beyond the standard ones (used by access rules and authorization). */
 export const USER_VERBS = ["bind", "makeowner"] as const;
 
 /** What a user may change on its own User; every other spec field needs `escalate` (the admin role). */
 export const USER_PROFILE_FIELDS = ["displayName", "description", "icon", "email"] as const;
-const PRIVILEGED_FIELDS = Object.keys((spec as { properties: object }).properties).filter(
+const PRIVILEGED_FIELDS = Object.keys(userSpecFields).filter(
   (field) => !(USER_PROFILE_FIELDS as readonly string[]).includes(field),
 );
 
@@ -143,7 +50,7 @@ const USER_GRANTS: GrantingField[] = PRIVILEGED_FIELDS.map((field) => {
   return privilegedField(`spec.${field}`, PRIVILEGED_EXAMPLES[field]);
 });
 
-export const userDefinition: ResourceDefinition = defineResource<User>({
+export const userDefinition: ResourceDefinition = defineResource({
   group: GROUP,
   version: VERSION,
   kind: "User",
@@ -153,7 +60,7 @@ export const userDefinition: ResourceDefinition = defineResource<User>({
   categories: [CATEGORY],
   namespaced: false,
   description: "User is a person or system that can access the platform.",
-  schema: { spec, status: openObject("The observed state of the user.") },
+  schema: userSchema,
   statusSubresource: false,
   authorization: {
     // A user reads and edits its own User (privileged fields need escalate), lists its keys, sets its password.

@@ -1,59 +1,20 @@
 // VirtualClusterInstance: types and schema. An instance is a virtual cluster registered with the platform, living in
 // its project's namespace; the virtual cluster reports its state into status through the status subresource.
 
-import { boolean, integer, object, string, timestamp } from "../../../apimachinery/schema-builders.ts";
-import type { KubeObject } from "../../../apimachinery/types.ts";
-import type { AccessRule } from "./access-checks.ts";
+import {
+  boolean,
+  integer,
+  type KindOf,
+  number,
+  object,
+  type Static,
+  string,
+  timestamp,
+} from "../../../apimachinery/schema-builders.ts";
 import { accessSchema, descriptionSchema, displayNameSchema, ownerSchema } from "./common.ts";
-import { type Condition, conditionsSchema } from "./project-schema.ts";
+import { conditionsSchema } from "./project-schema.ts";
 
 export const INSTANCE_PHASES = ["Pending", "Ready", "Failed", "Sleeping"] as const;
-
-/** The user or team whose virtual cluster runtime reports for an instance. */
-export interface RuntimeOwner {
-  user?: string;
-  team?: string;
-}
-
-export interface VirtualClusterInstanceSpec {
-  displayName?: string;
-  description?: string;
-  owner?: { user?: string; team?: string };
-  runtime?: RuntimeOwner;
-  clusterRef?: { cluster?: string; namespace?: string; virtualCluster?: string };
-  external?: boolean;
-  networkPeer?: boolean;
-  template?: { accessPoint?: { ingress?: { enabled?: boolean; host?: string } } };
-  access?: AccessRule[];
-}
-
-export interface VirtualClusterInstanceStatus {
-  phase?: (typeof INSTANCE_PHASES)[number];
-  reason?: string;
-  message?: string;
-  serviceUID?: string;
-  kubernetesVersion?: string;
-  online?: boolean;
-  lastHeartbeatTime?: string;
-  conditions?: Condition[];
-  serverCertificateAuthority?: string;
-  clientCertificateAuthority?: string;
-  /** What the runtime used, as of its last heartbeat (cost control). */
-  usage?: InstanceUsage;
-}
-
-export interface InstanceUsage {
-  cpuSeconds?: number;
-  residentMemoryBytes?: number;
-  syncedObjects?: number;
-  apiRequests?: number;
-  storageBytes?: number;
-}
-
-export interface VirtualClusterInstance extends KubeObject {
-  spec?: VirtualClusterInstanceSpec;
-  status?: VirtualClusterInstanceStatus;
-}
 
 export const virtualClusterInstanceSchema = {
   spec: object(
@@ -119,7 +80,7 @@ export const virtualClusterInstanceSchema = {
       ),
       usage: object(
         {
-          cpuSeconds: { type: "number", description: "CPU seconds the runtime used since it started." },
+          cpuSeconds: number("CPU seconds the runtime used since it started."),
           residentMemoryBytes: integer("Resident memory of the runtime, bytes."),
           syncedObjects: integer("Objects the syncer keeps in sync."),
           apiRequests: integer("API requests the virtual cluster served since the runtime started."),
@@ -131,3 +92,11 @@ export const virtualClusterInstanceSchema = {
     "The observed state of the virtual cluster instance.",
   ),
 };
+
+export type VirtualClusterInstance = KindOf<typeof virtualClusterInstanceSchema>;
+export type VirtualClusterInstanceSpec = Static<typeof virtualClusterInstanceSchema.spec>;
+export type VirtualClusterInstanceStatus = Static<typeof virtualClusterInstanceSchema.status>;
+/** The user or team whose virtual cluster runtime reports for an instance. */
+export type RuntimeOwner = NonNullable<VirtualClusterInstanceSpec["runtime"]>;
+/** What a runtime used, as of its last heartbeat (cost control). */
+export type InstanceUsage = NonNullable<VirtualClusterInstanceStatus["usage"]>;

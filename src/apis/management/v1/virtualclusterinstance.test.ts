@@ -5,7 +5,7 @@ import type { KubeObject } from "../../../apimachinery/types.ts";
 import { describeResourceConformance } from "../../../registry/conformance.ts";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
-import type { AuthorizationAttributes, RequestContext, ResourceDefinition } from "../../../registry/types.ts";
+import type { AuthorizationAttributes, RequestContext } from "../../../registry/types.ts";
 import { withGrantChecks } from "./access-checks.ts";
 import { createProjectDefinition } from "./project.ts";
 import type { Project } from "./project-schema.ts";

@@ -96,7 +96,7 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
     }
   };
 
-  return defineResource<VirtualClusterInstance>({
+  return defineResource({
     group: GROUP,
     version: VERSION,
     kind: "VirtualClusterInstance",

@@ -3,19 +3,12 @@
 
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
-import {
-  aggregationRuleSchema,
-  policyRulesSchema,
-  RBAC_GROUP,
-  RBAC_VERSION,
-  type RoleObject,
-  validatePolicyRules,
-} from "./common.ts";
+import { RBAC_GROUP, RBAC_VERSION, type RoleObject, roleSchema, validatePolicyRules } from "./common.ts";
 import { createdAtColumn } from "./role.ts";
 
 export type ClusterRole = RoleObject;
 
-export const clusterRoleDefinition: ResourceDefinition = defineResource<ClusterRole>({
+export const clusterRoleDefinition: ResourceDefinition = defineResource({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "ClusterRole",
@@ -27,7 +20,7 @@ export const clusterRoleDefinition: ResourceDefinition = defineResource<ClusterR
   namespaced: false,
   description:
     "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.",
-  schema: { rules: policyRulesSchema, aggregationRule: aggregationRuleSchema },
+  schema: roleSchema,
   strategy: { validate: (role) => validatePolicyRules(role.rules, false) },
   noAgeColumn: true,
   columns: [createdAtColumn],

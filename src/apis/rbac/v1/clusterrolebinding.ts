@@ -5,18 +5,17 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { bindingColumns } from "./binding-columns.ts";
 import {
   type BindingObject,
+  bindingSchema,
   defaultBinding,
   RBAC_GROUP,
   RBAC_VERSION,
-  roleRefSchema,
-  subjectsSchema,
   validateBinding,
   validateRoleRefUpdate,
 } from "./common.ts";
 
 export type ClusterRoleBinding = BindingObject;
 
-export const clusterRoleBindingDefinition: ResourceDefinition = defineResource<ClusterRoleBinding>({
+export const clusterRoleBindingDefinition: ResourceDefinition = defineResource({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "ClusterRoleBinding",
@@ -28,12 +27,7 @@ export const clusterRoleBindingDefinition: ResourceDefinition = defineResource<C
   namespaced: false,
   description:
     "ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a ClusterRole in the global namespace, and adds who information via Subject.",
-  schema: {
-    subjects: subjectsSchema,
-    roleRef: roleRefSchema(
-      "RoleRef can only reference a ClusterRole in the global namespace. This field is immutable.",
-    ),
-  },
+  schema: bindingSchema("RoleRef can only reference a ClusterRole in the global namespace. This field is immutable."),
   strategy: {
     canonicalize: defaultBinding,
     validate: (binding) => validateBinding(binding, ["ClusterRole"], false),

@@ -3,45 +3,21 @@
 
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Subdomain } from "../../../apimachinery/names.ts";
-import { array, object, string, stringList } from "../../../apimachinery/schema-builders.ts";
-import type { JsonMap, KubeObject } from "../../../apimachinery/types.ts";
+import {
+  array,
+  type KindOf,
+  object,
+  openObject,
+  type Static,
+  string,
+  stringList,
+} from "../../../apimachinery/schema-builders.ts";
 import { goStrings } from "../../core/v1/validation.ts";
 
 export const RBAC_GROUP = "rbac.authorization.k8s.io";
 export const RBAC_VERSION = "v1";
 
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
-
-export interface Subject {
-  kind: string;
-  apiGroup?: string;
-  name: string;
-  namespace?: string;
-}
-
-export interface RoleRef {
-  apiGroup: string;
-  kind: string;
-  name: string;
-}
-
-export interface RoleObject extends KubeObject {
-  rules?: PolicyRule[];
-  aggregationRule?: { clusterRoleSelectors?: JsonMap[] };
-}
-
-export interface BindingObject extends KubeObject {
-  subjects?: Subject[];
-  roleRef: RoleRef;
-}
-
-export const policyRulesSchema: JsonMap = array(
+export const policyRulesSchema = array(
   object(
     {
       verbs: stringList(
@@ -62,7 +38,7 @@ export const policyRulesSchema: JsonMap = array(
   "Rules holds all the PolicyRules for this Role",
 );
 
-export const subjectsSchema: JsonMap = array(
+export const subjectsSchema = array(
   object(
     {
       kind: string('Kind of object being referenced: "User", "Group" or "ServiceAccount".'),
@@ -78,7 +54,7 @@ export const subjectsSchema: JsonMap = array(
   "Subjects holds references to the objects the role applies to.",
 );
 
-export const roleRefSchema = (description: string): JsonMap =>
+export const roleRefSchema = (description: string) =>
   object(
     {
       apiGroup: string("APIGroup is the group for the resource being referenced."),
@@ -88,6 +64,31 @@ export const roleRefSchema = (description: string): JsonMap =>
     description,
     ["apiGroup", "kind", "name"],
   );
+
+export const aggregationRuleSchema = object(
+  {
+    clusterRoleSelectors: array(
+      openObject("A label selector."),
+      "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules.",
+    ),
+  },
+  "AggregationRule is an optional field that describes how to build the Rules for this ClusterRole.",
+);
+
+/** The fields of a Role and a ClusterRole (only a ClusterRole has aggregationRule). */
+export const roleSchema = { rules: policyRulesSchema, aggregationRule: aggregationRuleSchema };
+
+/** The fields of a RoleBinding and a ClusterRoleBinding: roleRef's description says what it may reference. */
+export const bindingSchema = (roleRefDescription: string) => ({
+  subjects: subjectsSchema,
+  roleRef: roleRefSchema(roleRefDescription),
+});
+
+export type PolicyRule = Static<typeof policyRulesSchema>[number];
+export type Subject = Static<typeof subjectsSchema>[number];
+export type RoleRef = Static<ReturnType<typeof roleRefSchema>>;
+export type RoleObject = KindOf<typeof roleSchema>;
+export type BindingObject = KindOf<ReturnType<typeof bindingSchema>>;
 
 export function validatePolicyRules(rules: PolicyRule[] | undefined, namespaced: boolean): FieldError[] {
   const errs: FieldError[] = [];
@@ -168,8 +169,8 @@ export function validateBinding(
 }
 
 export function validateRoleRefUpdate(binding: BindingObject, old: BindingObject): FieldError[] {
-  const a = binding.roleRef ?? {};
-  const b = old.roleRef ?? {};
+  const a: Partial<RoleRef> = binding.roleRef ?? {};
+  const b: Partial<RoleRef> = old.roleRef ?? {};
   if (a.apiGroup === b.apiGroup && a.kind === b.kind && a.name === b.name) return [];
   return [
     {
@@ -187,13 +188,3 @@ export function subjectNames(binding: BindingObject, kind: string): string[] {
     .filter((s) => s.kind === kind)
     .map((s) => (kind === "ServiceAccount" ? `${s.namespace ?? binding.metadata.namespace ?? ""}/${s.name}` : s.name));
 }
-
-export const aggregationRuleSchema: JsonMap = object(
-  {
-    clusterRoleSelectors: array(
-      { type: "object", "x-kubernetes-preserve-unknown-fields": true, description: "A label selector." },
-      "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules.",
-    ),
-  },
-  "AggregationRule is an optional field that describes how to build the Rules for this ClusterRole.",
-);

@@ -160,7 +160,7 @@ describe("RoleBinding and ClusterRoleBinding", () => {
         ],
       }),
     )) as BindingObject;
-    assert.equal(created.roleRef.apiGroup, "rbac.authorization.k8s.io");
+    assert.equal(created.roleRef?.apiGroup, "rbac.authorization.k8s.io");
     assert.deepEqual(
       created.subjects?.map((s) => s.apiGroup),
       ["rbac.authorization.k8s.io", ""],

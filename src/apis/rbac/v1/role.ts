@@ -1,10 +1,13 @@
 // Role: a namespaced set of permissions (PolicyRules), granted by RoleBindings in the same namespace.
 
+import type { KindOf } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition, TableColumn } from "../../../registry/types.ts";
 import { policyRulesSchema, RBAC_GROUP, RBAC_VERSION, type RoleObject, validatePolicyRules } from "./common.ts";
 
-export type Role = RoleObject;
+const schema = { rules: policyRulesSchema };
+
+export type Role = KindOf<typeof schema>;
 
 /** kubectl shows roles with their creation time rather than an age. */
 export const createdAtColumn: TableColumn<RoleObject> = {
@@ -15,7 +18,7 @@ export const createdAtColumn: TableColumn<RoleObject> = {
   cell: (role) => role.metadata.creationTimestamp ?? "",
 };
 
-export const roleDefinition: ResourceDefinition = defineResource<Role>({
+export const roleDefinition: ResourceDefinition = defineResource({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "Role",
@@ -27,7 +30,7 @@ export const roleDefinition: ResourceDefinition = defineResource<Role>({
   namespaced: true,
   description:
     "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
-  schema: { rules: policyRulesSchema },
+  schema,
   strategy: { validate: (role) => validatePolicyRules(role.rules, true) },
   noAgeColumn: true,
   columns: [createdAtColumn],

@@ -6,18 +6,17 @@ import type { ResourceDefinition } from "../../../registry/types.ts";
 import { bindingColumns } from "./binding-columns.ts";
 import {
   type BindingObject,
+  bindingSchema,
   defaultBinding,
   RBAC_GROUP,
   RBAC_VERSION,
-  roleRefSchema,
-  subjectsSchema,
   validateBinding,
   validateRoleRefUpdate,
 } from "./common.ts";
 
 export type RoleBinding = BindingObject;
 
-export const roleBindingDefinition: ResourceDefinition = defineResource<RoleBinding>({
+export const roleBindingDefinition: ResourceDefinition = defineResource({
   group: RBAC_GROUP,
   version: RBAC_VERSION,
   kind: "RoleBinding",
@@ -29,12 +28,9 @@ export const roleBindingDefinition: ResourceDefinition = defineResource<RoleBind
   namespaced: true,
   description:
     "RoleBinding references a role, but does not contain it. It can reference a Role in the same namespace or a ClusterRole in the global namespace.",
-  schema: {
-    subjects: subjectsSchema,
-    roleRef: roleRefSchema(
-      "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. This field is immutable.",
-    ),
-  },
+  schema: bindingSchema(
+    "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. This field is immutable.",
+  ),
   strategy: {
     canonicalize: defaultBinding,
     validate: (binding) => validateBinding(binding, ["Role", "ClusterRole"], true),

@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { chooseRuntimeContainer } from "../src/agent/runtime-launch.ts";
 import { type AgentProcess, startAgentProcess } from "./support/agent-process.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { runCli } from "./support/cli-run.ts";
@@ -89,6 +90,18 @@ describe("an agent running placed virtual clusters in containers", { skip, timeo
 
   it("says at start that placed virtual clusters run in containers of the image", () => {
     assert.match(agent.output(), new RegExp(`Virtual clusters placed here run in containers of ${image}`));
+  });
+
+  it("--runtime auto picks containers when the image is on this machine, processes when not; container insists", async () => {
+    process.env.CONTAINERS_CONF = podmanEnv().CONTAINERS_CONF; // the machine's podman settings, as the agent has them
+    const absent = "localhost/virtualcluster-absent:none";
+    assert.deepEqual(await chooseRuntimeContainer("auto", image), { image });
+    assert.equal(await chooseRuntimeContainer("auto", absent), undefined);
+    assert.equal(await chooseRuntimeContainer("process", image), undefined);
+    await assert.rejects(
+      chooseRuntimeContainer("container", absent),
+      /the image localhost\/virtualcluster-absent:none is not on this machine/,
+    );
   });
 
   it("runs a placed virtual cluster in a container that syncs a Service to its host namespace", async () => {

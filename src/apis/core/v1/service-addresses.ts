@@ -60,6 +60,16 @@ export function heldBy(service: Service): Held {
   return { ips, ports };
 }
 
+/**
+ * How many values at the bottom of a range are kept for those users ask for (Kubernetes' static subranges: KEP-3070
+ * for service addresses, step 16 and at most 256; KEP-3668 for node ports, step 32 and at most 128): values are
+ * handed out from above it first, so a requested address or port is rarely taken by chance already.
+ */
+function staticBand(size: number, step: number, max: number): number {
+  if (size < 16) return 0;
+  return Math.min(Math.max(16, Math.floor(size / step)), max);
+}
+
 export class ServiceAddresses implements ServiceAddressAllocator {
   readonly serviceCidr: string;
   readonly firstAddress: string;
@@ -142,14 +152,15 @@ export class ServiceAddresses implements ServiceAddressAllocator {
       return requested;
     }
     // Offsets 2 .. size-2: not the network address, not the first address (kept for `kubernetes`), not broadcast.
-    const count = this.size - 3;
-    const start = Math.floor(this.random() * count);
-    for (let i = 0; i < count; i++) {
-      const ip = numberToIp(this.base + 2 + ((start + i) % count));
-      if (!this.ipTaken(ip)) {
-        this.reservedIps.set(ip, this.now() + this.reservationMs);
-        return ip;
-      }
+    // The upper band first: offsets up to the static band are left for addresses users ask for.
+    const band = staticBand(this.size, 16, 256);
+    const free = (offset: number) => !this.ipTaken(numberToIp(this.base + offset));
+    const offset =
+      this.pick(Math.max(2, band + 1), this.size - 1, free) ?? this.pick(2, Math.min(band + 1, this.size - 1), free);
+    if (offset !== undefined) {
+      const ip = numberToIp(this.base + offset);
+      this.reservedIps.set(ip, this.now() + this.reservationMs);
+      return ip;
     }
     throw new AllocationError("failed to allocate a serviceIP: range is full", true);
   }
@@ -165,16 +176,26 @@ export class ServiceAddresses implements ServiceAddressAllocator {
       this.reservedPorts.set(requested, this.now() + this.reservationMs);
       return requested;
     }
-    const count = this.portMax - this.portMin + 1;
-    const start = Math.floor(this.random() * count);
-    for (let i = 0; i < count; i++) {
-      const port = this.portMin + ((start + i) % count);
-      if (!this.portTaken(port)) {
-        this.reservedPorts.set(port, this.now() + this.reservationMs);
-        return port;
-      }
+    const band = this.portMin + staticBand(this.portMax - this.portMin + 1, 32, 128);
+    const free = (port: number) => !this.portTaken(port);
+    const port = this.pick(band, this.portMax + 1, free) ?? this.pick(this.portMin, band, free);
+    if (port !== undefined) {
+      this.reservedPorts.set(port, this.now() + this.reservationMs);
+      return port;
     }
     throw new AllocationError("failed to allocate a nodePort: range is full", true);
+  }
+
+  /** A free value of [low, high), looked for from a random start; undefined when every one is taken. */
+  private pick(low: number, high: number, free: (value: number) => boolean): number | undefined {
+    const count = high - low;
+    if (count <= 0) return undefined;
+    const start = Math.floor(this.random() * count);
+    for (let i = 0; i < count; i++) {
+      const value = low + ((start + i) % count);
+      if (free(value)) return value;
+    }
+    return undefined;
   }
 
   /** Whether a stored Service holds the address (tests and the kubernetes Service reconciler use it). */

@@ -71,9 +71,10 @@ describe("Service", () => {
   });
 
   it("create() takes a requested cluster IP once; a taken or out-of-range one is refused", async () => {
-    await h.create(service("fixed", { clusterIP: "10.96.0.50", ports: [{ port: 80 }] }));
-    assert.deepEqual(await h.invalid(h.create(service("taken", { clusterIP: "10.96.0.50", ports: [{ port: 80 }] }))), [
-      'spec.clusterIPs: Invalid value: []string{"10.96.0.50"}: failed to allocate IP 10.96.0.50: provided IP is already allocated',
+    // 10.96.0.10 is in the /24's static band (offsets 1-16): services created before this one never got it.
+    await h.create(service("fixed", { clusterIP: "10.96.0.10", ports: [{ port: 80 }] }));
+    assert.deepEqual(await h.invalid(h.create(service("taken", { clusterIP: "10.96.0.10", ports: [{ port: 80 }] }))), [
+      'spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated',
     ]);
     assert.deepEqual(await h.invalid(h.create(service("outside", { clusterIP: "10.0.0.5", ports: [{ port: 80 }] }))), [
       'spec.clusterIPs: Invalid value: []string{"10.0.0.5"}: failed to allocate IP 10.0.0.5: the provided IP (10.0.0.5) is not in the valid range. The range of valid IPs is 10.96.0.0/24',
@@ -234,5 +235,28 @@ describe("ServiceAddresses", () => {
     addresses.remove("/core/services/a/x");
     assert.equal(addresses.allocateClusterIP("10.0.0.4"), "10.0.0.4");
     assert.equal(addresses.allocateNodePort(30001), 30001);
+  });
+
+  it("allocateClusterIP() and allocateNodePort() hand out the lower band (kept for requests) only once the upper is full", () => {
+    // /27: 32 addresses, static band of 16 (offsets 1-16); node ports 30000-30099: band of 16 (30000-30015).
+    const addresses = new ServiceAddresses({ serviceCidr: "10.0.0.0/27", nodePorts: { min: 30000, max: 30099 } });
+    const offsets = Array.from({ length: 29 }, () => Number(addresses.allocateClusterIP().split(".")[3]));
+    assert.ok(
+      offsets.slice(0, 14).every((offset) => offset >= 17 && offset <= 30),
+      `upper band first: ${offsets}`,
+    );
+    assert.ok(
+      offsets.slice(14).every((offset) => offset >= 2 && offset <= 16),
+      `then the lower: ${offsets}`,
+    );
+    const ports = Array.from({ length: 100 }, () => addresses.allocateNodePort());
+    assert.ok(
+      ports.slice(0, 84).every((port) => port >= 30016),
+      "upper band first",
+    );
+    assert.ok(
+      ports.slice(84).every((port) => port < 30016),
+      "then the lower",
+    );
   });
 });

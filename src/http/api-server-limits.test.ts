@@ -50,10 +50,14 @@ async function openTcp(api: TestApiServer): Promise<RawConnection> {
   return connection;
 }
 
-/** Writes a little more every 100 ms until the connection closes (a slow client that is never idle). */
+/**
+ * Writes a little more every 100 ms until the connection closes (a slow client that is never idle). A connection the
+ * server closed before this was called (a loaded machine) has no close event to come: the timer ends on its own.
+ */
 function trickle(socket: Socket, piece: string): void {
   const timer = setInterval(() => {
-    if (!socket.destroyed) socket.write(piece);
+    if (socket.destroyed) clearInterval(timer);
+    else socket.write(piece);
   }, 100);
   socket.once("close", () => clearInterval(timer));
 }

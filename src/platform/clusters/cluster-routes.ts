@@ -13,7 +13,9 @@ import { errors, isStatusError } from "../../apimachinery/errors.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { hostGroupName, hostUserName } from "../../apis/management/v1/host-identity.ts";
 import { SCOPE_ROLES } from "../../apis/management/v1/ownedaccesskey-schema.ts";
+import { isLongRunning } from "../../http/flow-control/classify.ts";
 import type { PassthroughCall, PassthroughRoute } from "../../http/passthrough.ts";
+import { parseRequestInfo } from "../../http/request-info.ts";
 import { forwardRequest, forwardUpgrade } from "../../http/tunnel/tunnel-forward.ts";
 import {
   GROUP_HEADER,
@@ -123,6 +125,14 @@ export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
 
   const proxy: PassthroughRoute = {
     matches: (url) => url.startsWith(CLUSTER_PROXY_PREFIX),
+    longRunning(method, url) {
+      try {
+        const target = proxyTarget(url);
+        return target !== undefined && isLongRunning(parseRequestInfo(method, target.rest));
+      } catch {
+        return false; // an undecodable path: refused later, after authentication
+      }
+    },
     async serve(call, response: ServerResponse) {
       const { forwarded, record } = await route(call);
       if (forwarded) return forwardRequest(forwarded.session, forwarded.request, response);

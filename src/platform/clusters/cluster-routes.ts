@@ -39,6 +39,8 @@ import type { TunnelHub } from "./tunnel-hub.ts";
 export const CLUSTER_PROXY_PREFIX = "/kubernetes/cluster/";
 export const AGENT_TUNNEL_PREFIX = "/cluster-agent/";
 const CLUSTERS = { group: GROUP, resource: "clusters" };
+/** What a long-running request's URL contains (flow-control/classify.ts isLongRunning decides). */
+const MAYBE_LONG_RUNNING = /[?&]watch=|\/watch\/|\/(attach|exec|log|portforward|proxy)(\/|\?|$)/;
 
 export interface ClusterRoutesOptions {
   registry: Registry;
@@ -126,6 +128,7 @@ export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
   const proxy: PassthroughRoute = {
     matches: (url) => url.startsWith(CLUSTER_PROXY_PREFIX),
     longRunning(method, url) {
+      if (!MAYBE_LONG_RUNNING.test(url)) return false; // most requests: no parsing
       try {
         const target = proxyTarget(url);
         return target !== undefined && isLongRunning(parseRequestInfo(method, target.rest));

@@ -132,11 +132,12 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     response: ServerResponse,
   ): Promise<void> {
     const state = begin(request, url);
-    // The seat (if any) is given back once the answer is written out or the client left.
-    response.once("close", () => options.flow.release(state));
     let code: number;
     try {
       const call = await admit(state, url, route.longRunning?.(request.method ?? "GET", url) === true);
+      // The seat (if any) is given back once the answer is written out or the client left.
+      if (response.closed) options.flow.release(state);
+      else response.once("close", () => options.flow.release(state));
       code = await route.serve(call, response);
     } catch (error) {
       const status = failed(state, error);

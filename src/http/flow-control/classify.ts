@@ -62,7 +62,9 @@ const LONG_RUNNING_SUBRESOURCES = new Set(["attach", "exec", "log", "portforward
 
 /** A request that may stream for hours (a watch, exec, a followed log): it holds no seat, as in kube-apiserver. */
 export function isLongRunning(info: { resourceRequest: boolean; verb: string; subresource: string }): boolean {
-  return info.resourceRequest && (info.verb === "watch" || LONG_RUNNING_SUBRESOURCES.has(info.subresource));
+  // A proxy's own path follows its subresource (services/s/proxy/metrics).
+  const subresource = info.subresource.split("/", 1)[0];
+  return info.resourceRequest && (info.verb === "watch" || LONG_RUNNING_SUBRESOURCES.has(subresource));
 }
 
 export function classify(input: ClassifyInput): Classification {

@@ -15,9 +15,13 @@
 // token and Impersonate-User), which costs the host more (token and impersonation checks, RBAC for the user).
 //
 //   node bench/connected-clusters.ts [--duration seconds] [--rounds n] [--rate events-per-second] [--events n]
+//                                    [--profile DIR]
+//
+// --profile DIR: after the rounds, CPU profiles (.cpuprofile in DIR, summarised here) of the agent under the direct
+// endpoint's load, and of the platform and of the agent under the proxy's (no watch events then).
 
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,7 +30,8 @@ import { connectCluster } from "../src/agent/connect-cluster.ts";
 import { PlatformClient } from "../src/virtualcluster/lifecycle/platform-client.ts";
 import { type AgentProcess, startAgentProcess } from "../test/support/agent-process.ts";
 import { startClusterApiServerProcess } from "../test/support/cluster-apiserver-process.ts";
-import { collectGarbage } from "./lib/inspector.ts";
+import { type CpuProfile, summariseProfile } from "./lib/cpu-profile.ts";
+import { collectGarbage, inspectorEvaluate, profileDuring } from "./lib/inspector.ts";
 import { type LoadResult, load } from "./lib/load.ts";
 import { startBenchPlatform } from "./lib/platform.ts";
 import { cpuTimeMs, memoryStatus } from "./lib/proc.ts";
@@ -39,12 +44,14 @@ const { values } = parseArgs({
     rate: { type: "string", default: "100" },
     events: { type: "string", default: "1000" },
     connections: { type: "string", default: "16" },
+    profile: { type: "string" },
   },
 });
 const duration = Number(values.duration);
 const rounds = Number(values.rounds);
 const rate = Number(values.rate);
-const events = Number(values.events);
+/** Profiling is what such a run is for: no watch events. */
+const events = values.profile ? 0 : Number(values.events);
 const connections = Number(values.connections);
 const NAMESPACE = "bench";
 const CONFIGMAP = `/api/v1/namespaces/${NAMESPACE}/configmaps/bench`;
@@ -184,6 +191,31 @@ try {
         `round ${round + 1} ${way}: ${formatInt(result.rate)}/s, errors ${result.errors}, non-2xx ${result.responses - result.ok}`,
       );
       if (!best[way] || result.rate > (best[way]?.rate ?? 0)) best[way] = { ...result, cpuPerRequest };
+    }
+  }
+
+  if (values.profile) {
+    const dir = values.profile;
+    await mkdir(dir, { recursive: true });
+    const root = new URL("..", import.meta.url).pathname;
+    const runs: [string, number, Way][] = [
+      ["agent-direct", agentPid, "direct"],
+      ["platform-proxy", platform.pid, "platform"],
+      ["agent-proxy", agentPid, "platform"],
+    ];
+    for (const [name, pid, way] of runs) {
+      await load({ ...ways[way], connections, duration: 1 });
+      const profiled = await profileDuring(pid, async (start) => {
+        await start();
+        return load({ ...ways[way], connections, duration });
+      });
+      if (!profiled) throw new Error(`no inspector for ${name} (port 9229 taken?)`);
+      await writeFile(join(dir, `${name}.cpuprofile`), JSON.stringify(profiled.profile));
+      console.log(`\n## ${name}: ${formatInt(profiled.result.rate)}/s\n`);
+      console.log(summariseProfile(profiled.profile as CpuProfile, { root, top: 30 }));
+      // Free port 9229 for the next process's inspector.
+      await inspectorEvaluate(pid, "setTimeout(() => process.getBuiltinModule('node:inspector').close(), 100), 0");
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
 

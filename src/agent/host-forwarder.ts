@@ -1,8 +1,9 @@
 // Sends a request to the host's API as a given identity: the agent's own credential (its ServiceAccount, which may
 // only impersonate) plus Impersonate-User and Impersonate-Group, so the host's RBAC decides. Used for requests
-// arriving over the tunnel (an HTTP/2 stream) and at the direct endpoint (an HTTP/1.1 request); the answer streams
-// back as it comes (watches, large lists), and a caller that leaves cancels the host request. Upgrades (exec and
-// the like) switch protocols end to end when the host does.
+// arriving over the tunnel (an HTTP/2 stream) and at the direct endpoint (an HTTP/1.1 request); a small answer goes
+// back in one piece (tunnel-protocol.ts relayedWhole), any other streams as it comes (watches, large lists), and a
+// caller that leaves cancels the host request. Upgrades (exec and the like) switch protocols end to end when the
+// host does.
 
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { request as httpRequest } from "node:http";
@@ -13,6 +14,7 @@ import {
   filteredHeaders,
   forwardableRequestHeader,
   forwardableResponseHeader,
+  relayedWhole,
   UPGRADED_HEADER,
 } from "../http/tunnel/tunnel-protocol.ts";
 import type { KubeAccess } from "../virtualcluster/kube/kube-access.ts";
@@ -71,7 +73,8 @@ function hostUnreachable(error: Error): string {
 
 export class HostForwarder {
   readonly #access: KubeAccess;
-  readonly #base: URL;
+  /** Where requests go, worked out once: protocol, host, port and the base path calls are appended to. */
+  readonly #target: { send: typeof httpsRequest; hostname: string; port: string; basePath: string };
   /**
    * Requests forwarded and answer chunks relayed so far: the agent gives its spare heap back (a full collection, a
    * pause) only once this stops changing, so a busy watch is never paused for it.
@@ -82,7 +85,13 @@ export class HostForwarder {
 
   constructor(access: KubeAccess) {
     this.#access = access;
-    this.#base = new URL(access.server);
+    const base = new URL(access.server);
+    this.#target = {
+      send: base.protocol === "http:" ? httpRequest : httpsRequest,
+      hostname: base.hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: base.port,
+      basePath: base.pathname.replace(/\/+$/, ""),
+    };
   }
 
   /** Forwards one call and pipes the answer into `sink`. */
@@ -98,15 +107,42 @@ export class HostForwarder {
       headers.connection = "Upgrade";
       headers.upgrade = call.upgrade;
     }
-    const url = new URL(this.#base.pathname.replace(/\/+$/, "") + call.path, this.#base);
-    const send = this.#base.protocol === "http:" ? httpRequest : httpsRequest;
-    const out = send(url, { ...options, method: call.method, headers });
+    const { send, hostname, port, basePath } = this.#target;
+    const out = send({ ...options, hostname, port, path: basePath + call.path, method: call.method, headers });
     let done = false;
     sink.onClose(() => {
       if (!done) out.destroy();
     });
+    /** The host failed: a 503 Status while nothing was answered yet, else the answer ends abruptly. */
+    const fail = (error: Error) => {
+      if (done) return;
+      done = true;
+      if (sink.headersSent()) {
+        sink.abort();
+        return;
+      }
+      const body = hostUnreachable(error);
+      sink.respond(503, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      sink.body.end(body);
+    };
     out.once("response", (answer: IncomingMessage) => {
-      sink.respond(answer.statusCode ?? 502, responseHeaders(answer.headers));
+      const status = answer.statusCode ?? 502;
+      const relayed = responseHeaders(answer.headers);
+      answer.once("error", fail);
+      if (relayedWhole(answer.headers)) {
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => {
+          this.forwarded++;
+          chunks.push(chunk);
+        });
+        answer.once("end", () => {
+          done = true;
+          sink.respond(status, relayed);
+          sink.body.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        });
+        return;
+      }
+      sink.respond(status, relayed);
       answer.on("data", () => {
         this.forwarded++;
       });
@@ -114,7 +150,6 @@ export class HostForwarder {
       answer.once("end", () => {
         done = true;
       });
-      answer.once("error", () => sink.abort());
     });
     out.once("upgrade", (answer: IncomingMessage, socket: Duplex, head: Buffer) => {
       done = true;
@@ -125,17 +160,7 @@ export class HostForwarder {
       socket.once("close", () => duplex.end());
       duplex.once("close", () => socket.destroy());
     });
-    out.once("error", (error) => {
-      if (done) return;
-      done = true;
-      if (sink.headersSent()) {
-        sink.abort();
-        return;
-      }
-      const body = hostUnreachable(error);
-      sink.respond(503, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-      sink.body.end(body);
-    });
+    out.once("error", fail);
     // An upgrade sends no body: what the client sends goes over the switched connection once the host switched.
     if (!call.upgrade && hasBody(call.headers)) call.body.pipe(out);
     else out.end();

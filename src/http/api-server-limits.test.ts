@@ -2,6 +2,7 @@
 // over a TEST DOUBLE OF THE REGISTRY), with timeouts made small through its options: a TLS handshake, headers and a
 // body that do not arrive in time and an idle kept-alive connection are closed; past the in-flight limits requests
 // get 429 while watches and health probes go on; and 1,000 slow clients do not stop a normal client's GET.
+// Passthrough routes (what the platform relays to connected clusters) obey the same reserve and flow control.
 
 import assert from "node:assert/strict";
 import { Agent, request as httpsRequest } from "node:https";
@@ -79,6 +80,81 @@ function metricValue(text: string, series: string): number | undefined {
 
 async function waitFor(predicate: () => boolean): Promise<void> {
   while (!predicate()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** Clients of a server with connection caps, from chosen local addresses; idle connections it opens go in `open`. */
+function clientsOf(server: () => TestApiServer, open: RawConnection[]) {
+  /** An idle TLS connection from `from`, or undefined when the server closed it before the handshake. */
+  const idle = async (from: string) => {
+    const tcp = netConnect({ host: "127.0.0.1", port: server().server.port, localAddress: from });
+    const socket = tlsConnect({ socket: tcp, ca: server().ca, servername: "localhost" });
+    const connection = collect(socket);
+    const ok = await new Promise<boolean>((resolve) => {
+      socket.once("secureConnect", () => resolve(true));
+      socket.once("close", () => resolve(false));
+    });
+    if (ok) open.push(connection);
+    return ok ? connection : undefined;
+  };
+  /** One request through a kept-alive agent: status, headers, and whether it reused the agent's connection. */
+  const onAgent = (agent: Agent, path: string, token: string) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; reused: boolean }>((resolve, reject) => {
+      const req = httpsRequest(
+        `${server().server.url}${path}`,
+        { agent, headers: { authorization: `Bearer ${token}` } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, reused: req.reusedSocket }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+  /** One request on its own connection from `from`: status, headers and body. */
+  const once = (from: string, path: string, token: string | null = "admin-token") =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      const req = httpsRequest(
+        `${server().server.url}${path}`,
+        { ca: server().ca, headers, agent: false, localAddress: from },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            body += chunk;
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+  return { idle, onAgent, once };
+}
+
+/** A server capped at 20 connections, 10 per address (a reserve of 16 above: connection-limit.ts), for a suite. */
+function cappedServer() {
+  const open: RawConnection[] = [];
+  let api: TestApiServer | undefined;
+  const server = (): TestApiServer => {
+    if (!api) throw new Error("the server has not started");
+    return api;
+  };
+  const capped = {
+    get api() {
+      return server();
+    },
+    open,
+    ...clientsOf(server, open),
+  };
+  before(async () => {
+    api = await startTestApiServer({ limits: { maxConnections: 20, maxConnectionsPerClient: 10 } });
+  });
+  after(async () => {
+    for (const connection of open) connection.socket.destroy();
+    await api?.stop();
+  });
+  return capped;
 }
 
 // Generous bounds: they only stop a test that would otherwise wait for Node's own defaults (60 s to 300 s).
@@ -300,65 +376,42 @@ describe("startApiServer() flow control", () => {
       assert.equal(await metric('apiserver_current_inflight_requests{request_kind="mutating"}'), 0);
     },
   );
+
+  it(
+    "startApiServer() holds relayed (passthrough) requests to the caller's seats: past its queue they get 429 and never reach the route; admins and long-running ones go on",
+    BOUND,
+    async () => {
+      const held = [call("GET", "/relay/slow", asAlice), call("GET", "/relay/slow", asAlice)];
+      await waitFor(() => api.relayHeld.length === 2);
+      const relayed = api.relayed;
+      const queued = Array.from({ length: 50 }, () => call("GET", "/relay/queued", asAlice));
+      while ((await metric(`apiserver_flowcontrol_current_inqueue_requests{${WORKLOAD}}`)) !== 50) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const refused = await call("GET", "/relay/flood", asAlice);
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers["retry-after"], "1");
+      assert.equal(refused.json().reason, "TooManyRequests");
+      assert.equal(api.relayed, relayed, "nothing past alice's seats reached the route");
+      // Exempt: the admin, and a long-running request (it would hold a seat for hours).
+      assert.equal((await call("GET", "/relay/admin")).status, 200);
+      const watch = await call("GET", "/relay/watched?watch=1", asAlice);
+      assert.equal(watch.status, 200);
+      assert.deepEqual(watch.json(), { user: "alice" });
+      assert.equal(api.relayed, relayed + 2);
+      // Seats come back as answers complete; the queued requests are relayed.
+      for (const release of api.relayHeld.splice(0)) release();
+      for (const answer of await Promise.all(held)) assert.equal(answer.status, 200);
+      for (const answer of await Promise.all(queued)) assert.equal(answer.status, 200);
+      assert.equal(api.relayed, relayed + 54);
+      assert.equal(await metric('apiserver_current_inflight_requests{request_kind="readOnly"}'), 0);
+    },
+  );
 });
 
 describe("startApiServer() connection caps", () => {
-  let api: TestApiServer;
-  const open: RawConnection[] = [];
-  before(async () => {
-    // Reserve: 16 connections above the 20 (connection-limit.ts).
-    api = await startTestApiServer({ limits: { maxConnections: 20, maxConnectionsPerClient: 10 } });
-  });
-  after(async () => {
-    for (const connection of open) connection.socket.destroy();
-    await api?.stop();
-  });
-
-  /** An idle TLS connection from `from`, or undefined when the server closed it before the handshake. */
-  const idle = async (from: string) => {
-    const tcp = netConnect({ host: "127.0.0.1", port: api.server.port, localAddress: from });
-    const socket = tlsConnect({ socket: tcp, ca: api.ca, servername: "localhost" });
-    const connection = collect(socket);
-    const ok = await new Promise<boolean>((resolve) => {
-      socket.once("secureConnect", () => resolve(true));
-      socket.once("close", () => resolve(false));
-    });
-    if (ok) open.push(connection);
-    return ok ? connection : undefined;
-  };
-  /** One request through a kept-alive agent: status, headers, and whether it reused the agent's connection. */
-  const onAgent = (agent: Agent, path: string, token: string) =>
-    new Promise<{ status: number; headers: Record<string, unknown>; reused: boolean }>((resolve, reject) => {
-      const req = httpsRequest(
-        `${api.server.url}${path}`,
-        { agent, headers: { authorization: `Bearer ${token}` } },
-        (res) => {
-          res.resume();
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, reused: req.reusedSocket }));
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
-  /** One request on its own connection from `from`: status, headers and body. */
-  const once = (from: string, path: string, token: string | null = "admin-token") =>
-    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-      const req = httpsRequest(
-        `${api.server.url}${path}`,
-        { ca: api.ca, headers, agent: false, localAddress: from },
-        (res) => {
-          let body = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => {
-            body += chunk;
-          });
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        },
-      );
-      req.on("error", reject);
-      req.end();
-    });
+  const capped = cappedServer();
+  const { idle, onAgent, once, open } = capped;
 
   it(
     "startApiServer() closes one client's connections past its cap before TLS; /readyz and other clients still get in",
@@ -386,7 +439,7 @@ describe("startApiServer() connection caps", () => {
       assert.equal(probe.status, 200);
       assert.equal(probe.headers.connection, "close");
       // An admin's stays open for its next requests: reconnecting for each would queue behind a flood at accept.
-      const kept = new Agent({ keepAlive: true, maxSockets: 1, ca: api.ca, localAddress: "127.0.0.5" });
+      const kept = new Agent({ keepAlive: true, maxSockets: 1, ca: capped.api.ca, localAddress: "127.0.0.5" });
       const first = await onAgent(kept, USERS, "admin-token");
       assert.equal(first.status, 200);
       assert.notEqual(first.headers.connection, "close");
@@ -428,6 +481,41 @@ describe("startApiServer() connection caps", () => {
         );
       const metrics = (await once("127.0.0.6", "/metrics")).body;
       assert.ok((metricValue(metrics, 'apiserver_rejected_connections_total{reason="max-connections"}') ?? 0) >= 1);
+    },
+  );
+});
+
+describe("startApiServer() connection reserve and passthrough routes", () => {
+  const capped = cappedServer();
+  const { idle, onAgent, once, open } = capped;
+
+  it(
+    "startApiServer() relays a passthrough request on the reserve only for an admin; anyone else gets 429 or 401 there and never reaches the route",
+    BOUND,
+    async () => {
+      for (let i = 0; i < 10; i++) assert.ok(await idle("127.0.2.1"), `connection ${i}`);
+      for (let i = 0; i < 10; i++) assert.ok(await idle("127.0.2.2"), `connection ${i}`);
+      // 20 open: the total is reached; what comes next is on the reserve.
+      const relayed = capped.api.relayed;
+      const user = await once("127.0.2.3", "/relay/x", "alice-token");
+      assert.equal(user.status, 429);
+      assert.equal(user.headers.connection, "close");
+      assert.match(JSON.parse(user.body).message, /its reserved connections serve only health probes and admins/);
+      const anonymous = await once("127.0.2.4", "/relay/x", null);
+      assert.equal(anonymous.status, 401);
+      assert.equal(anonymous.headers.connection, "close", "a reserve connection serves one request");
+      assert.equal(capped.api.relayed, relayed, "neither reached the route");
+      // The admin is relayed, and its reserve connection stays open for its next requests.
+      const kept = new Agent({ keepAlive: true, maxSockets: 1, ca: capped.api.ca, localAddress: "127.0.2.5" });
+      const first = await onAgent(kept, "/relay/x", "admin-token");
+      assert.equal(first.status, 200);
+      assert.notEqual(first.headers.connection, "close");
+      const second = await onAgent(kept, "/relay/x", "admin-token");
+      assert.equal(second.status, 200);
+      assert.equal(second.reused, true);
+      kept.destroy();
+      assert.equal(capped.api.relayed, relayed + 2);
+      for (const connection of open.splice(0)) connection.socket.destroy();
     },
   );
 });

@@ -159,6 +159,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     authenticators: options.authenticators,
     authorizer: options.authorizer,
     reporter,
+    flow,
     closing: () => closing,
     logger,
   });

@@ -1,10 +1,12 @@
 // Passthrough routes: paths the server relays instead of serving (a connected cluster's API through the platform, a
-// cluster agent's tunnel). They take the pipeline's first steps — shutdown check, authentication, audit
-// (RequestReceived ... ResponseComplete) and metrics — and then the route answers itself: its own authorization
-// (what the caller may reach depends on what it reaches), the body streamed as it comes (no 3 MiB limit, nothing
-// decoded), the answer streamed back. They hold no in-flight slot: a watch or a tunnel would keep one for hours;
-// what bounds them is the route's own concurrency (the tunnel's streams). Upgrades (the tunnel itself, kubectl exec)
-// come through the server's `upgrade` event and take the same steps.
+// cluster agent's tunnel). They take the pipeline's first steps — shutdown check, the connection reserve,
+// authentication, audit (RequestReceived ... ResponseComplete), flow control and metrics — and then the route answers
+// itself: its own authorization (what the caller may reach depends on what it reaches), the body streamed as it comes
+// (no 3 MiB limit, nothing decoded), the answer streamed back. So the limits of the rest of the API hold here too: on
+// a connection let in above --max-connections only a privileged caller is relayed (request-flow.ts), and a relayed
+// request holds a seat of its caller's flow until its answer is complete, as any other request does — except
+// long-running ones (a watch, kubectl exec or logs, the tunnel itself), which would keep one for hours and are
+// exempt as kube-apiserver exempts them. Upgrades come through the server's `upgrade` event and take the same steps.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
@@ -16,6 +18,7 @@ import { requireUser } from "./authentication.ts";
 import { logInternalError } from "./error-log.ts";
 import { toStatusError } from "./error-status.ts";
 import { stripPathPrefix } from "./path-prefix.ts";
+import type { RequestFlow } from "./request-flow.ts";
 import { parseRequestInfo } from "./request-info.ts";
 import type { RequestReporter } from "./request-reporter.ts";
 import { newRequestState, type RequestState } from "./request-state.ts";
@@ -38,6 +41,11 @@ export interface PassthroughRoute {
   serve(call: PassthroughCall, response: ServerResponse): Promise<number>;
   /** Answers an authenticated upgrade request on the client's socket; like serve. Without it: 404. */
   upgrade?(call: PassthroughCall, socket: Duplex, head: Buffer): Promise<number>;
+  /**
+   * Whether a plain request to this URL is long-running (a watch, a followed log): it holds no seat of flow control.
+   * Upgrades always are. Without it: none is.
+   */
+  longRunning?(method: string, url: string): boolean;
 }
 
 export interface PassthroughOptions {
@@ -46,6 +54,8 @@ export interface PassthroughOptions {
   authenticators: readonly Authenticator[];
   authorizer: Authorizer;
   reporter: RequestReporter;
+  /** The connection reserve and flow control the rest of the API goes through. */
+  flow: RequestFlow;
   closing(): boolean;
   logger?: Logger;
 }
@@ -81,15 +91,23 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     return route && { route, url };
   };
 
-  /** Shutdown check, authentication, audit (RequestReceived). */
-  async function admit(state: RequestState, url: string): Promise<PassthroughCall> {
+  /**
+   * Shutdown check, the connection reserve, authentication, audit (RequestReceived), flow control (a seat unless
+   * `longRunning`; given back by the caller: flow.release).
+   */
+  async function admit(state: RequestState, url: string, longRunning: boolean): Promise<PassthroughCall> {
     if (options.closing()) {
       state.closeConnection = true;
       throw errors.shuttingDown();
     }
+    // A connection let in on the reserve above --max-connections serves this one request, whatever its answer...
+    options.flow.markReserve(state);
     const user = await requireUser(options.authenticators, state.raw);
     state.user = user;
     reporter.received(state);
+    // ... and only a privileged caller's is relayed (it stays open for its next requests); anyone else gets 429.
+    options.flow.checkReserve(state, user);
+    if (!longRunning) await options.flow.admit(state, user);
     return { request: state.raw, url, user, authorizer: options.authorizer };
   }
 
@@ -116,7 +134,11 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     const state = begin(request, url);
     let code: number;
     try {
-      code = await route.serve(await admit(state, url), response);
+      const call = await admit(state, url, route.longRunning?.(request.method ?? "GET", url) === true);
+      // The seat (if any) is given back once the answer is written out or the client left.
+      if (response.closed) options.flow.release(state);
+      else response.once("close", () => options.flow.release(state));
+      code = await route.serve(call, response);
     } catch (error) {
       const status = failed(state, error);
       code = status.code;
@@ -147,7 +169,7 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     socket.on("error", () => socket.destroy());
     let code: number;
     try {
-      const call = await admit(state, url);
+      const call = await admit(state, url, true);
       if (!route.upgrade) throw errors.pathNotFound();
       code = await route.upgrade(call, socket, head);
     } catch (error) {

@@ -1,11 +1,12 @@
 // Test support for the HTTP server's integration tests (api-server.test.ts, api-server-pipeline.test.ts): our real
-// HTTPS API server — TLS with a client CA, bearer and client-certificate authentication, a plugin route, the mount
-// prefix, a logger and a completion hook — over a TEST DOUBLE OF THE REGISTRY (an in-memory ResourceStore), with
-// helpers to call it and to watch.
+// HTTPS API server — TLS with a client CA, bearer and client-certificate authentication, a plugin route, a
+// passthrough route (/relay/..., standing in for what the platform relays to a connected cluster), the mount prefix,
+// a logger and a completion hook — over a TEST DOUBLE OF THE REGISTRY (an in-memory ResourceStore), with helpers to
+// call it and to watch.
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +31,7 @@ import type {
 } from "../registry/types.ts";
 import { StorageError } from "../storage/types.ts";
 import { type RunningApiServer, startApiServer } from "./api-server.ts";
+import type { PassthroughCall, PassthroughRoute } from "./passthrough.ts";
 import { requestState } from "./request-state.ts";
 import type { ServerLimits } from "./server-limits.ts";
 import type { CompletedRequest, ReceivedRequest } from "./types.ts";
@@ -317,6 +319,10 @@ export interface TestApiServer {
   fastifyRequests: number;
   /** One entry per GET of "slow" waiting in the store, in arrival order; calling one lets that read go on. */
   slow: (() => void)[];
+  /** Requests the passthrough route /relay/... answered (it answers 200 with the caller's name). */
+  relayed: number;
+  /** One entry per request of /relay/slow waiting in the route; calling one lets it answer. */
+  relayHeld: (() => void)[];
   call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
   /** Opens a watch (as the admin) and collects its parsed lines. */
   openWatch(path: string, headers?: Record<string, string>): TestWatch;
@@ -382,6 +388,8 @@ export async function startTestApiServer(options: { limits?: Partial<ServerLimit
     hooksListen: true,
     fastifyRequests: 0,
     slow: [],
+    relayed: 0,
+    relayHeld: [],
     call: (method, path, options = {}) => call(api, method, path, options),
     openWatch: (path, headers = {}) => openWatch(api, path, headers),
     async stop() {
@@ -443,8 +451,25 @@ export async function startTestApiServer(options: { limits?: Partial<ServerLimit
     },
     logger,
     limits: options.limits,
+    passthrough: [relayRoute(api)],
   });
   return api;
+}
+
+/** /relay/...: answers itself; `?watch=1` is long-running, /relay/slow waits for api.relayHeld. */
+function relayRoute(api: TestApiServer): PassthroughRoute {
+  return {
+    matches: (url) => url.startsWith("/relay/"),
+    longRunning: (_method, url) => new URL(url, "https://relay").searchParams.get("watch") === "1",
+    async serve(call: PassthroughCall, response: ServerResponse) {
+      if (call.url.startsWith("/relay/slow")) await new Promise<void>((resolve) => api.relayHeld.push(resolve));
+      api.relayed++;
+      const body = JSON.stringify({ user: call.user.name });
+      response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      response.end(body);
+      return 200;
+    },
+  };
 }
 
 /** Opens a watch and yields parsed lines; `headers` resolves when the response head arrives. */

@@ -57,6 +57,16 @@ export function inMastersGroup(user: UserInfo): boolean {
   return user.groups.includes(MASTERS_GROUP);
 }
 
+/** Subresources kube-apiserver serves as long-running (its LongRunningRequestCheck), besides the verb watch. */
+const LONG_RUNNING_SUBRESOURCES = new Set(["attach", "exec", "log", "portforward", "proxy"]);
+
+/** A request that may stream for hours (a watch, exec, a followed log): it holds no seat, as in kube-apiserver. */
+export function isLongRunning(info: { resourceRequest: boolean; verb: string; subresource: string }): boolean {
+  // A proxy's own path follows its subresource (services/s/proxy/metrics).
+  const subresource = info.subresource.split("/", 1)[0];
+  return info.resourceRequest && (info.verb === "watch" || LONG_RUNNING_SUBRESOURCES.has(subresource));
+}
+
 export function classify(input: ClassifyInput): Classification {
   if (!input.resourceRequest && isHealthProbe(input.path)) return { level: "exempt", schema: "probes", flow: "" };
   if (input.resourceRequest && input.verb === "watch") return { level: "exempt", schema: "long-running", flow: "" };

@@ -1,7 +1,7 @@
 // The platform's half of a proxied request: a client's HTTP/1.1 request goes over the tunnel as one HTTP/2 stream
 // (its platform credentials and per-connection headers left behind, the caller's identity added), and the answer
-// streams back as it comes, so watches and large lists flow with HTTP/2's back-pressure. A client that leaves cancels
-// its stream, and the agent then cancels its request to the host. Upgrades (kubectl exec and the like) ride a stream
+// comes back in one piece when small (tunnel-protocol.ts relayedWhole), otherwise as it comes, so watches and large
+// lists flow with HTTP/2's back-pressure. A client that leaves cancels its stream, and the agent then cancels its request to the host. Upgrades (kubectl exec and the like) ride a stream
 // too: once the host switched protocols, the stream carries the raw bytes both ways.
 
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
@@ -12,6 +12,7 @@ import {
   filteredHeaders,
   forwardableRequestHeader,
   forwardableResponseHeader,
+  relayedWhole,
   UPGRADE_HEADER,
   UPGRADED_HEADER,
 } from "./tunnel-protocol.ts";
@@ -71,8 +72,19 @@ export function forwardRequest(
     });
     stream.once("response", (headers) => {
       status = Number(headers[":status"]) || 502;
-      response.writeHead(status, responseHeaders(headers));
-      // A stream (a watch, a list without a length) shows its head at once; a whole answer goes out in one write.
+      const relayed = responseHeaders(headers);
+      if (relayedWhole(headers)) {
+        // Head and body in one write.
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.once("end", () => {
+          response.writeHead(status, relayed);
+          response.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        });
+        return;
+      }
+      response.writeHead(status, relayed);
+      // A stream (a watch, a list without a length) shows its head at once.
       if (headers["content-length"] === undefined) response.flushHeaders();
       stream.pipe(response);
     });

@@ -41,9 +41,30 @@ const HOP_BY_HOP = new Set([
 /** Headers of a client's request that must not reach the cluster: its platform credentials and identity claims. */
 const CLIENT_ONLY = /^(authorization|cookie|x-platform-|impersonate-)/;
 
-/** Whether a client's request header may be forwarded to the cluster. */
+/** Verdicts on request header names seen so far (a few dozen in practice; bounded against made-up names). */
+const requestHeaderVerdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 512;
+
+/** Whether a client's request header may be forwarded to the cluster. Asked for every header of every request. */
 export function forwardableRequestHeader(name: string): boolean {
-  return !HOP_BY_HOP.has(name) && !CLIENT_ONLY.test(name) && !name.startsWith(":");
+  let verdict = requestHeaderVerdicts.get(name);
+  if (verdict === undefined) {
+    verdict = !HOP_BY_HOP.has(name) && !CLIENT_ONLY.test(name) && !name.startsWith(":");
+    if (requestHeaderVerdicts.size < MAX_VERDICTS) requestHeaderVerdicts.set(name, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * Answers with a Content-Length up to this size are relayed in one piece, head and body written together (one TLS
+ * record, one HTTP/2 DATA frame that ends the stream) instead of piped chunk by chunk; larger ones and streams
+ * (watches, lists without a length) flow as they come.
+ */
+export const WHOLE_ANSWER_BYTES = 64 * 1024;
+
+/** Whether an answer with these headers is relayed in one piece. */
+export function relayedWhole(headers: Record<string, string | string[] | number | undefined>): boolean {
+  return Number(headers["content-length"]) <= WHOLE_ANSWER_BYTES;
 }
 
 /** Whether an answer's header may be forwarded back to the client. */

@@ -13,7 +13,9 @@ import { errors, isStatusError } from "../../apimachinery/errors.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { hostGroupName, hostUserName } from "../../apis/management/v1/host-identity.ts";
 import { SCOPE_ROLES } from "../../apis/management/v1/ownedaccesskey-schema.ts";
+import { isLongRunning } from "../../http/flow-control/classify.ts";
 import type { PassthroughCall, PassthroughRoute } from "../../http/passthrough.ts";
+import { parseRequestInfo } from "../../http/request-info.ts";
 import { forwardRequest, forwardUpgrade } from "../../http/tunnel/tunnel-forward.ts";
 import {
   GROUP_HEADER,
@@ -37,6 +39,8 @@ import type { TunnelHub } from "./tunnel-hub.ts";
 export const CLUSTER_PROXY_PREFIX = "/kubernetes/cluster/";
 export const AGENT_TUNNEL_PREFIX = "/cluster-agent/";
 const CLUSTERS = { group: GROUP, resource: "clusters" };
+/** What a long-running request's URL contains (flow-control/classify.ts isLongRunning decides). */
+const MAYBE_LONG_RUNNING = /[?&]watch=|\/watch\/|\/(attach|exec|log|portforward|proxy)(\/|\?|$)/;
 
 export interface ClusterRoutesOptions {
   registry: Registry;
@@ -123,6 +127,15 @@ export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
 
   const proxy: PassthroughRoute = {
     matches: (url) => url.startsWith(CLUSTER_PROXY_PREFIX),
+    longRunning(method, url) {
+      if (!MAYBE_LONG_RUNNING.test(url)) return false; // most requests: no parsing
+      try {
+        const target = proxyTarget(url);
+        return target !== undefined && isLongRunning(parseRequestInfo(method, target.rest));
+      } catch {
+        return false; // an undecodable path: refused later, after authentication
+      }
+    },
     async serve(call, response: ServerResponse) {
       const { forwarded, record } = await route(call);
       if (forwarded) return forwardRequest(forwarded.session, forwarded.request, response);

@@ -57,6 +57,9 @@ export function forwardRequest(
   forwarded: ForwardedRequest,
   response: ServerResponse,
 ): Promise<number> {
+  // A client that left before the route began has had its close event: a stream opened now (a watch) would stay
+  // open on the agent with nobody to read it.
+  if (response.closed) return Promise.resolve(499);
   const { request } = forwarded;
   const withBody = hasBody(request);
   const stream = session.request(tunnelHeaders(forwarded), { endStream: !withBody });
@@ -120,6 +123,7 @@ export function forwardUpgrade(
   socket: Duplex,
   head: Buffer,
 ): Promise<number> {
+  if (socket.destroyed) return Promise.resolve(499); // the client left before the route began (as above)
   const headers = tunnelHeaders(forwarded);
   headers[UPGRADE_HEADER] = forwarded.request.headers.upgrade ?? "";
   const stream = session.request(headers, { endStream: false });

@@ -41,6 +41,10 @@ describe("reverse tunnel", () => {
   let agentSide: ServerHttp2Session;
   const seen: Seen[] = [];
   const cancelled: string[] = [];
+  const opened: string[] = [];
+  /** The late route's request has arrived; its forwarding's result. */
+  let lateArrived: () => void = () => {};
+  let lateForwarded: Promise<number> | undefined;
 
   /** What the test's agent answers on the tunnel. */
   function answer(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
@@ -63,6 +67,12 @@ describe("reverse tunnel", () => {
       // The next event only once the client said it saw the one before: proves nothing waits for the end.
       stream.on("data", () => {});
       tick = next;
+      return;
+    }
+    if (path === "/proxy/late") {
+      opened.push(path);
+      stream.respond({ ":status": 204 });
+      stream.end();
       return;
     }
     if (path === "/proxy/hang") {
@@ -111,6 +121,18 @@ describe("reverse tunnel", () => {
       ),
   };
 
+  // Forwards only once its client has left (a loaded server that reached the route too late).
+  const lateRoute: PassthroughRoute = {
+    matches: (url) => url === "/late",
+    serve(call, response) {
+      lateForwarded = new Promise<void>((resolve) => response.once("close", resolve)).then(() =>
+        forwardRequest(platformSide!, { path: "/proxy/late", request: call.request, headers: {} }, response),
+      );
+      lateArrived();
+      return lateForwarded;
+    },
+  };
+
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "tunnel-test-"));
     const tls = await ensureServingCertificates({ dataDir: dir, hosts: ["127.0.0.1"] });
@@ -123,7 +145,7 @@ describe("reverse tunnel", () => {
       host: "127.0.0.1",
       port: 0,
       version: { major: "1", minor: "30", gitVersion: "v1.30.0" },
-      passthrough: [tunnelRoute, proxyRoute],
+      passthrough: [tunnelRoute, proxyRoute, lateRoute],
     });
     const dialled = await dialTunnel({
       url: `${server.url}/tunnel`,
@@ -243,6 +265,22 @@ describe("reverse tunnel", () => {
     });
     await eventually(() => cancelled.length === 1);
     assert.equal(cancelled[0], String(constants.NGHTTP2_CANCEL));
+  });
+
+  it("forwardRequest() opens no stream for a client that left before the route began", async () => {
+    const arrived = new Promise<void>((resolve) => {
+      lateArrived = resolve;
+    });
+    const request = httpsRequest(`${server.url}/late`, { ca: caPem, headers: { authorization: "Bearer user-token" } });
+    request.on("error", () => {});
+    request.end();
+    await arrived;
+    request.destroy();
+    assert.equal(await lateForwarded, 499);
+    // Streams reach the agent in the order they were opened: once a later one is answered, a stream for the late
+    // request would have arrived before it.
+    assert.equal((await call("POST", "/proxy/after", { authorization: "Bearer user-token" }, "x")).status, 201);
+    assert.deepEqual(opened, []);
   });
 
   it("forwardUpgrade() switches protocols end to end and relays the bytes both ways", async () => {

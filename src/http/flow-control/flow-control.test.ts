@@ -281,6 +281,32 @@ describe("FlowControl", () => {
     control.close();
   });
 
+  it("FlowControl rests after a spent turn while the CPU is contended, and only then", async () => {
+    for (const contended of [true, false]) {
+      const clock = { ms: 0 };
+      // A rest lasts one turn's budget: a minute here, so none ends while the test waits.
+      const control = new FlowControl({
+        maxReadOnly: 100,
+        maxMutating: 0,
+        turnBudgetMs: 60_000,
+        now: () => clock.ms,
+        cpuContended: () => contended,
+      });
+      const order: string[] = [];
+      const work = Array.from({ length: 3 }, () => timed(control, user("bob"), 60_000, clock, order));
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      if (contended) {
+        assert.equal(order.length, 1, "the first request spent the turn's budget: the thread rests");
+        control.close();
+        await Promise.allSettled(work);
+      } else {
+        assert.equal(order.length, 3, "uncontended: each turn dispatches again at once");
+        await Promise.all(work);
+        control.close();
+      }
+    }
+  });
+
   it("FlowControl answers refusals that fall due together a turn's budget at a time", async () => {
     const control = new FlowControl({ maxReadOnly: 1, maxMutating: 0, queueLengthLimit: 1, refusalDelayMs: 5 });
     const held = await request(control, "bob", []);

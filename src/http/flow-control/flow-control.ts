@@ -34,6 +34,14 @@
 // cannot push an admin's GET (exempt: served as it arrives) or anyone's I/O behind a long run of his own work. In a
 // closed loop this costs no throughput: arrivals and dispatches settle at the same rate.
 //
+// Rests when the CPU is contended. A thread that always has queued work never sleeps, and where other processes
+// want the same CPU the kernel preempts it for whole time slices (several ms each, many a second): an exempt request
+// arriving then waits them out, however short the turns. So while the request thread waits for a CPU a tenth of
+// the time or more (cpu-contention.ts), a turn whose dispatch budget is spent is followed by a rest of one budget
+// before dispatching goes on: the loop sleeps, and the next request (an admin's) wakes a thread the kernel runs at
+// once. Queued work then gets at most about half the thread, which on a contended CPU it would not have had anyway;
+// on an uncontended one nothing rests.
+//
 // Refusals wait. A request refused for a full queue is answered after Retry-After (1 s), not at once: a client
 // that ignores Retry-After and asks again at once (as a hostile one does) would otherwise keep the server busy
 // answering refusals; this way each of its connections costs one refusal a second. Refusals falling due are
@@ -71,6 +79,11 @@ export interface FlowControlOptions {
    */
   refusalDelayMs?: number;
   observer?: FlowObserver;
+  /**
+   * Whether the request thread is waiting for a CPU (default never): then a turn whose dispatch budget is spent is
+   * followed by a rest of one budget.
+   */
+  cpuContended?: () => boolean;
   /** The clock of waits, turns and dispatch times, ms (default performance.now; tests give their own). */
   now?: () => number;
 }
@@ -184,8 +197,11 @@ function exemptTicket(classification: Classification, kind: RequestKind): FlowTi
 }
 
 export class FlowControl {
-  private readonly options: Required<Omit<FlowControlOptions, "observer" | "now">>;
+  private readonly options: Required<Omit<FlowControlOptions, "observer" | "now" | "cpuContended">>;
   private readonly now: () => number;
+  private readonly cpuContended: () => boolean;
+  /** Set while the thread rests after a spent turn (a contended CPU): nothing is dispatched until it fires. */
+  private restTimer: NodeJS.Timeout | undefined;
   private readonly observer: FlowObserver;
   private readonly levels: Level[];
   private readonly byName = new Map<PriorityLevel, Level>();
@@ -225,6 +241,7 @@ export class FlowControl {
     };
     this.observer = options.observer ?? {};
     this.now = options.now ?? (() => performance.now());
+    this.cpuContended = options.cpuContended ?? (() => false);
     const cap = (n: number) => (n > 0 ? n : Number.POSITIVE_INFINITY);
     this.kindCaps = { readOnly: cap(options.maxReadOnly), mutating: cap(options.maxMutating) };
     this.enabled = options.maxReadOnly > 0 || options.maxMutating > 0;
@@ -291,6 +308,8 @@ export class FlowControl {
     this.sweeper = undefined;
     clearTimeout(this.refusalTimer);
     this.refusalTimer = undefined;
+    clearTimeout(this.restTimer);
+    this.restTimer = undefined;
     for (const refusal of this.refusals.splice(0)) refusal.reject(refusal.error);
     this.dueRefusals = 0;
     this.writing.clear();
@@ -303,6 +322,7 @@ export class FlowControl {
 
   /** Schedules dispatch steps for the coming check phase (or the next turn's, when called from one). */
   private schedule(): void {
+    if (this.restTimer) return;
     const wanted = Math.min(MAX_STEPS_PER_TURN, this.waitingTotal + this.dueRefusals) - this.pendingSteps;
     const generation = this.openGeneration;
     for (let i = 0; i < wanted; i++) {
@@ -321,12 +341,21 @@ export class FlowControl {
       this.openGeneration = generation + 1;
       this.turnStart = now;
     } else if (now - this.turnStart >= this.options.turnBudgetMs) {
-      this.schedule();
+      if (this.cpuContended()) this.rest();
+      else this.schedule();
       return;
     }
     if (this.dueRefusals > 0) this.answerRefusal();
     else this.dispatchOne();
   };
+
+  /** Lets the loop sleep for one turn's budget before dispatching goes on. */
+  private rest(): void {
+    this.restTimer ??= setTimeout(() => {
+      this.restTimer = undefined;
+      this.schedule();
+    }, this.options.turnBudgetMs);
+  }
 
   /**
    * Holds a refusal until it is due; then the dispatch steps answer it within their budget per turn, as they

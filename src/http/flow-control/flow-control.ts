@@ -39,8 +39,8 @@
 // arriving then waits them out, however short the turns. So while the request thread waits for a CPU a tenth of
 // the time or more (cpu-contention.ts), a turn whose dispatch budget is spent is followed by a rest of one budget
 // before dispatching goes on: the loop sleeps, and the next request (an admin's) wakes a thread the kernel runs at
-// once. Queued work then gets at most about half the thread, which on a contended CPU it would not have had anyway;
-// on an uncontended one nothing rests.
+// once. Queued work then gets at most about half the thread while other processes compete for the CPU (the
+// attackers of bench/hostile.ts lost a third of their answers); on an uncontended CPU nothing rests.
 //
 // Refusals wait. A request refused for a full queue is answered after Retry-After (1 s), not at once: a client
 // that ignores Retry-After and asks again at once (as a hostile one does) would otherwise keep the server busy

@@ -25,6 +25,9 @@
 // processes used meanwhile (a busy machine shows there).
 //
 //   node bench/hostile.ts [--window 5] [--rounds 4] [--heavy-only] [--main <another tree's src/cli/main.ts>]
+//     [--profile DIR]
+// (--profile: a CPU profile of the server in each phase's last window at work, summarised and kept in DIR; the
+// inspector costs CPU, so a profiled run's figures are not the bench's.)
 // (--main with --heavy-only: the same heavy user against an older tree, e.g. one without flow control.)
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -36,6 +39,8 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { startPlatformProcess } from "../test/support/platform-process.ts";
 import { ApiClient, GROUP_VERSION, USERS_PATH } from "./lib/api.ts";
+import { type CpuProfile, summariseProfile } from "./lib/cpu-profile.ts";
+import { profileDuring } from "./lib/inspector.ts";
 import { LOAD_CPU, SERVER_CPU } from "./lib/platform.ts";
 import { cpuTimeMs, memoryStatus, otherCpuMeter, pinToCpu, reniceAll, reniceGroup } from "./lib/proc.ts";
 import { formatMs, formatRatio, type LatencySummary, summarize } from "./lib/stats.ts";
@@ -46,6 +51,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "4" },
     main: { type: "string" },
     "heavy-only": { type: "boolean", default: false },
+    profile: { type: "string" },
   },
 });
 const WINDOW = Number(values.window);
@@ -183,6 +189,19 @@ interface Phase {
 }
 
 const phases: Phase[] = [];
+const profiles: { name: string; profile: CpuProfile }[] = [];
+
+/** An active window's samples; with --profile DIR, the last one of each phase is also profiled (not for figures). */
+async function sampleActive(name: string, last: boolean): Promise<number[]> {
+  if (!values.profile || !last) return sample(WINDOW);
+  const profiled = await profileDuring(serverPid, async (start) => {
+    await start();
+    return sample(WINDOW);
+  });
+  if (!profiled) throw new Error("the server's inspector could not be opened (port 9229 taken?)");
+  profiles.push({ name, profile: profiled.profile as CpuProfile });
+  return profiled.result;
+}
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -207,7 +226,7 @@ async function measure(name: string, attackers: Attacker[]): Promise<void> {
       attackers.map((a) => a.pid),
     );
     const startedAt = performance.now();
-    active.push(...(await sample(WINDOW)));
+    active.push(...(await sampleActive(name, round === ROUNDS - 1)));
     activeMs += performance.now() - startedAt;
     serverMs += cpuTimeMs(serverPid) - cpuBefore;
     otherCores += other() / ROUNDS;
@@ -347,6 +366,13 @@ try {
   console.log(
     `\ngoal: admin GET p99 within 3x idle: ${worst <= 3 ? "met" : "NOT met"} (worst ${formatRatio(worst)} of the paused windows)`,
   );
+  for (const { name, profile } of profiles) {
+    const file = join(values.profile ?? "", `${name.replace(/\W+/g, "-")}.cpuprofile`);
+    await mkdir(values.profile ?? "", { recursive: true });
+    await writeFile(file, JSON.stringify(profile));
+    console.log(`\n## CPU profile of the server, last window at work of "${name}" (${file})\n`);
+    console.log(summariseProfile(profile, { root: new URL("..", import.meta.url).pathname, top: 30 }));
+  }
   await mkdir(join("bench", "results"), { recursive: true });
   await writeFile(
     join("bench", "results", `hostile-${new Date().toISOString().replace(/[:.]/g, "-")}.json`),

@@ -23,6 +23,7 @@ import { logInternalError } from "./error-log.ts";
 import { MAX_BODY_BYTES, toStatusError } from "./error-status.ts";
 import { inMastersGroup } from "./flow-control/classify.ts";
 import { ConnectionGate } from "./flow-control/connection-limit.ts";
+import { cpuContention } from "./flow-control/cpu-contention.ts";
 import { FlowControl } from "./flow-control/flow-control.ts";
 import { flowObserver, registerFlowGauges } from "./flow-metrics.ts";
 import type { HealthCheck } from "./health.ts";
@@ -122,6 +123,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     maxReadOnly: limits.maxRequestsInflight,
     maxMutating: limits.maxMutatingRequestsInflight,
     observer: flowObserver(metrics.registry),
+    cpuContended: cpuContention(),
   });
   const connections = new ConnectionGate(connectionLimitsOf(limits));
   registerFlowGauges(metrics.registry, flowControl, connections);

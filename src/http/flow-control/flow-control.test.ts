@@ -6,6 +6,31 @@ import { FlowControl, type FlowRejection, type FlowTicket, type RequestKind } fr
 
 const user = (flow: string): Classification => ({ level: "workload", schema: "authenticated", flow });
 const exempt: Classification = { level: "exempt", schema: "exempt", flow: "" };
+const anonymous = (address: string): Classification => ({
+  level: "unauthenticated",
+  schema: "unauthenticated",
+  flow: address,
+});
+
+/**
+ * Admits a request that takes `ms` of the thread once dispatched (on the test's clock, which FlowControl reads) and
+ * gives its seat back at once; records its level in dispatch order.
+ */
+function timed(
+  control: FlowControl,
+  classification: Classification,
+  ms: number,
+  clock: { ms: number },
+  order: string[],
+) {
+  return Promise.resolve(control.admit({ classification, kind: "readOnly" })).then((ticket) => {
+    order.push(classification.level);
+    clock.ms += ms;
+    ticket.release();
+  });
+}
+
+const count = (order: string[], level: string) => order.filter((l) => l === level).length;
 
 /** Admits a request and records when (in dispatch order) it got its seat. */
 function request(control: FlowControl, flow: string, order: string[], kind: RequestKind = "readOnly") {
@@ -58,6 +83,39 @@ describe("FlowControl", () => {
       tickets[i].release();
     }
     assert.deepEqual(order, ["bob", "alice", "bob", "bob", "bob", "bob", "bob"]);
+    control.close();
+  });
+
+  it("FlowControl shares the thread between levels by the time their requests take, not one request for one", async () => {
+    const clock = { ms: 0 };
+    const control = new FlowControl({ maxReadOnly: 40, maxMutating: 0, now: () => clock.ms });
+    const order: string[] = [];
+    // An unauthenticated request (a login start) takes ten times an authenticated read; both levels have work.
+    const requests = [
+      ...Array.from({ length: 45 }, () => timed(control, user("bob"), 1, clock, order)),
+      ...Array.from({ length: 45 }, (_, i) => timed(control, anonymous(`10.0.0.${i % 4}`), 10, clock, order)),
+    ];
+    await Promise.all(requests);
+    // By time at 90:10, the workload level gets about ninety reads for each login start while both wait (one for
+    // one, the logins would take 10/11 of the thread).
+    const whileBothWaited = order.slice(0, 45);
+    assert.ok(count(whileBothWaited, "unauthenticated") <= 3, `dispatch order: ${order.join(" ")}`);
+    assert.equal(count(order, "unauthenticated"), 45, "a level alone with work gets every dispatch");
+    control.close();
+  });
+
+  it("FlowControl lets a level that had nothing waiting start at the others' time: no credit banked while idle", async () => {
+    const clock = { ms: 0 };
+    const control = new FlowControl({ maxReadOnly: 40, maxMutating: 0, now: () => clock.ms });
+    const order: string[] = [];
+    await Promise.all(Array.from({ length: 30 }, () => timed(control, user("bob"), 30, clock, order)));
+    order.length = 0;
+    await Promise.all([
+      ...Array.from({ length: 10 }, () => timed(control, user("bob"), 1, clock, order)),
+      ...Array.from({ length: 10 }, (_, i) => timed(control, anonymous(`10.0.0.${i % 4}`), 10, clock, order)),
+    ]);
+    // Had the unauthenticated level kept its time from before the workload's 900 ms, its logins would all go first.
+    assert.ok(count(order.slice(0, 10), "unauthenticated") <= 2, `dispatch order: ${order.join(" ")}`);
     control.close();
   });
 
@@ -221,6 +279,32 @@ describe("FlowControl", () => {
     counting = false;
     assert.equal(new Set(turnOf).size, turnOf.length, `one per turn: ${turnOf}`);
     control.close();
+  });
+
+  it("FlowControl rests after a spent turn while the CPU is contended, and only then", async () => {
+    for (const contended of [true, false]) {
+      const clock = { ms: 0 };
+      // A rest lasts one turn's budget: a minute here, so none ends while the test waits.
+      const control = new FlowControl({
+        maxReadOnly: 100,
+        maxMutating: 0,
+        turnBudgetMs: 60_000,
+        now: () => clock.ms,
+        cpuContended: () => contended,
+      });
+      const order: string[] = [];
+      const work = Array.from({ length: 3 }, () => timed(control, user("bob"), 60_000, clock, order));
+      for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+      if (contended) {
+        assert.equal(order.length, 1, "the first request spent the turn's budget: the thread rests");
+        control.close();
+        await Promise.allSettled(work);
+      } else {
+        assert.equal(order.length, 3, "uncontended: each turn dispatches again at once");
+        await Promise.all(work);
+        control.close();
+      }
+    }
   });
 
   it("FlowControl answers refusals that fall due together a turn's budget at a time", async () => {

@@ -6,6 +6,15 @@
 // (read-only, mutating) across the levels. A request holds its seat until its answer is complete: written out to
 // the client, so a slow reader of a large answer keeps paying for it. Both flags 0: no flow control at all.
 //
+// Fair shares of the thread between levels. Seats bound what a level holds at once, not how much of the one thread
+// it takes: an unauthenticated login start costs several times an authenticated read's thread time, so a login
+// storm served one for one beside a heavy user took most of the dispatching time. The next dispatch therefore goes to
+// the level that has used the least thread time for its share (90:10, the seats' shares), each dispatch charged
+// what it took: from its step until the microtasks it started have all run (an estimate is charged at dispatch
+// and corrected then), as APF's work estimates weigh requests instead of counting them. A level that had nothing
+// waiting starts again at the time of the last dispatch, so it banks no credit while idle; and a level alone with
+// work gets every dispatch.
+//
 // Fair queuing per flow. Within a level every flow (a user; for anonymous requests a client address) has its own
 // FIFO queue of at most 50 requests (all of a level's queues together: 4x its seats, at least 200), and the next
 // seat goes to the flow that has used the least: each flow carries a virtual time advanced by the work it was
@@ -24,6 +33,14 @@
 // most that plus one request's work however many requests wait: a user saturating the server with expensive reads
 // cannot push an admin's GET (exempt: served as it arrives) or anyone's I/O behind a long run of his own work. In a
 // closed loop this costs no throughput: arrivals and dispatches settle at the same rate.
+//
+// Rests when the CPU is contended. A thread that always has queued work never sleeps, and where other processes
+// want the same CPU the kernel preempts it for whole time slices (several ms each, many a second): an exempt request
+// arriving then waits them out, however short the turns. So while the request thread waits for a CPU a tenth of
+// the time or more (cpu-contention.ts), a turn whose dispatch budget is spent is followed by a rest of one budget
+// before dispatching goes on: the loop sleeps, and the next request (an admin's) wakes a thread the kernel runs at
+// once. Queued work then gets at most about half the thread while other processes compete for the CPU (the
+// attackers of bench/hostile.ts lost a third of their answers); on an uncontended CPU nothing rests.
 //
 // Refusals wait. A request refused for a full queue is answered after Retry-After (1 s), not at once: a client
 // that ignores Retry-After and asks again at once (as a hostile one does) would otherwise keep the server busy
@@ -62,6 +79,13 @@ export interface FlowControlOptions {
    */
   refusalDelayMs?: number;
   observer?: FlowObserver;
+  /**
+   * Whether the request thread is waiting for a CPU (default never): then a turn whose dispatch budget is spent is
+   * followed by a rest of one budget.
+   */
+  cpuContended?: () => boolean;
+  /** The clock of waits, turns and dispatch times, ms (default performance.now; tests give their own). */
+  now?: () => number;
 }
 
 /** Events for metrics. */
@@ -102,6 +126,8 @@ const SHARES: Record<Exclude<PriorityLevel, "exempt">, number> = { workload: 90,
 /** The work every request costs besides its answer's bytes (parsing, authentication, the store). */
 const REQUEST_COST = 2048;
 const SWEEP_MS = 250;
+/** A dispatch's thread time assumed before one was measured, ms. */
+const INITIAL_DISPATCH_MS = 0.25;
 const MAX_STEPS_PER_TURN = 64;
 
 class Flow {
@@ -129,6 +155,12 @@ interface Waiter {
 class Level {
   readonly name: PriorityLevel;
   readonly seats: number;
+  /** Share of the thread's dispatch time when several levels have work (SHARES). */
+  readonly share: number;
+  /** Thread time used for its share (ms / share): the level with the least goes next. */
+  threadTime = 0;
+  /** Running estimate of one dispatch's thread time, ms (charged at dispatch, corrected once measured). */
+  dispatchMs = INITIAL_DISPATCH_MS;
   readonly queueCapacity: number;
   executing = 0;
   waiting = 0;
@@ -138,9 +170,10 @@ class Level {
   /** Flows with requests waiting. */
   readonly active = new Set<Flow>();
 
-  constructor(name: PriorityLevel, seats: number, queueLengthLimit: number) {
+  constructor(name: Exclude<PriorityLevel, "exempt">, seats: number, queueLengthLimit: number) {
     this.name = name;
     this.seats = seats;
+    this.share = SHARES[name];
     this.queueCapacity = Number.isFinite(seats) ? 4 * Math.max(queueLengthLimit, seats) : Number.POSITIVE_INFINITY;
   }
 
@@ -164,7 +197,11 @@ function exemptTicket(classification: Classification, kind: RequestKind): FlowTi
 }
 
 export class FlowControl {
-  private readonly options: Required<Omit<FlowControlOptions, "observer">>;
+  private readonly options: Required<Omit<FlowControlOptions, "observer" | "now" | "cpuContended">>;
+  private readonly now: () => number;
+  private readonly cpuContended: () => boolean;
+  /** Set while the thread rests after a spent turn (a contended CPU): nothing is dispatched until it fires. */
+  private restTimer: NodeJS.Timeout | undefined;
   private readonly observer: FlowObserver;
   private readonly levels: Level[];
   private readonly byName = new Map<PriorityLevel, Level>();
@@ -178,7 +215,8 @@ export class FlowControl {
   /** Refusals due now, answered by the dispatch steps. */
   private dueRefusals = 0;
   private refusalTimer: NodeJS.Timeout | undefined;
-  private nextLevel = 0;
+  /** Thread time (per share) of the last dispatch: where a level that had nothing waiting starts again. */
+  private levelClock = 0;
   private pendingSteps = 0;
   private openGeneration = 1;
   private runningGeneration = 0;
@@ -202,6 +240,8 @@ export class FlowControl {
       refusalDelayMs: options.refusalDelayMs ?? RETRY_AFTER_SECONDS * 1000,
     };
     this.observer = options.observer ?? {};
+    this.now = options.now ?? (() => performance.now());
+    this.cpuContended = options.cpuContended ?? (() => false);
     const cap = (n: number) => (n > 0 ? n : Number.POSITIVE_INFINITY);
     this.kindCaps = { readOnly: cap(options.maxReadOnly), mutating: cap(options.maxMutating) };
     this.enabled = options.maxReadOnly > 0 || options.maxMutating > 0;
@@ -252,8 +292,9 @@ export class FlowControl {
       return new Promise((_resolve, reject) => this.refuseLater(refusal, reject));
     }
     return new Promise<FlowTicket>((resolve, reject) => {
-      flow.queue.push({ request, enqueuedAt: performance.now(), resolve, reject });
+      flow.queue.push({ request, enqueuedAt: this.now(), resolve, reject });
       if (flow.queue.length === 1) level.active.add(flow);
+      if (level.waiting === 0) level.threadTime = Math.max(level.threadTime, this.levelClock);
       level.waiting++;
       this.waitingTotal++;
       this.schedule();
@@ -267,6 +308,8 @@ export class FlowControl {
     this.sweeper = undefined;
     clearTimeout(this.refusalTimer);
     this.refusalTimer = undefined;
+    clearTimeout(this.restTimer);
+    this.restTimer = undefined;
     for (const refusal of this.refusals.splice(0)) refusal.reject(refusal.error);
     this.dueRefusals = 0;
     this.writing.clear();
@@ -279,6 +322,7 @@ export class FlowControl {
 
   /** Schedules dispatch steps for the coming check phase (or the next turn's, when called from one). */
   private schedule(): void {
+    if (this.restTimer) return;
     const wanted = Math.min(MAX_STEPS_PER_TURN, this.waitingTotal + this.dueRefusals) - this.pendingSteps;
     const generation = this.openGeneration;
     for (let i = 0; i < wanted; i++) {
@@ -290,19 +334,28 @@ export class FlowControl {
   /** One dispatch, unless this turn's budget is spent (then the rest waits for the next turn). */
   private readonly step = (generation: number): void => {
     this.pendingSteps--;
-    const now = performance.now();
+    const now = this.now();
     if (generation !== this.runningGeneration) {
       // The first step of this turn: later schedule() calls belong to the next one.
       this.runningGeneration = generation;
       this.openGeneration = generation + 1;
       this.turnStart = now;
     } else if (now - this.turnStart >= this.options.turnBudgetMs) {
-      this.schedule();
+      if (this.cpuContended()) this.rest();
+      else this.schedule();
       return;
     }
     if (this.dueRefusals > 0) this.answerRefusal();
     else this.dispatchOne();
   };
+
+  /** Lets the loop sleep for one turn's budget before dispatching goes on. */
+  private rest(): void {
+    this.restTimer ??= setTimeout(() => {
+      this.restTimer = undefined;
+      this.schedule();
+    }, this.options.turnBudgetMs);
+  }
 
   /**
    * Holds a refusal until it is due; then the dispatch steps answer it within their budget per turn, as they
@@ -337,14 +390,31 @@ export class FlowControl {
     refusal?.reject(refusal.error);
   }
 
+  /** One dispatch, from the level that has used the least thread time for its share and can dispatch now. */
   private dispatchOne(): void {
-    for (let i = 0; i < this.levels.length; i++) {
-      const index = (this.nextLevel + i) % this.levels.length;
-      if (this.dispatchFrom(this.levels[index])) {
-        this.nextLevel = (index + 1) % this.levels.length;
-        return;
-      }
+    const order = this.levels.length > 1 ? [...this.levels].sort((a, b) => a.threadTime - b.threadTime) : this.levels;
+    for (const level of order) {
+      if (level.waiting > 0 && this.dispatchFrom(level)) return;
     }
+  }
+
+  /**
+   * Charges `level` the thread time of the dispatch starting now: an estimate at once, corrected by what it took
+   * once the microtasks it starts (the request's synchronous work and whatever resolves at once) have all run.
+   */
+  private chargeThreadTime(level: Level): void {
+    const started = this.now();
+    const estimate = level.dispatchMs;
+    this.levelClock = Math.max(this.levelClock, level.threadTime);
+    level.threadTime += estimate / level.share;
+    // A tick queued from a microtask runs once the microtask queue is empty, before the next step.
+    queueMicrotask(() =>
+      process.nextTick(() => {
+        const took = this.now() - started;
+        level.threadTime += (took - estimate) / level.share;
+        level.dispatchMs = 0.75 * level.dispatchMs + 0.25 * took;
+      }),
+    );
   }
 
   private dispatchFrom(level: Level): boolean {
@@ -371,11 +441,8 @@ export class FlowControl {
     chosen.executing++;
     level.executing++;
     this.executingByKind[request.kind]++;
-    this.observer.dispatched?.(
-      level.name,
-      request.classification.schema,
-      (performance.now() - waiter.enqueuedAt) / 1000,
-    );
+    this.observer.dispatched?.(level.name, request.classification.schema, (this.now() - waiter.enqueuedAt) / 1000);
+    this.chargeThreadTime(level);
     waiter.resolve(this.ticket(level, chosen, request, charged));
     return true;
   }
@@ -389,7 +456,7 @@ export class FlowControl {
       sending: (count) => {
         if (released) return;
         if (bytes === 0) {
-          this.writing.set(ticket, { since: performance.now(), request, level });
+          this.writing.set(ticket, { since: this.now(), request, level });
           this.keepSweeping();
         }
         bytes += count;
@@ -441,7 +508,7 @@ export class FlowControl {
    * the connections of answers not written out within the answer timeout.
    */
   private sweep(): void {
-    const now = performance.now();
+    const now = this.now();
     const oldest = now - this.options.waitLimitMs;
     for (const level of this.levels) {
       for (const flow of [...level.active]) {

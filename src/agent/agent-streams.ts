@@ -6,7 +6,14 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { ServerHttp2Stream } from "node:http2";
 import type { Logger } from "pino";
-import type { AgentInfo, SpaceRequest, VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
+import type {
+  AgentInfo,
+  HelmReleaseRequest,
+  HelmReleaseTarget,
+  SpaceRequest,
+  VirtualClusterRequest,
+  WorkloadState,
+} from "../http/tunnel/agent-api.ts";
 import {
   AGENT_API_PREFIX,
   GROUP_HEADER,
@@ -14,6 +21,7 @@ import {
   UPGRADE_HEADER,
   USER_HEADER,
 } from "../http/tunnel/tunnel-protocol.ts";
+import type { HelmReleases } from "./helm-releases.ts";
 import { type HostForwarder, streamSink } from "./host-forwarder.ts";
 import type { Runtimes } from "./runtimes.ts";
 import type { Spaces } from "./spaces.ts";
@@ -22,6 +30,7 @@ export interface AgentHandlers {
   info(): Promise<AgentInfo>;
   spaces: Spaces;
   runtimes: Runtimes;
+  apps: HelmReleases;
   forwarder: HostForwarder;
   logger?: Logger;
 }
@@ -57,7 +66,7 @@ function readJson<T>(stream: ServerHttp2Stream): Promise<T> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** The platform's own requests: info, spaces, virtual clusters. */
+/** The platform's own requests: info, spaces, virtual clusters, apps. */
 async function agentApi(
   stream: ServerHttp2Stream,
   method: string,
@@ -80,6 +89,13 @@ async function agentApi(
     return { status: 200, body: state };
   }
   if (cluster && method === "DELETE") return { status: 200, body: await handlers.runtimes.delete(cluster[1]) };
+  const release = /^\/helmreleases\/([-a-zA-Z0-9]+)$/.exec(path);
+  if (release && method === "PUT") {
+    return { status: 200, body: await handlers.apps.put(release[1], await readJson<HelmReleaseRequest>(stream)) };
+  }
+  if (release && method === "DELETE") {
+    return { status: 200, body: await handlers.apps.delete(release[1], await readJson<HelmReleaseTarget>(stream)) };
+  }
   return { status: 404, body: { message: `no ${method} ${path} on the agent` } };
 }
 

@@ -15,6 +15,8 @@ import type { RuntimeContainer } from "../virtualcluster/lifecycle/runtime-conta
 import type { LoadedAgentConfig } from "./agent-config.ts";
 import { serveStream } from "./agent-streams.ts";
 import { type RunningDirectEndpoint, startDirectEndpoint } from "./direct-endpoint.ts";
+import type { HelmBinary } from "./helm.ts";
+import { HelmReleases } from "./helm-releases.ts";
 import { HostForwarder } from "./host-forwarder.ts";
 import { AGENT_USER } from "./host-rbac.ts";
 import { PlatformKeys } from "./platform-keys.ts";
@@ -29,6 +31,8 @@ export interface AgentOptions extends LoadedAgentConfig {
   program: string;
   /** Set: the virtual clusters placed here run in containers of this image (podman). */
   runtimeContainer?: RuntimeContainer;
+  /** The helm apps are installed with (findHelm()); absent: the platform shows users the command instead. */
+  helm?: HelmBinary;
   pingIntervalMs?: number;
   logger?: Logger;
 }
@@ -57,6 +61,15 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     logger,
   });
   await runtimes.load();
+  const apps = new HelmReleases({
+    dir: join(options.dataDir, "helm-releases"),
+    helm: options.helm,
+    hostKubeconfig: options.hostKubeconfig,
+    http: own,
+    virtualClusters: runtimes,
+    isSpace: (namespace) => spaces.all().some((space) => space.namespace === namespace),
+    logger,
+  });
   const keys = new PlatformKeys(join(options.dataDir, "keys"), logger);
   await keys.load();
 
@@ -93,6 +106,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       spaces: spaces.names(),
       virtualClusters: runtimes.names(),
       usage: { ...processUsage(), apiRequests: forwarder.requests },
+      helmVersion: options.helm?.version,
     };
   };
 
@@ -103,7 +117,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     insecure: config.insecure === true,
     accessKey: options.accessKey,
     pingIntervalMs: options.pingIntervalMs,
-    onStream: (stream, headers) => serveStream(stream, headers, { info, spaces, runtimes, forwarder, logger }),
+    onStream: (stream, headers) => serveStream(stream, headers, { info, spaces, runtimes, apps, forwarder, logger }),
     onConnected: (url, issuer) => {
       connectedTo = url;
       platform = { host: new URL(url).host, caPem: config.caPem, insecure: config.insecure === true };
@@ -124,6 +138,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       compactor?.stop();
       await tunnel.close();
       await direct?.close();
+      await apps.close();
       await runtimes.close();
       own.close();
       host.close();

@@ -111,6 +111,18 @@ export class Runtimes {
     return [...this.#supervised.values()].map((s) => `${s.placement.project}/${s.placement.name}`).sort();
   }
 
+  /** Whether the virtual cluster of this instance uid is run here. */
+  has(uid: string): boolean {
+    return this.#supervised.has(uid);
+  }
+
+  /** The virtual cluster's admin kubeconfig (apps are installed with it), once its API server runs. */
+  adminKubeconfig(uid: string): string | undefined {
+    if (!this.#supervised.has(uid)) return undefined;
+    const data = this.#paths(uid).data;
+    return readRuntimeStatus(data)?.url ? join(data, CLUSTER_ADMIN_KUBECONFIG) : undefined;
+  }
+
   async put(uid: string, request: VirtualClusterRequest): Promise<WorkloadState> {
     const paths = this.#paths(uid);
     if (!request.accessKey && !existsSync(paths.key)) return { phase: "Pending", needsKey: true };

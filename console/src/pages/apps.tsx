@@ -1,7 +1,8 @@
 // Apps: the chart catalog of the platform Config's repositories (/platform/apps): the predefined apps (with the
-// clusters they show on) and, unless noDefault, every chart; an app's readme; and the exact `helm install` command
-// for one of the user's virtual clusters (this platform renders no charts itself: helm does, on the user's machine
-// or the cluster agent's). Repositories that failed say why.
+// clusters they show on) and, unless noDefault, every chart; an app's readme; and installing it into one of the
+// user's virtual clusters or spaces: where the target's cluster agent has helm (its Cluster's status.helmVersion),
+// as a HelmRelease the agent installs; elsewhere the exact `helm install` command to run (the platform itself
+// renders no charts). Repositories that failed say why.
 
 import {
   Alert,
@@ -19,9 +20,9 @@ import {
 import { useEffect, useMemo, useState } from "react";
 import { ErrorAlert, Loading } from "../components/common.tsx";
 import { SimpleTable } from "../components/simple-table.tsx";
-import { api, apiRequest, CONSOLE_HEADERS, mgmt } from "../lib/api.ts";
+import { api, apiRequest, CONSOLE_HEADERS, errorMessage, mgmt } from "../lib/api.ts";
 import { helmInstallCommand } from "../lib/helm-command.ts";
-import type { Instance, KubeList } from "../lib/kube.ts";
+import type { Cluster, HelmRelease, Instance, KubeList, SpaceInstance } from "../lib/kube.ts";
 
 interface App {
   chart: string;
@@ -78,25 +79,138 @@ function Readme({ app, version }: { app: App; version?: string }) {
   );
 }
 
+/** A place an app can go: one of the user's virtual clusters, or a space (only where an agent installs with helm). */
+interface Target {
+  key: string;
+  kind: "virtualClusterInstance" | "space";
+  namespace: string;
+  name: string;
+  cluster?: string;
+}
+
+/** The helm version of each cluster's agent the user may read (a cluster it may not read: the command instead). */
+async function helmOfClusters(names: string[]): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  await Promise.all(
+    [...new Set(names)].map((name) =>
+      api.get<Cluster>(mgmt("clusters", name)).then(
+        (cluster) => {
+          if (cluster.status?.helmVersion) found[name] = cluster.status.helmVersion;
+        },
+        () => undefined,
+      ),
+    ),
+  );
+  return found;
+}
+
+async function loadTargets(app: App): Promise<{ targets: Target[]; helm: Record<string, string> }> {
+  const [instances, spaces] = await Promise.all([
+    api.get<KubeList<Instance>>(mgmt("virtualclusterinstances")).then(
+      (list) => list.items,
+      () => [] as Instance[],
+    ),
+    api.get<KubeList<SpaceInstance>>(mgmt("spaceinstances")).then(
+      (list) => list.items,
+      () => [] as SpaceInstance[],
+    ),
+  ]);
+  const shownOn = (cluster?: string) => app.clusters.length === 0 || app.clusters.includes(cluster ?? "");
+  const placed = (i: Instance) => (i.spec?.external ? undefined : i.spec?.clusterRef?.cluster || undefined);
+  const all: Target[] = [
+    ...instances
+      .filter((i) => shownOn(i.spec?.clusterRef?.cluster))
+      .map((i) => ({
+        key: `vc:${i.metadata.namespace}/${i.metadata.name}`,
+        kind: "virtualClusterInstance" as const,
+        namespace: i.metadata.namespace ?? "",
+        name: i.metadata.name ?? "",
+        cluster: placed(i),
+      })),
+    ...spaces
+      .filter((s) => shownOn(s.spec?.clusterRef?.cluster))
+      .map((s) => ({
+        key: `space:${s.metadata.namespace}/${s.metadata.name}`,
+        kind: "space" as const,
+        namespace: s.metadata.namespace ?? "",
+        name: s.metadata.name ?? "",
+        cluster: s.spec?.clusterRef?.cluster,
+      })),
+  ];
+  const helm = await helmOfClusters(all.flatMap((t) => (t.cluster ? [t.cluster] : [])));
+  // A space is reached only through its cluster's agent: listed where that agent has helm.
+  return { targets: all.filter((t) => t.kind === "virtualClusterInstance" || (t.cluster && helm[t.cluster])), helm };
+}
+
+/** Creates the HelmRelease and follows it until the agent installed it or said why not. */
+function InstallWithAgent(props: { app: App; target: Target; release: string; namespace: string; version?: string }) {
+  const { app, target, release, namespace, version } = props;
+  const [created, setCreated] = useState<HelmRelease>();
+  const [error, setError] = useState<unknown>();
+  const path = mgmt("namespaces", target.namespace, "helmreleases", release);
+  useEffect(() => {
+    if (!created || created.status?.phase === "Deployed" || created.status?.phase === "Failed") return;
+    const timer = setTimeout(() => api.get<HelmRelease>(path).then(setCreated, setError), 2000);
+    return () => clearTimeout(timer);
+  }, [created, path]);
+  const install = () => {
+    setError(undefined);
+    const [repository, chart] = app.chart.split("/");
+    api
+      .create<HelmRelease>(mgmt("namespaces", target.namespace, "helmreleases"), {
+        apiVersion: "management.platform.sh/v1",
+        kind: "HelmRelease",
+        metadata: { name: release },
+        spec: {
+          chart: { repository: app.repository || repository, name: chart ?? app.chart, version },
+          target:
+            target.kind === "space"
+              ? { space: target.name }
+              : { virtualClusterInstance: target.name, namespace: namespace || "default" },
+          values: app.initialValues,
+        },
+      })
+      .then(setCreated, setError);
+  };
+  const ready = created?.status?.conditions?.find((c) => c.type === "Ready");
+  return (
+    <>
+      <p>
+        The agent of cluster <strong>{target.cluster}</strong> installs apps with helm: the platform keeps the app as
+        the HelmRelease <code>{release}</code> in <code>{target.namespace}</code>.
+      </p>
+      <Button variant="primary" onClick={install} isDisabled={Boolean(created)} data-testid="install-app">
+        Install
+      </Button>
+      {error !== undefined && (
+        <Alert isInline variant="danger" title="The app was not installed">
+          {errorMessage(error)}
+        </Alert>
+      )}
+      {created && (
+        <p data-testid="install-state">
+          {created.status?.phase ?? "Pending"}
+          {created.status?.revision ? `, revision ${created.status.revision}` : ""}
+          {ready?.message ? `: ${ready.message}` : ""}
+        </p>
+      )}
+    </>
+  );
+}
+
 function Install({ app, repository, version }: { app: App; repository?: Repository; version?: string }) {
-  const [instances, setInstances] = useState<Instance[]>();
-  const [target, setTarget] = useState("");
+  const [loaded, setLoaded] = useState<{ targets: Target[]; helm: Record<string, string> }>();
+  const [key, setKey] = useState("");
   const [namespace, setNamespace] = useState("default");
   const [release, setRelease] = useState(app.chart.split("/")[1] ?? "app");
   useEffect(() => {
-    api.get<KubeList<Instance>>(mgmt("virtualclusterinstances")).then(
-      (list) => {
-        const shown = list.items.filter(
-          (i) => app.clusters.length === 0 || app.clusters.includes(i.spec?.clusterRef?.cluster ?? ""),
-        );
-        setInstances(shown);
-        if (shown[0]) setTarget(`${shown[0].metadata.namespace}/${shown[0].metadata.name}`);
-      },
-      () => setInstances([]),
-    );
-  }, [app.clusters]);
-  if (!instances) return <Loading what="your virtual clusters" />;
-  if (instances.length === 0 || !repository) {
+    loadTargets(app).then((found) => {
+      setLoaded(found);
+      setKey(found.targets[0]?.key ?? "");
+    });
+  }, [app]);
+  if (!loaded) return <Loading what="your virtual clusters and spaces" />;
+  if (loaded.targets.length === 0 || !repository) {
     return (
       <p>
         No virtual cluster of yours can receive this app
@@ -104,45 +218,55 @@ function Install({ app, repository, version }: { app: App; repository?: Reposito
       </p>
     );
   }
-  const [ns, name] = target.split("/");
+  const target = loaded.targets.find((t) => t.key === key) ?? loaded.targets[0];
+  const agentHelm = target.cluster ? loaded.helm[target.cluster] : undefined;
+  const project = target.namespace.startsWith(PREFIX) ? target.namespace.slice(PREFIX.length) : target.namespace;
   const command = helmInstallCommand({
     release,
     chart: app.chart.split("/")[1] ?? app.chart,
     repositoryUrl: repository.url,
     version,
     namespace,
-    project: ns?.startsWith(PREFIX) ? ns.slice(PREFIX.length) : (ns ?? ""),
-    instance: name ?? "",
+    project,
+    instance: target.name,
     username: repository.username,
     insecure: repository.insecure,
     values: app.initialValues,
   });
   return (
     <Form onSubmit={(event) => event.preventDefault()}>
-      <FormGroup label="Virtual cluster" fieldId="app-target">
-        <FormSelect id="app-target" value={target} onChange={(_e, value) => setTarget(value)}>
-          {instances.map((i) => (
+      <FormGroup label="Virtual cluster or space" fieldId="app-target">
+        <FormSelect id="app-target" value={target.key} onChange={(_e, value) => setKey(value)}>
+          {loaded.targets.map((t) => (
             <FormSelectOption
-              key={`${i.metadata.namespace}/${i.metadata.name}`}
-              value={`${i.metadata.namespace}/${i.metadata.name}`}
-              label={`${i.metadata.name} (${i.metadata.namespace})`}
+              key={t.key}
+              value={t.key}
+              label={`${t.kind === "space" ? "space " : ""}${t.name} (${t.namespace})`}
             />
           ))}
         </FormSelect>
       </FormGroup>
-      <FormGroup label="Namespace" fieldId="app-namespace">
-        <TextInput id="app-namespace" value={namespace} onChange={(_e, value) => setNamespace(value)} />
-      </FormGroup>
+      {target.kind === "virtualClusterInstance" && (
+        <FormGroup label="Namespace" fieldId="app-namespace">
+          <TextInput id="app-namespace" value={namespace} onChange={(_e, value) => setNamespace(value)} />
+        </FormGroup>
+      )}
       <FormGroup label="Release name" fieldId="app-release">
         <TextInput id="app-release" value={release} onChange={(_e, value) => setRelease(value)} />
       </FormGroup>
-      <p>
-        Run this where helm and the virtual cluster's kube context are (<code>virtualcluster connect</code> adds it
-        {repository.username ? "; set HELM_REPO_PASSWORD to the repository's password first" : ""}):
-      </p>
-      <ClipboardCopy isReadOnly isCode variant={ClipboardCopyVariant.expansion} data-testid="helm-command">
-        {command}
-      </ClipboardCopy>
+      {agentHelm ? (
+        <InstallWithAgent key={`${target.key}/${release}`} {...{ app, target, release, namespace, version }} />
+      ) : (
+        <>
+          <p>
+            Run this where helm and the virtual cluster's kube context are (<code>virtualcluster connect</code> adds it
+            {repository.username ? "; set HELM_REPO_PASSWORD to the repository's password first" : ""}):
+          </p>
+          <ClipboardCopy isReadOnly isCode variant={ClipboardCopyVariant.expansion} data-testid="helm-command">
+            {command}
+          </ClipboardCopy>
+        </>
+      )}
     </Form>
   );
 }

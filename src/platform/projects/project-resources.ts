@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
+import { createHelmReleaseDefinition } from "../../apis/management/v1/helmrelease.ts";
 import { instanceKubeconfigSubresource } from "../../apis/management/v1/instance-kubeconfig.ts";
 import { createProjectDefinition } from "../../apis/management/v1/project.ts";
 import type { ClusterLookup } from "../../apis/management/v1/project-placement.ts";
@@ -44,6 +45,8 @@ export interface ProjectDefinitions {
   instances: ResourceDefinition;
   /** ProjectSecrets (kept in the secret store by src/platform/config-systems/secret-store.ts). */
   secrets: ResourceDefinition;
+  /** HelmReleases (installed by the clusters' agents, src/platform/clusters/cluster-apps.ts). */
+  apps: ResourceDefinition;
 }
 
 export interface ProjectResources {
@@ -107,6 +110,7 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
       projects: project,
       instances: instance,
       secrets: createProjectSecretDefinition({ namespacePrefix, project: projectNamed }),
+      apps: createHelmReleaseDefinition({ namespacePrefix, project: projectNamed }),
     },
     async start(authorizer) {
       await informer.start();

@@ -80,7 +80,13 @@ describe("apps installed by the agent with helm", { skip: kubectlSkip || helmSki
     assert.equal(login.code, 0, login.stderr);
     agentDir = join(root, "agent");
     const connected = await runCli(
-      ["cluster", "connect", "edge", "--host-kubeconfig", host.kubeconfig, "--data-dir", agentDir, "--no-start"],
+      ["cluster", "connect", "edge", "--host-kubeconfig", host.kubeconfig, "--data-dir", agentDir].concat([
+        "--direct-host",
+        "127.0.0.1",
+        "--direct-port",
+        "0",
+        "--no-start",
+      ]),
       { env },
     );
     assert.equal(connected.code, 0, connected.stderr);

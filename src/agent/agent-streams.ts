@@ -8,6 +8,7 @@ import type { ServerHttp2Stream } from "node:http2";
 import type { Logger } from "pino";
 import type {
   AgentInfo,
+  ClusterMetricsSettings,
   HelmReleaseRequest,
   HelmReleaseTarget,
   SpaceRequest,
@@ -21,6 +22,7 @@ import {
   UPGRADE_HEADER,
   USER_HEADER,
 } from "../http/tunnel/tunnel-protocol.ts";
+import type { ClusterPrometheus } from "./cluster-prometheus.ts";
 import type { HelmReleases } from "./helm-releases.ts";
 import { type HostForwarder, streamSink } from "./host-forwarder.ts";
 import type { Runtimes } from "./runtimes.ts";
@@ -31,6 +33,7 @@ export interface AgentHandlers {
   spaces: Spaces;
   runtimes: Runtimes;
   apps: HelmReleases;
+  metrics: ClusterPrometheus;
   forwarder: HostForwarder;
   logger?: Logger;
 }
@@ -66,7 +69,7 @@ function readJson<T>(stream: ServerHttp2Stream): Promise<T> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** The platform's own requests: info, spaces, virtual clusters, apps. */
+/** The platform's own requests: info, spaces, virtual clusters, apps, the cluster's metrics. */
 async function agentApi(
   stream: ServerHttp2Stream,
   method: string,
@@ -89,6 +92,13 @@ async function agentApi(
     return { status: 200, body: state };
   }
   if (cluster && method === "DELETE") return { status: 200, body: await handlers.runtimes.delete(cluster[1]) };
+  if (path === "/metrics" && method === "PUT") {
+    return { status: 200, body: await handlers.metrics.put(await readJson<ClusterMetricsSettings>(stream)) };
+  }
+  if (path === "/metrics" && method === "DELETE") return { status: 200, body: await handlers.metrics.delete() };
+  if (path === "/metrics/federate" && method === "GET") {
+    return { status: 200, body: { text: await handlers.metrics.federate(url.searchParams.getAll("match[]")) } };
+  }
   const release = /^\/helmreleases\/([-a-zA-Z0-9]+)$/.exec(path);
   if (release && method === "PUT") {
     return { status: 200, body: await handlers.apps.put(release[1], await readJson<HelmReleaseRequest>(stream)) };

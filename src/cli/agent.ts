@@ -16,6 +16,7 @@ interface AgentFlags extends LogFlags {
   runtime: "auto" | "process" | "container";
   containerImage?: string;
   helmBinary?: string;
+  prometheusBinary?: string;
 }
 
 export function agentCommand(): Command {
@@ -37,6 +38,10 @@ export function agentCommand(): Command {
         .default("process"),
     )
     .option("--container-image <image>", "the image of their containers (default: the one `npm run image` builds)")
+    .option(
+      "--prometheus-binary <file>",
+      "the Prometheus the cluster's metrics run in while the platform's cost control is on (default: prometheus on PATH)",
+    )
     .option(
       "--helm-binary <file>",
       "the helm that installs apps (HelmRelease) into virtual clusters and spaces (default: helm on PATH; without one the console shows users the helm command)",
@@ -77,6 +82,7 @@ export function agentCommand(): Command {
           program: PROGRAM,
           runtimeContainer,
           helm,
+          prometheusBinary: flags.prometheusBinary,
           logger,
         });
         stopOnSignal(logger, () => agent.close());

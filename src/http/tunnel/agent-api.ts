@@ -9,6 +9,9 @@
 //   DELETE /agent/v1/virtualclusters/<uid>    -> WorkloadState (gone once the runtime and its namespace are)
 //   PUT    /agent/v1/helmreleases/<uid>       HelmReleaseRequest -> HelmReleaseState (409: the agent has no helm)
 //   DELETE /agent/v1/helmreleases/<uid>       HelmReleaseTarget -> HelmReleaseState (gone once uninstalled)
+//   PUT    /agent/v1/metrics                  ClusterMetricsSettings -> ClusterMetricsState (cost control is on)
+//   DELETE /agent/v1/metrics                  -> ClusterMetricsState (off: the agent's Prometheus stops)
+//   GET    /agent/v1/metrics/federate?match[]= -> { text } (its Prometheus's /federate, for the platform's)
 
 import { type ClientHttp2Session, constants } from "node:http2";
 import { AGENT_API_PREFIX } from "./tunnel-protocol.ts";
@@ -26,6 +29,8 @@ export interface AgentInfo {
   usage?: { cpuSeconds: number; residentMemoryBytes: number; apiRequests: number };
   /** The `helm` the agent installs apps with (`helm version --short`); absent: it has none. */
   helmVersion?: string;
+  /** The cluster's metrics Prometheus (cost control), as the agent runs it now. */
+  metrics?: ClusterMetricsState;
 }
 
 /** A project member as a space grants it: User or Team, with the project role (view, edit, admin). */
@@ -75,6 +80,20 @@ export interface WorkloadState {
   message?: string;
   /** Virtual clusters: the agent has no key for this one; send the request again with accessKey. */
   needsKey?: boolean;
+}
+
+/** The effective metrics settings of a cluster: its Cluster spec.costControl.metrics over the Config's defaults. */
+export interface ClusterMetricsSettings {
+  retention: string;
+  /** A quantity ("10Gi"); empty: no size limit. */
+  storageSize: string;
+  scrapeInterval: string;
+}
+
+export interface ClusterMetricsState {
+  /** Running: the agent's Prometheus scrapes it and its virtual clusters; Off; Failed: see message. */
+  phase: "Running" | "Off" | "Failed";
+  message?: string;
 }
 
 /** Where a release goes: a virtual cluster the agent runs (by its instance's uid), or a space's namespace. */

@@ -8,14 +8,14 @@
 
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type AgentProcess, startAgentProcess } from "./support/agent-process.ts";
+import type { AgentProcess } from "./support/agent-process.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
+import { adminCliEnv, connectTestCluster } from "./support/connected-cluster.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { PROMETHEUS, prometheusSkip, promql } from "./support/prometheus.ts";
 import { waitFor } from "./support/wait-for.ts";
@@ -74,13 +74,7 @@ describe("cluster.metrics per connected cluster, with Debian's Prometheus", { sk
     });
     client = new AuthClient(platform.url, platform.caPem);
     admin = platform.adminKey;
-    const env = { ...process.env, VIRTUALCLUSTER_HOME: join(root, "home") };
-    const caFile = join(root, "platform-ca.pem");
-    await writeFile(caFile, platform.caPem);
-    const login = await runCli(["platform", "login", platform.url, "--ca-file", caFile, "--access-key", admin], {
-      env,
-    });
-    assert.equal(login.code, 0, login.stderr);
+    const env = await adminCliEnv(root, platform);
     // "edge" runs its metrics with Debian's prometheus; "plain" has none (a binary that does not exist).
     for (const [name, binary] of [
       ["edge", PROMETHEUS],
@@ -88,14 +82,13 @@ describe("cluster.metrics per connected cluster, with Debian's Prometheus", { sk
     ]) {
       hosts[name] = await startClusterApiServerProcess();
       agentDirs[name] = join(root, `agent-${name}`);
-      const connected = await runCli(
-        ["cluster", "connect", name, "--host-kubeconfig", hosts[name].kubeconfig, "--data-dir", agentDirs[name]].concat(
-          ["--direct-host", "127.0.0.1", "--direct-port", "0", "--no-start"],
-        ),
-        { env },
-      );
-      assert.equal(connected.code, 0, connected.stderr);
-      agents[name] = await startAgentProcess(agentDirs[name], process.env, undefined, ["--prometheus-binary", binary]);
+      agents[name] = await connectTestCluster({
+        env,
+        name,
+        hostKubeconfig: hosts[name].kubeconfig,
+        dataDir: agentDirs[name],
+        agentArgs: ["--prometheus-binary", binary],
+      });
     }
     const project = await client.send("POST", `${MGMT}/projects`, {
       token: admin,

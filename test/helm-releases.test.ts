@@ -12,10 +12,10 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type AgentProcess, startAgentProcess } from "./support/agent-process.ts";
+import type { AgentProcess } from "./support/agent-process.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
-import { runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
+import { adminCliEnv, connectTestCluster } from "./support/connected-cluster.ts";
 import { helmBinary, helmSkip } from "./support/helm-binary.ts";
 import { type HelmRepoServer, startHelmRepoServer } from "./support/helm-repo-server.ts";
 import { Kubectl, kubectlSkip } from "./support/kubectl.ts";
@@ -71,30 +71,17 @@ describe("apps installed by the agent with helm", { skip: kubectlSkip || helmSki
     client = new AuthClient(platform.url, platform.caPem);
     admin = platform.adminKey;
     host = await startClusterApiServerProcess();
-    const env = { ...process.env, VIRTUALCLUSTER_HOME: join(root, "home") };
-    const caFile = join(root, "platform-ca.pem");
-    await writeFile(caFile, platform.caPem);
-    const login = await runCli(["platform", "login", platform.url, "--ca-file", caFile, "--access-key", admin], {
-      env,
-    });
-    assert.equal(login.code, 0, login.stderr);
+    const env = await adminCliEnv(root, platform);
     agentDir = join(root, "agent");
-    const connected = await runCli(
-      ["cluster", "connect", "edge", "--host-kubeconfig", host.kubeconfig, "--data-dir", agentDir].concat([
-        "--direct-host",
-        "127.0.0.1",
-        "--direct-port",
-        "0",
-        "--no-start",
-      ]),
-      { env },
-    );
-    assert.equal(connected.code, 0, connected.stderr);
     // The repository's private CA, as a user gives helm one: SSL_CERT_FILE in the agent's environment.
-    agent = await startAgentProcess(agentDir, { ...process.env, SSL_CERT_FILE: repoCa }, undefined, [
-      "--helm-binary",
-      helm,
-    ]);
+    agent = await connectTestCluster({
+      env,
+      name: "edge",
+      hostKubeconfig: host.kubeconfig,
+      dataDir: agentDir,
+      agentEnv: { ...process.env, SSL_CERT_FILE: repoCa },
+      agentArgs: ["--helm-binary", helm],
+    });
     const config = await client.send("PATCH", `${API}/configs/platform-config`, {
       token: admin,
       body: {

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { AgentProcess } from "./support/agent-process.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
+import { chromiumSkip, launchChromium, loginThroughConsole, PAGE_WAIT_MS } from "./support/chromium.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { adminCliEnv, connectTestCluster } from "./support/connected-cluster.ts";
 import { helmBinary, helmSkip } from "./support/helm-binary.ts";
@@ -67,7 +68,11 @@ describe("apps installed by the agent with helm", { skip: kubectlSkip || helmSki
     repo = await startHelmRepoServer({ username: "charts", password: PASSWORD, charts: [demoChart("0.1.0")] });
     const repoCa = join(root, "repo-ca.pem");
     await writeFile(repoCa, repo.caPem);
-    platform = await startPlatformProcess({ extraArgs: ["--cluster-heartbeat-seconds", "1"] });
+    // The repository's CA for the platform's catalog too (the console's Apps page lists it).
+    platform = await startPlatformProcess({
+      extraArgs: ["--cluster-heartbeat-seconds", "1"],
+      env: { NODE_EXTRA_CA_CERTS: repoCa },
+    });
     client = new AuthClient(platform.url, platform.caPem);
     admin = platform.adminKey;
     host = await startClusterApiServerProcess();
@@ -96,6 +101,7 @@ describe("apps installed by the agent with helm", { skip: kubectlSkip || helmSki
       await client.createUser(admin, user);
       keys[user] = await client.createKey(admin, `${user}-key`, { user });
     }
+    assert.equal((await client.setPassword(admin, "dev", "dev-pass-123")).status, 201);
     for (const [name, members] of [
       [
         "alpha",
@@ -288,6 +294,51 @@ describe("apps installed by the agent with helm", { skip: kubectlSkip || helmSki
     await waitFor(async () => (await release("p-alpha", "cache")).status === 404, "uninstalled, then gone");
     assert.equal((await host.run(["get", "configmap", "cache-settings", "-n", "alpha-space"])).code, 1);
     assert.equal((await host.run(["get", "rolebinding", "platform-apps", "-n", "alpha-space"])).code, 1);
+  });
+
+  it("the console's Apps page installs through the agent where it has helm", { skip: chromiumSkip }, async () => {
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ ignoreHTTPSErrors: true });
+      const page = await context.newPage();
+      page.setDefaultTimeout(PAGE_WAIT_MS);
+      await page.goto(`${platform.url}/apps`);
+      await loginThroughConsole(page, "dev", "dev-pass-123");
+      const row = page.getByRole("row", { name: /charts\/demo/ });
+      await row.waitFor();
+      await row.getByRole("button", { name: "Details" }).click();
+      await page.locator("#app-target").selectOption("virtualClusterInstance:p-alpha/vc1");
+      await page.locator("#app-release").fill("from-console");
+      await page.getByTestId("install-app").click();
+      await page
+        .getByTestId("install-state")
+        .getByText(/^Deployed, revision 1/)
+        .waitFor();
+      assert.equal(await page.getByTestId("helm-command").count(), 0, "no command where the agent installs");
+    } finally {
+      await browser.close();
+    }
+    const greeting = ["get", "configmap", "from-console-settings", "-n", "default", "-o", "jsonpath={.data.greeting}"];
+    assert.equal(await virtual.ok(greeting), "hello");
+    const deleted = await client.send("DELETE", `${MGMT}/namespaces/p-alpha/helmreleases/from-console`, {
+      token: keys.dev,
+    });
+    assert.equal(deleted.status, 200, deleted.body);
+    await waitFor(async () => (await release("p-alpha", "from-console")).status === 404, "uninstalled");
+  });
+
+  it("an app for a virtual cluster no agent with helm runs is refused at once, saying what to do instead", async () => {
+    const external = await client.send("POST", `${MGMT}/namespaces/p-alpha/virtualclusterinstances`, {
+      token: admin,
+      body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name: "outside" }, spec: { external: true } },
+    });
+    assert.equal(external.status, 201, external.body);
+    const refused = await createRelease(keys.dev, "p-alpha", "nowhere", {
+      chart: { repository: "charts", name: "demo" },
+      target: { virtualClusterInstance: "outside" },
+    });
+    assert.equal(refused.status, 422, refused.body);
+    assert.match(refused.json().message, /not run by a connected cluster's agent: install with the helm command/);
   });
 
   it("the repository password is in no log and no file the agent keeps", async () => {

@@ -1,8 +1,8 @@
 // Apps: the chart catalog of the platform Config's repositories (/platform/apps): the predefined apps (with the
 // clusters they show on) and, unless noDefault, every chart; an app's readme; and installing it into one of the
-// user's virtual clusters or spaces: where the target's cluster agent has helm (its Cluster's status.helmVersion),
-// as a HelmRelease the agent installs; elsewhere the exact `helm install` command to run (the platform itself
-// renders no charts). Repositories that failed say why.
+// user's virtual clusters or spaces: where the target's cluster agent has helm (a dry-run create of the HelmRelease
+// says so), as a HelmRelease the agent installs; elsewhere the exact `helm install` command to run (the platform
+// itself renders no charts). Repositories that failed say why.
 
 import {
   Alert,
@@ -22,7 +22,7 @@ import { ErrorAlert, Loading } from "../components/common.tsx";
 import { SimpleTable } from "../components/simple-table.tsx";
 import { api, apiRequest, CONSOLE_HEADERS, errorMessage, mgmt } from "../lib/api.ts";
 import { helmInstallCommand } from "../lib/helm-command.ts";
-import type { Cluster, HelmRelease, Instance, KubeList, SpaceInstance } from "../lib/kube.ts";
+import type { HelmRelease, Instance, KubeList, SpaceInstance } from "../lib/kube.ts";
 
 interface App {
   chart: string;
@@ -79,32 +79,15 @@ function Readme({ app, version }: { app: App; version?: string }) {
   );
 }
 
-/** A place an app can go: one of the user's virtual clusters, or a space (only where an agent installs with helm). */
+/** A place an app can go: one of the user's virtual clusters or spaces. */
 interface Target {
   key: string;
   kind: "virtualClusterInstance" | "space";
   namespace: string;
   name: string;
-  cluster?: string;
 }
 
-/** The helm version of each cluster's agent the user may read (a cluster it may not read: the command instead). */
-async function helmOfClusters(names: string[]): Promise<Record<string, string>> {
-  const found: Record<string, string> = {};
-  await Promise.all(
-    [...new Set(names)].map((name) =>
-      api.get<Cluster>(mgmt("clusters", name)).then(
-        (cluster) => {
-          if (cluster.status?.helmVersion) found[name] = cluster.status.helmVersion;
-        },
-        () => undefined,
-      ),
-    ),
-  );
-  return found;
-}
-
-async function loadTargets(app: App): Promise<{ targets: Target[]; helm: Record<string, string> }> {
+async function loadTargets(app: App): Promise<Target[]> {
   const [instances, spaces] = await Promise.all([
     api.get<KubeList<Instance>>(mgmt("virtualclusterinstances")).then(
       (list) => list.items,
@@ -116,38 +99,59 @@ async function loadTargets(app: App): Promise<{ targets: Target[]; helm: Record<
     ),
   ]);
   const shownOn = (cluster?: string) => app.clusters.length === 0 || app.clusters.includes(cluster ?? "");
-  const placed = (i: Instance) => (i.spec?.external ? undefined : i.spec?.clusterRef?.cluster || undefined);
-  const all: Target[] = [
-    ...instances
-      .filter((i) => shownOn(i.spec?.clusterRef?.cluster))
-      .map((i) => ({
-        key: `vc:${i.metadata.namespace}/${i.metadata.name}`,
-        kind: "virtualClusterInstance" as const,
-        namespace: i.metadata.namespace ?? "",
-        name: i.metadata.name ?? "",
-        cluster: placed(i),
-      })),
-    ...spaces
-      .filter((s) => shownOn(s.spec?.clusterRef?.cluster))
-      .map((s) => ({
-        key: `space:${s.metadata.namespace}/${s.metadata.name}`,
-        kind: "space" as const,
-        namespace: s.metadata.namespace ?? "",
-        name: s.metadata.name ?? "",
-        cluster: s.spec?.clusterRef?.cluster,
-      })),
+  const target = (kind: Target["kind"], object: Instance | SpaceInstance): Target => ({
+    key: `${kind}:${object.metadata.namespace}/${object.metadata.name}`,
+    kind,
+    namespace: object.metadata.namespace ?? "",
+    name: object.metadata.name ?? "",
+  });
+  return [
+    ...instances.filter((i) => shownOn(i.spec?.clusterRef?.cluster)).map((i) => target("virtualClusterInstance", i)),
+    ...spaces.filter((s) => shownOn(s.spec?.clusterRef?.cluster)).map((s) => target("space", s)),
   ];
-  const helm = await helmOfClusters(all.flatMap((t) => (t.cluster ? [t.cluster] : [])));
-  // A space is reached only through its cluster's agent: listed where that agent has helm.
-  return { targets: all.filter((t) => t.kind === "virtualClusterInstance" || (t.cluster && helm[t.cluster])), helm };
+}
+
+/** The HelmRelease that installs the app into the target. */
+function helmRelease(app: App, target: Target, release: string, namespace: string, version?: string) {
+  const [repository, chart] = app.chart.split("/");
+  return {
+    apiVersion: "management.platform.sh/v1",
+    kind: "HelmRelease",
+    metadata: { name: release },
+    spec: {
+      chart: { repository: app.repository || repository, name: chart ?? app.chart, version },
+      target:
+        target.kind === "space"
+          ? { space: target.name }
+          : { virtualClusterInstance: target.name, namespace: namespace || "default" },
+      values: app.initialValues,
+    },
+  };
+}
+
+/**
+ * Whether the target's agent installs apps: the platform answers a dry-run create of the HelmRelease (a 422 says
+ * its agent has no helm, or no agent runs it; a 403 that the user may not install here).
+ */
+function useAgentInstalls(body: ReturnType<typeof helmRelease>, target: Target): { agent?: boolean; why?: string } {
+  const [answer, setAnswer] = useState<{ agent?: boolean; why?: string }>({});
+  const text = JSON.stringify(body);
+  useEffect(() => {
+    setAnswer({});
+    const path = `${mgmt("namespaces", target.namespace, "helmreleases")}?dryRun=All`;
+    api.create(path, JSON.parse(text)).then(
+      () => setAnswer({ agent: true }),
+      (error: unknown) => setAnswer({ agent: false, why: errorMessage(error) }),
+    );
+  }, [text, target.namespace]);
+  return answer;
 }
 
 /** Creates the HelmRelease and follows it until the agent installed it or said why not. */
-function InstallWithAgent(props: { app: App; target: Target; release: string; namespace: string; version?: string }) {
-  const { app, target, release, namespace, version } = props;
+function InstallWithAgent({ body, target }: { body: ReturnType<typeof helmRelease>; target: Target }) {
   const [created, setCreated] = useState<HelmRelease>();
   const [error, setError] = useState<unknown>();
-  const path = mgmt("namespaces", target.namespace, "helmreleases", release);
+  const path = mgmt("namespaces", target.namespace, "helmreleases", body.metadata.name);
   useEffect(() => {
     if (!created || created.status?.phase === "Deployed" || created.status?.phase === "Failed") return;
     const timer = setTimeout(() => api.get<HelmRelease>(path).then(setCreated, setError), 2000);
@@ -155,29 +159,14 @@ function InstallWithAgent(props: { app: App; target: Target; release: string; na
   }, [created, path]);
   const install = () => {
     setError(undefined);
-    const [repository, chart] = app.chart.split("/");
-    api
-      .create<HelmRelease>(mgmt("namespaces", target.namespace, "helmreleases"), {
-        apiVersion: "management.platform.sh/v1",
-        kind: "HelmRelease",
-        metadata: { name: release },
-        spec: {
-          chart: { repository: app.repository || repository, name: chart ?? app.chart, version },
-          target:
-            target.kind === "space"
-              ? { space: target.name }
-              : { virtualClusterInstance: target.name, namespace: namespace || "default" },
-          values: app.initialValues,
-        },
-      })
-      .then(setCreated, setError);
+    api.create<HelmRelease>(mgmt("namespaces", target.namespace, "helmreleases"), body).then(setCreated, setError);
   };
   const ready = created?.status?.conditions?.find((c) => c.type === "Ready");
   return (
     <>
       <p>
-        The agent of cluster <strong>{target.cluster}</strong> installs apps with helm: the platform keeps the app as
-        the HelmRelease <code>{release}</code> in <code>{target.namespace}</code>.
+        The agent of this {target.kind === "space" ? "space" : "virtual cluster"}'s cluster installs apps with helm: the
+        platform keeps the app as the HelmRelease <code>{body.metadata.name}</code> in <code>{target.namespace}</code>.
       </p>
       <Button variant="primary" onClick={install} isDisabled={Boolean(created)} data-testid="install-app">
         Install
@@ -199,18 +188,18 @@ function InstallWithAgent(props: { app: App; target: Target; release: string; na
 }
 
 function Install({ app, repository, version }: { app: App; repository?: Repository; version?: string }) {
-  const [loaded, setLoaded] = useState<{ targets: Target[]; helm: Record<string, string> }>();
+  const [targets, setTargets] = useState<Target[]>();
   const [key, setKey] = useState("");
   const [namespace, setNamespace] = useState("default");
   const [release, setRelease] = useState(app.chart.split("/")[1] ?? "app");
   useEffect(() => {
     loadTargets(app).then((found) => {
-      setLoaded(found);
-      setKey(found.targets[0]?.key ?? "");
+      setTargets(found);
+      setKey(found[0]?.key ?? "");
     });
   }, [app]);
-  if (!loaded) return <Loading what="your virtual clusters and spaces" />;
-  if (loaded.targets.length === 0 || !repository) {
+  if (!targets) return <Loading what="your virtual clusters and spaces" />;
+  if (targets.length === 0 || !repository) {
     return (
       <p>
         No virtual cluster of yours can receive this app
@@ -218,26 +207,12 @@ function Install({ app, repository, version }: { app: App; repository?: Reposito
       </p>
     );
   }
-  const target = loaded.targets.find((t) => t.key === key) ?? loaded.targets[0];
-  const agentHelm = target.cluster ? loaded.helm[target.cluster] : undefined;
-  const project = target.namespace.startsWith(PREFIX) ? target.namespace.slice(PREFIX.length) : target.namespace;
-  const command = helmInstallCommand({
-    release,
-    chart: app.chart.split("/")[1] ?? app.chart,
-    repositoryUrl: repository.url,
-    version,
-    namespace,
-    project,
-    instance: target.name,
-    username: repository.username,
-    insecure: repository.insecure,
-    values: app.initialValues,
-  });
+  const target = targets.find((t) => t.key === key) ?? targets[0];
   return (
     <Form onSubmit={(event) => event.preventDefault()}>
       <FormGroup label="Virtual cluster or space" fieldId="app-target">
         <FormSelect id="app-target" value={target.key} onChange={(_e, value) => setKey(value)}>
-          {loaded.targets.map((t) => (
+          {targets.map((t) => (
             <FormSelectOption
               key={t.key}
               value={t.key}
@@ -254,20 +229,51 @@ function Install({ app, repository, version }: { app: App; repository?: Reposito
       <FormGroup label="Release name" fieldId="app-release">
         <TextInput id="app-release" value={release} onChange={(_e, value) => setRelease(value)} />
       </FormGroup>
-      {agentHelm ? (
-        <InstallWithAgent key={`${target.key}/${release}`} {...{ app, target, release, namespace, version }} />
-      ) : (
-        <>
-          <p>
-            Run this where helm and the virtual cluster's kube context are (<code>virtualcluster connect</code> adds it
-            {repository.username ? "; set HELM_REPO_PASSWORD to the repository's password first" : ""}):
-          </p>
-          <ClipboardCopy isReadOnly isCode variant={ClipboardCopyVariant.expansion} data-testid="helm-command">
-            {command}
-          </ClipboardCopy>
-        </>
-      )}
+      <InstallChoice {...{ app, repository, version, target, release, namespace }} />
     </Form>
+  );
+}
+
+/** Install through the target's agent where it has helm; elsewhere the exact helm command. */
+function InstallChoice(props: {
+  app: App;
+  repository: Repository;
+  version?: string;
+  target: Target;
+  release: string;
+  namespace: string;
+}) {
+  const { app, repository, version, target, release, namespace } = props;
+  const body = helmRelease(app, target, release, namespace, version);
+  const { agent, why } = useAgentInstalls(body, target);
+  if (agent === undefined) return <Loading what="whether the cluster's agent installs apps" />;
+  if (agent) return <InstallWithAgent key={`${target.key}/${release}`} body={body} target={target} />;
+  if (target.kind === "space") {
+    return <p>The agent of this space's cluster cannot install it: {why}</p>;
+  }
+  const project = target.namespace.startsWith(PREFIX) ? target.namespace.slice(PREFIX.length) : target.namespace;
+  const command = helmInstallCommand({
+    release,
+    chart: app.chart.split("/")[1] ?? app.chart,
+    repositoryUrl: repository.url,
+    version,
+    namespace,
+    project,
+    instance: target.name,
+    username: repository.username,
+    insecure: repository.insecure,
+    values: app.initialValues,
+  });
+  return (
+    <>
+      <p>
+        Run this where helm and the virtual cluster's kube context are (<code>virtualcluster connect</code> adds it
+        {repository.username ? "; set HELM_REPO_PASSWORD to the repository's password first" : ""}):
+      </p>
+      <ClipboardCopy isReadOnly isCode variant={ClipboardCopyVariant.expansion} data-testid="helm-command">
+        {command}
+      </ClipboardCopy>
+    </>
   );
 }
 

@@ -25,6 +25,7 @@ import { systemContext } from "../../registry/system-context.ts";
 import type { Authorizer, ResourceDefinition } from "../../registry/types.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import { ensureDefaultProject } from "./default-project.ts";
+import { helmInstallProblem } from "./helm-install-check.ts";
 import { InstanceCertificateAuthorities } from "./instance-cas.ts";
 import { createKubeconfigIssuer } from "./kubeconfig-issuer.ts";
 import { ProjectController } from "./project-controller.ts";
@@ -110,7 +111,11 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
       projects: project,
       instances: instance,
       secrets: createProjectSecretDefinition({ namespacePrefix, project: projectNamed }),
-      apps: createHelmReleaseDefinition({ namespacePrefix, project: projectNamed }),
+      apps: createHelmReleaseDefinition({
+        namespacePrefix,
+        project: projectNamed,
+        installProblem: (release) => helmInstallProblem(store, release),
+      }),
     },
     async start(authorizer) {
       await informer.start();

@@ -5,6 +5,7 @@
 // agent confirms). The target is named within the project: a HelmRelease never reaches another project's objects.
 // status says what the agent did: phase, the release's revision, the Ready condition.
 
+import { errors } from "../../../apimachinery/errors.ts";
 import { type FieldError, fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label } from "../../../apimachinery/names.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
@@ -60,7 +61,12 @@ function validateSpec(release: HelmRelease): FieldError[] {
   return errs;
 }
 
-export function createHelmReleaseDefinition(options: ProjectLookup): ResourceDefinition {
+export interface HelmReleaseOptions extends ProjectLookup {
+  /** Why no agent can install a new release (no helm on its target's agent...), or undefined when one can. */
+  installProblem?(release: HelmRelease): Promise<string | undefined>;
+}
+
+export function createHelmReleaseDefinition(options: HelmReleaseOptions): ResourceDefinition {
   return defineResource({
     group: GROUP,
     version: VERSION,
@@ -77,6 +83,13 @@ export function createHelmReleaseDefinition(options: ProjectLookup): ResourceDef
     strategy: {
       async prepareForCreate(release) {
         await requireProject(options, KIND, release);
+        const problem = await options.installProblem?.(release);
+        if (problem) {
+          const target = JSON.stringify(release.spec?.target ?? {});
+          throw errors.invalid({ group: GROUP, kind: KIND }, release.metadata.name ?? "", [
+            fieldError.invalid("spec.target", target, problem),
+          ]);
+        }
         const finalizers = release.metadata.finalizers ?? [];
         if (!finalizers.includes(HELM_RELEASE_FINALIZER)) {
           release.metadata.finalizers = [...finalizers, HELM_RELEASE_FINALIZER];

@@ -139,13 +139,11 @@ export class HelmReleases {
         "--install",
         target.releaseName,
         `${REPOSITORY}/${request.chart}`,
-        "--namespace",
-        namespace,
-        "--values",
-        paths.values,
-        "--output",
-        "json",
-        ...(request.version ? ["--version", request.version] : []),
+        // name=value forms: no value is ever read as a flag of its own.
+        `--namespace=${namespace}`,
+        `--values=${paths.values}`,
+        "--output=json",
+        ...(request.version ? [`--version=${request.version}`] : []),
         ...("virtualCluster" in target ? ["--create-namespace"] : []),
       ];
       const run = await this.#helm(uid, kubeconfig, args);
@@ -177,7 +175,7 @@ export class HelmReleases {
 
   async #uninstall(uid: string, target: HelmReleaseTarget, kubeconfig: string): Promise<void> {
     const namespace = "virtualCluster" in target ? target.namespace : target.space;
-    const run = await this.#helm(uid, kubeconfig, ["uninstall", target.releaseName, "--namespace", namespace]);
+    const run = await this.#helm(uid, kubeconfig, ["uninstall", target.releaseName, `--namespace=${namespace}`]);
     if (run.code !== 0 && !/not found/i.test(run.stderr)) {
       throw new Error(`helm uninstall failed: ${lastLine(run)}`);
     }

@@ -7,7 +7,7 @@
 //   DELETE /agent/v1/spaces/<namespace>?uid=  -> WorkloadState (gone once the host confirms the namespace is gone)
 //   PUT    /agent/v1/virtualclusters/<uid>    VirtualClusterRequest -> WorkloadState (needsKey: send one)
 //   DELETE /agent/v1/virtualclusters/<uid>    -> WorkloadState (gone once the runtime and its namespace are)
-//   PUT    /agent/v1/helmreleases/<uid>       HelmReleaseRequest -> HelmReleaseState (409: the agent has no helm)
+//   PUT    /agent/v1/helmreleases/<uid>       HelmReleaseRequest -> HelmReleaseState (Failed: the agent has no helm)
 //   DELETE /agent/v1/helmreleases/<uid>       HelmReleaseTarget -> HelmReleaseState (gone once uninstalled)
 //   PUT    /agent/v1/metrics                  ClusterMetricsSettings -> ClusterMetricsState (cost control is on)
 //   DELETE /agent/v1/metrics                  -> ClusterMetricsState (off: the agent's Prometheus stops)

@@ -115,6 +115,7 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
         namespacePrefix,
         project: projectNamed,
         installProblem: (release) => helmInstallProblem(store, release),
+        uninstallFinalizer: true,
       }),
     },
     async start(authorizer) {

@@ -52,7 +52,7 @@ function validateSpec(release: HelmRelease): FieldError[] {
   if (!spec?.chart?.name || /[/\s]/.test(spec.chart.name)) {
     errs.push(fieldError.invalid("spec.chart.name", spec?.chart?.name ?? "", "a chart name, without repository"));
   }
-  if (spec?.chart?.version && !/^[-+.\w]+$/.test(spec.chart.version)) {
+  if (spec?.chart?.version && !/^[\w][-+.\w]*$/.test(spec.chart.version)) {
     errs.push(fieldError.invalid("spec.chart.version", spec.chart.version, "a chart version such as 1.2.3"));
   }
   if (Buffer.byteLength(spec?.values ?? "") > MAX_VALUES_BYTES) {
@@ -64,6 +64,8 @@ function validateSpec(release: HelmRelease): FieldError[] {
 export interface HelmReleaseOptions extends ProjectLookup {
   /** Why no agent can install a new release (no helm on its target's agent...), or undefined when one can. */
   installProblem?(release: HelmRelease): Promise<string | undefined>;
+  /** Hold every HelmRelease with the uninstall finalizer (the platform, whose agents remove it; not a bare registry). */
+  uninstallFinalizer?: boolean;
 }
 
 export function createHelmReleaseDefinition(options: HelmReleaseOptions): ResourceDefinition {
@@ -91,7 +93,7 @@ export function createHelmReleaseDefinition(options: HelmReleaseOptions): Resour
           ]);
         }
         const finalizers = release.metadata.finalizers ?? [];
-        if (!finalizers.includes(HELM_RELEASE_FINALIZER)) {
+        if (options.uninstallFinalizer && !finalizers.includes(HELM_RELEASE_FINALIZER)) {
           release.metadata.finalizers = [...finalizers, HELM_RELEASE_FINALIZER];
         }
         release.status = { phase: "Pending" };

@@ -32,9 +32,7 @@ describe("HelmRelease", () => {
       namespacePrefix: () => "p-",
       project,
       installProblem: async (r) =>
-        (r.spec?.target as { virtualClusterInstance?: string }).virtualClusterInstance === "outside"
-          ? "not run by an agent with helm"
-          : undefined,
+        r.spec?.target?.virtualClusterInstance === "outside" ? "not run by an agent with helm" : undefined,
       uninstallFinalizer: true,
     });
     env = await openTestRegistry([definition]);

@@ -6,7 +6,15 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { ServerHttp2Stream } from "node:http2";
 import type { Logger } from "pino";
-import type { AgentInfo, SpaceRequest, VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
+import type {
+  AgentInfo,
+  ClusterMetricsSettings,
+  HelmReleaseRequest,
+  HelmReleaseTarget,
+  SpaceRequest,
+  VirtualClusterRequest,
+  WorkloadState,
+} from "../http/tunnel/agent-api.ts";
 import {
   AGENT_API_PREFIX,
   GROUP_HEADER,
@@ -14,6 +22,8 @@ import {
   UPGRADE_HEADER,
   USER_HEADER,
 } from "../http/tunnel/tunnel-protocol.ts";
+import type { ClusterPrometheus } from "./cluster-prometheus.ts";
+import type { HelmReleases } from "./helm-releases.ts";
 import { type HostForwarder, streamSink } from "./host-forwarder.ts";
 import type { Runtimes } from "./runtimes.ts";
 import type { Spaces } from "./spaces.ts";
@@ -22,6 +32,8 @@ export interface AgentHandlers {
   info(): Promise<AgentInfo>;
   spaces: Spaces;
   runtimes: Runtimes;
+  apps: HelmReleases;
+  metrics: ClusterPrometheus;
   forwarder: HostForwarder;
   logger?: Logger;
 }
@@ -57,7 +69,7 @@ function readJson<T>(stream: ServerHttp2Stream): Promise<T> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** The platform's own requests: info, spaces, virtual clusters. */
+/** The platform's own requests: info, spaces, virtual clusters, apps, the cluster's metrics. */
 async function agentApi(
   stream: ServerHttp2Stream,
   method: string,
@@ -80,6 +92,20 @@ async function agentApi(
     return { status: 200, body: state };
   }
   if (cluster && method === "DELETE") return { status: 200, body: await handlers.runtimes.delete(cluster[1]) };
+  if (path === "/metrics" && method === "PUT") {
+    return { status: 200, body: await handlers.metrics.put(await readJson<ClusterMetricsSettings>(stream)) };
+  }
+  if (path === "/metrics" && method === "DELETE") return { status: 200, body: await handlers.metrics.delete() };
+  if (path === "/metrics/federate" && method === "GET") {
+    return { status: 200, body: { text: await handlers.metrics.federate(url.searchParams.getAll("match[]")) } };
+  }
+  const release = /^\/helmreleases\/([-a-zA-Z0-9]+)$/.exec(path);
+  if (release && method === "PUT") {
+    return { status: 200, body: await handlers.apps.put(release[1], await readJson<HelmReleaseRequest>(stream)) };
+  }
+  if (release && method === "DELETE") {
+    return { status: 200, body: await handlers.apps.delete(release[1], await readJson<HelmReleaseTarget>(stream)) };
+  }
   return { status: 404, body: { message: `no ${method} ${path} on the agent` } };
 }
 

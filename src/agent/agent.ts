@@ -14,7 +14,10 @@ import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
 import type { RuntimeContainer } from "../virtualcluster/lifecycle/runtime-container.ts";
 import type { LoadedAgentConfig } from "./agent-config.ts";
 import { serveStream } from "./agent-streams.ts";
+import { ClusterPrometheus } from "./cluster-prometheus.ts";
 import { type RunningDirectEndpoint, startDirectEndpoint } from "./direct-endpoint.ts";
+import type { HelmBinary } from "./helm.ts";
+import { HelmReleases } from "./helm-releases.ts";
 import { HostForwarder } from "./host-forwarder.ts";
 import { AGENT_USER } from "./host-rbac.ts";
 import { PlatformKeys } from "./platform-keys.ts";
@@ -29,6 +32,10 @@ export interface AgentOptions extends LoadedAgentConfig {
   program: string;
   /** Set: the virtual clusters placed here run in containers of this image (podman). */
   runtimeContainer?: RuntimeContainer;
+  /** The helm apps are installed with (findHelm()); absent: the platform shows users the command instead. */
+  helm?: HelmBinary;
+  /** The Prometheus the cluster's metrics run in while cost control is on (default `prometheus` on PATH). */
+  prometheusBinary?: string;
   pingIntervalMs?: number;
   logger?: Logger;
 }
@@ -57,6 +64,25 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     logger,
   });
   await runtimes.load();
+  const apps = new HelmReleases({
+    dir: join(options.dataDir, "helm-releases"),
+    helm: options.helm,
+    hostKubeconfig: options.hostKubeconfig,
+    http: own,
+    virtualClusters: runtimes,
+    isSpace: (namespace) => spaces.all().some((space) => space.namespace === namespace),
+    logger,
+  });
+  const metrics = new ClusterPrometheus({
+    cluster: config.cluster,
+    dir: join(options.dataDir, "prometheus"),
+    binary: options.prometheusBinary,
+    virtualClusters: () => runtimes.scrapeTargets(),
+    apiRequests: () => forwarder.requests,
+    logger,
+  });
+  // Not awaited: Prometheus takes a while to be ready, and the tunnel should not wait for it.
+  void metrics.load().catch((error) => logger?.warn({ err: String(error) }, "starting the cluster's metrics failed"));
   const keys = new PlatformKeys(join(options.dataDir, "keys"), logger);
   await keys.load();
 
@@ -93,6 +119,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       spaces: spaces.names(),
       virtualClusters: runtimes.names(),
       usage: { ...processUsage(), apiRequests: forwarder.requests },
+      helmVersion: options.helm?.version,
+      metrics: metrics.state(),
     };
   };
 
@@ -103,7 +131,13 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
     insecure: config.insecure === true,
     accessKey: options.accessKey,
     pingIntervalMs: options.pingIntervalMs,
-    onStream: (stream, headers) => serveStream(stream, headers, { info, spaces, runtimes, forwarder, logger }),
+    onStream: (stream, headers) =>
+      serveStream(stream, headers, { info, spaces, runtimes, apps, metrics, forwarder, logger }),
+    // The platform no longer takes this agent (its key revoked, its cluster deleted): the cluster's metrics stop;
+    // the platform starts them again once it takes the agent back and cost control is on.
+    onRefused: (code) => {
+      if (code === 401 || code === 403 || code === 404) void metrics.delete();
+    },
     onConnected: (url, issuer) => {
       connectedTo = url;
       platform = { host: new URL(url).host, caPem: config.caPem, insecure: config.insecure === true };
@@ -124,6 +158,8 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       compactor?.stop();
       await tunnel.close();
       await direct?.close();
+      await apps.close();
+      await metrics.close();
       await runtimes.close();
       own.close();
       host.close();

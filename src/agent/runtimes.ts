@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { KubeObject } from "../apimachinery/types.ts";
 import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
+import { ADMIN_TOKEN_FILE } from "../cluster-apiserver/admin-token.ts";
 import { CLUSTER_ADMIN_KUBECONFIG } from "../cluster-apiserver/cluster-api-server.ts";
 import type { DeliveredSecret, VirtualClusterRequest, WorkloadState } from "../http/tunnel/agent-api.ts";
 import { loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
@@ -109,6 +110,31 @@ export class Runtimes {
   /** `<project>/<name>` of every virtual cluster run here. */
   names(): string[] {
     return [...this.#supervised.values()].map((s) => `${s.placement.project}/${s.placement.name}`).sort();
+  }
+
+  /** Whether the virtual cluster of this instance uid is run here. */
+  has(uid: string): boolean {
+    return this.#supervised.has(uid);
+  }
+
+  /** The virtual cluster's admin kubeconfig (apps are installed with it), once its API server runs. */
+  adminKubeconfig(uid: string): string | undefined {
+    if (!this.#supervised.has(uid)) return undefined;
+    const data = this.#paths(uid).data;
+    return readRuntimeStatus(data)?.url ? join(data, CLUSTER_ADMIN_KUBECONFIG) : undefined;
+  }
+
+  /** The virtual clusters running here as their metrics Prometheus scrapes them: API, CA and admin token files. */
+  scrapeTargets(): { uid: string; project: string; name: string; url: string; caFile: string; tokenFile: string }[] {
+    return [...this.#supervised.values()].flatMap(({ placement }) => {
+      const data = this.#paths(placement.uid).data;
+      const url = readRuntimeStatus(data)?.url;
+      if (!url) return [];
+      const { uid, project, name } = placement;
+      return [
+        { uid, project, name, url, caFile: join(data, "pki", "ca.crt"), tokenFile: join(data, ADMIN_TOKEN_FILE) },
+      ];
+    });
   }
 
   async put(uid: string, request: VirtualClusterRequest): Promise<WorkloadState> {

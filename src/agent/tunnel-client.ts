@@ -9,7 +9,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import type { ServerHttp2Session, ServerHttp2Stream } from "node:http2";
 import type { Logger } from "pino";
 import { ISSUER_HEADER } from "../http/tunnel/tunnel-protocol.ts";
-import { dialTunnel } from "../http/tunnel/tunnel-session.ts";
+import { dialTunnel, TunnelRefusedError } from "../http/tunnel/tunnel-session.ts";
 
 const MIN_DELAY_MS = 500;
 const MAX_DELAY_MS = 30_000;
@@ -27,6 +27,8 @@ export interface TunnelClientOptions {
   accessKey: string;
   onStream(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void;
   onConnected?(url: string, issuer: string | undefined): void;
+  /** The platform refused the tunnel (401: the key no longer works; 404: the cluster was deleted). */
+  onRefused?(code: number): void;
   pingIntervalMs?: number;
   logger?: Logger;
 }
@@ -79,6 +81,7 @@ export class TunnelClient {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         this.#state = { connected: false, url: base, error: message };
+        if (error instanceof TunnelRefusedError) this.#options.onRefused?.(error.code);
         if (message !== lastError) logger?.warn({ platform: base, reason: message }, "cannot connect to the platform");
         lastError = message;
       }

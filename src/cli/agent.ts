@@ -15,6 +15,8 @@ interface AgentFlags extends LogFlags {
   dataDir: string;
   runtime: "auto" | "process" | "container";
   containerImage?: string;
+  helmBinary?: string;
+  prometheusBinary?: string;
 }
 
 export function agentCommand(): Command {
@@ -35,7 +37,15 @@ export function agentCommand(): Command {
         .choices(["process", "container", "auto"])
         .default("process"),
     )
-    .option("--container-image <image>", "the image of their containers (default: the one `npm run image` builds)");
+    .option("--container-image <image>", "the image of their containers (default: the one `npm run image` builds)")
+    .option(
+      "--prometheus-binary <file>",
+      "the Prometheus the cluster's metrics run in while the platform's cost control is on (default: prometheus on PATH)",
+    )
+    .option(
+      "--helm-binary <file>",
+      "the helm that installs apps (HelmRelease) into virtual clusters and spaces (default: helm on PATH; without one the console shows users the helm command)",
+    );
   return addLogOptions(command)
     .addHelpText(
       "after",
@@ -46,22 +56,33 @@ export function agentCommand(): Command {
       runAction(async (flags: AgentFlags) => {
         // The runtime's memory settings (a small young generation, one malloc arena), so the agent stays small.
         ensureRuntimeNodeFlags();
-        const [logger, { readAgentConfig }, { startAgent }, { chooseRuntimeContainer }, { defaultRuntimeImage }] =
-          await Promise.all([
-            commandLogger(flags),
-            import("../agent/agent-config.ts"),
-            import("../agent/agent.ts"),
-            import("../agent/runtime-launch.ts"),
-            import("../virtualcluster/lifecycle/runtime-container.ts"),
-          ]);
+        const [
+          logger,
+          { readAgentConfig },
+          { startAgent },
+          { chooseRuntimeContainer },
+          { defaultRuntimeImage },
+          { findHelm },
+        ] = await Promise.all([
+          commandLogger(flags),
+          import("../agent/agent-config.ts"),
+          import("../agent/agent.ts"),
+          import("../agent/runtime-launch.ts"),
+          import("../virtualcluster/lifecycle/runtime-container.ts"),
+          import("../agent/helm.ts"),
+        ]);
         const loaded = await readAgentConfig(flags.dataDir);
         const image = flags.containerImage ?? defaultRuntimeImage();
         const runtimeContainer = await chooseRuntimeContainer(flags.runtime, image);
+        const { helm, problem } = await findHelm(flags.helmBinary);
+        if (problem && flags.helmBinary) throw new Error(`--helm-binary ${flags.helmBinary}: ${problem}`);
         const agent = await startAgent({
           ...loaded,
           dataDir: flags.dataDir,
           program: PROGRAM,
           runtimeContainer,
+          helm,
+          prometheusBinary: flags.prometheusBinary,
           logger,
         });
         stopOnSignal(logger, () => agent.close());
@@ -69,7 +90,10 @@ export function agentCommand(): Command {
         const runs = runtimeContainer ? `in containers of ${runtimeContainer.image}` : "as processes";
         process.stdout.write(
           `Agent of cluster ${loaded.config.cluster} started; connecting to ${loaded.config.platforms.join(", ")}\n${direct}` +
-            `Virtual clusters placed here run ${runs}\n`,
+            `Virtual clusters placed here run ${runs}\n` +
+            (helm
+              ? `Apps are installed with helm ${helm.version}\n`
+              : "No helm here: users are shown the helm command for apps\n"),
         );
       }),
     );

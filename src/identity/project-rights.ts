@@ -7,6 +7,8 @@
 //          the project itself (its owner and allowed clusters still need makeowner / escalate).
 // Project secrets (projectsecrets) are for edit and admin only, like Kubernetes' view role leaves Secrets out: they
 // read and write them; their status is the platform's (the secret store sync) and no member's.
+// Apps (helmreleases) are read by every member and installed, changed and removed by edit and admin; their status is
+// the platform's (what the cluster's agent did) and no member's.
 // A denial about a project's instances says why (not a member, or which role the caller has). Every user or team
 // lists instances across namespaces, narrowed by the store to those of its projects.
 
@@ -21,6 +23,7 @@ import { projectOf } from "./scope.ts";
 /** The kinds a project holds in its namespace: members reach them by their project role. */
 const INSTANCES = "virtualclusterinstances";
 const SECRETS = "projectsecrets";
+const APPS = "helmreleases";
 const PROJECT_KINDS = new Set([INSTANCES, "spaceinstances"]);
 const READ = ["get", "list", "watch"];
 const LIST = ["list", "watch"];
@@ -58,6 +61,12 @@ function secretVerbAllowed(role: ProjectRole, request: AuthorizationAttributes):
   return READ.includes(request.verb) || WRITE.includes(request.verb);
 }
 
+function appVerbAllowed(role: ProjectRole, request: AuthorizationAttributes): boolean {
+  if (request.subresource && request.subresource !== "status") return false;
+  if (READ.includes(request.verb)) return true;
+  return !request.subresource && rank(role) >= rank("edit") && WRITE.includes(request.verb);
+}
+
 function projectVerbAllowed(role: ProjectRole, request: AuthorizationAttributes): boolean {
   if (request.subresource && request.subresource !== "status") return false;
   if (READ.includes(request.verb)) return true;
@@ -86,13 +95,14 @@ export function projectDecision(
   if (request.resource === INSTANCES && !request.namespace && LIST.includes(request.verb) && !request.subresource) {
     return principal.kind === "Subject" ? undefined : { allowed: true };
   }
-  if ((PROJECT_KINDS.has(request.resource ?? "") || request.resource === SECRETS) && request.namespace) {
+  const resource = request.resource ?? "";
+  if ((PROJECT_KINDS.has(resource) || resource === SECRETS || resource === APPS) && request.namespace) {
     const name = projectOf(request, prefix);
     if (!name) return undefined;
     const project = projects.project(name);
     const role = project && projectRole(principal, project);
     if (!role) return { allowed: false, reason: `${describe(principal)} is not a member of project "${name}"` };
-    const allowed = request.resource === SECRETS ? secretVerbAllowed : instanceVerbAllowed;
+    const allowed = resource === SECRETS ? secretVerbAllowed : resource === APPS ? appVerbAllowed : instanceVerbAllowed;
     if (allowed(role, request)) return { allowed: true };
     return {
       allowed: false,

@@ -22,6 +22,10 @@ export interface ScrapeTarget {
   tokenFile?: string;
   /** Fixed labels for every series of the target (cluster for an agent). */
   labels?: Record<string, string>;
+  /** Labels set on every scraped series, over what the target sent (metric_relabel_configs). */
+  setLabels?: Record<string, string>;
+  /** URL parameters of the scrape (federation's match[]). */
+  params?: Record<string, string[]>;
 }
 
 export interface PrometheusRunOptions {
@@ -57,6 +61,15 @@ export function prometheusConfig(options: Pick<PrometheusRunOptions, "scrapeInte
         metrics_path: target.metricsPath,
         ...(target.caFile ? { tls_config: { ca_file: target.caFile } } : {}),
         ...(target.tokenFile ? { authorization: { type: "Bearer", credentials_file: target.tokenFile } } : {}),
+        ...(target.params ? { params: target.params } : {}),
+        ...(target.setLabels
+          ? {
+              metric_relabel_configs: Object.entries(target.setLabels).map(([label, value]) => ({
+                target_label: label,
+                replacement: value,
+              })),
+            }
+          : {}),
         // Our own series carry their project, cluster and virtual cluster: keep them as the target sent them.
         honor_labels: true,
         static_configs: [{ targets: [url.host], ...(target.labels ? { labels: target.labels } : {}) }],

@@ -59,7 +59,7 @@ export class ClustersModule implements PlatformModule {
   }
 
   routes(): ModuleRoutes {
-    return { passthrough: this.connected?.routes ?? [] };
+    return { passthrough: this.connected?.routes ?? [], plugins: this.connected?.plugins ?? [] };
   }
 
   tasks(): TaskMaker[] {

@@ -47,6 +47,7 @@ export function managementResources(parts: ManagementResourceParts): ResourceDef
     projects.projects,
     withSubresources(projects.instances, { auditevents: parts.audit.instanceEvents }),
     projects.secrets,
+    projects.apps,
     parts.clusters.clusters,
     parts.clusters.spaces,
     configDefinition(parts.config),

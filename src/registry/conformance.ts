@@ -114,12 +114,33 @@ export function describeResourceConformance(options: ResourceConformanceOptions)
       assert.deepEqual(ignoreContext.warnings, []);
     });
 
-    it("update() without resourceVersion answers 422 as upstream", async () => {
+    it("update() without resourceVersion answers 422 as upstream", {
+      skip: definition.allowUnconditionalUpdate,
+    }, async () => {
       const created = await create("no-rv");
       delete created.metadata.resourceVersion;
       const error = await statusErrorOf(store.update(testContext(), ref("no-rv"), created, {}));
       assert.equal(error.code, 422);
       assert.match(error.message, /metadata\.resourceVersion: Invalid value: 0x0: must be specified for an update/);
+    });
+
+    it("update() without resourceVersion replaces the stored object, as upstream for this kind", {
+      skip: !definition.allowUnconditionalUpdate,
+    }, async () => {
+      const created = await create("no-rv-allowed");
+      const moved = structuredClone(created);
+      moved.metadata.labels = { moved: "first" };
+      const first = await store.update(testContext(), ref("no-rv-allowed"), moved, {});
+      const blind = structuredClone(created);
+      delete blind.metadata.resourceVersion;
+      blind.metadata.labels = { blind: "write" };
+      const replaced = await store.update(testContext(), ref("no-rv-allowed"), blind, {});
+      assert.deepEqual(replaced.metadata.labels, { blind: "write" });
+      assert.ok(Number(replaced.metadata.resourceVersion) > Number(first.metadata.resourceVersion));
+      assert.equal(replaced.metadata.uid, created.metadata.uid);
+      const missing = sample("no-rv-missing");
+      delete missing.metadata.resourceVersion;
+      assert.equal((await statusErrorOf(store.update(testContext(), ref("no-rv-missing"), missing, {}))).code, 404);
     });
 
     it("update() with a stale resourceVersion answers 409 Conflict", async () => {

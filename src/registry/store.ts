@@ -268,6 +268,8 @@ export class GenericStore implements ResourceStore {
     const object = decodeObject(this.definition, this.schema, body, options.fieldValidation, context);
     this.checkIdentity(object, ref);
     const resourceVersion = object.metadata.resourceVersion;
+    if (!resourceVersion && this.definition.allowUnconditionalUpdate)
+      return this.updateUnconditionally(context, ref, object, options);
     if (!resourceVersion) {
       throw errors.invalid(this.groupKind, ref.name, [
         {
@@ -287,6 +289,29 @@ export class GenericStore implements ResourceStore {
       subresource: ref.subresource,
     });
     return this.present(updated, context);
+  }
+
+  /** A PUT without resourceVersion of a kind that allows it: over the stored object as it is now, retried on a race. */
+  private async updateUnconditionally(
+    context: RequestContext,
+    ref: ObjectRef,
+    object: KubeObject,
+    options: WriteOptions,
+  ): Promise<KubeObject> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.storage.get(this.key(ref));
+      if (!current) throw errors.notFound(this.groupResource, ref.name);
+      try {
+        const updated = await this.updateDecoded(context, current, structuredClone(object), {
+          manager: managerName(options.fieldManager, context),
+          dryRun: options.dryRun === true,
+          subresource: ref.subresource,
+        });
+        return this.present(updated, context);
+      } catch (error) {
+        if (!(isStatusError(error) && error.reason === "Conflict") || attempt >= UNCONDITIONAL_ATTEMPTS) throw error;
+      }
+    }
   }
 
   /**
@@ -855,6 +880,9 @@ export class GenericStore implements ResourceStore {
     return storageStatus(error, { resource: this.groupResource, name });
   }
 }
+
+/** Writers racing an unconditional PUT: it tries this often over the newest object before answering 409. */
+const UNCONDITIONAL_ATTEMPTS = 10;
 
 /** What an update comes to before its write (see prepareUpdate). */
 export type PreparedUpdate =

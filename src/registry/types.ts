@@ -186,6 +186,12 @@ export interface ResourceDefinition<T extends KubeObject = KubeObject> {
   nameValidation?: "dns1123-subdomain" | "path-segment";
   /** Owner rights, credentials it mints, fields that grant rights: read by the serving server's identity layer. */
   authorization?: AuthorizationFacts;
+  /**
+   * A PUT without metadata.resourceVersion replaces whatever is stored, as kube-apiserver's built-in kinds allow
+   * (their strategies' AllowUnconditionalUpdate; Helm's release records rely on it). Unset: such a PUT is a 422, as
+   * for custom resources.
+   */
+  allowUnconditionalUpdate?: boolean;
 }
 
 /**

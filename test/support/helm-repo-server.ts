@@ -1,5 +1,5 @@
 // A Helm chart repository for tests: HTTPS (a throwaway CA) serving index.yaml and chart archives (.tgz with
-// Chart.yaml and README.md), with optional basic auth, as `helm repo add` expects (the repository format of
+// Chart.yaml, values.yaml, README.md and any templates), with optional basic auth, as `helm repo add` expects (the repository format of
 // https://helm.sh/docs/topics/chart_repository/). Charts can be added while it runs, so a refresh finds them.
 
 import { createServer } from "node:https";
@@ -14,6 +14,10 @@ export interface TestChart {
   appVersion?: string;
   description?: string;
   readme?: string;
+  /** values.yaml (default `replicaCount: 1`). */
+  values?: string;
+  /** More files of the chart by path inside it, e.g. templates/configmap.yaml. */
+  files?: Record<string, string>;
 }
 
 /** A ustar archive of the files (path -> text). */
@@ -69,8 +73,9 @@ export async function startHelmRepoServer(
     gzipSync(
       tarOf({
         [`${chart.name}/Chart.yaml`]: stringify({ apiVersion: "v2", name: chart.name, version: chart.version }),
-        [`${chart.name}/values.yaml`]: "replicaCount: 1\n",
+        [`${chart.name}/values.yaml`]: chart.values ?? "replicaCount: 1\n",
         ...(chart.readme ? { [`${chart.name}/README.md`]: chart.readme } : {}),
+        ...Object.fromEntries(Object.entries(chart.files ?? {}).map(([path, text]) => [`${chart.name}/${path}`, text])),
       }),
     );
   const index = () => {

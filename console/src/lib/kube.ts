@@ -6,6 +6,7 @@ export type { KubeList, KubeObject, ObjectMeta as Meta } from "../../../src/apim
 export type { AuditEvent, AuditEventBody } from "../../../src/apis/management/v1/auditevent-schema.ts";
 export type { Cluster } from "../../../src/apis/management/v1/cluster-schema.ts";
 export type { Config } from "../../../src/apis/management/v1/config-schema.ts";
+export type { HelmRelease } from "../../../src/apis/management/v1/helmrelease-schema.ts";
 export type {
   AccessKeyScope,
   OwnedAccessKey as AccessKey,

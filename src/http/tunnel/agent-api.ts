@@ -7,6 +7,11 @@
 //   DELETE /agent/v1/spaces/<namespace>?uid=  -> WorkloadState (gone once the host confirms the namespace is gone)
 //   PUT    /agent/v1/virtualclusters/<uid>    VirtualClusterRequest -> WorkloadState (needsKey: send one)
 //   DELETE /agent/v1/virtualclusters/<uid>    -> WorkloadState (gone once the runtime and its namespace are)
+//   PUT    /agent/v1/helmreleases/<uid>       HelmReleaseRequest -> HelmReleaseState (Failed: the agent has no helm)
+//   DELETE /agent/v1/helmreleases/<uid>       HelmReleaseTarget -> HelmReleaseState (gone once uninstalled)
+//   PUT    /agent/v1/metrics                  ClusterMetricsSettings -> ClusterMetricsState (cost control is on)
+//   DELETE /agent/v1/metrics                  -> ClusterMetricsState (off: the agent's Prometheus stops)
+//   GET    /agent/v1/metrics/federate?match[]= -> { text } (its Prometheus's /federate, for the platform's)
 
 import { type ClientHttp2Session, constants } from "node:http2";
 import { AGENT_API_PREFIX } from "./tunnel-protocol.ts";
@@ -22,6 +27,10 @@ export interface AgentInfo {
   virtualClusters: string[];
   /** The agent process's own usage (cost control): CPU seconds and requests since it started, resident memory. */
   usage?: { cpuSeconds: number; residentMemoryBytes: number; apiRequests: number };
+  /** The `helm` the agent installs apps with (`helm version --short`); absent: it has none. */
+  helmVersion?: string;
+  /** The cluster's metrics Prometheus (cost control), as the agent runs it now. */
+  metrics?: ClusterMetricsState;
 }
 
 /** A project member as a space grants it: User or Team, with the project role (view, edit, admin). */
@@ -71,6 +80,57 @@ export interface WorkloadState {
   message?: string;
   /** Virtual clusters: the agent has no key for this one; send the request again with accessKey. */
   needsKey?: boolean;
+}
+
+/** The effective metrics settings of a cluster: its Cluster spec.costControl.metrics over the Config's defaults. */
+export interface ClusterMetricsSettings {
+  retention: string;
+  /** A quantity ("10Gi"); empty: no size limit. */
+  storageSize: string;
+  scrapeInterval: string;
+}
+
+export interface ClusterMetricsState {
+  /** Running: the agent's Prometheus scrapes it and its virtual clusters; Off; Failed: see message. */
+  phase: "Running" | "Off" | "Failed";
+  message?: string;
+}
+
+/** Where a release goes: a virtual cluster the agent runs (by its instance's uid), or a space's namespace. */
+export type HelmReleaseTarget =
+  | { virtualCluster: string; namespace: string; releaseName: string }
+  | { space: string; releaseName: string };
+
+/** A chart repository as Helm reads it; the credentials travel only over the tunnel and into a 0600 file. */
+export interface HelmRepository {
+  url: string;
+  username?: string;
+  password?: string;
+  insecure?: boolean;
+}
+
+export interface HelmReleaseRequest {
+  target: HelmReleaseTarget;
+  repository: HelmRepository;
+  chart: string;
+  /** Empty: the latest. */
+  version?: string;
+  /** YAML. */
+  values?: string;
+  /** Changes with the spec: the agent runs Helm again only for a new one (or after a failure). */
+  generation: number;
+}
+
+export interface HelmReleaseState {
+  /** Deployed: the generation is installed; Pending: Helm runs; Failed: see message; Gone: uninstalled. */
+  phase: "Deployed" | "Pending" | "Failed" | "Gone";
+  message?: string;
+  revision?: number;
+  chartVersion?: string;
+  /** The generation the state is about. */
+  generation?: number;
+  /** When Helm last installed or upgraded it (RFC 3339). */
+  appliedTime?: string;
 }
 
 export interface AgentAnswer<T> {

@@ -113,7 +113,7 @@ export class ClusterHeartbeats {
       virtualClusters: info.virtualClusters ?? [],
       usage: info.usage,
     };
-    const patch: Record<string, unknown> = { ...status };
+    const patch: Record<string, unknown> = { ...status, helmVersion: info.helmVersion ?? null };
     if (connecting) {
       patch.reason = "AgentConnected";
       patch.message = null;

@@ -1,16 +1,19 @@
 // Connected clusters on one replica, composed: the tunnels of the agents connected here (tunnel-hub.ts), the
 // directory telling other replicas where they are, the heartbeats that write the clusters' status, the reconciler
-// of spaces and placed virtual clusters, the index of spaces the proxy reads, and the two passthrough routes (an
+// of spaces and placed virtual clusters, the apps their agents install with helm (cluster-apps.ts), their metrics Prometheus (cluster-metrics.ts), the index of spaces the proxy reads, and the two passthrough routes (an
 // agent's tunnel; kubectl through the platform). Offline detection of clusters whose replica died runs on the
 // leader with the instances' (platform.ts).
 
+import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { PassthroughRoute } from "../../http/passthrough.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
+import { ClusterApps } from "./cluster-apps.ts";
 import { ClusterHeartbeats, DEFAULT_CLUSTER_HEARTBEAT_MS } from "./cluster-heartbeats.ts";
+import { ClusterMetrics } from "./cluster-metrics.ts";
 import { clusterRoutes } from "./cluster-routes.ts";
 import { ClusterWorkloads } from "./cluster-workloads.ts";
 import { SpaceIndex } from "./space-index.ts";
@@ -36,6 +39,8 @@ export interface ConnectedClustersOptions {
 
 export interface ConnectedClusters {
   routes: PassthroughRoute[];
+  /** Fastify routes: the clusters' metrics federation. */
+  plugins: ((app: FastifyInstance) => void)[];
   close(): Promise<void>;
 }
 
@@ -43,7 +48,7 @@ export interface ConnectedClusters {
 export async function startConnectedClusters(options: ConnectedClustersOptions): Promise<ConnectedClusters> {
   const { logger } = options;
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS;
-  // Closed in reverse: workloads, the agents' tunnels, heartbeats, routes, the space index.
+  // Closed in reverse: metrics, apps, workloads, the agents' tunnels, heartbeats, routes, the space index.
   await using started = new AsyncDisposableStack();
   const hub = new TunnelHub();
   const directory = new TunnelDirectory({
@@ -88,6 +93,24 @@ export async function startConnectedClusters(options: ConnectedClustersOptions):
   });
   started.defer(() => workloads.stop());
   await workloads.start();
+  const apps = new ClusterApps({
+    registry: options.registry,
+    hub,
+    settings: options.settings,
+    resyncMs: options.resyncMs,
+    logger,
+  });
+  started.defer(() => apps.stop());
+  await apps.start();
+  const metrics = new ClusterMetrics({
+    registry: options.registry,
+    hub,
+    settings: options.settings,
+    resyncMs: options.resyncMs,
+    logger,
+  });
+  started.defer(() => metrics.stop());
+  await metrics.start();
   const running = started.move();
-  return { routes: routes.routes, close: () => running.disposeAsync() };
+  return { routes: routes.routes, plugins: [metrics.routes()], close: () => running.disposeAsync() };
 }

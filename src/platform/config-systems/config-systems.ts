@@ -4,13 +4,16 @@
 
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
+import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { AppsCatalog } from "../../apps/apps-catalog.ts";
 import type { LiveSettings } from "../../config/settings.ts";
+import type { ScrapeTarget } from "../../metrics/prometheus-runner.ts";
 import type { Registry } from "../../registry/registry.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import { formatBytes } from "../../utils/byte-size.ts";
+import { clusterMetricsRunning, FEDERATED_SERIES, federatePath } from "../clusters/cluster-metrics.ts";
 import { appsRoutes } from "./apps-routes.ts";
 import type { BackgroundTask } from "./background-task.ts";
 import { ConfigStatusWriter } from "./config-status.ts";
@@ -81,6 +84,7 @@ export class ConfigSystems {
       deleteKey: async (name) => {
         await parts.registry.store(GROUP, "ownedaccesskeys")?.delete(keysContext(), { name }, {});
       },
+      extraTargets: () => federatedClusters(parts.registry),
       logger: parts.logger,
     });
     this.apps = new AppsCatalog({ settings: () => parts.settings.current().apps, logger: parts.logger });
@@ -165,7 +169,20 @@ function windowTasks(parts: ConfigSystemsParts): WindowTask[] {
 
 const keysContext = () => systemContext("system:cost-control", "cost-control");
 
-/** A key of `user` that may only read /metrics: what Prometheus scrapes the platform with. */
+/** The connected clusters whose metrics Prometheus runs: the platform's federates their usage series. */
+async function federatedClusters(registry: Registry): Promise<ScrapeTarget[]> {
+  const store = registry.store(GROUP, "clusters");
+  if (!store) return [];
+  const list = await store.list(keysContext(), {});
+  return (list.items as Cluster[]).filter(clusterMetricsRunning).map((cluster) => ({
+    job: `cluster-${cluster.metadata.name}`,
+    address: "",
+    metricsPath: federatePath(cluster.metadata.name ?? ""),
+    params: { "match[]": [FEDERATED_SERIES] },
+  }));
+}
+
+/** A key of `user` that may only read /metrics and the clusters' federation: what Prometheus scrapes with. */
 async function createScrapeKey(registry: Registry, user: string): Promise<ScrapeKey> {
   const store = registry.store(GROUP, "ownedaccesskeys");
   if (!store) throw new Error("ownedaccesskeys is not registered");
@@ -179,8 +196,8 @@ async function createScrapeKey(registry: Registry, user: string): Promise<Scrape
       spec: {
         type: "User",
         user,
-        displayName: "Prometheus of cost control (reads /metrics only)",
-        scope: { rules: [{ verbs: ["get"], nonResourceURLs: ["/metrics"] }] },
+        displayName: "Prometheus of cost control (reads /metrics and the clusters' federated usage only)",
+        scope: { rules: [{ verbs: ["get"], nonResourceURLs: ["/metrics", "/platform/clusters/*"] }] },
       },
     },
     { fieldManager: "cost-control" },

@@ -19,6 +19,8 @@ import type { BackgroundTask } from "./background-task.ts";
 import type { ConfigStatusWriter } from "./config-status.ts";
 
 const CONDITION = "MetricsReady";
+/** How often the extra targets are looked at again (a cluster's metrics started or stopped). */
+const TARGETS_CHECK_MS = 10_000;
 export const COST_PATH = "/platform/cost";
 
 export interface ScrapeKey {
@@ -38,14 +40,18 @@ export interface CostControlOptions {
   /** A key that may only GET /metrics, and its removal. */
   createScrapeKey(): Promise<ScrapeKey>;
   deleteKey(name: string): Promise<void>;
-  /** Extra targets (connected clusters' agents), read at every (re)configuration. */
-  extraTargets?(): ScrapeTarget[];
+  /**
+   * Extra targets (the connected clusters whose metrics Prometheus runs, federated through the platform), read at
+   * every (re)configuration and every TARGETS_CHECK_MS while Prometheus runs.
+   */
+  extraTargets?(): ScrapeTarget[] | Promise<ScrapeTarget[]>;
   logger?: Logger;
 }
 
 export class CostControl {
   private readonly options: CostControlOptions;
-  private running?: { process: PrometheusProcess; key: ScrapeKey; signature: string };
+  private running?: { process: PrometheusProcess; key: ScrapeKey; signature: string; targets: string };
+  private targetsCheck?: NodeJS.Timeout;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe?: () => void;
 
@@ -91,15 +97,23 @@ export class CostControl {
     await this.stopPrometheus();
   }
 
-  /** New targets (a cluster connected or left): Prometheus reloads its configuration. */
+  /** New targets (the platform's address known, a cluster's metrics started or stopped): Prometheus reloads. */
   targetsChanged(): void {
     this.queue = this.queue.then(async () => {
       const running = this.running;
       if (!running) return;
       const settings = this.options.settings.current().costControl;
-      await running.process
-        .reconfigure({ scrapeInterval: settings.global.scrapeInterval, targets: await this.targets(running.key) })
-        .catch((error) => this.options.logger?.warn({ err: String(error) }, "reloading prometheus failed"));
+      const targets = await this.targets(running.key).catch((error) => {
+        this.options.logger?.warn({ err: String(error) }, "reading prometheus's targets failed");
+        return undefined;
+      });
+      if (!targets || JSON.stringify(targets) === running.targets) return;
+      await running.process.reconfigure({ scrapeInterval: settings.global.scrapeInterval, targets }).then(
+        () => {
+          running.targets = JSON.stringify(targets);
+        },
+        (error) => this.options.logger?.warn({ err: String(error) }, "reloading prometheus failed"),
+      );
     });
   }
 
@@ -130,16 +144,19 @@ export class CostControl {
       const key = await this.options.createScrapeKey();
       const dir = join(this.options.dataDir, "prometheus");
       try {
+        const targets = await this.targets(key);
         const process = await PrometheusProcess.start({
           binary: this.options.binary ?? "prometheus",
           dir,
           retention: global.retention,
           retentionSize: global.storageSize,
           scrapeInterval: global.scrapeInterval,
-          targets: await this.targets(key),
+          targets,
           logger: this.options.logger,
         });
-        this.running = { process, key, signature };
+        this.running = { process, key, signature, targets: JSON.stringify(targets) };
+        this.targetsCheck = setInterval(() => this.targetsChanged(), TARGETS_CHECK_MS);
+        this.targetsCheck.unref();
       } catch (error) {
         await this.options.deleteKey(key.name).catch(() => undefined);
         throw error;
@@ -164,7 +181,7 @@ export class CostControl {
 
   private async targets(key: ScrapeKey): Promise<ScrapeTarget[]> {
     const platform = this.options.platform();
-    if (!platform) return this.options.extraTargets?.() ?? [];
+    if (!platform) return [];
     const dir = join(this.options.dataDir, "prometheus");
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const tokenFile = join(dir, "scrape-token");
@@ -175,7 +192,12 @@ export class CostControl {
       await writeFile(caFile, platform.caPem, { mode: 0o600 });
     }
     const own: ScrapeTarget = { job: "platform", address: platform.url, metricsPath: "/metrics", caFile, tokenFile };
-    const extra = (this.options.extraTargets?.() ?? []).map((target) => ({ ...target, caFile, tokenFile }));
+    const extra = ((await this.options.extraTargets?.()) ?? []).map((target) => ({
+      ...target,
+      address: platform.url,
+      caFile,
+      tokenFile,
+    }));
     return [own, ...extra];
   }
 
@@ -183,6 +205,7 @@ export class CostControl {
     const running = this.running;
     if (!running) return;
     this.running = undefined;
+    clearInterval(this.targetsCheck);
     await running.process.stop();
     await this.options.deleteKey(running.key.name).catch(() => undefined);
     await rm(join(this.options.dataDir, "prometheus", "scrape-token"), { force: true });

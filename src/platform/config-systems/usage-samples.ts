@@ -1,6 +1,7 @@
 // The usage series the platform's /metrics serves (src/metrics/usage.ts): its own process, every virtual cluster
 // instance's last reported usage (status.usage), labelled by its project, its cluster and its name, and every
-// connected cluster's agent (its Cluster's status.usage from the last heartbeat), labelled by the cluster.
+// connected cluster's agent (its Cluster's status.usage from the last heartbeat), labelled by the cluster. A cluster
+// whose metrics Prometheus runs (cluster-metrics.ts) is left out: the platform's Prometheus federates it from there.
 
 import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
@@ -12,6 +13,7 @@ import { counterTotal, processUsage, registerUsageMetrics, type UsageSample } fr
 import type { Registry } from "../../registry/registry.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
+import { clusterMetricsRunning } from "../clusters/cluster-metrics.ts";
 
 export function registerPlatformUsage(options: {
   metrics: MetricsRegistry;
@@ -32,11 +34,14 @@ export function registerPlatformUsage(options: {
     };
     const store = registry.store(GROUP, "virtualclusterinstances");
     if (!store) return [own];
+    const clusters = await listClusters(registry);
+    // A cluster whose own metrics Prometheus runs is counted there (federated), not from heartbeats: never twice.
+    const federated = new Set(clusters.filter(clusterMetricsRunning).map((c) => c.metadata.name ?? ""));
     const prefix = settings.current().projectNamespacePrefix;
     const list = await store.list(systemContext("system:metrics", "usage-metrics"), {});
     const instances = (list.items as VirtualClusterInstance[]).flatMap((instance): UsageSample[] => {
       const usage = instance.status?.usage;
-      if (!usage) return [];
+      if (!usage || federated.has(instance.spec?.clusterRef?.cluster ?? "")) return [];
       return [
         {
           labels: {
@@ -55,16 +60,19 @@ export function registerPlatformUsage(options: {
         },
       ];
     });
-    return [own, ...instances, ...(await agentSamples(registry))];
+    return [own, ...instances, ...agentSamples(clusters.filter((c) => !federated.has(c.metadata.name ?? "")))];
   });
 }
 
-/** The agents of the clusters online now, as of their last heartbeat. */
-async function agentSamples(registry: Registry): Promise<UsageSample[]> {
+async function listClusters(registry: Registry): Promise<Cluster[]> {
   const store = registry.store(GROUP, "clusters");
   if (!store) return [];
-  const list = await store.list(systemContext("system:metrics", "usage-metrics"), {});
-  return (list.items as Cluster[]).flatMap((cluster): UsageSample[] => {
+  return (await store.list(systemContext("system:metrics", "usage-metrics"), {})).items as Cluster[];
+}
+
+/** The agents of the clusters online now, as of their last heartbeat. */
+function agentSamples(clusters: Cluster[]): UsageSample[] {
+  return clusters.flatMap((cluster): UsageSample[] => {
     const usage = cluster.status?.usage;
     if (!usage || !cluster.status?.online) return [];
     return [

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
+import { createHelmReleaseDefinition } from "../../apis/management/v1/helmrelease.ts";
 import { instanceKubeconfigSubresource } from "../../apis/management/v1/instance-kubeconfig.ts";
 import { createProjectDefinition } from "../../apis/management/v1/project.ts";
 import type { ClusterLookup } from "../../apis/management/v1/project-placement.ts";
@@ -24,6 +25,7 @@ import { systemContext } from "../../registry/system-context.ts";
 import type { Authorizer, ResourceDefinition } from "../../registry/types.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import { ensureDefaultProject } from "./default-project.ts";
+import { helmInstallProblem } from "./helm-install-check.ts";
 import { InstanceCertificateAuthorities } from "./instance-cas.ts";
 import { createKubeconfigIssuer } from "./kubeconfig-issuer.ts";
 import { ProjectController } from "./project-controller.ts";
@@ -44,6 +46,8 @@ export interface ProjectDefinitions {
   instances: ResourceDefinition;
   /** ProjectSecrets (kept in the secret store by src/platform/config-systems/secret-store.ts). */
   secrets: ResourceDefinition;
+  /** HelmReleases (installed by the clusters' agents, src/platform/clusters/cluster-apps.ts). */
+  apps: ResourceDefinition;
 }
 
 export interface ProjectResources {
@@ -107,6 +111,12 @@ export function createProjectResources(options: ProjectResourcesOptions): Projec
       projects: project,
       instances: instance,
       secrets: createProjectSecretDefinition({ namespacePrefix, project: projectNamed }),
+      apps: createHelmReleaseDefinition({
+        namespacePrefix,
+        project: projectNamed,
+        installProblem: (release) => helmInstallProblem(store, release),
+        uninstallFinalizer: true,
+      }),
     },
     async start(authorizer) {
       await informer.start();

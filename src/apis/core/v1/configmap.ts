@@ -46,6 +46,8 @@ export const configMapDefinition: ResourceDefinition = defineResource({
   singular: "configmap",
   shortNames: ["cm"],
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description: "ConfigMap holds configuration data for pods to consume.",
   schema: configMapSchema,
   strategy: {

@@ -144,6 +144,8 @@ export const endpointsDefinition: ResourceDefinition = defineResource({
   singular: "endpoints",
   shortNames: ["ep"],
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "Endpoints is a collection of endpoints that implement the actual service. Each subset is a set of addresses with a common set of ports.",
   schema: endpointsSchema,

@@ -74,6 +74,8 @@ export const eventDefinition: ResourceDefinition = defineResource({
   singular: "event",
   shortNames: ["ev"],
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description: "Event is a report of an event somewhere in the cluster.",
   schema: eventSchema,
   strategy: { validate: validateEvent },

@@ -80,6 +80,8 @@ export const namespaceDefinition: ResourceDefinition = defineResource({
   singular: "namespace",
   shortNames: ["ns"],
   namespaced: false,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description: "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
   schema: namespaceSchema,
   statusSubresource: true,

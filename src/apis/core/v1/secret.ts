@@ -98,6 +98,8 @@ export const secretDefinition: ResourceDefinition = defineResource({
   plural: "secrets",
   singular: "secret",
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "Secret holds secret data of a certain type. The total bytes of the values in the Data field must be less than MaxSecretSize bytes.",
   schema: secretSchema,

@@ -197,6 +197,8 @@ export function createServiceDefinition(allocator: ServiceAddressAllocator): Res
     shortNames: ["svc"],
     categories: ["all"],
     namespaced: true,
+    // As kube-apiserver: a PUT without resourceVersion replaces the object.
+    allowUnconditionalUpdate: true,
     description:
       "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
     schema: serviceSchema,

@@ -35,6 +35,8 @@ export const serviceAccountDefinition: ResourceDefinition = defineResource({
   singular: "serviceaccount",
   shortNames: ["sa"],
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "ServiceAccount binds together: a name, understood by users, and perhaps by peripheral systems, for an identity; a principal that can be authenticated and authorized; a set of secrets.",
   schema: serviceAccountSchema,

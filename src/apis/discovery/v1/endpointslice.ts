@@ -209,6 +209,8 @@ export const endpointSliceDefinition: ResourceDefinition = defineResource({
   plural: "endpointslices",
   singular: "endpointslice",
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "EndpointSlice represents a set of service endpoints. Most EndpointSlices are created by the EndpointSlice controller to represent the Pods selected by Service objects.",
   schema: endpointSliceSchema,

@@ -63,6 +63,9 @@ export const clusterSchema = {
       lastHeartbeatTime: timestamp("Last time the platform heard from the agent."),
       kubernetesVersion: string("Kubernetes version of the cluster's API server."),
       agentVersion: string("Version of the cluster's agent."),
+      helmVersion: string(
+        "Version of the helm on the agent's machine, which installs HelmReleases; empty: the agent has none, and users run the helm command the console shows.",
+      ),
       directEndpoint: object(
         {
           url: string("HTTPS address of the agent's direct endpoint (DirectClusterEndpointTokens)."),

@@ -26,7 +26,7 @@ function invalid(kind: string, object: KubeObject, errs: FieldError[]): never {
 export async function requireProject(lookup: ProjectLookup, kind: string, object: KubeObject): Promise<Project> {
   const prefix = lookup.namespacePrefix();
   const namespace = object.metadata.namespace;
-  const plural = `${kind === "SpaceInstance" ? "spaces" : "instances"}`;
+  const plural = kind === "SpaceInstance" ? "spaces" : kind === "HelmRelease" ? "apps" : "instances";
   if (!namespace)
     invalid(kind, object, [fieldError.required("metadata.namespace", `${plural} live in a project namespace`)]);
   const name = projectOfNamespace(prefix, namespace);

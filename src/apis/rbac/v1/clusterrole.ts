@@ -18,6 +18,8 @@ export const clusterRoleDefinition: ResourceDefinition = defineResource({
   plural: "clusterroles",
   singular: "clusterrole",
   namespaced: false,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.",
   schema: roleSchema,

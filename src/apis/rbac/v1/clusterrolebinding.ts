@@ -25,6 +25,8 @@ export const clusterRoleBindingDefinition: ResourceDefinition = defineResource({
   plural: "clusterrolebindings",
   singular: "clusterrolebinding",
   namespaced: false,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a ClusterRole in the global namespace, and adds who information via Subject.",
   schema: bindingSchema("RoleRef can only reference a ClusterRole in the global namespace. This field is immutable."),

@@ -28,6 +28,8 @@ export const roleDefinition: ResourceDefinition = defineResource({
   plural: "roles",
   singular: "role",
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
   schema,

@@ -26,6 +26,8 @@ export const roleBindingDefinition: ResourceDefinition = defineResource({
   plural: "rolebindings",
   singular: "rolebinding",
   namespaced: true,
+  // As kube-apiserver: a PUT without resourceVersion replaces the object.
+  allowUnconditionalUpdate: true,
   description:
     "RoleBinding references a role, but does not contain it. It can reference a Role in the same namespace or a ClusterRole in the global namespace.",
   schema: bindingSchema(

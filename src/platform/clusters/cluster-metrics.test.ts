@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parse } from "yaml";
+import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
+import { prometheusConfig } from "../../metrics/prometheus-runner.ts";
+import { clusterMetricsRunning, effectiveClusterMetrics, FEDERATED_SERIES } from "./cluster-metrics.ts";
+
+const defaults = { retention: "1y", storageSize: "10Gi", scrapeInterval: "30s" };
+const cluster = (metrics?: Record<string, unknown>, conditions?: unknown[]): Cluster => ({
+  apiVersion: "management.platform.sh/v1",
+  kind: "Cluster",
+  metadata: { name: "edge" },
+  spec: metrics ? { costControl: { metrics } } : {},
+  status: conditions ? { conditions: conditions as never } : undefined,
+});
+
+describe("effectiveClusterMetrics()", () => {
+  it("takes each field the Cluster sets over the Config's default", () => {
+    assert.deepEqual(effectiveClusterMetrics(defaults, cluster()), defaults);
+    assert.deepEqual(effectiveClusterMetrics(defaults, cluster({ retention: "3d" })), { ...defaults, retention: "3d" });
+    assert.deepEqual(effectiveClusterMetrics(defaults, cluster({ scrapeInterval: "1s", storage: { size: "50Mi" } })), {
+      retention: "1y",
+      storageSize: "50Mi",
+      scrapeInterval: "1s",
+    });
+  });
+});
+
+describe("clusterMetricsRunning()", () => {
+  it("is true only while the Cluster's MetricsReady condition is True", () => {
+    assert.equal(clusterMetricsRunning(cluster()), false);
+    assert.equal(clusterMetricsRunning(cluster(undefined, [{ type: "MetricsReady", status: "False" }])), false);
+    assert.equal(clusterMetricsRunning(cluster(undefined, [{ type: "MetricsReady", status: "True" }])), true);
+  });
+});
+
+describe("prometheusConfig()", () => {
+  it("writes federation parameters and labels set over what the target sends", () => {
+    const config = parse(
+      prometheusConfig({
+        scrapeInterval: "15s",
+        targets: [
+          {
+            job: "cluster-edge",
+            address: "https://127.0.0.1:8443",
+            metricsPath: "/platform/clusters/edge/federate",
+            params: { "match[]": [FEDERATED_SERIES] },
+            setLabels: { cluster: "edge" },
+          },
+        ],
+      }),
+    );
+    const job = config.scrape_configs[0];
+    assert.deepEqual(job.params, { "match[]": ['{__name__=~"vcp_usage_.+"}'] });
+    assert.deepEqual(job.metric_relabel_configs, [{ target_label: "cluster", replacement: "edge" }]);
+    assert.equal(job.honor_labels, true);
+  });
+});

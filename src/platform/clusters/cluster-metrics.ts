@@ -1,0 +1,247 @@
+// Cost control per connected cluster, on the replica holding each cluster's tunnel: while the Config's costControl
+// is enabled, the cluster's agent runs a metrics Prometheus with the effective settings — each of the Cluster's
+// spec.costControl.metrics fields (retention, storage.size, scrapeInterval) over the Config's cluster.metrics
+// defaults (the spec's rule) — and stops it when cost control is turned off or the Cluster is deleted. The Cluster's
+// MetricsReady condition says where it runs, or why not. GET /platform/clusters/<name>/federate hands the platform's
+// Prometheus the agent's federation answer (usage series) through the tunnel; it is authorized like /metrics.
+
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import { errors, isStatusError } from "../../apimachinery/errors.ts";
+import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
+import { GROUP } from "../../apis/management/v1/common.ts";
+import { StoreInformer } from "../../auth/store-informer.ts";
+import type { LiveSettings } from "../../config/settings.ts";
+import type { MetricsSettings } from "../../config/system-settings.ts";
+import { type ClusterMetricsSettings, type ClusterMetricsState, callAgent } from "../../http/tunnel/agent-api.ts";
+import { KeyedQueue } from "../../registry/keyed-queue.ts";
+import type { Registry } from "../../registry/registry.ts";
+import type { GenericStore } from "../../registry/store.ts";
+import { systemContext } from "../../registry/system-context.ts";
+import { formatTimestamp } from "../../registry/time.ts";
+import type { StoredRecord, WatchEvent } from "../../storage/types.ts";
+import type { ConnectedAgent, TunnelHub } from "./tunnel-hub.ts";
+
+const MANAGER = "virtualcluster-platform-cluster-metrics";
+const CLUSTERS = `/${GROUP}/clusters/`;
+const CONDITION = "MetricsReady";
+const AGENT_TIMEOUT_MS = 90_000;
+const FEDERATE_TIMEOUT_MS = 30_000;
+const RETRY_MS = 15_000;
+const DEFAULT_RESYNC_MS = 60_000;
+/** The platform's Prometheus federates these from each cluster's. */
+export const FEDERATED_SERIES = '{__name__=~"vcp_usage_.+"}';
+export const federatePath = (cluster: string) => `/platform/clusters/${cluster}/federate`;
+
+/** The Cluster's own settings over the Config's defaults, field by field. */
+export function effectiveClusterMetrics(
+  defaults: MetricsSettings,
+  cluster: Cluster | undefined,
+): ClusterMetricsSettings {
+  const own = cluster?.spec?.costControl?.metrics;
+  return {
+    retention: own?.retention || defaults.retention,
+    storageSize: own?.storage?.size || defaults.storageSize,
+    scrapeInterval: own?.scrapeInterval || defaults.scrapeInterval,
+  };
+}
+
+/** Whether a cluster's metrics Prometheus runs (its usage then comes from there, not from heartbeats). */
+export function clusterMetricsRunning(cluster: Cluster): boolean {
+  return cluster.status?.conditions?.some((c) => c.type === CONDITION && c.status === "True") === true;
+}
+
+export interface ClusterMetricsOptions {
+  registry: Registry;
+  hub: TunnelHub;
+  settings: LiveSettings;
+  resyncMs?: number;
+  logger?: Logger;
+}
+
+const context = () => systemContext("system:cluster-metrics", MANAGER);
+
+export class ClusterMetrics {
+  readonly #options: ClusterMetricsOptions;
+  readonly #informer: StoreInformer;
+  readonly #queue = new KeyedQueue();
+  readonly #retries = new Map<string, NodeJS.Timeout>();
+  #resync?: NodeJS.Timeout;
+  #unlisten?: () => void;
+  #unsubscribe?: () => void;
+  #stopped = false;
+  readonly prefixes = [CLUSTERS];
+
+  constructor(options: ClusterMetricsOptions) {
+    this.#options = options;
+    this.#informer = new StoreInformer(options.registry.storage, this, (error) =>
+      options.logger?.warn({ err: String(error) }, "cluster metrics informer failed"),
+    );
+  }
+
+  async start(): Promise<void> {
+    await this.#informer.start();
+    this.#unlisten = this.#options.hub.listen({ connected: (agent) => this.#schedule(agent.cluster) });
+    this.#unsubscribe = this.#options.settings.onChange((next, previous) => {
+      if (JSON.stringify(next.costControl) !== JSON.stringify(previous.costControl)) this.#everything();
+    });
+    this.#resync = setInterval(() => this.#everything(), this.#options.resyncMs ?? DEFAULT_RESYNC_MS);
+    this.#resync.unref();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#unlisten?.();
+    this.#unsubscribe?.();
+    clearInterval(this.#resync);
+    for (const timer of this.#retries.values()) clearTimeout(timer);
+    this.#informer.stop();
+  }
+
+  reset(): void {
+    this.#everything();
+  }
+
+  apply(event: WatchEvent): void {
+    const name = event.record.key.slice(CLUSTERS.length);
+    // A status write (heartbeats, our own condition) changes nothing here; a new spec or a deletion does.
+    if (event.type === "delete" || specChanged(event.record, event.previous)) this.#schedule(name);
+  }
+
+  #everything(): void {
+    for (const agent of this.#options.hub.all()) this.#schedule(agent.cluster);
+  }
+
+  #schedule(cluster: string): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#retries.get(cluster));
+    this.#queue
+      .run(cluster, () => this.#reconcile(cluster))
+      .then(
+        () => this.#retries.delete(cluster),
+        (error: unknown) => {
+          if (this.#stopped) return;
+          this.#options.logger?.warn({ cluster, err: String(error) }, "cluster metrics task failed");
+          const timer = setTimeout(() => this.#schedule(cluster), RETRY_MS);
+          timer.unref();
+          this.#retries.set(cluster, timer);
+        },
+      );
+  }
+
+  async #reconcile(name: string): Promise<void> {
+    const agent = this.#options.hub.get(name);
+    if (!agent) return; // another replica holds the tunnel, or none does
+    const cost = this.#options.settings.current().costControl;
+    const cluster = await this.#cluster(name);
+    if (!cluster || !cost.enabled) {
+      await this.#call(agent, "DELETE");
+      if (cluster) await this.#condition(cluster, undefined);
+      return;
+    }
+    const state = await this.#call(agent, "PUT", effectiveClusterMetrics(cost.cluster, cluster));
+    await this.#condition(cluster, state);
+  }
+
+  async #call(agent: ConnectedAgent, method: "PUT" | "DELETE", body?: unknown): Promise<ClusterMetricsState> {
+    const answer = await callAgent<ClusterMetricsState>(agent.session, method, "/metrics", body, AGENT_TIMEOUT_MS);
+    if (answer.status !== 200) throw new Error(`the agent answered ${method} /metrics with ${answer.status}`);
+    return answer.body;
+  }
+
+  /** MetricsReady as the agent answered (undefined: cost control is off, the condition goes). */
+  async #condition(cluster: Cluster, state: ClusterMetricsState | undefined): Promise<void> {
+    const conditions = cluster.status?.conditions ?? [];
+    const current = conditions.find((c) => c.type === CONDITION);
+    const wanted = state && {
+      type: CONDITION,
+      status: state.phase === "Running" ? ("True" as const) : ("False" as const),
+      reason: state.phase === "Running" ? "Running" : "PrometheusFailed",
+      message: state.message ?? "",
+    };
+    if (!wanted && !current) return;
+    if (wanted && current?.status === wanted.status && current.message === wanted.message) return;
+    const others = conditions.filter((c) => c.type !== CONDITION);
+    const next = wanted
+      ? [
+          ...others,
+          {
+            ...wanted,
+            lastTransitionTime:
+              current?.status === wanted.status && current.lastTransitionTime
+                ? current.lastTransitionTime
+                : formatTimestamp(new Date()),
+          },
+        ]
+      : others;
+    await this.#store()
+      .patch(
+        context(),
+        { name: cluster.metadata.name ?? "", subresource: "status" },
+        "merge",
+        { metadata: { uid: cluster.metadata.uid }, status: { conditions: next } },
+        { fieldManager: MANAGER },
+      )
+      .catch((error: unknown) => {
+        if (!(isStatusError(error) && error.reason === "NotFound")) throw error;
+      });
+  }
+
+  async #cluster(name: string): Promise<Cluster | undefined> {
+    try {
+      return (await this.#store().get(context(), { name })) as Cluster;
+    } catch (error) {
+      if (isStatusError(error) && error.reason === "NotFound") return undefined;
+      throw error;
+    }
+  }
+
+  #store(): GenericStore {
+    const store = this.#options.registry.genericStore(GROUP, "clusters");
+    if (!store) throw new Error("clusters are not registered");
+    return store;
+  }
+
+  /** GET /platform/clusters/<name>/federate: the agent's Prometheus's federation answer, through the tunnel. */
+  routes(): (app: FastifyInstance) => void {
+    return (app) => {
+      app.get("/platform/clusters/:name/federate", async (request, reply) => {
+        const { name } = request.params as { name: string };
+        const agent = this.#options.hub.get(name);
+        if (!agent) {
+          throw errors.serviceUnavailable(
+            `the agent of cluster "${name}" is not connected to this replica: scrape the replica that holds its tunnel`,
+          );
+        }
+        const matches = new URL(request.url, "http://platform").searchParams.getAll("match[]");
+        const query = new URLSearchParams(matches.map((m): [string, string] => ["match[]", m])).toString();
+        const answer = await callAgent<{ text?: string; message?: string }>(
+          agent.session,
+          "GET",
+          `/metrics/federate?${query}`,
+          undefined,
+          FEDERATE_TIMEOUT_MS,
+        ).catch((error: unknown) => {
+          throw errors.serviceUnavailable(`the agent of cluster "${name}" did not answer: ${(error as Error).message}`);
+        });
+        if (answer.status !== 200 || answer.body.text === undefined) {
+          throw errors.serviceUnavailable(
+            `cluster "${name}": ${answer.body.message ?? `agent answered ${answer.status}`}`,
+          );
+        }
+        return reply
+          .code(200)
+          .header("content-type", "text/plain; version=0.0.4; charset=utf-8")
+          .header("cache-control", "no-store")
+          .send(answer.body.text);
+      });
+    };
+  }
+}
+
+/** Whether a Cluster's spec changed between two stored versions (or it is new). */
+function specChanged(record: StoredRecord, previous: StoredRecord | undefined): boolean {
+  if (!previous) return true;
+  const spec = (value: string) => JSON.stringify((JSON.parse(value) as Cluster).spec ?? {});
+  return spec(record.value) !== spec(previous.value);
+}

@@ -1,0 +1,271 @@
+// cluster.metrics per connected cluster, with Debian's Prometheus: every part a real process (the platform, two
+// stand-alone host API servers, their agents, a virtual cluster the agent runs). With costControl on, the agent of
+// "edge" runs a metrics Prometheus with the effective settings (its Cluster's spec.costControl.metrics over the
+// Config's cluster.metrics), scraping itself and its virtual cluster; the platform's Prometheus federates it through
+// the tunnel, and the Cost report counts the virtual cluster from there (once: the platform's own /metrics leaves
+// that cluster out). An agent without prometheus says so and is counted from its heartbeats. Changing the Cluster's
+// override restarts it with the new settings; turning costControl off, and deleting the cluster, stop it.
+
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { AgentProcess } from "./support/agent-process.ts";
+import { API, AuthClient } from "./support/auth-client.ts";
+import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
+import { adminCliEnv, connectTestCluster } from "./support/connected-cluster.ts";
+import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { PROMETHEUS, prometheusSkip, promql } from "./support/prometheus.ts";
+import { waitFor } from "./support/wait-for.ts";
+
+const V1 = "management.platform.sh/v1";
+const MGMT = `/kubernetes/management${API}`;
+const CONFIG = `${API}/configs/platform-config`;
+
+const up = async (url: string) =>
+  fetch(`${url}/-/ready`).then(
+    (r) => r.ok,
+    () => false,
+  );
+
+describe("cluster.metrics per connected cluster, with Debian's Prometheus", { skip: prometheusSkip }, () => {
+  let root: string;
+  let platform: PlatformProcess;
+  let client: AuthClient;
+  let admin: string;
+  const hosts: Record<string, ClusterApiServerProcess> = {};
+  const agents: Record<string, AgentProcess> = {};
+  const agentDirs: Record<string, string> = {};
+
+  const cluster = async (name: string) =>
+    (await client.send("GET", `${MGMT}/clusters/${name}`, { token: admin })).json();
+  const metricsCondition = async (name: string) =>
+    (await cluster(name)).status?.conditions?.find((c: { type: string }) => c.type === "MetricsReady");
+  const writeCost = async (costControl: Record<string, unknown>) => {
+    const reply = await client.send("PATCH", CONFIG, {
+      token: admin,
+      body: { spec: { raw: `costControl: ${JSON.stringify(costControl)}\n` } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(reply.status, 200, reply.body);
+  };
+  /** The URL of the agent's Prometheus, from the last "started" line of its log. */
+  const agentPrometheus = (name: string) => {
+    const lines = agents[name]
+      .output()
+      .split("\n")
+      .filter((line) => line.includes("cluster metrics prometheus started"));
+    return /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(lines.at(-1) ?? "")?.[1];
+  };
+  const platformPrometheus = async () => {
+    const config = (await client.send("GET", CONFIG, { token: admin })).json();
+    const condition = (config.status.conditions ?? []).find((c: { type: string }) => c.type === "MetricsReady");
+    return /runs at (http:\/\/127\.0\.0\.1:\d+)/.exec(condition?.message ?? "")?.[1];
+  };
+  const flags = async (url: string) =>
+    ((await (await fetch(`${url}/api/v1/status/flags`)).json()) as { data: Record<string, string> }).data;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), "cluster-metrics-"));
+    platform = await startPlatformProcess({
+      extraArgs: ["--prometheus-binary", PROMETHEUS, "--cluster-heartbeat-seconds", "1"],
+    });
+    client = new AuthClient(platform.url, platform.caPem);
+    admin = platform.adminKey;
+    const env = await adminCliEnv(root, platform);
+    // "edge" runs its metrics with Debian's prometheus; "plain" has none (a binary that does not exist).
+    for (const [name, binary] of [
+      ["edge", PROMETHEUS],
+      ["plain", join(root, "no-prometheus-here")],
+    ]) {
+      hosts[name] = await startClusterApiServerProcess();
+      agentDirs[name] = join(root, `agent-${name}`);
+      agents[name] = await connectTestCluster({
+        env,
+        name,
+        hostKubeconfig: hosts[name].kubeconfig,
+        dataDir: agentDirs[name],
+        agentArgs: ["--prometheus-binary", binary],
+      });
+    }
+    const project = await client.send("POST", `${MGMT}/projects`, {
+      token: admin,
+      body: { apiVersion: V1, kind: "Project", metadata: { name: "shop" }, spec: {} },
+    });
+    assert.equal(project.status, 201, project.body);
+    const created = await client.send("POST", `${MGMT}/namespaces/p-shop/virtualclusterinstances`, {
+      token: admin,
+      body: {
+        apiVersion: V1,
+        kind: "VirtualClusterInstance",
+        metadata: { name: "vc1" },
+        spec: { clusterRef: { cluster: "edge" } },
+      },
+    });
+    assert.equal(created.status, 201, created.body);
+    await waitFor(
+      async () =>
+        (await client.send("GET", `${MGMT}/namespaces/p-shop/virtualclusterinstances/vc1`, { token: admin })).json()
+          .status?.online === true,
+      "the virtual cluster is online",
+    );
+    // The Cluster overrides retention and scrape interval; the storage size comes from the Config.
+    const override = await client.send("PATCH", `${MGMT}/clusters/edge`, {
+      token: admin,
+      body: { spec: { costControl: { metrics: { retention: "3d", scrapeInterval: "1s" } } } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(override.status, 200, override.body);
+  });
+
+  after(async () => {
+    await Promise.all(Object.values(agents).map((agent) => agent.stop()));
+    client?.close();
+    await platform?.stop();
+    await Promise.all(Object.values(hosts).map((host) => host.stop()));
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it("with costControl off no cluster runs a Prometheus", async () => {
+    await waitFor(async () => (await cluster("edge")).status?.online === true, "edge online");
+    assert.equal(await metricsCondition("edge"), undefined);
+    assert.equal(agentPrometheus("edge"), undefined);
+  });
+
+  it("enabling it runs the cluster's Prometheus with its Cluster's settings over the Config's", async () => {
+    await writeCost({
+      enabled: true,
+      global: { metrics: { scrapeInterval: "1s" } },
+      cluster: { metrics: { retention: "5d", scrapeInterval: "2s", storage: { size: "50Mi" } } },
+      prices: { cpuCoreHour: 2 },
+    });
+    await waitFor(async () => (await metricsCondition("edge"))?.status === "True", "edge MetricsReady");
+    assert.match((await metricsCondition("edge")).message, /retention 3d, at most 50Mi, scrape every 1s/);
+    const url = agentPrometheus("edge");
+    assert.ok(url, agents.edge.output());
+    const set = await flags(url);
+    assert.equal(set["storage.tsdb.retention.time"], "3d");
+    assert.equal(set["storage.tsdb.retention.size"], "50MiB");
+    const config = ((await (await fetch(`${url}/api/v1/status/config`)).json()) as { data: { yaml: string } }).data;
+    assert.match(config.yaml, /scrape_interval: 1s/);
+    await waitFor(async () => {
+      const answer = (await (await fetch(`${url}/api/v1/targets`)).json()) as {
+        data: { activeTargets: { labels: { job: string }; health: string }[] };
+      };
+      const healthy = answer.data.activeTargets.filter((t) => t.health === "up").map((t) => t.labels.job);
+      return healthy.includes("agent") && healthy.some((job) => job.startsWith("virtualcluster-"));
+    }, "the agent and its virtual cluster scraped");
+    const series = await promql(url, 'vcp_usage_cpu_seconds_total{cluster="edge"}', new Date().toISOString());
+    const vc = series.find((s) => s.metric.virtualcluster === "vc1");
+    assert.equal(vc?.metric.project, "shop");
+    assert.equal(vc?.metric.component, "virtualcluster");
+    assert.ok(series.some((s) => s.metric.component === "agent"));
+  });
+
+  it("an agent without prometheus says so and is counted from its heartbeats", async () => {
+    await waitFor(async () => (await metricsCondition("plain"))?.status === "False", "plain MetricsReady False");
+    const condition = await metricsCondition("plain");
+    assert.equal(condition.reason, "PrometheusFailed");
+    assert.match(condition.message, /no-prometheus-here.*install Debian's prometheus/);
+    const text = (await client.send("GET", "/metrics", { token: admin, accept: "text/plain" })).body;
+    assert.match(text, /vcp_usage_cpu_seconds_total\{project="",cluster="plain",virtualcluster="",component="agent"\}/);
+  });
+
+  it("the platform's Prometheus federates the cluster's series, and the Cost report counts them once", async () => {
+    const platformUrl = await platformPrometheus();
+    assert.ok(platformUrl);
+    await waitFor(async () => {
+      const got = await promql(
+        platformUrl,
+        'vcp_usage_cpu_seconds_total{cluster="edge",virtualcluster="vc1"}',
+        new Date().toISOString(),
+      );
+      return got.length > 0;
+    }, "vc1's series in the platform's Prometheus, through federation");
+    // The platform's own /metrics leaves the federated cluster out, so nothing is counted twice.
+    const text = (await client.send("GET", "/metrics", { token: admin, accept: "text/plain" })).body;
+    assert.doesNotMatch(text, /virtualcluster="vc1"/);
+    assert.doesNotMatch(text, /cluster="edge",virtualcluster="",component="agent"/);
+    const series = await promql(
+      platformUrl,
+      'vcp_usage_cpu_seconds_total{virtualcluster="vc1"}',
+      new Date().toISOString(),
+    );
+    assert.equal(series.length, 1, JSON.stringify(series));
+    // Some time of the virtual cluster's in the range, then the report: its figure is Prometheus's answer.
+    await waitFor(async () => {
+      const end = new Date().toISOString();
+      const samples = await promql(
+        platformUrl,
+        'count_over_time(vcp_usage_cpu_seconds_total{virtualcluster="vc1"}[5m])',
+        end,
+      );
+      return (samples[0]?.value ?? 0) >= 3;
+    }, "a few federated samples");
+    const end = new Date().toISOString();
+    const start = new Date(Date.now() - 5 * 60_000).toISOString();
+    const reply = await client.send("GET", `/platform/cost?start=${start}&end=${end}`, { token: admin });
+    assert.equal(reply.status, 200, reply.body);
+    const report = reply.json() as {
+      rows: { project: string; virtualcluster: string; cpuCoreHours: number; cost: number }[];
+      queries: Record<string, string>;
+    };
+    const row = report.rows.find((r) => r.project === "shop" && r.virtualcluster === "vc1");
+    assert.ok(row, JSON.stringify(report.rows));
+    const answer = (await promql(platformUrl, report.queries.cpu, end)).find((s) => s.metric.virtualcluster === "vc1");
+    assert.ok(Math.abs(row.cpuCoreHours - (answer?.value ?? 0) / 3600) <= 1e-6, `${row.cpuCoreHours}`);
+    assert.ok(row.cpuCoreHours > 0);
+  });
+
+  it("the federation route is for the platform's Prometheus and viewers, not for every user", async () => {
+    await client.createUser(admin, "member");
+    const key = await client.createKey(admin, "member-key", { user: "member" });
+    assert.equal((await client.send("GET", "/platform/clusters/edge/federate", { token: key })).status, 403);
+    const federated = await client.send(
+      "GET",
+      `/platform/clusters/edge/federate?match[]=${encodeURIComponent('{__name__="vcp_usage_cpu_seconds_total"}')}`,
+      {
+        token: admin,
+        accept: "text/plain",
+      },
+    );
+    assert.equal(federated.status, 200, federated.body);
+    assert.match(federated.body, /vcp_usage_cpu_seconds_total\{.*virtualcluster="vc1"/);
+  });
+
+  it("a new override restarts the cluster's Prometheus with it", async () => {
+    const before = agentPrometheus("edge");
+    const changed = await client.send("PATCH", `${MGMT}/clusters/edge`, {
+      token: admin,
+      body: { spec: { costControl: { metrics: { retention: "4d" } } } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(changed.status, 200, changed.body);
+    await waitFor(
+      async () => /retention 4d/.test((await metricsCondition("edge"))?.message ?? ""),
+      "the new retention",
+    );
+    const url = agentPrometheus("edge");
+    assert.ok(url);
+    assert.equal((await flags(url))["storage.tsdb.retention.time"], "4d");
+    if (before !== url) assert.equal(await up(before ?? ""), false, "the old one stopped");
+  });
+
+  it("turning costControl off stops the cluster's Prometheus; deleting the cluster stops it too", async () => {
+    const url = agentPrometheus("edge") ?? "";
+    await writeCost({ enabled: false });
+    await waitFor(async () => !(await up(url)), "the cluster's prometheus stopped");
+    await waitFor(async () => (await metricsCondition("edge")) === undefined, "MetricsReady removed");
+    assert.equal(existsSync(join(agentDirs.edge, "prometheus", "settings.json")), false);
+
+    await writeCost({ enabled: true, global: { metrics: { scrapeInterval: "1s" } } });
+    await waitFor(async () => (await metricsCondition("edge"))?.status === "True", "running again");
+    const again = agentPrometheus("edge") ?? "";
+    assert.ok(await up(again));
+    const deleted = await client.send("DELETE", `${MGMT}/clusters/edge`, { token: admin });
+    assert.equal(deleted.status, 200, deleted.body);
+    await waitFor(async () => !(await up(again)), "the deleted cluster's prometheus stopped");
+  });
+});

@@ -35,11 +35,16 @@ describe("an agent running placed virtual clusters in containers", { skip, timeo
   const admin = () => platform.adminKey;
   const instance = () =>
     client.send("GET", `${MGMT}/namespaces/p-edge/virtualclusterinstances/web`, { token: admin() });
-  /** The names of the agent's runtime containers, running or not. */
+  /**
+   * The names of this test's agent's runtime containers, running or not: the label holds the runtime's directory,
+   * which is under this test's own; another copy of the suite on the machine has agents of its own.
+   */
   const containers = async () =>
-    (await podman(["ps", "--all", "--filter", `label=${LABEL}`, "--format", "{{.Names}}"]))
+    (await podman(["ps", "--all", "--filter", `label=${LABEL}`, "--format", `{{.Names}} {{index .Labels "${LABEL}"}}`]))
       .split("\n")
-      .filter((line) => line.trim() !== "");
+      .map((line) => line.trim().split(" "))
+      .filter(([name, dir]) => name && dir?.startsWith(`${root}/`))
+      .map(([name]) => name);
 
   before(
     async () => {

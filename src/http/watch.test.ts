@@ -251,48 +251,6 @@ describe("serveWatch()", () => {
     }
   });
 
-  it("serveWatch() writes the events of one turn to the socket in one write, in order", async () => {
-    const writes: string[] = [];
-    const server = await realWatchServer((response) => {
-      const socket = response.socket!;
-      const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
-      socket.write = ((chunk: unknown, ...rest: unknown[]) => {
-        writes.push(Buffer.from(chunk as string).toString());
-        return write(chunk, ...rest);
-      }) as typeof socket.write;
-    });
-    try {
-      const socket = server.connect();
-      let raw = "";
-      socket.on("data", (data: Buffer) => {
-        raw += data.toString();
-      });
-      const closed = new Promise((resolve) => socket.on("close", resolve));
-      socket.write("GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-      const sink = await server.sink();
-      const headerWrites = writes.length;
-      for (const name of ["a", "b", "c"]) sink.send({ type: "ADDED", object: user(name) });
-      await new Promise((resolve) => setImmediate(resolve));
-      const burst = writes.slice(headerWrites);
-      assert.equal(burst.length, 1);
-      assert.deepEqual(
-        burst[0]
-          .split("\r\n")
-          .filter((part) => part.startsWith("{"))
-          .map((line) => JSON.parse(line).object.metadata.name),
-        ["a", "b", "c"],
-      );
-      sink.send({ type: "ADDED", object: user("d") });
-      sink.end("closed");
-      await closed;
-      const names = [...raw.matchAll(/"name":"(\w)"/g)].map((match) => match[1]);
-      assert.deepEqual(names, ["a", "b", "c", "d"]);
-      assert.ok(raw.endsWith("0\r\n\r\n"));
-    } finally {
-      server.close();
-    }
-  });
-
   it("serveWatch() over a real socket reports backpressure while the client does not read, and resumes", async () => {
     const server = await realWatchServer();
     const socket = server.connect();

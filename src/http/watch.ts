@@ -13,7 +13,6 @@ import type {
   WatchSink,
 } from "../registry/types.ts";
 import { toStatusError } from "./error-status.ts";
-import { directBodyWriterFor, responseBodyWriter, type WatchBodyWriter } from "./watch-body-writer.ts";
 
 /** Turns one event into one line (without the trailing newline). */
 export type WatchEventEncoder = (event: ApiWatchEvent) => string;
@@ -93,8 +92,6 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
   // Whether this stream writes its own chunk framing (one write of a shared, ready-made chunk per event instead of
   // Node framing every write as four pieces); false when Node does not frame the body as chunked at all.
   let framing = false;
-  // Where the body goes: the response until the headers are out, then (framing) straight to the socket.
-  let body: WatchBodyWriter = responseBodyWriter(response);
   const chunkFor =
     o.encode === encodeWatchEventJson ? jsonEventChunk : (event: ApiWatchEvent) => chunkOf(o.encode(event));
 
@@ -112,16 +109,14 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     if (message.chunkedEncoding === true) {
       message.chunkedEncoding = false;
       framing = true;
-      body = directBodyWriterFor(response) ?? body;
     }
   };
 
   /** Writes one event (or an in-band error line); false when the socket buffer is full. */
   const writeEvent = (event: ApiWatchEvent): boolean =>
-    framing ? body.write(chunkFor(event)) : body.write(`${o.encode(event)}\n`);
+    framing ? response.write(chunkFor(event)) : response.write(`${o.encode(event)}\n`);
 
   const endBody = () => {
-    body.flush();
     if (framing) response.end(LAST_CHUNK);
     else response.end();
   };
@@ -138,7 +133,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     if (timer) clearTimeout(timer);
     o.active.delete(active);
     response.off("close", onClientGone);
-    body.offDrain(onDrain);
+    response.off("drain", onDrain);
     if (closeStore && handle) handle.close();
     if (!response.destroyed) {
       writeHeaders();
@@ -157,7 +152,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
       const ok = writeEvent(event);
       if (!ok && !waitingForDrain) {
         waitingForDrain = true;
-        body.onceDrain(onDrain);
+        response.once("drain", onDrain);
       }
       return ok;
     },
@@ -193,7 +188,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     if (headersSent) {
       // Events already flowed: report in-band, as upstream does for errors after the stream began.
       const line = JSON.stringify({ type: "ERROR", object: error.status });
-      body.write(framing ? chunkOf(line) : `${line}\n`);
+      response.write(framing ? chunkOf(line) : `${line}\n`);
       finish(false);
       return;
     }

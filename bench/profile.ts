@@ -2,7 +2,7 @@
 // then profiled through its inspector (SIGUSR1, port 9229) while autocannon loads it for --duration seconds, and
 // summarised: self time by file (our modules, each library, node internals, GC) and the heaviest functions.
 //
-//   node bench/profile.ts [--only get,create,watch] [--duration 8] [--top 25] [--keep DIR]
+//   node bench/profile.ts [--only get,create,watch] [--duration 8] [--top 25] [--keep DIR] [--by time|samples]
 //
 // watch: 1,000 watchers of users (opened before the profiler starts) and --duration × 20 merge PATCHes at 20/s
 // (bench/lib/watch-load.ts, in this process on the load CPU); the profile covers the updates only.
@@ -27,6 +27,8 @@ const { values } = parseArgs({
     duration: { type: "string", default: "8" },
     top: { type: "string", default: "25" },
     keep: { type: "string" },
+    // Shares weighted by time between samples (default) or counted by sample (see lib/cpu-profile.ts).
+    by: { type: "string", default: "time" },
   },
 });
 
@@ -111,7 +113,8 @@ try {
   for (const name of values.only.split(",")) {
     if (name !== "get" && name !== "create" && name !== "watch") throw new Error(`unknown path ${name}`);
     const profile = name === "watch" ? await profileWatch(dir) : await profilePath(name, dir);
-    console.log(summariseProfile(profile, { root: ROOT, top: Number(values.top) }));
+    const by = values.by === "samples" ? "samples" : "time";
+    console.log(summariseProfile(profile, { root: ROOT, top: Number(values.top), by }));
   }
 } finally {
   if (!values.keep) await rm(dir, { recursive: true, force: true });

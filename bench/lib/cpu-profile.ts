@@ -1,5 +1,7 @@
 // Summary of a V8 .cpuprofile: self time by file group (our source files, each npm package, node internals,
-// GC, idle) and the functions with the most self time, as Markdown tables.
+// GC, idle) and the functions with the most self time, as Markdown tables. "time" weights each sample by the time
+// since the previous one, which charges time the thread spent blocked (an fdatasync inside SQLite's COMMIT) or
+// descheduled on a loaded machine to the function it was in; "samples" counts samples, closer to CPU spent.
 
 export interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }[];
@@ -16,14 +18,18 @@ function groupOf(url: string, functionName: string, root: string): string {
   return path.startsWith(root) ? path.slice(root.length) : path;
 }
 
-export function summariseProfile(profile: CpuProfile, options: { root: string; top: number }): string {
+export function summariseProfile(
+  profile: CpuProfile,
+  options: { root: string; top: number; by?: "time" | "samples" },
+): string {
+  const bySamples = options.by === "samples";
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const groupTime = new Map<string, number>();
   const fnTime = new Map<string, number>();
   let total = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const node = byId.get(profile.samples[i]);
-    const dt = profile.timeDeltas[i] ?? 0;
+    const dt = bySamples ? 1 : (profile.timeDeltas[i] ?? 0);
     if (!node) continue;
     const { url, functionName, lineNumber } = node.callFrame;
     if (functionName === "(idle)") continue;
@@ -41,7 +47,7 @@ export function summariseProfile(profile: CpuProfile, options: { root: string; t
       .map(([name, t]) => `| ${name} | ${pct(t)} |`)
       .join("\n");
   return [
-    `busy samples: ${(total / 1000).toFixed(0)} ms`,
+    bySamples ? `busy samples: ${total} (shares by sample count)` : `busy samples: ${(total / 1000).toFixed(0)} ms`,
     "\n| self time by file or package | share |\n|---|---|",
     rows(groupTime),
     "\n| function (self time) | share |\n|---|---|",

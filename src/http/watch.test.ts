@@ -78,6 +78,33 @@ function start(response: FakeResponse, store: ResourceStore, timeoutSeconds = 60
   return { active, ends, started, ended };
 }
 
+/** A real node:http server serving every request as a watch of a store double; `sink()` waits for its sink. */
+async function realWatchServer(onResponse: (response: ServerResponse) => void = () => {}) {
+  let sink: WatchSink | undefined;
+  const calls = { resume: 0 };
+  const store = {
+    watch: async (_c: unknown, _o: unknown, given: WatchSink) => {
+      sink = given;
+      return { resume: () => calls.resume++, close: () => {} };
+    },
+  } as unknown as ResourceStore;
+  const active = new Set<ActiveWatch>();
+  const server = createServer((_request, response) => {
+    onResponse(response);
+    void serveWatch({ response, store, context, options: {}, encode: encodeWatchEventJson, active, onEnd: () => {} });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    calls,
+    connect: () => connect((server.address() as AddressInfo).port, "127.0.0.1"),
+    async sink(): Promise<WatchSink> {
+      while (!sink) await new Promise((resolve) => setTimeout(resolve, 5));
+      return sink;
+    },
+    close: () => server.close(),
+  };
+}
+
 describe("serveWatch()", () => {
   it("serveWatch() flushes headers before any event and frames one JSON object per line", async () => {
     const response = new FakeResponse();
@@ -173,20 +200,9 @@ describe("serveWatch()", () => {
   });
 
   it("serveWatch() over a real HTTP response writes valid chunks: each event one chunk, then the last chunk", async () => {
-    let sink: WatchSink | undefined;
-    const store = {
-      watch: async (_c: unknown, _o: unknown, given: WatchSink) => {
-        sink = given;
-        return { resume: () => {}, close: () => {} };
-      },
-    } as unknown as ResourceStore;
-    const active = new Set<ActiveWatch>();
-    const server = createServer((_request, response) => {
-      void serveWatch({ response, store, context, options: {}, encode: encodeWatchEventJson, active, onEnd: () => {} });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const server = await realWatchServer();
     try {
-      const socket = connect((server.address() as AddressInfo).port, "127.0.0.1");
+      const socket = server.connect();
       let raw = "";
       socket.setEncoding("latin1");
       socket.on("data", (data: string) => {
@@ -194,7 +210,7 @@ describe("serveWatch()", () => {
       });
       const closed = new Promise((resolve) => socket.on("close", resolve));
       socket.write("GET /watch HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-      while (!sink) await new Promise((resolve) => setTimeout(resolve, 5));
+      const sink = await server.sink();
       // The same event object for two sends: the chunk is built once and written twice.
       const shared = { type: "MODIFIED" as const, object: user("é") };
       sink.send({ type: "ADDED", object: user("a") });
@@ -231,6 +247,28 @@ describe("serveWatch()", () => {
       );
       assert.ok(lines.every((line) => line.endsWith("}\n")));
     } finally {
+      server.close();
+    }
+  });
+
+  it("serveWatch() over a real socket reports backpressure while the client does not read, and resumes", async () => {
+    const server = await realWatchServer();
+    const socket = server.connect();
+    try {
+      socket.write("GET /watch HTTP/1.1\r\nHost: x\r\n\r\n");
+      socket.pause();
+      const sink = await server.sink();
+      const big = { ...user("big"), data: "x".repeat(64 * 1024) };
+      // The kernel's buffers take some first; a client that never reads fills them (bounded by the loop).
+      let sent = 0;
+      while (sink.send({ type: "MODIFIED", object: big }) && sent < 10_000) sent++;
+      assert.ok(sent < 10_000, "send() never reported a full buffer");
+      assert.equal(server.calls.resume, 0);
+      socket.resume();
+      while (server.calls.resume === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(server.calls.resume, 1);
+    } finally {
+      socket.destroy();
       server.close();
     }
   });

@@ -20,12 +20,6 @@ export interface KubeAccess {
   readonly server: string;
   /** Options for one request: the pooled agent, TLS and the authentication headers. */
   requestOptions(): Promise<RequestOptions>;
-  /**
-   * The TLS settings every connection uses, when they are fixed up front: KubeHttp then sends its requests through a
-   * pool of its own built from them (headers still from requestOptions()). Absent where only the agent can connect
-   * (client-node's access, which may rotate credentials or need a proxy).
-   */
-  readonly tls?: TlsSettings;
   /** Closes the pooled connections (open watches end). */
   close(): void;
 }
@@ -98,7 +92,6 @@ export function directAccess(options: DirectAccessOptions): KubeAccess {
   };
   const access: KubeAccess = {
     server,
-    tls: options.tls ?? {},
     async requestOptions() {
       const value = await authorization();
       return { agent, headers: value ? { authorization: value } : {} };
@@ -112,7 +105,6 @@ export function directAccess(options: DirectAccessOptions): KubeAccess {
 export function impersonating(access: KubeAccess, as: { user: string; groups?: string[] }): KubeAccess {
   return {
     server: access.server,
-    tls: access.tls,
     async requestOptions() {
       const options = await access.requestOptions();
       const headers: Record<string, string | string[]> = { ...(options.headers as Record<string, string>) };

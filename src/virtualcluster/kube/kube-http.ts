@@ -1,13 +1,9 @@
-// JSON requests and watch streams against a Kubernetes API server over keep-alive connections. Objects stay plain
+// JSON requests and watch streams against a Kubernetes API server over one keep-alive pool. Objects stay plain
 // JSON (one JSON.parse per response or watch line), which is all the syncer and the platform connection need.
-// Requests go through an undici pool where the access's TLS settings are fixed up front (kube-access.ts): it costs
-// less than half of node:https's client CPU per request (a sync burst is one host request per object); watches, and
-// requests of accesses only node:https can make (client-node's), use the access's node:https agent.
 
 import { type ClientRequest, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
-import type { Pool } from "undici";
-import type { KubeAccess, TlsSettings } from "./kube-access.ts";
+import type { KubeAccess } from "./kube-access.ts";
 import { KubeApiError } from "./kube-api-error.ts";
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -91,8 +87,6 @@ export class KubeHttp {
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   readonly #deadlines = new Deadlines();
-  #pool: Promise<Pool | undefined> | undefined;
-  #closed = false;
 
   constructor(access: KubeAccess, options: KubeHttpOptions = {}) {
     this.access = access;
@@ -107,9 +101,6 @@ export class KubeHttp {
   /** One request; resolves with the parsed JSON answer, rejects with KubeApiError on an HTTP error status. */
   async request<T = Record<string, unknown>>(request: KubeRequest): Promise<T> {
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
-    this.#pool ??= this.#openPool();
-    const pool = await this.#pool;
-    if (pool) return this.#pooled<T>(pool, request, body);
     const response = await this.#open(request.method, request.path, request.query, this.#timeoutMs, {
       body,
       contentType: request.contentType,
@@ -160,47 +151,7 @@ export class KubeHttp {
   }
 
   close(): void {
-    this.#closed = true;
-    void this.#pool?.then((pool) => pool?.destroy());
     this.access.close();
-  }
-
-  /** The undici pool for requests, when the access's TLS settings are fixed (else requests use its agent). */
-  async #openPool(): Promise<Pool | undefined> {
-    const tls: TlsSettings | undefined = this.access.tls;
-    if (!tls || this.#closed) return undefined;
-    const { Pool } = await import("undici");
-    return new Pool(this.#base.origin, {
-      connect: {
-        ca: tls.ca,
-        cert: tls.cert,
-        key: tls.key,
-        rejectUnauthorized: !tls.insecure,
-        servername: tls.servername,
-      },
-      // As the request deadline of node:https requests: no answer (or a body stalled) this long fails the request.
-      headersTimeout: this.#timeoutMs,
-      bodyTimeout: this.#timeoutMs,
-    });
-  }
-
-  async #pooled<T>(pool: Pool, request: KubeRequest, body: string | undefined): Promise<T> {
-    const options = await this.access.requestOptions();
-    const headers: Record<string, string | string[]> = {
-      ...(options.headers as Record<string, string | string[]>),
-      accept: "application/json",
-      "user-agent": this.#userAgent,
-    };
-    if (body !== undefined) headers["content-type"] = request.contentType ?? "application/json";
-    const response = await pool.request({
-      method: request.method,
-      path: `${this.#pathPrefix}${request.path}${queryString(request.query)}`,
-      headers,
-      body,
-    });
-    const text = await response.body.text();
-    if (response.statusCode >= 400) throw KubeApiError.fromResponse(response.statusCode, text);
-    return (text ? JSON.parse(text) : {}) as T;
   }
 
   async #open(

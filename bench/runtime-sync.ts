@@ -7,6 +7,10 @@
 // time-stamps each object's arrival. Interleaved A/B rounds:
 //   A (baseline) = the same Endpoints written directly on the host by 4 writers;
 //   B (syncer)   = written in the virtual cluster by 4 writers, latency to the host watch event.
+// The bursts also run A with the same selector-less Services created on the host first ("directServices"), as the
+// syncer run has them on both sides: the host then mirrors each Endpoints into an EndpointSlice as the virtual
+// cluster does for its own, so the runtime's CPU per object is compared with the host's for the same object doing
+// the same work (cpuRatio), and with the bare create as well (cpuRatioBare).
 // Per round: a burst of --burst creates (throughput = objects / span, p99 latency), then a paced run at --rate
 // objects/s for --paced-seconds (p99 latency). Before a syncer run, the virtual Services its Endpoints need are
 // created and their sync (host Service, cluster IP shown back) is waited out, so it is not part of the measure.
@@ -248,11 +252,21 @@ async function main(): Promise<void> {
     };
   };
   const hostName = (name: string) => `${name}-x-default-x-${VC}`;
+  type Side = "direct" | "directServices" | "syncer";
   let serial = 0;
   /** One measured run of `count` objects (rate: paced), direct on the host or through the virtual cluster. */
-  const run = async (side: "direct" | "syncer", count: number, rate?: number) => {
+  const run = async (side: Side, count: number, rate?: number) => {
     const tag = ++serial;
     const names = Array.from({ length: count }, (_, i) => `r${tag}-${i}`);
+    if (side === "directServices") {
+      await write(count, (i) =>
+        host.createNamespacedService({
+          namespace: HOST_NS,
+          body: { metadata: { name: names[i] }, spec: { ports: [{ port: 80 }] } },
+        }),
+      );
+      await sleep(1000); // the host's own follow-up of the Services (cluster IPs, mirroring's look) is not measured
+    }
     if (side === "syncer") {
       await write(count, (i) =>
         virtual.createNamespacedService({
@@ -266,7 +280,7 @@ async function main(): Promise<void> {
     const times = await write(
       count,
       (i) =>
-        side === "direct"
+        side !== "syncer"
           ? host.createNamespacedEndpoints({ namespace: HOST_NS, body: endpoints(names[i], HOST_NS, ipOf(i, tag)) })
           : virtual.createNamespacedEndpoints({
               namespace: "default",
@@ -274,7 +288,7 @@ async function main(): Promise<void> {
             }),
       rate,
     );
-    const keys = names.map((name, i) => `${side === "direct" ? name : hostName(name)}|${ipOf(i, tag)}`);
+    const keys = names.map((name, i) => `${side !== "syncer" ? name : hostName(name)}|${ipOf(i, tag)}`);
     await waitFor(keys);
     return await measure(times, keys, cpuBefore);
   };
@@ -289,10 +303,12 @@ async function main(): Promise<void> {
   const rounds: { burst: Record<string, unknown>; paced: Record<string, unknown> }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     // Interleaved A/B: direct then syncer in one round, syncer then direct in the next.
-    const order: ("direct" | "syncer")[] = r % 2 === 0 ? ["direct", "syncer"] : ["syncer", "direct"];
+    const order: Side[] = r % 2 === 0 ? ["direct", "syncer"] : ["syncer", "direct"];
+    const burstOrder: Side[] =
+      r % 2 === 0 ? ["direct", "directServices", "syncer"] : ["syncer", "directServices", "direct"];
     const burst: Record<string, Awaited<ReturnType<typeof measure>>> = {};
     const paced: Record<string, Awaited<ReturnType<typeof measure>>> = {};
-    for (const side of order) {
+    for (const side of burstOrder) {
       progress(`round ${r + 1}: ${side} burst of ${BURST}`);
       burst[side] = await run(side, BURST);
     }
@@ -301,7 +317,14 @@ async function main(): Promise<void> {
       paced[side] = await run(side, RATE * PACED_SECONDS, RATE);
     }
     rounds.push({
-      burst: { ...burst, throughputRatio: round(burst.syncer.perSecond / burst.direct.perSecond) },
+      burst: {
+        ...burst,
+        throughputRatio: round(burst.syncer.perSecond / burst.direct.perSecond),
+        // Issue 32's goal: the runtime's CPU per synced object against the host's per direct create of the same
+        // object (its Service on the host, so mirrored too), and against the bare create (no Service, no mirroring).
+        cpuRatio: round(burst.syncer.cpuMsPerObject.runtime / burst.directServices.cpuMsPerObject.host),
+        cpuRatioBare: round(burst.syncer.cpuMsPerObject.runtime / burst.direct.cpuMsPerObject.host),
+      },
       paced: { ...paced, p99Ratio: round(paced.syncer.latency.p99 / paced.direct.latency.p99) },
     });
   }

@@ -64,7 +64,18 @@ describe("an agent running placed virtual clusters in containers", { skip, timeo
       });
       assert.equal(login.code, 0, login.stderr);
       const agentDir = join(root, "agent");
-      const connect = ["cluster", "connect", "edge", "--host-kubeconfig", host.kubeconfig, "--data-dir", agentDir];
+      // Any free port for the direct endpoint: another copy of the suite on the machine may hold the default.
+      const connect = [
+        "cluster",
+        "connect",
+        "edge",
+        "--host-kubeconfig",
+        host.kubeconfig,
+        "--data-dir",
+        agentDir,
+        "--direct-port",
+        "0",
+      ];
       const connected = await runCli([...connect, "--no-start"], { env });
       assert.equal(connected.code, 0, connected.stderr);
       agent = await startAgentProcess(agentDir, podmanEnv(), undefined, [

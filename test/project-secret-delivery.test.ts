@@ -54,7 +54,19 @@ describe("project secrets delivered to spaces and virtual clusters", { skip: kub
     assert.equal(login.code, 0, login.stderr);
     const agentDir = join(root, "agent");
     const connected = await runCli(
-      ["cluster", "connect", "a", "--host-kubeconfig", hostServer.kubeconfig, "--data-dir", agentDir, "--no-start"],
+      // Any free port for the direct endpoint: another copy of the suite on the machine may hold the default.
+      [
+        "cluster",
+        "connect",
+        "a",
+        "--host-kubeconfig",
+        hostServer.kubeconfig,
+        "--data-dir",
+        agentDir,
+        "--direct-port",
+        "0",
+        "--no-start",
+      ],
       { env },
     );
     assert.equal(connected.code, 0, connected.stderr);

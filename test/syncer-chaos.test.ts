@@ -211,6 +211,13 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
     return undefined;
   };
 
+  /** Whether the host API server still runs, and the end of what it logged (a failure's message carries it). */
+  const hostState = () => {
+    const { exitCode, signalCode } = host.child;
+    const state = exitCode === null && signalCode === null ? "running" : `exited (${exitCode ?? signalCode})`;
+    return `${state}, stderr: ${host.stderr().slice(-1500) || "(empty)"}`;
+  };
+
   /** Waits up to the stated bound for the host to be as desired (looking every 20 ms); fails naming what differs. */
   const convergence = async (what: string) => {
     const deadline = Date.now() + CONVERGE_SECONDS * 1000;
@@ -223,7 +230,7 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
     if (process.env.SYNC_CHAOS_LOG) writeFileSync(process.env.SYNC_CHAOS_LOG, runtime.stderr());
     assert.fail(
       `${what} (seed ${SEED}): the host was not as desired within ${CONVERGE_SECONDS} s: ${last}; ` +
-        `syncer ${JSON.stringify((await runtime.status()).syncer)}`,
+        `syncer ${JSON.stringify((await runtime.status()).syncer)}; host ${hostState()}`,
     );
   };
 

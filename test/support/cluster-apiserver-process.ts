@@ -15,6 +15,8 @@ export interface ClusterApiServerProcess {
   caPem: string;
   child: ChildProcess;
   stdout(): string;
+  /** What it wrote on stderr (warnings and errors: LOG_LEVEL=warn). */
+  stderr(): string;
   /** SIGTERM and wait; resolves with the exit code. Removes the data directory unless it was given. */
   stop(): Promise<number | null>;
 }
@@ -57,6 +59,7 @@ export async function startClusterApiServerProcess(
     caPem,
     child,
     stdout: () => stdout,
+    stderr: () => stderr,
     async stop() {
       let code = child.exitCode;
       if (code === null) {

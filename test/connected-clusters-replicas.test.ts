@@ -123,6 +123,34 @@ describe("a connected cluster's agent and platform replicas on etcd", { skip: et
     }
   });
 
+  it("a cluster's metrics federation answers on the replica without its tunnel, relayed to the one holding it", async () => {
+    const [x, y] = replicas;
+    const http = new AuthClient(y.url, y.caPem);
+    try {
+      const config = await http.send("PATCH", `${MGMT}/configs/platform-config`, {
+        token: admin,
+        body: { spec: { raw: `costControl: {"enabled": true}\n` } },
+        contentType: "application/merge-patch+json",
+      });
+      assert.equal(config.status, 200, config.body);
+      const metricsReady = async () =>
+        (await clusterOn(y)).status?.conditions?.some(
+          (c: { type: string; status: string }) => c.type === "MetricsReady" && c.status === "True",
+        );
+      await waitFor(metricsReady, "cluster r's metrics Prometheus running");
+      assert.equal((await clusterOn(y)).status.connection.replica, x.url, "the tunnel is on x");
+      const federate = `/platform/clusters/r/federate?match[]=${encodeURIComponent('{__name__=~"vcp_usage_.+"}')}`;
+      // Once the agent's Prometheus has scraped the agent, its usage series come back through y.
+      await waitFor(async () => {
+        const answer = await http.send("GET", federate, { token: admin });
+        assert.equal(answer.status, 200, answer.body);
+        return /^vcp_usage_\w+\{/m.test(answer.body);
+      }, "the agent's usage series through y");
+    } finally {
+      http.close();
+    }
+  });
+
   it("when the first replica stops, the agent reconnects to the second, which serves the cluster itself", async () => {
     const [x, y] = replicas;
     await x.stop();

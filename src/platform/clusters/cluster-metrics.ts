@@ -5,6 +5,7 @@
 // MetricsReady condition says where it runs, or why not. GET /platform/clusters/<name>/federate hands the platform's
 // Prometheus the agent's federation answer (usage series) through the tunnel; it is authorized like /metrics.
 
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { errors, isStatusError } from "../../apimachinery/errors.ts";
@@ -54,6 +55,11 @@ export function clusterMetricsRunning(cluster: Cluster): boolean {
 export interface ClusterMetricsOptions {
   registry: Registry;
   hub: TunnelHub;
+  /**
+   * Relays a federation request for a cluster whose agent is connected to another replica to that replica; false
+   * when no other replica holds it (or the request was relayed here already). Without it: 503 there.
+   */
+  relayToHolder?(cluster: string, request: IncomingMessage, response: ServerResponse): Promise<boolean>;
   settings: LiveSettings;
   resyncMs?: number;
   logger?: Logger;
@@ -202,16 +208,32 @@ export class ClusterMetrics {
     return store;
   }
 
-  /** GET /platform/clusters/<name>/federate: the agent's Prometheus's federation answer, through the tunnel. */
+  /** Relays to the replica holding the cluster's tunnel, or answers 503 (also when that replica cannot be reached). */
+  async #relayOrRefuse(name: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let refusal = errors.serviceUnavailable(`the agent of cluster "${name}" is not connected to the platform`);
+    try {
+      if (await this.#options.relayToHolder?.(name, request, response)) return;
+    } catch (error) {
+      if (response.headersSent) return void response.destroy();
+      if (isStatusError(error)) refusal = error;
+    }
+    response.writeHead(refusal.code, { "content-type": "application/json" }).end(JSON.stringify(refusal.status));
+  }
+
+  /**
+   * GET /platform/clusters/<name>/federate: the agent's Prometheus's federation answer, through the tunnel here or
+   * relayed to the replica holding it.
+   */
   routes(): (app: FastifyInstance) => void {
     return (app) => {
       app.get("/platform/clusters/:name/federate", async (request, reply) => {
         const { name } = request.params as { name: string };
         const agent = this.#options.hub.get(name);
         if (!agent) {
-          throw errors.serviceUnavailable(
-            `the agent of cluster "${name}" is not connected to this replica: scrape the replica that holds its tunnel`,
-          );
+          // The replica holding the tunnel answers (the leader's Prometheus scrapes the leader, wherever the agent is).
+          reply.hijack();
+          await this.#relayOrRefuse(name, request.raw, reply.raw);
+          return;
         }
         const matches = new URL(request.url, "http://platform").searchParams.getAll("match[]");
         const query = new URLSearchParams(matches.map((m): [string, string] => ["match[]", m])).toString();

@@ -16,6 +16,7 @@ import { ClusterHeartbeats, DEFAULT_CLUSTER_HEARTBEAT_MS } from "./cluster-heart
 import { ClusterMetrics } from "./cluster-metrics.ts";
 import { clusterRoutes } from "./cluster-routes.ts";
 import { ClusterWorkloads } from "./cluster-workloads.ts";
+import { ReplicaRelay, wasRelayed } from "./replica-relay.ts";
 import { SpaceIndex } from "./space-index.ts";
 import { TunnelDirectory } from "./tunnel-directory.ts";
 import { TunnelHub } from "./tunnel-hub.ts";
@@ -102,9 +103,18 @@ export async function startConnectedClusters(options: ConnectedClustersOptions):
   });
   started.defer(() => apps.stop());
   await apps.start();
+  const federationRelay = new ReplicaRelay();
+  started.defer(() => federationRelay.close());
   const metrics = new ClusterMetrics({
     registry: options.registry,
     hub,
+    async relayToHolder(cluster, request, response) {
+      if (wasRelayed(request)) return false;
+      const record = await directory.lookup(cluster);
+      if (!record || record.replica === options.self().url) return false;
+      await federationRelay.request(record, request, response);
+      return true;
+    },
     settings: options.settings,
     resyncMs: options.resyncMs,
     logger,

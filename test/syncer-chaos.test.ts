@@ -223,7 +223,7 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
     const deadline = Date.now() + CONVERGE_SECONDS * 1000;
     let last: string | undefined = "not looked at yet";
     while (Date.now() < deadline) {
-      last = await converged().catch((error: unknown) => `cannot look: ${error}`);
+      last = await converged().catch((error: unknown) => `cannot look: ${error} (${(error as Error).cause ?? "no cause"})`);
       if (last === undefined) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

@@ -30,7 +30,8 @@ const SEED = Number(process.env.SYNC_CHAOS_SEED ?? Date.now() % 1_000_000);
  */
 const CONVERGE_SECONDS = 60;
 const KEYS = 12;
-const HOST_RESTART_EVERY = 50;
+/** SYNC_CHAOS_HOST_RESTART_EVERY=3 restarts the host far more often (2026-11-29: one Endpoints lost, seed 119366). */
+const HOST_RESTART_EVERY = Number(process.env.SYNC_CHAOS_HOST_RESTART_EVERY || 50);
 const RUNTIME_RESTART_EVERY = 100;
 const VC = "chaos";
 const HOST_NS = "chaos-host";
@@ -227,7 +228,9 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
     const deadline = Date.now() + CONVERGE_SECONDS * 1000;
     let last: string | undefined = "not looked at yet";
     while (Date.now() < deadline) {
-      last = await converged().catch((error: unknown) => `cannot look: ${error} (${(error as Error).cause ?? "no cause"})`);
+      last = await converged().catch(
+        (error: unknown) => `cannot look: ${error} (${(error as Error).cause ?? "no cause"})`,
+      );
       if (last === undefined) return;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }

@@ -55,6 +55,7 @@ export async function apiRequest<T = unknown>(path: string, options: RequestOpti
     method: options.method ?? "GET",
     headers,
     credentials: "same-origin",
+    cache: "no-store", // live data: never from, nor waiting on, the HTTP cache
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     signal: options.signal,
   });

@@ -19,7 +19,13 @@ async function watchStream(
   signal: AbortSignal,
   onEvent: (type: string, object: KubeObject) => void,
 ): Promise<void> {
-  const response = await fetch(url, { headers: { ...CONSOLE_HEADERS, Accept: "application/json" }, signal });
+  // Never through the HTTP cache: a watch never completes, and the cache makes a request for a URL it is still
+  // writing (the same watch of the page before, not yet torn down) wait for that one to complete.
+  const response = await fetch(url, {
+    headers: { ...CONSOLE_HEADERS, Accept: "application/json" },
+    signal,
+    cache: "no-store",
+  });
   if (response.status === 401) sessionEnded();
   if (!response.ok || !response.body) throw new ApiError(response.status, await response.json().catch(() => ({})));
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

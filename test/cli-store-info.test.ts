@@ -10,7 +10,8 @@ import { after, test } from "node:test";
 import type { StoreInfoReport } from "../src/platform/store-info.ts";
 import { etcdMissing, startEtcdCluster } from "../src/storage/etcd/testing-etcd-cluster.ts";
 import { openSqliteStore } from "../src/storage/sqlite/sqlite-store.ts";
-import { assertCliFailure, runCli } from "./support/cli-run.ts";
+import { assertCliFailure, type CliRun, runCli } from "./support/cli-run.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const root = mkdtempSync(join(tmpdir(), "cli-store-info-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -78,7 +79,13 @@ test("platform store-info --store etcd asks every member", { skip: etcdMissing()
   const cluster = await startEtcdCluster({ members: 3 });
   try {
     const args = ["platform", "store-info", "--store", "etcd", "--etcd-endpoints", cluster.endpoints.join(",")];
-    const text = await runCli(args);
+    // A member just started may not answer yet (it says so: "does not answer"); the cluster settles first.
+    let text: CliRun | undefined;
+    await waitFor(async () => {
+      text = await runCli(args);
+      return !/does not answer/.test(text.stdout);
+    }, "every etcd member answering");
+    assert.ok(text);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^Store: +etcd, prefix \/virtualcluster-platform$/m);
     assert.equal(text.stdout.match(/^Member [0-9a-f]+: +http:\/\/127\.0\.0\.1:\d+: \S+ \S+, in use /gm)?.length, 3);

@@ -485,6 +485,35 @@ describe("startApiServer() connection caps", () => {
   );
 });
 
+describe("startApiServer() connection caps and kept-alive idle connections", () => {
+  const capped = cappedServer();
+  const { onAgent, once } = capped;
+
+  it(
+    "startApiServer() serves a client that opens a kept-alive connection per request (as client-node does) past its cap",
+    BOUND,
+    async () => {
+      const agents: Agent[] = [];
+      try {
+        // Each request on a new agent that keeps its connection: 25 requests, 25 idle connections, a cap of 10.
+        for (let i = 0; i < 25; i++) {
+          const agent = new Agent({ keepAlive: true, ca: capped.api.ca, localAddress: "127.0.3.1" });
+          agents.push(agent);
+          assert.equal((await onAgent(agent, USERS, "alice-token")).status, 200, `request ${i}`);
+        }
+        const metrics = (await once("127.0.3.2", "/metrics")).body;
+        assert.ok((metricValue(metrics, "apiserver_closed_idle_connections_total") ?? 0) >= 15);
+        assert.equal(
+          metricValue(metrics, 'apiserver_rejected_connections_total{reason="max-connections-per-client"}') ?? 0,
+          0,
+        );
+      } finally {
+        for (const agent of agents) agent.destroy();
+      }
+    },
+  );
+});
+
 describe("startApiServer() connection reserve and passthrough routes", () => {
   const capped = cappedServer();
   const { idle, onAgent, once, open } = capped;

@@ -157,4 +157,13 @@ export function registerFlowGauges(registry: Registry, flow: FlowControl, connec
       for (const [reason, count] of Object.entries(connections.counts.refused)) this.inc({ reason }, count);
     },
   });
+  new Counter({
+    name: "apiserver_closed_idle_connections_total",
+    help: "Number of kept-alive idle connections closed to make room for a new one at a connection cap.",
+    registers,
+    collect() {
+      this.reset();
+      this.inc(connections.counts.closedIdle);
+    },
+  });
 }

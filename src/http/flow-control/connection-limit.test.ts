@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createServer as createHttpServer, type ServerResponse } from "node:http";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { ConnectionGate, defaultConnectionLimits, defaultsFor, RESERVE_REFUSED_MS } from "./connection-limit.ts";
@@ -114,5 +115,158 @@ describe("ConnectionGate after a refusal on the reserve", () => {
     assert.equal(await kept("127.0.0.5"), true, "another address still gets in on the reserve");
     now += RESERVE_REFUSED_MS + 1;
     assert.equal(await kept("127.0.0.4"), true, "and the address again, once the time is over");
+  });
+});
+
+/** An HTTP server behind `gate`: /hold answers when release() is called, anything else at once; upgrades are kept. */
+async function gatedHttpServer(gate: ConnectionGate) {
+  const held: ServerResponse[] = [];
+  const upgraded: Socket[] = [];
+  const server = createHttpServer((request, response) => {
+    if (request.url === "/hold") held.push(response);
+    else response.end("ok");
+  }).on("upgrade", (_request, socket: Socket) => {
+    upgraded.push(socket);
+    socket.write("HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: test\r\n\r\n");
+  });
+  gate.install(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  const release = () => {
+    for (const response of held.splice(0)) response.end("released");
+  };
+  const close = async () => {
+    release();
+    for (const socket of upgraded) socket.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  /** Waits until `count` requests are held (the server has read them). */
+  const holding = async (count: number) => {
+    while (held.length < count) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { port, release, holding, close };
+}
+
+/** A kept-alive client connection from `from`: send() writes a request, reply() waits for the next answer's end. */
+async function keptAlive(port: number, from: string) {
+  const socket = connect({ port, host: "127.0.0.1", localAddress: from });
+  let text = "";
+  let waiting: (() => void) | undefined;
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    text += chunk;
+    waiting?.();
+  });
+  socket.on("error", () => {});
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.once("close", () => waiting?.());
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("error", reject);
+  });
+  return {
+    socket,
+    closed,
+    isClosed: () => socket.destroyed,
+    send: (path: string, headers = "") =>
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: test\r\nconnection: keep-alive\r\n${headers}\r\n`),
+    /** Waits until the answers so far include `fragment` `count` times (or the connection closed). */
+    async reply(fragment: string, count = 1): Promise<string> {
+      while (text.split(fragment).length - 1 < count && !socket.destroyed) {
+        await new Promise<void>((resolve) => {
+          waiting = resolve;
+        });
+      }
+      return text;
+    },
+  };
+}
+
+describe("ConnectionGate with kept-alive idle connections", () => {
+  it("ConnectionGate closes a client's longest idle kept-alive connection at its cap instead of refusing the new one", async () => {
+    const gate = new ConnectionGate({ maxConnections: 0, maxPerClient: 2, reserve: 0 });
+    const http = await gatedHttpServer(gate);
+    try {
+      const first = await keptAlive(http.port, "127.0.0.1");
+      first.send("/");
+      await first.reply("ok");
+      const second = await keptAlive(http.port, "127.0.0.1");
+      second.send("/");
+      await second.reply("ok");
+      // Two answered, kept alive, idle: a third connection closes the first (idle longest), not the new one.
+      const third = await keptAlive(http.port, "127.0.0.1");
+      third.send("/");
+      assert.match(await third.reply("ok"), /200 OK/);
+      await first.closed;
+      assert.equal(second.isClosed(), false);
+      assert.equal(gate.counts.closedIdle, 1);
+      assert.equal(gate.counts.refused["max-connections-per-client"], 0);
+      assert.equal(gate.counts.open, 2);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("ConnectionGate never closes a connection with a request in flight, an upgraded one, or one that sent nothing yet", async () => {
+    const gate = new ConnectionGate({ maxConnections: 0, maxPerClient: 3, reserve: 0 });
+    const http = await gatedHttpServer(gate);
+    try {
+      const busy = await keptAlive(http.port, "127.0.0.1");
+      busy.send("/");
+      await busy.reply("ok");
+      busy.send("/hold"); // answered once, now waiting for its second answer: not idle
+      await http.holding(1);
+      const tunnel = await keptAlive(http.port, "127.0.0.1");
+      tunnel.send("/");
+      await tunnel.reply("ok");
+      tunnel.send("/", "upgrade: test\r\nconnection: upgrade\r\n");
+      await tunnel.reply("101 Switching Protocols");
+      const silent = await keptAlive(http.port, "127.0.0.1");
+      // None of the three is idle: the fourth is refused at accept, as before.
+      const refused = await dial(http.port, "127.0.0.1");
+      assert.equal(refused.kept, false);
+      assert.equal(gate.counts.refused["max-connections-per-client"], 1);
+      assert.equal(gate.counts.closedIdle, 0);
+      assert.equal(busy.isClosed() || tunnel.isClosed() || silent.isClosed(), false);
+      // Once the held request is answered its connection is idle, and makes room.
+      http.release();
+      await busy.reply("released");
+      const next = await keptAlive(http.port, "127.0.0.1");
+      next.send("/");
+      assert.match(await next.reply("ok"), /200 OK/);
+      await busy.closed;
+      assert.equal(tunnel.isClosed() || silent.isClosed(), false);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it("ConnectionGate closes anyone's idle connection at the total, but not a reserve connection (that makes no room)", async () => {
+    const gate = new ConnectionGate({ maxConnections: 2, maxPerClient: 2, reserve: 16 });
+    const http = await gatedHttpServer(gate);
+    try {
+      const idle = await keptAlive(http.port, "127.0.0.1");
+      idle.send("/");
+      await idle.reply("ok");
+      await keptAlive(http.port, "127.0.0.2");
+      // The total is reached: a third address closes 127.0.0.1's idle connection and is not on the reserve.
+      const third = await keptAlive(http.port, "127.0.0.3");
+      await idle.closed;
+      assert.equal(gate.counts.onReserve, 0);
+      // Nothing idle left: the next goes on the reserve; answered and idle there, it is not closed for a newcomer.
+      third.send("/hold");
+      await http.holding(1);
+      const onReserve = await keptAlive(http.port, "127.0.0.4");
+      assert.equal(gate.counts.onReserve, 1);
+      onReserve.send("/");
+      await onReserve.reply("ok");
+      const another = await keptAlive(http.port, "127.0.0.5");
+      assert.equal(gate.counts.onReserve, 2);
+      assert.equal(onReserve.isClosed() || another.isClosed(), false);
+      assert.equal(gate.counts.closedIdle, 1);
+    } finally {
+      await http.close();
+    }
   });
 });

@@ -13,7 +13,14 @@
 // the reserve takes many addresses, and a flood that keeps reconnecting to it no longer costs a TLS handshake each
 // time (in bench/hostile.ts its 64 reserve places cost 64 to 260 handshakes a second). The per-client cap itself has no reserve: it is what
 // stops one address from reaching the total.
+//
+// A cap met by kept-alive idle connections (answered, nothing in flight, not upgraded) makes room instead of refusing:
+// the one idle longest is closed (the client's own at the per-client cap, anyone's at the total), as a keep-alive
+// timeout would have. Clients that open a connection per request and keep each alive for 90 s (client-node does)
+// would otherwise be refused from about 11 requests a second on. Connections that never finished a request are not
+// idle: they are what the caps are for.
 
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server, Socket } from "node:net";
 import { clientKey } from "./client-address.ts";
 
@@ -44,6 +51,20 @@ export function defaultsFor(maxConnections: number): ConnectionLimits {
 
 export type ConnectionRefusal = "max-connections" | "max-connections-per-client";
 
+/** One admitted connection, as its requests are seen (the TLS socket a request arrives on has the same key). */
+interface Admitted {
+  socket: Socket;
+  /** `address:port`, taken at accept (a destroyed socket no longer says its peer). */
+  key: string;
+  client: string;
+  /** Requests in flight; -1 once upgraded (a tunnel is never idle). */
+  active: number;
+  /** Let in on the reserve: closing it makes no room in the total. */
+  onReserve: boolean;
+  /** Still counted (forget() was not called). */
+  open: boolean;
+}
+
 /** A reserve connection with no traffic for this long is closed. */
 export const RESERVE_IDLE_MS = 10_000;
 
@@ -60,6 +81,8 @@ export interface ConnectionCounts {
   open: number;
   onReserve: number;
   refused: Record<ConnectionRefusal, number>;
+  /** Kept-alive idle connections closed to make room for a new one. */
+  closedIdle: number;
 }
 
 export class ConnectionGate {
@@ -68,8 +91,12 @@ export class ConnectionGate {
     open: 0,
     onReserve: 0,
     refused: { "max-connections": 0, "max-connections-per-client": 0 },
+    closedIdle: 0,
   };
   private readonly perClient = new Map<string, number>();
+  private readonly admitted = new Map<string, Admitted>();
+  /** Kept-alive connections with nothing in flight, longest idle first (Map order is insertion order). */
+  private readonly idle = new Map<string, Admitted>();
   private readonly reservedPerClient = new Map<string, number>();
   /** `address:port` of the connections let in on the reserve (the TLS socket the request sees has the same). */
   private readonly reserved = new Set<string>();
@@ -103,6 +130,43 @@ export class ConnectionGate {
       if (this.admit(socket)) handle.call(server, socket);
       else socket.destroy();
     });
+    server.prependListener("request", (request: IncomingMessage, response: ServerResponse) =>
+      this.requestStarted(request.socket, response),
+    );
+    // Only where upgrades are taken: a listener is what makes Node hand them over instead of answering them.
+    if (server.listenerCount("upgrade") > 0) {
+      server.prependListener("upgrade", (request: IncomingMessage) => this.upgraded(request.socket));
+    }
+  }
+
+  private requestStarted(socket: Socket, response: ServerResponse): void {
+    const connection = this.admitted.get(socketKey(socket));
+    if (!connection || connection.active < 0) return;
+    connection.active++;
+    this.idle.delete(connection.key);
+    response.once("close", () => {
+      if (connection.active <= 0 || --connection.active > 0 || !connection.open) return;
+      this.idle.set(connection.key, connection);
+    });
+  }
+
+  private upgraded(socket: Socket): void {
+    const connection = this.admitted.get(socketKey(socket));
+    if (!connection) return;
+    connection.active = -1;
+    this.idle.delete(connection.key);
+  }
+
+  /** Closes the connection idle longest: `client`'s own, or anyone's not on the reserve; false when there is none. */
+  private closeIdle(client?: string): boolean {
+    for (const connection of this.idle.values()) {
+      if (client === undefined ? connection.onReserve : connection.client !== client) continue;
+      this.forget(connection);
+      connection.socket.destroy();
+      this.counts.closedIdle++;
+      return true;
+    }
+    return false;
   }
 
   /** Whether a request arrived on a connection let in on the reserve (one request; probes and privileged only). */
@@ -115,8 +179,11 @@ export class ConnectionGate {
     const { maxConnections, maxPerClient, reserve } = this.limits;
     const client = clientKey(socket.remoteAddress);
     const fromClient = this.perClient.get(client) ?? 0;
-    if (maxPerClient > 0 && fromClient >= maxPerClient) return this.refuse("max-connections-per-client");
-    const full = maxConnections > 0 && this.counts.open - this.counts.onReserve >= maxConnections;
+    if (maxPerClient > 0 && fromClient >= maxPerClient && !this.closeIdle(client)) {
+      return this.refuse("max-connections-per-client");
+    }
+    const full =
+      maxConnections > 0 && this.counts.open - this.counts.onReserve >= maxConnections && !this.closeIdle();
     const reservedByClient = this.reservedPerClient.get(client) ?? 0;
     if (
       full &&
@@ -126,25 +193,33 @@ export class ConnectionGate {
     ) {
       return this.refuse("max-connections");
     }
+    const connection: Admitted = { socket, key: socketKey(socket), client, active: 0, onReserve: full, open: true };
     this.counts.open++;
     increment(this.perClient, client, 1);
-    const key = full ? socketKey(socket) : undefined;
-    if (key) {
+    this.admitted.set(connection.key, connection);
+    if (full) {
       this.counts.onReserve++;
-      this.reserved.add(key);
+      this.reserved.add(connection.key);
       increment(this.reservedPerClient, client, 1);
       socket.setTimeout(RESERVE_IDLE_MS, () => socket.destroy());
     }
-    socket.once("close", () => {
-      this.counts.open--;
-      increment(this.perClient, client, -1);
-      if (key) {
-        this.counts.onReserve--;
-        this.reserved.delete(key);
-        increment(this.reservedPerClient, client, -1);
-      }
-    });
+    socket.once("close", () => this.forget(connection));
     return true;
+  }
+
+  /** Takes a connection out of the counts (once: when it closes, or at once when closed to make room). */
+  private forget(connection: Admitted): void {
+    if (!connection.open) return;
+    connection.open = false;
+    this.counts.open--;
+    increment(this.perClient, connection.client, -1);
+    this.admitted.delete(connection.key);
+    this.idle.delete(connection.key);
+    if (connection.onReserve) {
+      this.counts.onReserve--;
+      this.reserved.delete(connection.key);
+      increment(this.reservedPerClient, connection.client, -1);
+    }
   }
 
   private refusedRecently(client: string): boolean {

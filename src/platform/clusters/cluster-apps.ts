@@ -29,8 +29,8 @@ import {
   type HelmReleaseState,
   type HelmReleaseTarget,
 } from "../../http/tunnel/agent-api.ts";
-import { KeyedQueue } from "../../registry/keyed-queue.ts";
 import type { Registry } from "../../registry/registry.ts";
+import { RetryingQueue } from "../../registry/retrying-queue.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import { formatTimestamp } from "../../registry/time.ts";
@@ -67,10 +67,9 @@ type Resolved =
 export class ClusterApps {
   readonly #options: ClusterAppsOptions;
   readonly #informer: StoreInformer;
-  readonly #queue = new KeyedQueue();
+  readonly #queue: RetryingQueue;
   /** namespace/name of every HelmRelease. */
   readonly #releases = new Set<string>();
-  readonly #retries = new Map<string, { delay: number; timer: NodeJS.Timeout }>();
   #resync?: NodeJS.Timeout;
   #unlisten?: () => void;
   #stopped = false;
@@ -81,6 +80,14 @@ export class ClusterApps {
     this.#informer = new StoreInformer(options.registry.storage, this, (error) =>
       options.logger?.warn({ err: String(error) }, "cluster apps informer failed"),
     );
+    this.#queue = new RetryingQueue({
+      firstRetryMs: FIRST_RETRY_MS,
+      maxRetryMs: MAX_RETRY_MS,
+      failed: (key, error) => {
+        if (!(error instanceof NotYet))
+          options.logger?.warn({ helmRelease: key, err: String(error) }, "helm release task failed");
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -94,7 +101,7 @@ export class ClusterApps {
     this.#stopped = true;
     this.#unlisten?.();
     clearInterval(this.#resync);
-    for (const retry of this.#retries.values()) clearTimeout(retry.timer);
+    this.#queue.stop();
     this.#informer.stop();
   }
 
@@ -131,23 +138,11 @@ export class ClusterApps {
 
   #schedule(key: string): void {
     if (this.#stopped || !this.#releases.has(key)) return;
-    const retry = this.#retries.get(key);
-    if (retry) clearTimeout(retry.timer);
-    this.#queue
-      .run(key, () => this.#reconcile(key))
-      .then(
-        () => this.#retries.delete(key),
-        (error: unknown) => {
-          if (this.#stopped) return;
-          if (!(error instanceof NotYet)) {
-            this.#options.logger?.warn({ helmRelease: key, err: String(error) }, "helm release task failed");
-          }
-          const delay = Math.min(MAX_RETRY_MS, (this.#retries.get(key)?.delay ?? FIRST_RETRY_MS / 2) * 2);
-          const timer = setTimeout(() => this.#schedule(key), delay);
-          timer.unref();
-          this.#retries.set(key, { delay, timer });
-        },
-      );
+    this.#queue.run(
+      key,
+      () => this.#reconcile(key),
+      () => this.#schedule(key),
+    );
   }
 
   // ---- one release --------------------------------------------------------------------------------------------

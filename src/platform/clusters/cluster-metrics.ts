@@ -15,8 +15,8 @@ import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { MetricsSettings } from "../../config/system-settings.ts";
 import { type ClusterMetricsSettings, type ClusterMetricsState, callAgent } from "../../http/tunnel/agent-api.ts";
-import { KeyedQueue } from "../../registry/keyed-queue.ts";
 import type { Registry } from "../../registry/registry.ts";
+import { RetryingQueue } from "../../registry/retrying-queue.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import { formatTimestamp } from "../../registry/time.ts";
@@ -70,8 +70,7 @@ const context = () => systemContext("system:cluster-metrics", MANAGER);
 export class ClusterMetrics {
   readonly #options: ClusterMetricsOptions;
   readonly #informer: StoreInformer;
-  readonly #queue = new KeyedQueue();
-  readonly #retries = new Map<string, NodeJS.Timeout>();
+  readonly #queue: RetryingQueue;
   #resync?: NodeJS.Timeout;
   #unlisten?: () => void;
   #unsubscribe?: () => void;
@@ -83,6 +82,11 @@ export class ClusterMetrics {
     this.#informer = new StoreInformer(options.registry.storage, this, (error) =>
       options.logger?.warn({ err: String(error) }, "cluster metrics informer failed"),
     );
+    this.#queue = new RetryingQueue({
+      firstRetryMs: RETRY_MS,
+      maxRetryMs: RETRY_MS,
+      failed: (cluster, error) => options.logger?.warn({ cluster, err: String(error) }, "cluster metrics task failed"),
+    });
   }
 
   async start(): Promise<void> {
@@ -100,7 +104,7 @@ export class ClusterMetrics {
     this.#unlisten?.();
     this.#unsubscribe?.();
     clearInterval(this.#resync);
-    for (const timer of this.#retries.values()) clearTimeout(timer);
+    this.#queue.stop();
     this.#informer.stop();
   }
 
@@ -120,19 +124,11 @@ export class ClusterMetrics {
 
   #schedule(cluster: string): void {
     if (this.#stopped) return;
-    clearTimeout(this.#retries.get(cluster));
-    this.#queue
-      .run(cluster, () => this.#reconcile(cluster))
-      .then(
-        () => this.#retries.delete(cluster),
-        (error: unknown) => {
-          if (this.#stopped) return;
-          this.#options.logger?.warn({ cluster, err: String(error) }, "cluster metrics task failed");
-          const timer = setTimeout(() => this.#schedule(cluster), RETRY_MS);
-          timer.unref();
-          this.#retries.set(cluster, timer);
-        },
-      );
+    this.#queue.run(
+      cluster,
+      () => this.#reconcile(cluster),
+      () => this.#schedule(cluster),
+    );
   }
 
   async #reconcile(name: string): Promise<void> {

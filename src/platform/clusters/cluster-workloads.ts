@@ -37,8 +37,8 @@ import {
   type VirtualClusterRequest,
   type WorkloadState,
 } from "../../http/tunnel/agent-api.ts";
-import { KeyedQueue } from "../../registry/keyed-queue.ts";
 import type { Registry } from "../../registry/registry.ts";
+import { RetryingQueue } from "../../registry/retrying-queue.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { StoredRecord, WatchEvent } from "../../storage/types.ts";
@@ -82,9 +82,8 @@ class NotYet extends Error {}
 export class ClusterWorkloads {
   readonly #options: ClusterWorkloadsOptions;
   readonly #informer: StoreInformer;
-  readonly #queue = new KeyedQueue();
+  readonly #queue: RetryingQueue;
   readonly #tracked = new Map<string, Tracked>();
-  readonly #retries = new Map<string, { delay: number; timer: NodeJS.Timeout }>();
   #resync?: NodeJS.Timeout;
   #unlisten?: () => void;
   #stopped = false;
@@ -95,6 +94,14 @@ export class ClusterWorkloads {
     this.#informer = new StoreInformer(options.registry.storage, this, (error) =>
       options.logger?.warn({ err: String(error) }, "cluster workloads informer failed"),
     );
+    this.#queue = new RetryingQueue({
+      firstRetryMs: FIRST_RETRY_MS,
+      maxRetryMs: MAX_RETRY_MS,
+      failed: (key, error) => {
+        if (!(error instanceof NotYet))
+          options.logger?.warn({ object: key, err: String(error) }, "cluster workload task failed");
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -110,7 +117,7 @@ export class ClusterWorkloads {
     this.#stopped = true;
     this.#unlisten?.();
     clearInterval(this.#resync);
-    for (const retry of this.#retries.values()) clearTimeout(retry.timer);
+    this.#queue.stop();
     this.#informer.stop();
   }
 
@@ -176,25 +183,8 @@ export class ClusterWorkloads {
     if (!tracked) return;
     const agent = this.#options.hub.get(tracked.cluster);
     if (!agent) return; // another replica holds the tunnel, or none does: nothing to do here
-    const retry = this.#retries.get(key);
-    if (retry) clearTimeout(retry.timer);
-    this.#queue
-      .run(key, () => (tracked.kind === "space" ? this.#space(tracked, agent) : this.#instance(tracked, agent)))
-      .then(
-        () => this.#retries.delete(key),
-        (error: unknown) => this.#retry(key, error),
-      );
-  }
-
-  #retry(key: string, error: unknown): void {
-    if (this.#stopped) return;
-    if (!(error instanceof NotYet)) {
-      this.#options.logger?.warn({ object: key, err: String(error) }, "cluster workload task failed");
-    }
-    const delay = Math.min(MAX_RETRY_MS, (this.#retries.get(key)?.delay ?? FIRST_RETRY_MS / 2) * 2);
-    const timer = setTimeout(() => this.#schedule(key), delay);
-    timer.unref();
-    this.#retries.set(key, { delay, timer });
+    const task = () => (tracked.kind === "space" ? this.#space(tracked, agent) : this.#instance(tracked, agent));
+    this.#queue.run(key, task, () => this.#schedule(key));
   }
 
   // ---- spaces -------------------------------------------------------------------------------------------------

@@ -1,0 +1,52 @@
+// One task at a time per key (KeyedQueue), and a failed task run again later with doubling waits: what the
+// platform's controllers (cluster workloads, apps, metrics) do with each object they bring to where it should be.
+// A retry calls back into the owner's own scheduling, so it re-checks whatever decided the task should run (the
+// object may be gone, or its cluster's tunnel held by another replica by then).
+
+import { KeyedQueue } from "./keyed-queue.ts";
+
+export interface RetryingQueueOptions {
+  /** The wait before the first retry; each next one doubles, up to maxRetryMs. */
+  firstRetryMs: number;
+  maxRetryMs: number;
+  /** Told of each failure before its retry is set (not once stopped). */
+  failed?: (key: string, error: unknown) => void;
+}
+
+export class RetryingQueue {
+  readonly #options: RetryingQueueOptions;
+  readonly #queue = new KeyedQueue();
+  readonly #retries = new Map<string, { delay: number; timer: NodeJS.Timeout }>();
+  #stopped = false;
+
+  constructor(options: RetryingQueueOptions) {
+    this.#options = options;
+  }
+
+  /** Runs `task` after the key's earlier ones; on failure `again()` is called after the key's next wait. */
+  run(key: string, task: () => Promise<void>, again: () => void): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#retries.get(key)?.timer);
+    this.#queue.run(key, task).then(
+      () => this.#retries.delete(key),
+      (error: unknown) => this.#retry(key, error, again),
+    );
+  }
+
+  /** No task starts and no retry fires after this. */
+  stop(): void {
+    this.#stopped = true;
+    for (const retry of this.#retries.values()) clearTimeout(retry.timer);
+    this.#retries.clear();
+  }
+
+  #retry(key: string, error: unknown, again: () => void): void {
+    if (this.#stopped) return;
+    this.#options.failed?.(key, error);
+    const { firstRetryMs, maxRetryMs } = this.#options;
+    const delay = Math.min(maxRetryMs, (this.#retries.get(key)?.delay ?? firstRetryMs / 2) * 2);
+    const timer = setTimeout(again, delay);
+    timer.unref();
+    this.#retries.set(key, { delay, timer });
+  }
+}

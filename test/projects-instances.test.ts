@@ -246,6 +246,51 @@ describe("projects and virtual cluster instances", () => {
     assert.equal(gone.status, 404);
   });
 
+  it("a deleted project leaves nothing behind: the next project of that name sees none of its secrets or apps", async () => {
+    const project = (owner: string) => ({
+      apiVersion: V1,
+      kind: "Project",
+      metadata: { name: "doomed" },
+      spec: { owner: { user: owner } },
+    });
+    assert.equal((await client.send("POST", `${API}/projects`, { token: admin, body: project("ann") })).status, 201);
+    const secrets = `${API}/namespaces/p-doomed/projectsecrets`;
+    const releases = `${API}/namespaces/p-doomed/helmreleases`;
+    const secret = await client.send("POST", secrets, {
+      token: keys.ann,
+      body: {
+        apiVersion: V1,
+        kind: "ProjectSecret",
+        metadata: { name: "db" },
+        spec: { stringData: { password: "ann's" } },
+      },
+    });
+    assert.equal(secret.status, 201, secret.body);
+    const app = await client.send("POST", releases, {
+      token: keys.ann,
+      body: {
+        apiVersion: V1,
+        kind: "HelmRelease",
+        metadata: { name: "app" },
+        spec: { target: { virtualClusterInstance: "none-yet" }, chart: { name: "demo", repository: "charts" } },
+      },
+    });
+    assert.equal(app.status, 201, app.body);
+    assert.equal((await client.send("DELETE", `${API}/projects/doomed`, { token: admin })).status, 200);
+    await eventually(
+      async () => (await client.send("GET", `${API}/projects/doomed`, { token: admin })).status === 404,
+      "the project to be gone",
+    );
+    assert.equal((await client.send("GET", `${secrets}/db`, { token: admin })).status, 404, "its secret went with it");
+    assert.equal((await client.send("GET", `${releases}/app`, { token: admin })).status, 404, "and its app");
+    // Someone else's project of the same name starts empty.
+    assert.equal((await client.send("POST", `${API}/projects`, { token: admin, body: project("ed") })).status, 201);
+    const seen = await client.send("GET", secrets, { token: keys.ed });
+    assert.equal(seen.status, 200, seen.body);
+    assert.deepEqual(seen.json().items, []);
+    assert.deepEqual((await client.send("GET", releases, { token: keys.ed })).json().items, []);
+  });
+
   it("a restart keeps projects and does not bring back a deleted default project", async () => {
     await client.send("DELETE", `${instancesOf("p-default")}/listed`, { token: admin });
     await client.send("DELETE", `${instancesOf("p-default")}/reporting`, { token: admin });

@@ -182,8 +182,7 @@ export class ConnectionGate {
     if (maxPerClient > 0 && fromClient >= maxPerClient && !this.closeIdle(client)) {
       return this.refuse("max-connections-per-client");
     }
-    const full =
-      maxConnections > 0 && this.counts.open - this.counts.onReserve >= maxConnections && !this.closeIdle();
+    const full = maxConnections > 0 && this.counts.open - this.counts.onReserve >= maxConnections && !this.closeIdle();
     const reservedByClient = this.reservedPerClient.get(client) ?? 0;
     if (
       full &&

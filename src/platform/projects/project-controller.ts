@@ -1,6 +1,8 @@
 // Follows projects and virtual cluster instances (a StoreInformer over their keys) and keeps three promises:
-//  - a deleting project keeps its finalizer while its namespace has instances, saying so in status (phase
-//    Terminating, condition InstancesRemaining naming them), and loses it when the last one is gone;
+//  - a deleting project keeps its finalizer while its namespace has instances or spaces, saying so in status (phase
+//    Terminating, condition InstancesRemaining naming them); once they are gone it deletes the rest of the namespace
+//    (project secrets, and apps, which it waits for while their agents uninstall them), then loses the finalizer,
+//    so a project made again with the name starts empty;
 //  - a new instance's client CA is stored (instance-cas.ts);
 //  - a deleted instance's CA key and the access keys of its token-form kubeconfigs are deleted.
 // Work runs outside the informer's call, one task per object at a time; a failed task is retried after a pause.
@@ -32,6 +34,7 @@ const MANAGER = "virtualcluster-platform-projects";
 const PROJECTS = `/${GROUP}/projects/`;
 const INSTANCES = `/${GROUP}/virtualclusterinstances/`;
 const SPACES = `/${GROUP}/spaceinstances/`;
+const RELEASES = `/${GROUP}/helmreleases/`;
 const RETRY_MS = 1000;
 /** Names listed in the condition message; the count is always complete. */
 const NAMES_SHOWN = 10;
@@ -53,7 +56,7 @@ export class ProjectController {
   /** Uids of instances whose CA is known to be stored. */
   private readonly stored = new Set<string>();
   private stopped = false;
-  readonly prefixes = [PROJECTS, INSTANCES, SPACES];
+  readonly prefixes = [PROJECTS, INSTANCES, SPACES, RELEASES];
 
   constructor(options: ProjectControllerOptions) {
     this.options = options;
@@ -75,7 +78,7 @@ export class ProjectController {
   reset(records: StoredRecord[]): void {
     const live = new Map<string, string>();
     for (const record of records) {
-      if (record.key.startsWith(SPACES)) continue;
+      if (record.key.startsWith(SPACES) || record.key.startsWith(RELEASES)) continue;
       const object = JSON.parse(record.value) as Project | VirtualClusterInstance;
       if (record.key.startsWith(PROJECTS))
         this.schedule(`project:${object.metadata.name}`, () => this.project(object.metadata.name ?? ""));
@@ -89,9 +92,9 @@ export class ProjectController {
   }
 
   apply(event: WatchEvent): void {
-    if (event.record.key.startsWith(SPACES)) {
-      // A deleting project waits for its spaces too: look again when one goes.
-      if (event.type === "delete") this.spaceDeleted(JSON.parse(event.record.value) as KubeObject);
+    if (event.record.key.startsWith(SPACES) || event.record.key.startsWith(RELEASES)) {
+      // A deleting project waits for its spaces and apps too: look again when one goes.
+      if (event.type === "delete") this.dependentDeleted(JSON.parse(event.record.value) as KubeObject);
       return;
     }
     const object = JSON.parse(event.record.value) as Project | VirtualClusterInstance;
@@ -128,10 +131,10 @@ export class ProjectController {
     if (project) this.schedule(`project:${project}`, () => this.project(project));
   }
 
-  private spaceDeleted(space: KubeObject): void {
+  private dependentDeleted(object: KubeObject): void {
     const project = projectOfNamespace(
       this.options.settings.current().projectNamespacePrefix,
-      space.metadata.namespace,
+      object.metadata.namespace,
     );
     if (project) this.schedule(`project:${project}`, () => this.project(project));
   }
@@ -161,65 +164,83 @@ export class ProjectController {
     }
   }
 
-  /** A deleting project: report the instances it waits for, or release it. */
+  /** A deleting project: report what it waits for, or release it. */
   private async project(name: string): Promise<void> {
-    const projects = this.store("projects");
     let project: Project;
     try {
-      project = (await projects.get(context(), { name })) as Project;
+      project = (await this.store("projects").get(context(), { name })) as Project;
     } catch (error) {
       if (isStatusError(error) && error.reason === "NotFound") return;
       throw error;
     }
     if (!project.metadata.deletionTimestamp || !project.metadata.finalizers?.includes(PROJECT_FINALIZER)) return;
     const namespace = projectNamespace(this.options.settings.current().projectNamespacePrefix, name);
-    const instances = await this.store("virtualclusterinstances").list(context(), { namespace });
-    const spaces = await this.store("spaceinstances").list(context(), { namespace });
-    const remaining = { items: [...instances.items, ...spaces.items] };
-    const ref = { name };
-    if (remaining.items.length === 0) {
-      await projects
-        .patch(
-          context(),
-          ref,
-          "merge",
-          {
-            metadata: {
-              uid: project.metadata.uid,
-              resourceVersion: project.metadata.resourceVersion,
-              finalizers: project.metadata.finalizers.filter((f) => f !== PROJECT_FINALIZER),
-            },
-          },
-          { fieldManager: MANAGER },
-        )
-        .catch(ignore("NotFound"));
+    const instances = (await this.store("virtualclusterinstances").list(context(), { namespace })).items;
+    const spaces = (await this.store("spaceinstances").list(context(), { namespace })).items;
+    if (instances.length + spaces.length > 0) {
+      await this.reportWaiting(project, "InstancesRemain", instancesMessage(namespace, instances, spaces));
       return;
     }
-    const names = remaining.items.map((item) => item.metadata.name ?? "");
-    const shown = names.slice(0, NAMES_SHOWN).join(", ") + (names.length > NAMES_SHOWN ? ", ..." : "");
-    const kinds = [
-      instances.items.length
-        ? `${instances.items.length} virtual cluster instance${instances.items.length === 1 ? "" : "s"}`
-        : "",
-      spaces.items.length ? `${spaces.items.length} space${spaces.items.length === 1 ? "" : "s"}` : "",
-    ].filter(Boolean);
-    const message = `waiting for ${kinds.join(" and ")} in namespace "${namespace}" to be deleted (${shown}); delete them to finish deleting the project`;
+    const apps = await this.deleteContents(namespace);
+    if (apps.length > 0) await this.reportWaiting(project, "AppsUninstalling", appsMessage(namespace, apps));
+    else await this.release(project);
+  }
+
+  /** Phase Terminating with the InstancesRemaining condition saying what the deletion waits for. */
+  private async reportWaiting(project: Project, reason: string, message: string): Promise<void> {
     const old = project.status?.conditions?.find((c) => c.type === INSTANCES_REMAINING);
     if (project.status?.phase === "Terminating" && old?.message === message) return;
     const condition: Condition = {
       type: INSTANCES_REMAINING,
       status: "True",
-      reason: "InstancesRemain",
+      reason,
       message,
       lastTransitionTime: old?.status === "True" ? old.lastTransitionTime : formatTimestamp(new Date()),
     };
     const conditions = [...(project.status?.conditions ?? []).filter((c) => c.type !== INSTANCES_REMAINING), condition];
-    await projects
+    await this.store("projects")
       .patch(
         context(),
-        { name, subresource: "status" },
+        { name: project.metadata.name ?? "", subresource: "status" },
         "merge",
         { metadata: { uid: project.metadata.uid }, status: { phase: "Terminating", conditions } },
+        { fieldManager: MANAGER },
+      )
+      .catch(ignore("NotFound"));
+  }
+
+  /**
+   * Deletes what a project's namespace holds besides instances and spaces: its project secrets, and its apps, whose
+   * uninstall finalizers their agents release. Returns the apps still there.
+   */
+  private async deleteContents(namespace: string): Promise<KubeObject[]> {
+    const secrets = this.store("projectsecrets");
+    for (const secret of (await secrets.list(context(), { namespace })).items) {
+      await secrets.delete(context(), { namespace, name: secret.metadata.name ?? "" }, {}).catch(ignore("NotFound"));
+    }
+    const releases = this.store("helmreleases");
+    const apps = (await releases.list(context(), { namespace })).items;
+    for (const app of apps) {
+      if (app.metadata.deletionTimestamp) continue;
+      await releases.delete(context(), { namespace, name: app.metadata.name ?? "" }, {}).catch(ignore("NotFound"));
+    }
+    return (await releases.list(context(), { namespace })).items;
+  }
+
+  /** Takes the project's finalizer off: the store then deletes it. */
+  private async release(project: Project): Promise<void> {
+    await this.store("projects")
+      .patch(
+        context(),
+        { name: project.metadata.name ?? "" },
+        "merge",
+        {
+          metadata: {
+            uid: project.metadata.uid,
+            resourceVersion: project.metadata.resourceVersion,
+            finalizers: (project.metadata.finalizers ?? []).filter((f) => f !== PROJECT_FINALIZER),
+          },
+        },
         { fieldManager: MANAGER },
       )
       .catch(ignore("NotFound"));
@@ -254,3 +275,23 @@ const ignore =
   (error: unknown) => {
     if (!(isStatusError(error) && reasons.includes(error.reason))) throw error;
   };
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+function namesOf(items: KubeObject[]): string {
+  const names = items.map((item) => item.metadata.name ?? "");
+  return names.slice(0, NAMES_SHOWN).join(", ") + (names.length > NAMES_SHOWN ? ", ..." : "");
+}
+
+function instancesMessage(namespace: string, instances: KubeObject[], spaces: KubeObject[]): string {
+  const kinds = [
+    instances.length ? plural(instances.length, "virtual cluster instance", "virtual cluster instances") : "",
+    spaces.length ? plural(spaces.length, "space", "spaces") : "",
+  ].filter(Boolean);
+  const shown = namesOf([...instances, ...spaces]);
+  return `waiting for ${kinds.join(" and ")} in namespace "${namespace}" to be deleted (${shown}); delete them to finish deleting the project`;
+}
+
+function appsMessage(namespace: string, apps: KubeObject[]): string {
+  return `waiting for ${plural(apps.length, "app", "apps")} in namespace "${namespace}" to be uninstalled by their clusters' agents (${namesOf(apps)})`;
+}

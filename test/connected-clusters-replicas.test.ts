@@ -16,6 +16,7 @@ import { runCli } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { Kubectl } from "./support/kubectl.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { startTcpForwarder, type TcpForwarder } from "./support/tcp-forwarder.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 const MGMT = `/kubernetes/management${API}`;
@@ -27,6 +28,7 @@ describe("a connected cluster's agent and platform replicas on etcd", { skip: et
   let host: ClusterApiServerProcess;
   let agent: AgentProcess;
   let admin = "";
+  let forwarder: TcpForwarder;
 
   const clusterOn = async (replica: PlatformProcess) => {
     const http = new AuthClient(replica.url, replica.caPem);
@@ -64,7 +66,14 @@ describe("a connected cluster's agent and platform replicas on etcd", { skip: et
       "--cluster-heartbeat-seconds",
       "1",
     ];
-    replicas = await Promise.all(dirs.map((dataDir) => startPlatformProcess({ dataDir, extraArgs: args })));
+    // The first replica tells the others to reach it through a forwarder (--advertise-url), as behind a load
+    // balancer or NAT: relayed requests must go there, not to its listen address.
+    forwarder = await startTcpForwarder();
+    const advertised = ["--advertise-url", `https://127.0.0.1:${forwarder.port}`];
+    replicas = await Promise.all(
+      dirs.map((dataDir, i) => startPlatformProcess({ dataDir, extraArgs: i === 0 ? [...args, ...advertised] : args })),
+    );
+    forwarder.forwardTo(Number(new URL(replicas[0].url).port));
     admin = replicas.map((replica) => replica.adminKey).find(Boolean) ?? "";
     host = await startClusterApiServerProcess();
     // The platform's admin may read namespaces on the host (its RBAC decides what platform users do there).
@@ -105,15 +114,17 @@ describe("a connected cluster's agent and platform replicas on etcd", { skip: et
   after(async () => {
     await agent?.stop();
     await Promise.all(replicas.map((replica) => replica.stop()));
+    await forwarder?.close();
     await host?.stop();
     await etcd?.stop();
     if (root) await rm(root, { recursive: true, force: true });
   });
 
-  it("the agent connects to the first address; the other replica relays requests to it", async () => {
+  it("the agent connects to the first address; the other replica relays requests to it at its advertised URL", async () => {
     const [x, y] = replicas;
     await waitFor(async () => (await clusterOn(y)).status?.online === true, "cluster r online (seen on y)");
-    assert.equal((await clusterOn(y)).status.connection.replica, x.url);
+    assert.equal((await clusterOn(y)).status.connection.replica, `https://127.0.0.1:${forwarder.port}`);
+    const forwarded = forwarder.connections();
     for (const replica of [x, y]) {
       const reply = await proxiedThrough(replica);
       assert.equal(reply.status, 200, `${replica.url}: ${reply.body}`);
@@ -121,10 +132,11 @@ describe("a connected cluster's agent and platform replicas on etcd", { skip: et
         reply.json().items.some((item: { metadata: { name: string } }) => item.metadata.name === "kube-system"),
       );
     }
+    assert.ok(forwarder.connections() > forwarded, "y reached x through the advertised address");
   });
 
   it("a cluster's metrics federation answers on the replica without its tunnel, relayed to the one holding it", async () => {
-    const [x, y] = replicas;
+    const [, y] = replicas;
     const http = new AuthClient(y.url, y.caPem);
     try {
       const config = await http.send("PATCH", `${MGMT}/configs/platform-config`, {
@@ -138,7 +150,8 @@ describe("a connected cluster's agent and platform replicas on etcd", { skip: et
           (c: { type: string; status: string }) => c.type === "MetricsReady" && c.status === "True",
         );
       await waitFor(metricsReady, "cluster r's metrics Prometheus running");
-      assert.equal((await clusterOn(y)).status.connection.replica, x.url, "the tunnel is on x");
+      const advertised = `https://127.0.0.1:${forwarder.port}`;
+      assert.equal((await clusterOn(y)).status.connection.replica, advertised, "the tunnel is on x");
       const federate = `/platform/clusters/r/federate?match[]=${encodeURIComponent('{__name__=~"vcp_usage_.+"}')}`;
       // Once the agent's Prometheus has scraped the agent, its usage series come back through y.
       await waitFor(async () => {

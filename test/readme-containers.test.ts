@@ -2,7 +2,8 @@
 // blocks in bash, in a temporary HOME and working directory, with `virtualcluster` on the PATH as the package's bin
 // and this machine's podman settings in CONTAINERS_CONF (the section's containers.conf). The containers keep the
 // names the README gives them: the test skips, saying why, when one exists or a port it names is in use, and removes
-// them after.
+// them after. Another copy of the suite running this file at the same time is waited for (a lock file), so the two
+// neither skip nor collide.
 
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -15,6 +16,7 @@ import { etcdMissing } from "../src/storage/etcd/testing-etcd-cluster.ts";
 import { clusterPaths } from "../src/virtualcluster/lifecycle/local-clusters.ts";
 import { runtimeContainerName } from "../src/virtualcluster/lifecycle/runtime-container.ts";
 import { containersMissing, IMAGE_LOCK, podman, podmanEnv } from "./support/containers.ts";
+import { holdFileLock } from "./support/file-lock.ts";
 import { kubectlSkip } from "./support/kubectl.ts";
 import { fixedPortsBusy } from "./support/private-network.ts";
 import { readmeSection, runnableBlocks, scriptOf } from "./support/readme-blocks.ts";
@@ -56,7 +58,13 @@ async function inTheWay(): Promise<string | false> {
   return `containers ${taken.join(", ")} exist and the section makes its own: remove them to run this test`;
 }
 
-const skip = containersMissing() || etcdMissing() || kubectlSkip || (await inTheWay());
+const cannotRun = containersMissing() || etcdMissing() || kubectlSkip;
+// The section's names and ports are fixed: one copy of the suite at a time runs it.
+const releaseLock = cannotRun
+  ? undefined
+  : await holdFileLock(join(tmpdir(), "virtualcluster-platform-readme-containers.lock"));
+const skip = cannotRun || (await inTheWay());
+if (skip) releaseLock?.();
 
 describe("README: Run as containers", { skip, timeout: 900_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), "vc-readme-containers-"));
@@ -103,6 +111,10 @@ describe("README: Run as containers", { skip, timeout: 900_000 }, () => {
     );
     await podman(["rm", "--force", "--volumes", "--time=5", "--ignore", ...CONTAINERS, runtime]).catch(() => undefined);
     rmSync(root, { recursive: true, force: true });
+    // The next copy of the suite checks these ports once it has the lock: hand it over once what ran here let go of
+    // them (they were free when this began; a minute bounds a port something else took meanwhile).
+    for (let i = 0; i < 300 && (await fixedPortsBusy(PORTS, "")); i++) await new Promise((r) => setTimeout(r, 200));
+    releaseLock?.();
   });
 
   it("runs to the end", () => {

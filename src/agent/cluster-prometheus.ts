@@ -16,7 +16,12 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { Registry } from "../http/prometheus.ts";
 import type { ClusterMetricsSettings, ClusterMetricsState } from "../http/tunnel/agent-api.ts";
-import { describeSettings, PrometheusProcess, type ScrapeTarget } from "../metrics/prometheus-runner.ts";
+import {
+  describeSettings,
+  PrometheusProcess,
+  ResourceLimitError,
+  type ScrapeTarget,
+} from "../metrics/prometheus-runner.ts";
 import { processUsage, registerUsageMetrics } from "../metrics/usage.ts";
 
 const REFRESH_MS = 10_000;
@@ -157,9 +162,10 @@ export class ClusterPrometheus {
     } catch (error) {
       await this.#stopUsage();
       const reason = (error as Error).message;
-      const hint = reason.startsWith("Insufficient")
-        ? ""
-        : ": install Debian's prometheus on the agent's machine or give the agent --prometheus-binary";
+      const hint =
+        error instanceof ResourceLimitError
+          ? ""
+          : ": install Debian's prometheus on the agent's machine or give the agent --prometheus-binary";
       this.#state = {
         phase: "Failed",
         message: `${reason}${hint}; until then the platform counts this cluster from the agent's heartbeats`,

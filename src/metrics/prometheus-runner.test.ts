@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { environOf, PROMETHEUS, prometheusSkip } from "../../test/support/prometheus.ts";
 import { waitFor } from "../../test/support/wait-for.ts";
-import { PrometheusProcess, type PrometheusRunOptions } from "./prometheus-runner.ts";
+import { PrometheusProcess, type PrometheusRunOptions, ResourceLimitError } from "./prometheus-runner.ts";
 
 const flags = async (url: string) =>
   ((await (await fetch(`${url}/api/v1/status/flags`)).json()) as { data: Record<string, string> }).data;
@@ -61,7 +61,11 @@ describe("PrometheusProcess with Debian's prometheus", { skip: prometheusSkip },
   }
 
   it("start() refuses requests the machine cannot meet, as a pod that fits no node stays Pending", async () => {
-    await assert.rejects(PrometheusProcess.start(options({ cpuRequest: "100000" })), /^Error: Insufficient cpu/);
+    await assert.rejects(PrometheusProcess.start(options({ cpuRequest: "100000" })), (error: Error) => {
+      assert.ok(error instanceof ResourceLimitError);
+      assert.match(error.message, /^Insufficient cpu \(requests 100000/);
+      return true;
+    });
   });
 
   it("a Prometheus whose anonymous memory passes limits.memory is killed, and says so", async () => {

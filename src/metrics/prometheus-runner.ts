@@ -117,6 +117,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Prometheus did not start because of its resources (requests the machine cannot meet, or the memory limit). */
+export class ResourceLimitError extends Error {}
+
 export class PrometheusProcess {
   readonly url: string;
   /** Where its TSDB is (a temporary directory when storageClass asked for no persistent storage). */
@@ -171,7 +174,7 @@ export class PrometheusProcess {
 
   static async start(options: PrometheusRunOptions): Promise<PrometheusProcess> {
     const insufficient = insufficientResources(options);
-    if (insufficient) throw new Error(insufficient);
+    if (insufficient) throw new ResourceLimitError(insufficient);
     await mkdir(options.dir, { recursive: true, mode: 0o700 });
     const temporary = options.storageClass !== undefined;
     const data = temporary ? await mkdtemp(join(tmpdir(), "vcp-prometheus-")) : join(options.dir, "data");
@@ -198,9 +201,9 @@ export class PrometheusProcess {
       child.once("error", (error) => reject(new Error(`cannot run ${options.binary}: ${error.message}`)));
       child.once("exit", (code) =>
         reject(
-          new Error(
-            `${options.binary} exited with ${code} at start: ${process.oomKilled ?? stderr.trim().split("\n").at(-1) ?? ""}`,
-          ),
+          process.oomKilled
+            ? new ResourceLimitError(`${options.binary} was ${process.oomKilled} while starting`)
+            : new Error(`${options.binary} exited with ${code} at start: ${stderr.trim().split("\n").at(-1) ?? ""}`),
         ),
       );
     });

@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import { parse } from "yaml";
 import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { prometheusConfig } from "../../metrics/prometheus-runner.ts";
-import { clusterMetricsRunning, effectiveClusterMetrics, FEDERATED_SERIES } from "./cluster-metrics.ts";
+import { waitFor } from "../../../test/support/wait-for.ts";
+import { ClusterMetrics, clusterMetricsRunning, effectiveClusterMetrics, FEDERATED_SERIES } from "./cluster-metrics.ts";
 
 const defaults = {
   replicas: 1,
@@ -49,6 +50,27 @@ describe("effectiveClusterMetrics()", () => {
     });
     assert.equal(effectiveClusterMetrics({ ...defaults, storageClass: "-" }, cluster()).storageClass, "-");
     assert.equal(effectiveClusterMetrics(defaults, cluster()).storageClass, undefined);
+  });
+});
+
+describe("ClusterMetrics.apply()", () => {
+  it("apply() schedules the cluster a stored write names (its key has an empty namespace segment)", async () => {
+    const asked: string[] = [];
+    const metrics = new ClusterMetrics({
+      registry: { storage: {} } as never,
+      hub: {
+        get: (name: string) => {
+          asked.push(name);
+          return undefined;
+        },
+      } as never,
+      settings: { current: () => ({}), onChange: () => () => {} } as never,
+    });
+    const record = { key: "/management.platform.sh/clusters//edge", value: "{}", revision: 2, createRevision: 2 };
+    metrics.apply({ type: "create", record });
+    await waitFor(async () => asked.length > 0, "the cluster's reconcile");
+    metrics.stop();
+    assert.deepEqual(asked, ["edge"]);
   });
 });
 

@@ -16,6 +16,7 @@ import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { MetricsSettings } from "../../config/system-settings.ts";
 import { type ClusterMetricsState, callAgent } from "../../http/tunnel/agent-api.ts";
+import { parseKey } from "../../registry/keys.ts";
 import type { Registry } from "../../registry/registry.ts";
 import { RetryingQueue } from "../../registry/retrying-queue.ts";
 import type { GenericStore } from "../../registry/store.ts";
@@ -124,7 +125,8 @@ export class ClusterMetrics {
   }
 
   apply(event: WatchEvent): void {
-    const name = event.record.key.slice(CLUSTERS.length);
+    // A cluster-scoped key has an empty namespace segment: /<group>/clusters//<name>.
+    const name = parseKey(event.record.key)?.name ?? "";
     // A status write (heartbeats, our own condition) changes nothing here; a new spec or a deletion does.
     if (event.type === "delete" || specChanged(event.record, event.previous)) this.#schedule(name);
   }

@@ -14,7 +14,12 @@ import { prometheusDurationSeconds } from "../../config/formats.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { CostControlSettings } from "../../config/system-settings.ts";
 import { costReport } from "../../metrics/cost-report.ts";
-import { describeSettings, PrometheusProcess, type ScrapeTarget } from "../../metrics/prometheus-runner.ts";
+import {
+  describeSettings,
+  PrometheusProcess,
+  ResourceLimitError,
+  type ScrapeTarget,
+} from "../../metrics/prometheus-runner.ts";
 import type { BackgroundTask } from "./background-task.ts";
 import type { ConfigStatusWriter } from "./config-status.ts";
 
@@ -207,7 +212,10 @@ export class CostControl {
         type: CONDITION,
         status: "False",
         reason: "PrometheusFailed",
-        message: `${(error as Error).message}; install Debian's prometheus or give --prometheus-binary or --prometheus-url`,
+        message:
+          error instanceof ResourceLimitError
+            ? `${error.message} (costControl.global.metrics.resources)`
+            : `${(error as Error).message}; install Debian's prometheus or give --prometheus-binary or --prometheus-url`,
       });
     }
   }

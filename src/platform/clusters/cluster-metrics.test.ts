@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse } from "yaml";
+import { waitFor } from "../../../test/support/wait-for.ts";
 import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { prometheusConfig } from "../../metrics/prometheus-runner.ts";
-import { waitFor } from "../../../test/support/wait-for.ts";
 import { ClusterMetrics, clusterMetricsRunning, effectiveClusterMetrics, FEDERATED_SERIES } from "./cluster-metrics.ts";
 
 const defaults = {

@@ -4,7 +4,9 @@
 // Config's cluster.metrics), scraping itself and its virtual cluster; the platform's Prometheus federates it through
 // the tunnel, and the Cost report counts the virtual cluster from there (once: the platform's own /metrics leaves
 // that cluster out). An agent without prometheus says so and is counted from its heartbeats. Changing the Cluster's
-// override restarts it with the new settings; turning costControl off, and deleting the cluster, stop it.
+// override restarts it with the new settings (limits as GOMEMLIMIT and GOMAXPROCS, storageClass "" as a temporary
+// TSDB); replicas 0 stops it; costEstimator.replicas 0 leaves its virtual clusters unestimated; turning costControl
+// off, and deleting the cluster, stop it.
 
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -17,7 +19,7 @@ import { API, AuthClient } from "./support/auth-client.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { adminCliEnv, connectTestCluster } from "./support/connected-cluster.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
-import { PROMETHEUS, prometheusSkip, promql } from "./support/prometheus.ts";
+import { environOf, PROMETHEUS, prometheusPid, prometheusSkip, promql } from "./support/prometheus.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 const V1 = "management.platform.sh/v1";
@@ -63,6 +65,14 @@ describe("cluster.metrics per connected cluster, with Debian's Prometheus", { sk
     const config = (await client.send("GET", CONFIG, { token: admin })).json();
     const condition = (config.status.conditions ?? []).find((c: { type: string }) => c.type === "MetricsReady");
     return /runs at (http:\/\/127\.0\.0\.1:\d+)/.exec(condition?.message ?? "")?.[1];
+  };
+  const patchCluster = async (costControl: Record<string, unknown>) => {
+    const reply = await client.send("PATCH", `${MGMT}/clusters/edge`, {
+      token: admin,
+      body: { spec: { costControl } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(reply.status, 200, reply.body);
   };
   const flags = async (url: string) =>
     ((await (await fetch(`${url}/api/v1/status/flags`)).json()) as { data: Record<string, string> }).data;
@@ -233,6 +243,66 @@ describe("cluster.metrics per connected cluster, with Debian's Prometheus", { sk
     );
     assert.equal(federated.status, 200, federated.body);
     assert.match(federated.body, /vcp_usage_cpu_seconds_total\{.*virtualcluster="vc1"/);
+  });
+
+  it("costEstimator.replicas 0 shows the cluster's virtual clusters' usage without an estimate", async () => {
+    const report = async () => {
+      const end = new Date().toISOString();
+      const start = new Date(Date.now() - 5 * 60_000).toISOString();
+      const reply = await client.send("GET", `/platform/cost?start=${start}&end=${end}`, { token: admin });
+      assert.equal(reply.status, 200, reply.body);
+      const rows = reply.json().rows as {
+        virtualcluster: string;
+        cpuCoreHours: number;
+        cost: number;
+        estimated: boolean;
+      }[];
+      const vc1 = rows.find((r) => r.virtualcluster === "vc1");
+      assert.ok(vc1, JSON.stringify(rows));
+      return vc1;
+    };
+    await patchCluster({ costEstimator: { replicas: 0 } });
+    const off = await report();
+    assert.equal(off.estimated, false);
+    assert.equal(off.cost, 0);
+    assert.ok(off.cpuCoreHours > 0, "the usage is still shown");
+    await patchCluster({ costEstimator: { replicas: 1 } });
+    const on = await report();
+    assert.equal(on.estimated, true);
+    assert.ok(on.cost > 0, JSON.stringify(on));
+  });
+
+  it("replicas 0 stops the cluster's Prometheus, and the platform counts the cluster from heartbeats", async () => {
+    const url = agentPrometheus("edge") ?? "";
+    await patchCluster({ metrics: { replicas: 0 } });
+    await waitFor(async () => (await metricsCondition("edge"))?.reason === "ReplicasZero", "MetricsReady ReplicasZero");
+    assert.equal((await metricsCondition("edge")).status, "False");
+    await waitFor(async () => !(await up(url)), "the cluster's prometheus stopped");
+    await waitFor(async () => {
+      const text = (await client.send("GET", "/metrics", { token: admin, accept: "text/plain" })).body;
+      return /vcp_usage_cpu_seconds_total\{project="",cluster="edge",virtualcluster="",component="agent"\}/.test(text);
+    }, "edge counted from its heartbeats");
+    await patchCluster({ metrics: { replicas: 1 } });
+    await waitFor(async () => (await metricsCondition("edge"))?.status === "True", "running again");
+  });
+
+  it("limits and storageClass reach the cluster's Prometheus: GOMEMLIMIT, GOMAXPROCS, a temporary TSDB", async () => {
+    await patchCluster({
+      metrics: { resources: { limits: { memory: "512Mi", cpu: "1500m" } }, storage: { storageClass: "" } },
+    });
+    await waitFor(
+      async () =>
+        /memory limit 512Mi, cpu limit 1500m, temporary storage/.test((await metricsCondition("edge"))?.message ?? ""),
+      "the new limits",
+    );
+    const url = agentPrometheus("edge") ?? "";
+    const pid = await prometheusPid(url);
+    assert.ok(pid, url);
+    const env = await environOf(pid);
+    assert.equal(env.GOMEMLIMIT, String(Math.floor(512 * 2 ** 20 * 0.9)));
+    assert.equal(env.GOMAXPROCS, "2");
+    const path = (await flags(url))["storage.tsdb.path"];
+    assert.ok(path.startsWith(join(tmpdir(), "vcp-prometheus-")), path);
   });
 
   it("a new override restarts the cluster's Prometheus with it", async () => {

@@ -1,13 +1,17 @@
 // costControl on a real platform with Debian's Prometheus: enabling it starts Prometheus with the Config's
 // retention, size and scrape interval, scraping the platform's usage series (labelled by project, cluster and
 // virtual cluster); known load (virtual clusters reporting usage as their runtimes do, API requests) shows in the
-// cost report exactly as PromQL answers it, priced by the Config; turning it off stops Prometheus.
+// cost report exactly as PromQL answers it, priced by the Config; replicas 0 stops it, and its limits and storage
+// class reach the process (GOMEMLIMIT, GOMAXPROCS, a temporary TSDB); turning it off stops Prometheus.
 
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
-import { PROMETHEUS, prometheusSkip, promql } from "./support/prometheus.ts";
+import { environOf, PROMETHEUS, prometheusPid, prometheusSkip, promql } from "./support/prometheus.ts";
 import { waitFor } from "./support/wait-for.ts";
 
 const V1 = "management.platform.sh/v1";
@@ -28,6 +32,7 @@ describe("costControl with Debian's Prometheus", { skip: prometheusSkip }, () =>
   let client: AuthClient;
   let admin: string;
   let prometheusUrl = "";
+  let temporaryTsdb = "";
 
   const writeCost = async (costControl: Record<string, unknown>) => {
     const reply = await client.send("PATCH", CONFIG, {
@@ -184,6 +189,54 @@ describe("costControl with Debian's Prometheus", { skip: prometheusSkip }, () =>
     assert.ok(close(web.cost, expected), `${web.cost} vs ${expected}`);
   });
 
+  it("global.metrics is held to one Prometheus process: replicas 2 is refused with the reason", async () => {
+    const reply = await client.send("PATCH", CONFIG, {
+      token: admin,
+      body: { spec: { raw: "costControl: {enabled: true, global: {metrics: {replicas: 2}}}\n" } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(reply.status, 422, reply.body);
+    assert.match(reply.json().message, /costControl\.global\.metrics\.replicas: Invalid value: 2: must be 0 or 1/);
+    assert.equal((await condition())?.status, "True", "nothing stored: the running Prometheus stays");
+  });
+
+  it("global.metrics.replicas 0 stops the platform's Prometheus, and the Cost page says why", async () => {
+    await writeCost({ enabled: true, global: { metrics: { replicas: 0 } } });
+    await waitFor(async () => (await condition())?.reason === "ReplicasZero", "MetricsReady ReplicasZero", 120);
+    assert.equal((await condition()).status, "False");
+    await waitFor(async () => !(await prometheusPid(prometheusUrl)), "the platform's prometheus stopped");
+    const reply = await client.send("GET", "/platform/cost", { token: admin });
+    assert.equal(reply.status, 503);
+    assert.match(reply.json().message, /replicas is 0: the platform runs no Prometheus/);
+  });
+
+  it('replicas 1 runs it again with GOMEMLIMIT, GOMAXPROCS and, for storageClass "-", a temporary TSDB', async () => {
+    await writeCost({
+      enabled: true,
+      global: {
+        metrics: {
+          scrapeInterval: "1s",
+          storage: { storageClass: "-" },
+          resources: { limits: { memory: "1Gi", cpu: "1" }, requests: { memory: "1Mi" } },
+        },
+      },
+    });
+    await waitFor(async () => (await condition())?.status === "True", "MetricsReady again", 120);
+    const message = (await condition()).message as string;
+    assert.match(message, /memory limit 1Gi, cpu limit 1, temporary storage/);
+    prometheusUrl = /runs at (http:\/\/127\.0\.0\.1:\d+)/.exec(message)?.[1] ?? "";
+    const pid = await prometheusPid(prometheusUrl);
+    assert.ok(pid, prometheusUrl);
+    const env = await environOf(pid);
+    assert.equal(env.GOMEMLIMIT, String(Math.floor(2 ** 30 * 0.9)));
+    assert.equal(env.GOMAXPROCS, "1");
+    const flags = (
+      (await (await fetch(`${prometheusUrl}/api/v1/status/flags`)).json()) as { data: Record<string, string> }
+    ).data;
+    assert.ok(flags["storage.tsdb.path"].startsWith(join(tmpdir(), "vcp-prometheus-")), flags["storage.tsdb.path"]);
+    temporaryTsdb = flags["storage.tsdb.path"];
+  });
+
   it("only admins and viewers read the Cost report", async () => {
     await client.createUser(admin, "member");
     const key = await client.createKey(admin, "key-member", { user: "member" });
@@ -202,6 +255,7 @@ describe("costControl with Debian's Prometheus", { skip: prometheusSkip }, () =>
       "prometheus stopped",
     );
     assert.equal((await client.send("GET", "/platform/cost", { token: admin })).status, 503);
+    assert.equal(existsSync(temporaryTsdb), false, "the temporary TSDB went with it");
     const keys = (await client.send("GET", `${API}/ownedaccesskeys`, { token: admin })).json();
     assert.ok(
       !keys.items.some((k: { metadata: { name: string } }) => k.metadata.name.startsWith("prometheus-scrape-")),

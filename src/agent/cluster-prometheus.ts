@@ -16,7 +16,12 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { Registry } from "../http/prometheus.ts";
 import type { ClusterMetricsSettings, ClusterMetricsState } from "../http/tunnel/agent-api.ts";
-import { PrometheusProcess, type ScrapeTarget } from "../metrics/prometheus-runner.ts";
+import {
+  describeSettings,
+  PrometheusProcess,
+  ResourceLimitError,
+  type ScrapeTarget,
+} from "../metrics/prometheus-runner.ts";
 import { processUsage, registerUsageMetrics } from "../metrics/usage.ts";
 
 const REFRESH_MS = 10_000;
@@ -51,6 +56,9 @@ export class ClusterPrometheus {
   #refresh?: NodeJS.Timeout;
   #queue: Promise<unknown> = Promise.resolve();
   #state: ClusterMetricsState = { phase: "Off" };
+  /** How often, and why last, its Prometheus ended on its own (the memory limit's kill included). */
+  #restarts = 0;
+  #lastExit?: string;
 
   constructor(options: ClusterPrometheusOptions) {
     this.#options = options;
@@ -86,6 +94,8 @@ export class ClusterPrometheus {
       await this.#stop();
       await rm(this.#settingsFile, { force: true });
       this.#state = { phase: "Off" };
+      this.#restarts = 0;
+      this.#lastExit = undefined;
       return this.state();
     });
   }
@@ -119,6 +129,10 @@ export class ClusterPrometheus {
       await this.#reconfigure(settings);
       return this.state();
     }
+    if (this.#running?.settings !== signature) {
+      this.#restarts = 0;
+      this.#lastExit = undefined;
+    }
     await this.#stop();
     try {
       const targets = await this.#targets();
@@ -128,36 +142,50 @@ export class ClusterPrometheus {
         retention: settings.retention,
         retentionSize: settings.storageSize,
         scrapeInterval: settings.scrapeInterval,
+        memoryLimit: settings.memoryLimit,
+        cpuLimit: settings.cpuLimit,
+        memoryRequest: settings.memoryRequest,
+        cpuRequest: settings.cpuRequest,
+        storageClass: settings.storageClass,
         targets,
         logger: this.#options.logger,
       });
       this.#running = { process, settings: signature, targets: JSON.stringify(targets) };
       this.#refresh = setInterval(() => void this.#serial(() => this.#reconfigure(settings)), REFRESH_MS);
       this.#refresh.unref();
-      const size = settings.storageSize ? `, at most ${settings.storageSize}` : "";
-      this.#state = {
-        phase: "Running",
-        message: `prometheus on the agent's machine (retention ${settings.retention}${size}, scrape every ${settings.scrapeInterval})`,
-      };
+      this.#state = { phase: "Running", message: `prometheus on the agent's machine (${describeSettings(settings)})` };
+      if (this.#lastExit) this.#state.message += `; restarted ${this.#restarts} times, last ${this.#lastExit}`;
       this.#options.logger?.info(
         { url: process.url, retention: settings.retention },
         "cluster metrics prometheus started",
       );
     } catch (error) {
       await this.#stopUsage();
+      const reason = (error as Error).message;
+      const hint =
+        error instanceof ResourceLimitError
+          ? ""
+          : ": install Debian's prometheus on the agent's machine or give the agent --prometheus-binary";
       this.#state = {
         phase: "Failed",
-        message: `${(error as Error).message}: install Debian's prometheus on the agent's machine or give the agent --prometheus-binary; until then the platform counts this cluster from the agent's heartbeats`,
+        message: `${reason}${hint}; until then the platform counts this cluster from the agent's heartbeats`,
       };
       this.#options.logger?.warn({ reason: this.#state.message }, "cluster metrics prometheus did not start");
     }
     return this.state();
   }
 
-  /** New virtual clusters (or gone ones): Prometheus reloads its targets. */
+  /** New virtual clusters (or gone ones): Prometheus reloads its targets. One that ended is started again. */
   async #reconfigure(settings: ClusterMetricsSettings): Promise<void> {
     const running = this.#running;
     if (!running) return;
+    if (!running.process.running) {
+      this.#restarts++;
+      this.#lastExit = running.process.exitReason;
+      this.#options.logger?.warn({ reason: this.#lastExit }, "cluster metrics prometheus ended; starting it again");
+      await this.#apply(settings);
+      return;
+    }
     const targets = await this.#targets();
     const signature = JSON.stringify(targets);
     if (signature === running.targets) return;

@@ -38,6 +38,36 @@ export function isQuantity(value: unknown): boolean {
   return typeof value === "string" && QUANTITY.test(value);
 }
 
+const QUANTITY_SUFFIX: Record<string, number> = {
+  "": 1,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** The value of a quantity ("500m" = 0.5, "1Gi" = 1073741824, "1e3" = 1000); undefined when it is not one. */
+export function quantityValue(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== "string") return undefined;
+  const match = QUANTITY.exec(value);
+  if (!match) return undefined;
+  const suffix = match[2] ?? "";
+  if (/^[eE][+-]?\d/.test(suffix)) return Number(value);
+  return Number(value.slice(0, value.length - suffix.length)) * QUANTITY_SUFFIX[suffix];
+}
+
 export function isNegativeQuantity(value: unknown): boolean {
   return typeof value === "number" ? value < 0 : typeof value === "string" && value.startsWith("-");
 }

@@ -561,8 +561,8 @@ checkTable("costControl", [
   },
   {
     name: "a negative request",
-    yaml: "costControl:\n  cluster:\n    costEstimator:\n      resources:\n        requests: {memory: -1Gi}\n",
-    field: "spec.raw.costControl.cluster.costEstimator.resources.requests[memory]",
+    yaml: "costControl:\n  cluster:\n    metrics:\n      resources:\n        requests: {memory: -1Gi}\n",
+    field: "spec.raw.costControl.cluster.metrics.resources.requests[memory]",
   },
   {
     name: "a claim without name",
@@ -574,6 +574,48 @@ checkTable("costControl", [
     name: "negative replicas",
     yaml: "costControl:\n  cluster:\n    costEstimator: {replicas: -1}\n",
     field: "spec.raw.costControl.cluster.costEstimator.replicas",
+  },
+  {
+    name: "two metrics replicas (one Prometheus process per scope)",
+    yaml: "costControl:\n  global:\n    metrics: {replicas: 2}\n",
+    field: "spec.raw.costControl.global.metrics.replicas",
+    detail: /must be 0 or 1: 0 runs no Prometheus/,
+  },
+  {
+    name: "two cost estimator replicas",
+    yaml: "costControl:\n  cluster:\n    costEstimator: {replicas: 3}\n",
+    field: "spec.raw.costControl.cluster.costEstimator.replicas",
+    detail: /must be 0 or 1: 0 turns the cost estimate off/,
+  },
+  {
+    name: "a storage class to provision",
+    yaml: "costControl:\n  cluster:\n    metrics:\n      storage: {storageClass: fast-ssd}\n",
+    field: "spec.raw.costControl.cluster.metrics.storage.storageClass",
+    detail: /"-" or empty \(a temporary directory/,
+  },
+  {
+    name: "a limit of a resource a process cannot have",
+    yaml: "costControl:\n  global:\n    metrics:\n      resources:\n        limits: {ephemeral-storage: 1Gi}\n",
+    field: "spec.raw.costControl.global.metrics.resources.limits[ephemeral-storage]",
+    detail: /only cpu and memory/,
+  },
+  {
+    name: "a request above its limit",
+    yaml: "costControl:\n  global:\n    metrics:\n      resources:\n        limits: {memory: 1Gi}\n        requests: {memory: 2Gi}\n",
+    field: "spec.raw.costControl.global.metrics.resources.requests[memory]",
+    detail: /less than or equal to memory limit of 1Gi/,
+  },
+  {
+    name: "a resource claim for the metrics",
+    yaml: "costControl:\n  cluster:\n    metrics:\n      resources:\n        claims: [{name: gpu}]\n",
+    field: "spec.raw.costControl.cluster.metrics.resources.claims",
+    detail: /dynamic resource allocation/,
+  },
+  {
+    name: "resources for the cost estimator (it is no process)",
+    yaml: "costControl:\n  cluster:\n    costEstimator:\n      resources:\n        requests: {cpu: 1}\n",
+    field: "spec.raw.costControl.cluster.costEstimator.resources",
+    detail: /platform's API server/,
   },
   {
     name: "enabled not a boolean",
@@ -631,9 +673,10 @@ cloud:
 costControl:
   enabled: true
   global:
-    metrics: {replicas: 1, retention: 15d, storage: {storageClass: "-", size: 10Gi}, resources: {limits: {cpu: 500m, memory: 1Gi}}}
+    metrics: {replicas: 1, retention: 15d, storage: {storageClass: "-", size: 10Gi}, resources: {limits: {cpu: 500m, memory: 1Gi}, requests: {memory: 512Mi}}}
   cluster:
-    costEstimator: {replicas: 2, resources: {requests: {cpu: 1}, claims: [{name: gpu}]}}
+    metrics: {replicas: 0, storage: {storageClass: ""}}
+    costEstimator: {replicas: 0}
 `;
 
 describe("parseConfigText() on valid configs", () => {

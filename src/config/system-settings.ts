@@ -7,12 +7,23 @@ import { parseGoDuration } from "./go-duration.ts";
 import { parseTimeWindow, parseWeekday } from "./time-window.ts";
 
 export interface MetricsSettings {
+  /** 0: no Prometheus for this scope; 1: one (validation refuses more). */
+  replicas: number;
   /** Prometheus retention time ("1y"). */
   retention: string;
   /** Prometheus retention size, as written in the Config ("10Gi"); empty: no size limit. */
   storageSize: string;
   /** How often targets are scraped (a Prometheus duration, default "30s"). */
   scrapeInterval: string;
+  /** resources.limits.memory as written ("2Gi"); empty: none. GOMEMLIMIT and the hard limit the runner enforces. */
+  memoryLimit: string;
+  /** resources.limits.cpu as written ("1500m"); empty: none. GOMAXPROCS (whole cores, rounded up). */
+  cpuLimit: string;
+  /** resources.requests as written: checked against the machine before Prometheus starts. */
+  memoryRequest: string;
+  cpuRequest: string;
+  /** storage.storageClass: undefined (unset) keeps the TSDB in the data directory; "-" or "": a temporary one. */
+  storageClass?: string;
 }
 
 export interface CostPrices {
@@ -28,6 +39,8 @@ export interface CostControlSettings {
   global: MetricsSettings;
   /** For every connected cluster unless its Cluster spec overrides it. */
   cluster: MetricsSettings;
+  /** cluster.costEstimator.replicas (default 1): 0 turns the cost estimate off for every cluster not overriding it. */
+  costEstimatorReplicas: number;
   prices: CostPrices;
 }
 
@@ -126,12 +139,28 @@ function goMs(value: string, fallback: string): number {
   return Number(nanos / 1_000_000n);
 }
 
+const quantity = (block: Block, key: string): string => {
+  const value = block?.[key];
+  return typeof value === "number" || typeof value === "string" ? String(value) : "";
+};
+
 function metricsOf(block: Block): MetricsSettings {
   const metrics = child(block, "metrics");
+  const storage = child(metrics, "storage");
+  const resources = child(metrics, "resources");
+  const limits = child(resources, "limits");
+  const requests = child(resources, "requests");
+  const storageClass = storage?.storageClass;
   return {
+    replicas: number(metrics, "replicas", 1),
     retention: text(metrics, "retention", DEFAULT_METRICS_RETENTION),
-    storageSize: String(child(metrics, "storage")?.size ?? ""),
+    storageSize: String(storage?.size ?? ""),
     scrapeInterval: text(metrics, "scrapeInterval", DEFAULT_SCRAPE_INTERVAL),
+    memoryLimit: quantity(limits, "memory"),
+    cpuLimit: quantity(limits, "cpu"),
+    memoryRequest: quantity(requests, "memory"),
+    cpuRequest: quantity(requests, "cpu"),
+    ...(typeof storageClass === "string" ? { storageClass } : {}),
   };
 }
 
@@ -141,6 +170,7 @@ export function costControlSettingsOf(cost: Block): CostControlSettings {
     enabled: flag(cost, "enabled"),
     global: metricsOf(child(cost, "global")),
     cluster: metricsOf(child(cost, "cluster")),
+    costEstimatorReplicas: number(child(child(cost, "cluster"), "costEstimator"), "replicas", 1),
     prices: {
       currency: text(prices, "currency", DEFAULT_PRICES.currency),
       cpuCoreHour: number(prices, "cpuCoreHour", DEFAULT_PRICES.cpuCoreHour),

@@ -111,6 +111,34 @@ describe("oidcProviderSettingsOf()", () => {
     assert.equal(toPlatformSettings({ oidc: { enabled: false } }, seed).oidc.enabled, false);
   });
 
+  it("toPlatformSettings() maps costControl's replicas, resources and storage class for the Prometheus runner", () => {
+    const { costControl } = toPlatformSettings(
+      {
+        costControl: {
+          enabled: true,
+          global: {
+            metrics: {
+              replicas: 0,
+              storage: { storageClass: "" },
+              resources: { limits: { memory: "512Mi", cpu: 1.5 }, requests: { memory: "256Mi", cpu: "500m" } },
+            },
+          },
+          cluster: { metrics: { storage: { storageClass: "-" } }, costEstimator: { replicas: 0 } },
+        },
+      },
+      defaultSettings(),
+    );
+    assert.equal(costControl.global.replicas, 0);
+    assert.equal(costControl.global.storageClass, "", "empty is kept: it means no persistent storage, unlike unset");
+    assert.equal(costControl.global.memoryLimit, "512Mi");
+    assert.equal(costControl.global.cpuLimit, "1.5");
+    assert.equal(costControl.global.memoryRequest, "256Mi");
+    assert.equal(costControl.global.cpuRequest, "500m");
+    assert.equal(costControl.cluster.storageClass, "-");
+    assert.equal(costControl.cluster.replicas, 1);
+    assert.equal(costControl.costEstimatorReplicas, 0);
+  });
+
   it("toPlatformSettings() maps the Config's systems with their defaults, and an absent block switches one off", () => {
     const off = toPlatformSettings({}, defaultSettings());
     assert.equal(off.costControl.enabled, false);
@@ -126,7 +154,17 @@ describe("oidcProviderSettingsOf()", () => {
       },
       defaultSettings(),
     );
-    assert.deepEqual(on.costControl.global, { retention: "1y", storageSize: "5Gi", scrapeInterval: "30s" });
+    assert.deepEqual(on.costControl.global, {
+      replicas: 1,
+      retention: "1y",
+      storageSize: "5Gi",
+      scrapeInterval: "30s",
+      memoryLimit: "",
+      cpuLimit: "",
+      memoryRequest: "",
+      cpuRequest: "",
+    });
+    assert.equal(on.costControl.costEstimatorReplicas, 1);
     assert.deepEqual(on.costControl.prices, {
       currency: "USD",
       cpuCoreHour: 1,

@@ -1,18 +1,11 @@
 // Checks of the other status blocks beyond the schema: host and prefix, the deprecated OIDC server, apps, secret
-// store, cloud maintenance window and cost control quantities and durations.
+// store, cloud maintenance window; cost control (validate-cost-control.ts).
 
-import { isPlainObject } from "../apimachinery/types.ts";
-import {
-  isAbsoluteUrl,
-  isHostWithoutScheme,
-  isHttpUrl,
-  isNegativeQuantity,
-  isPrometheusDuration,
-  isQuantity,
-} from "./formats.ts";
+import { isAbsoluteUrl, isHostWithoutScheme, isHttpUrl } from "./formats.ts";
 import { parseGoDuration } from "./go-duration.ts";
 import { type Problems, read } from "./problems.ts";
 import { parseTimeWindow, parseWeekday } from "./time-window.ts";
+import { checkCostControl } from "./validate-cost-control.ts";
 import type { PathSegment } from "./yaml-source.ts";
 
 const NAMESPACE_PREFIX = /^[a-z0-9]([-a-z0-9]*)?$/;
@@ -126,34 +119,6 @@ export function validateCloud(cloud: Record<string, unknown>, p: Problems): void
   }
 }
 
-function validateResources(resources: unknown, at: PathSegment[], p: Problems): void {
-  for (const kind of ["limits", "requests"]) {
-    for (const [name, value] of Object.entries(read.object(resources, kind) ?? {})) {
-      if (!isQuantity(value)) p.invalid([...at, kind, name], value, "must be a quantity such as 500m, 2 or 4Gi");
-      else if (isNegativeQuantity(value)) p.invalid([...at, kind, name], value, "must be greater than or equal to 0");
-    }
-  }
-}
-
-function validateMetrics(metrics: unknown, at: PathSegment[], p: Problems): void {
-  if (!isPlainObject(metrics)) return;
-  validateResources(read.object(metrics, "resources"), [...at, "resources"], p);
-  const scrape = read.string(metrics, "scrapeInterval");
-  if (scrape && !isPrometheusDuration(scrape)) {
-    p.invalid([...at, "scrapeInterval"], scrape, 'must be a positive duration such as "15s" or "1m"');
-  }
-  const retention = read.string(metrics, "retention");
-  if (retention && !isPrometheusDuration(retention)) {
-    p.invalid([...at, "retention"], retention, 'must be a positive duration such as "15d", "2w" or "1y"');
-  }
-  const size = read.string(read.object(metrics, "storage"), "size");
-  if (size && !isQuantity(size)) p.invalid([...at, "storage", "size"], size, "must be a quantity such as 10Gi");
-}
-
 export function validateCostControl(cost: Record<string, unknown>, p: Problems): void {
-  validateMetrics(read.object(read.object(cost, "global"), "metrics"), ["costControl", "global", "metrics"], p);
-  const cluster = read.object(cost, "cluster");
-  validateMetrics(read.object(cluster, "metrics"), ["costControl", "cluster", "metrics"], p);
-  const estimator = read.object(cluster, "costEstimator");
-  validateResources(read.object(estimator, "resources"), ["costControl", "cluster", "costEstimator", "resources"], p);
+  checkCostControl(cost, (path, value, detail) => p.invalid(path, value, detail));
 }

@@ -9,6 +9,8 @@
 // Memory and storage count each sample for one scrape interval, so a virtual cluster pays for the part of the
 // range it existed in, not the whole range.
 // The report carries its PromQL, so every figure can be checked against Prometheus (the tests do).
+// A virtual cluster on a connected cluster whose costEstimator.replicas is 0 shows its usage with no estimate
+// (estimated: false, cost 0, left out of the total); the "platform and agents" row is always estimated.
 
 import type { CostPrices } from "../config/system-settings.ts";
 import { queryMatrix, queryVector } from "./prometheus-query.ts";
@@ -26,6 +28,8 @@ export interface CostRow {
   apiRequests: number;
   syncedObjects: number;
   cost: number;
+  /** False for a virtual cluster on a cluster whose cost estimator is off (costEstimator.replicas 0). */
+  estimated: boolean;
 }
 
 export interface CostReport {
@@ -34,7 +38,9 @@ export interface CostReport {
   prices: CostPrices;
   rows: CostRow[];
   total: number;
-  queries: Record<"cpu" | "memory" | "storage" | "requests" | "objects" | "cpuSeries" | "memorySeries", string>;
+  queries: Record<"cpu" | "memory" | "storage" | "requests" | "objects" | "cpuSeries" | "memorySeries", string> & {
+    unestimated?: string;
+  };
   series: {
     /** CPU cores used over time, per project and virtual cluster. */
     cpu: { project: string; virtualcluster: string; points: [number, number][] }[];
@@ -43,10 +49,22 @@ export interface CostReport {
   };
 }
 
-export function costQueries(rangeSeconds: number, stepSeconds: number, scrapeIntervalSeconds: number) {
+export function costQueries(
+  rangeSeconds: number,
+  stepSeconds: number,
+  scrapeIntervalSeconds: number,
+  unestimatedClusters: readonly string[] = [],
+) {
   const range = `${Math.max(1, Math.round(rangeSeconds))}s`;
   const window = `${Math.max(4 * stepSeconds, 60)}s`;
+  // Cluster names are DNS labels: nothing in them needs escaping in a regular expression.
+  const off = unestimatedClusters.length
+    ? {
+        unestimated: `group by (project, virtualcluster) (last_over_time(${USAGE_METRICS.cpu}{cluster=~"${unestimatedClusters.join("|")}",virtualcluster!=""}[${range}]))`,
+      }
+    : {};
   return {
+    ...off,
     cpu: `${BY} (increase(${USAGE_METRICS.cpu}[${range}]))`,
     // Byte-seconds: each sample stands for one scrape interval.
     memory: `${BY} (sum_over_time(${USAGE_METRICS.memory}[${range}])) * ${scrapeIntervalSeconds}`,
@@ -68,11 +86,14 @@ export async function costReport(options: {
   /** How often Prometheus scrapes the usage series: what one memory or storage sample stands for. */
   scrapeIntervalSeconds: number;
   prices: CostPrices;
+  /** Connected clusters whose cost estimator is off (costEstimator.replicas 0). */
+  unestimatedClusters?: readonly string[];
 }): Promise<CostReport> {
   const { prometheus, start, end, stepSeconds, prices } = options;
   const rangeSeconds = (end.getTime() - start.getTime()) / 1000;
-  const queries = costQueries(rangeSeconds, stepSeconds, options.scrapeIntervalSeconds);
-  const [cpu, memory, storage, requests, objects, cpuSeries, memorySeries] = await Promise.all([
+  const queries = costQueries(rangeSeconds, stepSeconds, options.scrapeIntervalSeconds, options.unestimatedClusters);
+  const [unestimated, cpu, memory, storage, requests, objects, cpuSeries, memorySeries] = await Promise.all([
+    queries.unestimated ? queryVector(prometheus, queries.unestimated, end) : [],
     queryVector(prometheus, queries.cpu, end),
     queryVector(prometheus, queries.memory, end),
     queryVector(prometheus, queries.storage, end),
@@ -97,6 +118,7 @@ export async function costReport(options: {
         apiRequests: 0,
         syncedObjects: 0,
         cost: 0,
+        estimated: true,
       };
       rows.set(key, found);
     }
@@ -107,6 +129,7 @@ export async function costReport(options: {
   for (const s of storage) row(s.metric).storageGiBMonths = s.value / GIB / (30 * 86_400);
   for (const s of requests) row(s.metric).apiRequests = s.value;
   for (const s of objects) row(s.metric).syncedObjects = s.value;
+  for (const s of unestimated) row(s.metric).estimated = false;
   let total = 0;
   // The cost is priced from the figures as shown, so a reader can multiply them out.
   const out = [...rows.values()].map((raw) => {
@@ -118,6 +141,7 @@ export async function costReport(options: {
       apiRequests: Math.round(raw.apiRequests),
       syncedObjects: Math.round(raw.syncedObjects),
     };
+    if (!r.estimated) return { ...r, cost: 0 };
     const cost =
       r.cpuCoreHours * prices.cpuCoreHour +
       r.memoryGiBHours * prices.memoryGiBHour +

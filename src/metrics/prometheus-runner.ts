@@ -1,15 +1,29 @@
 // The Prometheus the platform runs for cost control (Debian's `prometheus`, or --prometheus-binary): a child process
 // listening on loopback, its TSDB in <data-dir>/prometheus, retention time and size from the Config, scraping the
 // targets it is given (the platform's /metrics over HTTPS with a scrape-only key, and every connected cluster's
-// agent through the platform). Stopping it ends the process; its data stays for the next start.
+// agent through the platform). Stopping it ends the process; its data stays for the next start, unless the
+// storageClass asked for none ("-" or ""): then the TSDB is a temporary directory, deleted when the process ends.
+// Resource limits and requests apply as prometheus-limits.ts says (GOMEMLIMIT, GOMAXPROCS, a hard memory limit
+// checked every MEMORY_CHECK_MS, requests against the machine).
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { stringify } from "yaml";
 import { parseByteSize } from "../utils/byte-size.ts";
+import {
+  anonymousRssBytes,
+  insufficientResources,
+  memoryLimitBytes,
+  type ProcessResources,
+  prometheusEnv,
+} from "./prometheus-limits.ts";
+
+/** How often the hard memory limit is checked. */
+const MEMORY_CHECK_MS = 2_000;
 
 export interface ScrapeTarget {
   job: string;
@@ -28,7 +42,7 @@ export interface ScrapeTarget {
   params?: Record<string, string[]>;
 }
 
-export interface PrometheusRunOptions {
+export interface PrometheusRunOptions extends ProcessResources {
   binary: string;
   /** Its own folder (TSDB, config file). */
   dir: string;
@@ -41,6 +55,8 @@ export interface PrometheusRunOptions {
   logger?: Logger;
   /** How long to wait for /-/ready (default 60 s). */
   startTimeoutMs?: number;
+  /** storage.storageClass: "-" or "" keeps the TSDB in a temporary directory; undefined: <dir>/data. */
+  storageClass?: string;
 }
 
 /** A quantity as Prometheus's --storage.tsdb.retention.size takes it (bytes with the B unit). */
@@ -78,6 +94,20 @@ export function prometheusConfig(options: Pick<PrometheusRunOptions, "scrapeInte
   });
 }
 
+/** The settings as the MetricsReady condition shows them. */
+export function describeSettings(
+  settings: Pick<PrometheusRunOptions, "retention" | "scrapeInterval" | "memoryLimit" | "cpuLimit" | "storageClass"> & {
+    storageSize: string;
+  },
+): string {
+  const parts = [`retention ${settings.retention}${settings.storageSize ? `, at most ${settings.storageSize}` : ""}`];
+  parts.push(`scrape every ${settings.scrapeInterval}`);
+  if (settings.memoryLimit) parts.push(`memory limit ${settings.memoryLimit}`);
+  if (settings.cpuLimit) parts.push(`cpu limit ${settings.cpuLimit}`);
+  if (settings.storageClass !== undefined) parts.push("temporary storage");
+  return parts.join(", ");
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -87,20 +117,51 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Prometheus did not start because of its resources (requests the machine cannot meet, or the memory limit). */
+export class ResourceLimitError extends Error {}
+
 export class PrometheusProcess {
   readonly url: string;
+  /** Where its TSDB is (a temporary directory when storageClass asked for no persistent storage). */
+  readonly dataDir: string;
   private readonly child: ChildProcess;
   private readonly exited: Promise<void>;
   private readonly configFile: string;
+  private memoryGuard?: NodeJS.Timeout;
+  private oomKilled?: string;
 
-  private constructor(url: string, child: ChildProcess, configFile: string) {
+  private constructor(url: string, child: ChildProcess, configFile: string, data: { dir: string; temporary: boolean }) {
     this.url = url;
     this.child = child;
     this.configFile = configFile;
-    this.exited = new Promise((resolve) => {
-      if (child.exitCode !== null) resolve();
+    this.dataDir = data.dir;
+    this.exited = new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
       else child.once("exit", () => resolve());
+    }).then(async () => {
+      clearInterval(this.memoryGuard);
+      if (data.temporary) await rm(data.dir, { recursive: true, force: true });
     });
+  }
+
+  /** Kills it, as the OOM killer would, once its anonymous resident memory passes `limit` bytes. */
+  private guardMemory(limit: number): void {
+    const check = async () => {
+      const pid = this.child.pid;
+      const rss = pid && this.running ? await anonymousRssBytes(pid) : undefined;
+      if (rss === undefined || rss <= limit || !this.running) return;
+      this.oomKilled = `killed for exceeding its memory limit of ${limit} bytes (anonymous resident memory ${rss} bytes)`;
+      this.child.kill("SIGKILL");
+    };
+    void check();
+    this.memoryGuard = setInterval(() => void check(), MEMORY_CHECK_MS);
+    this.memoryGuard.unref();
+  }
+
+  /** Why it is no longer running (undefined while it runs). */
+  get exitReason(): string | undefined {
+    if (this.running) return undefined;
+    return this.oomKilled ?? `exited (code ${this.child.exitCode}, signal ${this.child.signalCode})`;
   }
 
   get pid(): number | undefined {
@@ -112,7 +173,11 @@ export class PrometheusProcess {
   }
 
   static async start(options: PrometheusRunOptions): Promise<PrometheusProcess> {
-    const data = join(options.dir, "data");
+    const insufficient = insufficientResources(options);
+    if (insufficient) throw new ResourceLimitError(insufficient);
+    await mkdir(options.dir, { recursive: true, mode: 0o700 });
+    const temporary = options.storageClass !== undefined;
+    const data = temporary ? await mkdtemp(join(tmpdir(), "vcp-prometheus-")) : join(options.dir, "data");
     await mkdir(data, { recursive: true, mode: 0o700 });
     const configFile = join(options.dir, "prometheus.yml");
     await writeFile(configFile, prometheusConfig(options), { mode: 0o600 });
@@ -127,7 +192,7 @@ export class PrometheusProcess {
       "--web.enable-lifecycle",
       "--log.level=warn",
     ];
-    const child = spawn(options.binary, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(options.binary, args, { stdio: ["ignore", "ignore", "pipe"], env: prometheusEnv(options) });
     let stderr = "";
     child.stderr?.on("data", (chunk) => {
       stderr = (stderr + chunk).slice(-4000);
@@ -135,11 +200,17 @@ export class PrometheusProcess {
     const failed = new Promise<never>((_, reject) => {
       child.once("error", (error) => reject(new Error(`cannot run ${options.binary}: ${error.message}`)));
       child.once("exit", (code) =>
-        reject(new Error(`${options.binary} exited with ${code} at start: ${stderr.trim().split("\n").at(-1) ?? ""}`)),
+        reject(
+          process.oomKilled
+            ? new ResourceLimitError(`${options.binary} was ${process.oomKilled} while starting`)
+            : new Error(`${options.binary} exited with ${code} at start: ${stderr.trim().split("\n").at(-1) ?? ""}`),
+        ),
       );
     });
     failed.catch(() => undefined);
-    const process = new PrometheusProcess(`http://127.0.0.1:${port}`, child, configFile);
+    const process = new PrometheusProcess(`http://127.0.0.1:${port}`, child, configFile, { dir: data, temporary });
+    const limit = memoryLimitBytes(options);
+    if (limit) process.guardMemory(limit);
     const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
     while (Date.now() < deadline) {
       const ready = await fetch(`${process.url}/-/ready`).then(

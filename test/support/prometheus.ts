@@ -1,6 +1,7 @@
 // Debian's Prometheus for the cost control tests (.ci/run installs it); tests skip, saying so, without it.
 
 import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 
 export const PROMETHEUS = process.env.PROMETHEUS_BINARY ?? "/usr/bin/prometheus";
 export const prometheusSkip = existsSync(PROMETHEUS)
@@ -20,4 +21,26 @@ export async function promql(
     data: { result: { metric: Record<string, string>; value: [number, string] }[] };
   };
   return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
+}
+
+/** The pid of the Prometheus (of this user) listening at `url`, from /proc/<pid>/cmdline; undefined if none. */
+export async function prometheusPid(url: string): Promise<number | undefined> {
+  const listen = `--web.listen-address=${new URL(url).host}`;
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.split("\0").includes(listen)) return Number(entry);
+  }
+  return undefined;
+}
+
+/** The environment a process started with (/proc/<pid>/environ). */
+export async function environOf(pid: number): Promise<Record<string, string>> {
+  const text = await readFile(`/proc/${pid}/environ`, "utf8");
+  return Object.fromEntries(
+    text
+      .split("\0")
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+  );
 }

@@ -18,6 +18,8 @@ interface CostRow {
   apiRequests: number;
   syncedObjects: number;
   cost: number;
+  /** False on a cluster whose cost estimator is off (costEstimator.replicas 0). */
+  estimated: boolean;
 }
 
 interface CostReport {
@@ -118,7 +120,7 @@ export default function CostPage() {
               fixed(row.storageGiBMonths, 6),
               String(row.apiRequests),
               String(row.syncedObjects),
-              money(row.cost),
+              row.estimated === false ? "not estimated (costEstimator.replicas 0)" : money(row.cost),
             ]}
           />
           <LineChart

@@ -88,6 +88,13 @@ export interface ClusterMetricsSettings {
   /** A quantity ("10Gi"); empty: no size limit. */
   storageSize: string;
   scrapeInterval: string;
+  /** resources.limits and requests (quantities as written; absent or empty: none), as PrometheusRunOptions. */
+  memoryLimit?: string;
+  cpuLimit?: string;
+  memoryRequest?: string;
+  cpuRequest?: string;
+  /** "-" or "": a temporary TSDB deleted at stop; absent: <agent data dir>/prometheus/data. */
+  storageClass?: string;
 }
 
 export interface ClusterMetricsState {

@@ -1,11 +1,21 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parse } from "yaml";
+import { waitFor } from "../../../test/support/wait-for.ts";
 import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { prometheusConfig } from "../../metrics/prometheus-runner.ts";
-import { clusterMetricsRunning, effectiveClusterMetrics, FEDERATED_SERIES } from "./cluster-metrics.ts";
+import { ClusterMetrics, clusterMetricsRunning, effectiveClusterMetrics, FEDERATED_SERIES } from "./cluster-metrics.ts";
 
-const defaults = { retention: "1y", storageSize: "10Gi", scrapeInterval: "30s" };
+const defaults = {
+  replicas: 1,
+  retention: "1y",
+  storageSize: "10Gi",
+  scrapeInterval: "30s",
+  memoryLimit: "1Gi",
+  cpuLimit: "",
+  memoryRequest: "",
+  cpuRequest: "",
+};
 const cluster = (metrics?: Record<string, unknown>, conditions?: unknown[]): Cluster => ({
   apiVersion: "management.platform.sh/v1",
   kind: "Cluster",
@@ -19,10 +29,48 @@ describe("effectiveClusterMetrics()", () => {
     assert.deepEqual(effectiveClusterMetrics(defaults, cluster()), defaults);
     assert.deepEqual(effectiveClusterMetrics(defaults, cluster({ retention: "3d" })), { ...defaults, retention: "3d" });
     assert.deepEqual(effectiveClusterMetrics(defaults, cluster({ scrapeInterval: "1s", storage: { size: "50Mi" } })), {
-      retention: "1y",
+      ...defaults,
       storageSize: "50Mi",
       scrapeInterval: "1s",
     });
+  });
+
+  it("takes replicas, each resource quantity and the storage class the Cluster sets (0 and empty included)", () => {
+    const own = cluster({
+      replicas: 0,
+      resources: { limits: { cpu: "2" }, requests: { memory: "64Mi" } },
+      storage: { storageClass: "" },
+    });
+    assert.deepEqual(effectiveClusterMetrics(defaults, own), {
+      ...defaults,
+      replicas: 0,
+      cpuLimit: "2",
+      memoryRequest: "64Mi",
+      storageClass: "",
+    });
+    assert.equal(effectiveClusterMetrics({ ...defaults, storageClass: "-" }, cluster()).storageClass, "-");
+    assert.equal(effectiveClusterMetrics(defaults, cluster()).storageClass, undefined);
+  });
+});
+
+describe("ClusterMetrics.apply()", () => {
+  it("apply() schedules the cluster a stored write names (its key has an empty namespace segment)", async () => {
+    const asked: string[] = [];
+    const metrics = new ClusterMetrics({
+      registry: { storage: {} } as never,
+      hub: {
+        get: (name: string) => {
+          asked.push(name);
+          return undefined;
+        },
+      } as never,
+      settings: { current: () => ({}), onChange: () => () => {} } as never,
+    });
+    const record = { key: "/management.platform.sh/clusters//edge", value: "{}", revision: 2, createRevision: 2 };
+    metrics.apply({ type: "create", record });
+    await waitFor(async () => asked.length > 0, "the cluster's reconcile");
+    metrics.stop();
+    assert.deepEqual(asked, ["edge"]);
   });
 });
 

@@ -1,7 +1,8 @@
 // Cost control per connected cluster, on the replica holding each cluster's tunnel: while the Config's costControl
 // is enabled, the cluster's agent runs a metrics Prometheus with the effective settings — each of the Cluster's
-// spec.costControl.metrics fields (retention, storage.size, scrapeInterval) over the Config's cluster.metrics
-// defaults (the spec's rule) — and stops it when cost control is turned off or the Cluster is deleted. The Cluster's
+// spec.costControl.metrics fields (replicas, retention, storage, resources, scrapeInterval) over the Config's
+// cluster.metrics defaults (the spec's rule) — and stops it when cost control is turned off, replicas is 0 or the
+// Cluster is deleted. The Cluster's
 // MetricsReady condition says where it runs, or why not. GET /platform/clusters/<name>/federate hands the platform's
 // Prometheus the agent's federation answer (usage series) through the tunnel; it is authorized like /metrics.
 
@@ -14,7 +15,8 @@ import { GROUP } from "../../apis/management/v1/common.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { MetricsSettings } from "../../config/system-settings.ts";
-import { type ClusterMetricsSettings, type ClusterMetricsState, callAgent } from "../../http/tunnel/agent-api.ts";
+import { type ClusterMetricsState, callAgent } from "../../http/tunnel/agent-api.ts";
+import { parseKey } from "../../registry/keys.ts";
 import type { Registry } from "../../registry/registry.ts";
 import { RetryingQueue } from "../../registry/retrying-queue.ts";
 import type { GenericStore } from "../../registry/store.ts";
@@ -26,6 +28,8 @@ import type { ConnectedAgent, TunnelHub } from "./tunnel-hub.ts";
 const MANAGER = "virtualcluster-platform-cluster-metrics";
 const CLUSTERS = `/${GROUP}/clusters/`;
 const CONDITION = "MetricsReady";
+const REPLICAS_ZERO =
+  "metrics.replicas is 0: no Prometheus runs for this cluster; the platform counts it from its agent's heartbeats";
 const AGENT_TIMEOUT_MS = 90_000;
 const FEDERATE_TIMEOUT_MS = 30_000;
 const RETRY_MS = 15_000;
@@ -34,16 +38,24 @@ const DEFAULT_RESYNC_MS = 60_000;
 export const FEDERATED_SERIES = '{__name__=~"vcp_usage_.+"}';
 export const federatePath = (cluster: string) => `/platform/clusters/${cluster}/federate`;
 
-/** The Cluster's own settings over the Config's defaults, field by field. */
-export function effectiveClusterMetrics(
-  defaults: MetricsSettings,
-  cluster: Cluster | undefined,
-): ClusterMetricsSettings {
+/** The Cluster's own settings over the Config's defaults, field by field (each resource quantity on its own). */
+export function effectiveClusterMetrics(defaults: MetricsSettings, cluster: Cluster | undefined): MetricsSettings {
   const own = cluster?.spec?.costControl?.metrics;
+  const limits = own?.resources?.limits;
+  const requests = own?.resources?.requests;
+  const quantity = (value: number | string | undefined, fallback: string) =>
+    value === undefined || value === "" ? fallback : String(value);
+  const storageClass = own?.storage?.storageClass ?? defaults.storageClass;
   return {
+    replicas: own?.replicas ?? defaults.replicas,
     retention: own?.retention || defaults.retention,
     storageSize: own?.storage?.size || defaults.storageSize,
     scrapeInterval: own?.scrapeInterval || defaults.scrapeInterval,
+    memoryLimit: quantity(limits?.memory, defaults.memoryLimit),
+    cpuLimit: quantity(limits?.cpu, defaults.cpuLimit),
+    memoryRequest: quantity(requests?.memory, defaults.memoryRequest),
+    cpuRequest: quantity(requests?.cpu, defaults.cpuRequest),
+    ...(storageClass === undefined ? {} : { storageClass }),
   };
 }
 
@@ -113,7 +125,8 @@ export class ClusterMetrics {
   }
 
   apply(event: WatchEvent): void {
-    const name = event.record.key.slice(CLUSTERS.length);
+    // A cluster-scoped key has an empty namespace segment: /<group>/clusters//<name>.
+    const name = parseKey(event.record.key)?.name ?? "";
     // A status write (heartbeats, our own condition) changes nothing here; a new spec or a deletion does.
     if (event.type === "delete" || specChanged(event.record, event.previous)) this.#schedule(name);
   }
@@ -141,7 +154,13 @@ export class ClusterMetrics {
       if (cluster) await this.#condition(cluster, undefined);
       return;
     }
-    const state = await this.#call(agent, "PUT", effectiveClusterMetrics(cost.cluster, cluster));
+    const { replicas, ...settings } = effectiveClusterMetrics(cost.cluster, cluster);
+    if (replicas === 0) {
+      await this.#call(agent, "DELETE");
+      await this.#condition(cluster, { phase: "Off", message: REPLICAS_ZERO });
+      return;
+    }
+    const state = await this.#call(agent, "PUT", settings);
     await this.#condition(cluster, state);
   }
 
@@ -158,11 +177,18 @@ export class ClusterMetrics {
     const wanted = state && {
       type: CONDITION,
       status: state.phase === "Running" ? ("True" as const) : ("False" as const),
-      reason: state.phase === "Running" ? "Running" : "PrometheusFailed",
+      reason: { Running: "Running", Off: "ReplicasZero", Failed: "PrometheusFailed" }[state.phase],
       message: state.message ?? "",
     };
     if (!wanted && !current) return;
-    if (wanted && current?.status === wanted.status && current.message === wanted.message) return;
+    if (
+      wanted &&
+      current?.status === wanted.status &&
+      current.reason === wanted.reason &&
+      current.message === wanted.message
+    ) {
+      return;
+    }
     const others = conditions.filter((c) => c.type !== CONDITION);
     const next = wanted
       ? [

@@ -85,6 +85,8 @@ export class ConfigSystems {
         await parts.registry.store(GROUP, "ownedaccesskeys")?.delete(keysContext(), { name }, {});
       },
       extraTargets: () => federatedClusters(parts.registry),
+      unestimatedClusters: () =>
+        unestimatedClusters(parts.registry, parts.settings.current().costControl.costEstimatorReplicas),
       logger: parts.logger,
     });
     this.apps = new AppsCatalog({ settings: () => parts.settings.current().apps, logger: parts.logger });
@@ -180,6 +182,16 @@ async function federatedClusters(registry: Registry): Promise<ScrapeTarget[]> {
     metricsPath: federatePath(cluster.metadata.name ?? ""),
     params: { "match[]": [FEDERATED_SERIES] },
   }));
+}
+
+/** Clusters whose cost estimator is off: their spec.costControl.costEstimator.replicas, else the Config's, is 0. */
+async function unestimatedClusters(registry: Registry, defaultReplicas: number): Promise<string[]> {
+  const store = registry.store(GROUP, "clusters");
+  if (!store) return [];
+  const list = await store.list(keysContext(), {});
+  return (list.items as Cluster[])
+    .filter((cluster) => (cluster.spec?.costControl?.costEstimator?.replicas ?? defaultReplicas) === 0)
+    .map((cluster) => cluster.metadata.name ?? "");
 }
 
 /** A key of `user` that may only read /metrics and the clusters' federation: what Prometheus scrapes with. */

@@ -14,11 +14,18 @@ import { prometheusDurationSeconds } from "../../config/formats.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { CostControlSettings } from "../../config/system-settings.ts";
 import { costReport } from "../../metrics/cost-report.ts";
-import { PrometheusProcess, type ScrapeTarget } from "../../metrics/prometheus-runner.ts";
+import {
+  describeSettings,
+  PrometheusProcess,
+  ResourceLimitError,
+  type ScrapeTarget,
+} from "../../metrics/prometheus-runner.ts";
 import type { BackgroundTask } from "./background-task.ts";
 import type { ConfigStatusWriter } from "./config-status.ts";
 
 const CONDITION = "MetricsReady";
+const REPLICAS_ZERO =
+  "costControl.global.metrics.replicas is 0: the platform runs no Prometheus (give --prometheus-url to use your own for the Cost page)";
 /** How often the extra targets are looked at again (a cluster's metrics started or stopped). */
 const TARGETS_CHECK_MS = 10_000;
 export const COST_PATH = "/platform/cost";
@@ -45,12 +52,17 @@ export interface CostControlOptions {
    * every (re)configuration and every TARGETS_CHECK_MS while Prometheus runs.
    */
   extraTargets?(): ScrapeTarget[] | Promise<ScrapeTarget[]>;
+  /** The connected clusters whose cost estimator is off (costEstimator.replicas 0), read for every report. */
+  unestimatedClusters?(): Promise<string[]>;
   logger?: Logger;
 }
 
 export class CostControl {
   private readonly options: CostControlOptions;
   private running?: { process: PrometheusProcess; key: ScrapeKey; signature: string; targets: string };
+  /** How often, and why last, the Prometheus it runs ended on its own (the memory limit's kill included). */
+  private restarts = 0;
+  private lastExit?: string;
   private targetsCheck?: NodeJS.Timeout;
   private queue: Promise<void> = Promise.resolve();
   private unsubscribe?: () => void;
@@ -103,6 +115,13 @@ export class CostControl {
       const running = this.running;
       if (!running) return;
       const settings = this.options.settings.current().costControl;
+      if (!running.process.running) {
+        this.restarts++;
+        this.lastExit = running.process.exitReason;
+        this.options.logger?.warn({ reason: this.lastExit }, "prometheus ended; starting it again");
+        await this.reconcile(settings);
+        return;
+      }
       const targets = await this.targets(running.key).catch((error) => {
         this.options.logger?.warn({ err: String(error) }, "reading prometheus's targets failed");
         return undefined;
@@ -138,8 +157,22 @@ export class CostControl {
         return;
       }
       const { global } = settings;
+      if (global.replicas === 0) {
+        await this.stopPrometheus();
+        await this.options.status.setCondition(CONDITION, {
+          type: CONDITION,
+          status: "False",
+          reason: "ReplicasZero",
+          message: REPLICAS_ZERO,
+        });
+        return;
+      }
       const signature = JSON.stringify(global);
       if (this.running?.signature === signature && this.running.process.running) return;
+      if (this.running?.signature !== signature) {
+        this.restarts = 0;
+        this.lastExit = undefined;
+      }
       await this.stopPrometheus();
       const key = await this.options.createScrapeKey();
       const dir = join(this.options.dataDir, "prometheus");
@@ -151,6 +184,11 @@ export class CostControl {
           retention: global.retention,
           retentionSize: global.storageSize,
           scrapeInterval: global.scrapeInterval,
+          memoryLimit: global.memoryLimit,
+          cpuLimit: global.cpuLimit,
+          memoryRequest: global.memoryRequest,
+          cpuRequest: global.cpuRequest,
+          storageClass: global.storageClass,
           targets,
           logger: this.options.logger,
         });
@@ -166,7 +204,7 @@ export class CostControl {
         type: CONDITION,
         status: "True",
         reason: "Running",
-        message: `prometheus runs at ${this.running.process.url} (retention ${global.retention}${global.storageSize ? `, at most ${global.storageSize}` : ""}, scrape every ${global.scrapeInterval})`,
+        message: `prometheus runs at ${this.running.process.url} (${describeSettings(global)})${this.lastExit ? `; restarted ${this.restarts} times, last ${this.lastExit}` : ""}`,
       });
     } catch (error) {
       this.options.logger?.warn({ err: String(error) }, "cost control could not start prometheus");
@@ -174,7 +212,10 @@ export class CostControl {
         type: CONDITION,
         status: "False",
         reason: "PrometheusFailed",
-        message: `${(error as Error).message}; install Debian's prometheus or give --prometheus-binary or --prometheus-url`,
+        message:
+          error instanceof ResourceLimitError
+            ? `${error.message} (costControl.global.metrics.resources)`
+            : `${(error as Error).message}; install Debian's prometheus or give --prometheus-binary or --prometheus-url`,
       });
     }
   }
@@ -217,11 +258,7 @@ export class CostControl {
       app.get(COST_PATH, async (request, reply) => {
         const url = this.prometheusUrl();
         if (!url) {
-          throw errors.serviceUnavailable(
-            this.options.settings.current().costControl.enabled
-              ? "the metrics are served by the replica that leads (or give --prometheus-url)"
-              : "cost control is off: set costControl.enabled in the platform Config",
-          );
+          throw errors.serviceUnavailable(unavailableReason(this.options.settings.current().costControl));
         }
         const query = request.query as Record<string, unknown>;
         const end = query.end ? new Date(String(query.end)) : new Date();
@@ -243,6 +280,7 @@ export class CostControl {
             scrapeIntervalSeconds:
               prometheusDurationSeconds(this.options.settings.current().costControl.global.scrapeInterval) ?? 30,
             prices: this.options.settings.current().costControl.prices,
+            unestimatedClusters: (await this.options.unestimatedClusters?.()) ?? [],
           });
           return reply
             .code(200)
@@ -255,4 +293,11 @@ export class CostControl {
       });
     };
   }
+}
+
+/** Why the Cost page has no Prometheus to ask (on this replica). */
+function unavailableReason(settings: CostControlSettings): string {
+  if (!settings.enabled) return "cost control is off: set costControl.enabled in the platform Config";
+  if (settings.global.replicas === 0) return REPLICAS_ZERO;
+  return "the metrics are served by the replica that leads (or give --prometheus-url)";
 }

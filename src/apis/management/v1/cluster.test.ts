@@ -64,4 +64,32 @@ describe("Cluster", () => {
     assert.equal(error.code, 422);
     assert.match(error.message, /spec\.costControl\.metrics\.replicas/);
   });
+
+  it("create() holds the cost control overrides to what a Prometheus process can honour, as the Config is", async () => {
+    const error = await statusErrorOf(
+      clusters.create(
+        testContext(),
+        undefined,
+        cluster("costly", {
+          costControl: {
+            metrics: { replicas: 2, storage: { storageClass: "gp3" }, retention: "3mo" },
+            costEstimator: { resources: { limits: { cpu: "1" } } },
+          },
+        }),
+        {},
+      ),
+    );
+    assert.equal(error.code, 422);
+    assert.match(error.message, /spec\.costControl\.metrics\.replicas: Invalid value: 2: must be 0 or 1/);
+    assert.match(error.message, /spec\.costControl\.metrics\.storage\.storageClass: Invalid value: "gp3"/);
+    assert.match(error.message, /spec\.costControl\.metrics\.retention: Invalid value: "3mo"/);
+    assert.match(error.message, /spec\.costControl\.costEstimator\.resources: Invalid value/);
+    const fine = await clusters.create(
+      testContext(),
+      undefined,
+      cluster("thrifty", { costControl: { metrics: { replicas: 0, storage: { storageClass: "-" } } } }),
+      {},
+    );
+    assert.equal(fine.metadata.name, "thrifty");
+  });
 });

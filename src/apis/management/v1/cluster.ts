@@ -5,6 +5,8 @@
 
 import { fieldError } from "../../../apimachinery/field-errors.ts";
 import { validateDns1123Label } from "../../../apimachinery/names.ts";
+import { fieldPath } from "../../../config/schema-walk.ts";
+import { checkClusterCostControl } from "../../../config/validate-cost-control.ts";
 import type { AuthorizationFacts } from "../../../registry/authorization-facts.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ActionHandler, ResourceDefinition } from "../../../registry/types.ts";
@@ -48,9 +50,14 @@ export function createClusterDefinition(options: ClusterDefinitionOptions = {}):
       validate(cluster) {
         // Cluster names appear in URLs, host labels and namespace names of its agent: a DNS label.
         const name = cluster.metadata.name ?? "";
-        return name
+        const problems = name
           ? validateDns1123Label(name).map((problem) => fieldError.invalid("metadata.name", name, problem))
           : [];
+        // The cost control overrides are held to what the Config's costControl.cluster is held to.
+        checkClusterCostControl(cluster.spec?.costControl, [], (path, value, detail) =>
+          problems.push(fieldError.invalid(fieldPath("spec.costControl", path), value, detail)),
+        );
+        return problems;
       },
     },
     subresources: options.accessKey ? { accesskey: options.accessKey } : undefined,

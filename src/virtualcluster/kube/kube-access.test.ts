@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import type { Agent as HttpAgent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -161,4 +162,24 @@ test("loadKubeAccess() sends a kubeconfig's impersonation (as, as-groups) itself
   ]);
   assert.equal((headers as Record<string, unknown>).authorization, "Bearer t");
   access.close();
+});
+
+test("directAccess() keys its connection pool by address only: no CA text built into a key per request", async () => {
+  const access = directAccess({
+    server: server.url,
+    tls: { ca: server.caPem },
+    credential: { kind: "token", token: await adminToken() },
+  });
+  const { agent } = await access.requestOptions();
+  const url = new URL(server.url);
+  const key = (agent as HttpAgent).getName({ host: url.hostname, port: Number(url.port) });
+  assert.ok(!key.includes("BEGIN CERTIFICATE"), "the CA text is not part of the pool key");
+  // The CA still decides whom the connection trusts.
+  const http = new KubeHttp(access);
+  try {
+    const list = await http.request<{ items: unknown[] }>({ method: "GET", path: "/api/v1/namespaces" });
+    assert.ok(list.items.length > 0);
+  } finally {
+    http.close();
+  }
 });

@@ -3,6 +3,7 @@ import { KubeApiError, type StatusBody } from "../kube/kube-api-error.ts";
 import type { Query, WatchEvent } from "../kube/kube-http.ts";
 import type { InformerProgress } from "./key-state.ts";
 import { describeError, type KubeClient } from "./kube-client.ts";
+import { withoutManagedFields } from "./managed-fields.ts";
 import type { ObjectCache } from "./object-cache.ts";
 import type { WireList } from "./resource-calls.ts";
 import type { WireObject } from "./types.ts";
@@ -28,15 +29,8 @@ export interface InformerOptions {
 
 const cacheKey = (namespace: string | undefined, name: string | undefined) => `${namespace ?? ""}/${name ?? ""}`;
 
-/**
- * Objects are cached without metadata.managedFields, as client-go informers with the managed-fields transform keep
- * them: nothing in the syncer reads them, and their field sets were most of the cache (four copies of every synced
- * object: virtual and host, Service and Endpoints).
- */
-function cached(object: WireObject): WireObject {
-  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
-  return object;
-}
+/** Objects are cached without metadata.managedFields (see withoutManagedFields()). */
+const cached = withoutManagedFields;
 
 /** Watches end after 5 to 10 minutes (spread, as client-go does) and resume from the last resourceVersion. */
 const watchTimeoutSeconds = () => 300 + Math.floor(Math.random() * 300);

@@ -1,4 +1,5 @@
-import type { KubeHttp } from "../kube/kube-http.ts";
+import type { KubeHttp, KubeRequest } from "../kube/kube-http.ts";
+import { withoutManagedFields } from "./managed-fields.ts";
 import { collectionPath, type SyncedKind } from "./synced-kind.ts";
 import type { WireObject } from "./types.ts";
 
@@ -29,14 +30,14 @@ export interface ResourceCalls {
 export function resourceCalls(http: KubeHttp, kind: Pick<SyncedKind, "apiVersion" | "resource">): ResourceCalls {
   const collection = (namespace: string) => collectionPath(kind, namespace);
   const item = (namespace: string, name: string) => `${collection(namespace)}/${encodeURIComponent(name)}`;
+  const send = async (request: KubeRequest) => withoutManagedFields(await http.request<WireObject>(request));
   return {
-    read: (namespace, name) => http.request<WireObject>({ method: "GET", path: item(namespace, name) }),
-    create: (namespace, body) => http.request<WireObject>({ method: "POST", path: collection(namespace), body }),
-    replace: (namespace, name, body) => http.request<WireObject>({ method: "PUT", path: item(namespace, name), body }),
-    replaceStatus: (namespace, name, body) =>
-      http.request<WireObject>({ method: "PUT", path: `${item(namespace, name)}/status`, body }),
+    read: (namespace, name) => send({ method: "GET", path: item(namespace, name) }),
+    create: (namespace, body) => send({ method: "POST", path: collection(namespace), body }),
+    replace: (namespace, name, body) => send({ method: "PUT", path: item(namespace, name), body }),
+    replaceStatus: (namespace, name, body) => send({ method: "PUT", path: `${item(namespace, name)}/status`, body }),
     jsonPatch: (namespace, name, operations) =>
-      http.request<WireObject>({
+      send({
         method: "PATCH",
         path: item(namespace, name),
         body: operations,

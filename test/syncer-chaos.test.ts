@@ -30,7 +30,10 @@ const SEED = Number(process.env.SYNC_CHAOS_SEED ?? Date.now() % 1_000_000);
  */
 const CONVERGE_SECONDS = 60;
 const KEYS = 12;
-/** SYNC_CHAOS_HOST_RESTART_EVERY=3 restarts the host far more often (2026-11-29: one Endpoints lost, seed 119366). */
+/**
+ * SYNC_CHAOS_HOST_RESTART_EVERY=3 restarts the host far more often. It found a lost Endpoints (seed 119366): a create
+ * the host watch never delivered, deleted before the re-list; Reconciler.hostListed() now syncs such keys again.
+ */
 const HOST_RESTART_EVERY = Number(process.env.SYNC_CHAOS_HOST_RESTART_EVERY || 50);
 const RUNTIME_RESTART_EVERY = 100;
 const VC = "chaos";

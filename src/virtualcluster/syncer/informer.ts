@@ -19,6 +19,12 @@ export interface InformerOptions {
   labelSelector?: string;
   fieldSelector?: string;
   onEvent(event: InformerEvent, object: WireObject): void;
+  /**
+   * After every list (the first and each re-list), once its differences with the cache are reported. A re-list
+   * reports only what the cache held: an object the watch never delivered, created and deleted while it was down, is
+   * in neither, and only this call tells a handler that relied on it (the syncer's own writes) to look again.
+   */
+  onListed?(): void;
   logger?: Logger;
   /** Restart delays after a failed list or watch (default 200 ms doubling to 5 s). */
   retryBaseMs?: number;
@@ -147,6 +153,7 @@ export class Informer implements ObjectCache {
     this.#epoch++;
     this.#resourceVersion = resourceVersion;
     this.#replace(items);
+    this.#options.onListed?.();
     if (!this.#isReady) {
       this.#isReady = true;
       this.#resolveReady();

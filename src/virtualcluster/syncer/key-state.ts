@@ -14,7 +14,8 @@ export interface KeyState {
   /**
    * Our last write to the host: a create or update (the object the server returned, and the informer epoch it was
    * made in) or a delete (the uid deleted). Only a guard against a cache that has not yet delivered the write: see
-   * currentHost(), which decides from the informer's progress every time and never trusts it beyond that.
+   * currentHost(), which decides from the informer's progress every time and never trusts it beyond that, and
+   * Reconciler.hostListed(), which syncs every key that has one again after a re-list.
    */
   written?: { object: WireObject; epoch: number } | { deletedUid: string };
   /**

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { KubeApiError } from "../kube/kube-api-error.ts";
 import { type CompiledPatchSet, compilePatches } from "../patches/compile.ts";
 import type { Patch } from "../patches/types.ts";
+import { MANAGED_BY_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
 import type { Informer } from "./informer.ts";
+import type { InformerProgress } from "./key-state.ts";
 import { Reconciler, type Side } from "./reconciler.ts";
 import { ReferenceTracker } from "./reference-tracker.ts";
 import type { ResourceCalls } from "./resource-calls.ts";
@@ -26,8 +29,31 @@ function cache(objects: WireObject[]): Informer {
   } as unknown as Informer;
 }
 
-/** Host calls that accept every create, answering with resourceVersion "5"; the created bodies are kept. */
-function hostCalls(created: WireObject[]): Side["calls"] {
+/**
+ * A host informer whose contents and progress a test sets: what it has delivered so far, and in which list (epoch).
+ * A test moves it on as the real one would after a watch event or a re-list.
+ */
+class HostView {
+  objects = new Map<string, WireObject>();
+  progress: InformerProgress = { epoch: 1, resourceVersion: "1" };
+  readonly cache = {
+    get: (namespace: string, name: string) => this.objects.get(`${namespace}/${name}`),
+    values: () => this.objects.values(),
+    progress: () => this.progress,
+  } as unknown as Informer;
+
+  /** The informer has delivered everything up to `resourceVersion`, `objects` being the host's objects then. */
+  delivered(resourceVersion: string, objects: WireObject[], epoch = this.progress.epoch): void {
+    this.objects = new Map(objects.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o]));
+    this.progress = { epoch, resourceVersion };
+  }
+}
+
+/**
+ * Host calls that accept every create, answering with resourceVersion "5"; the created bodies are kept. Updates
+ * fail as `replace` says (by default, the test fails).
+ */
+function hostCalls(created: WireObject[], replace?: ResourceCalls["replace"]): Side["calls"] {
   const calls: ResourceCalls = {
     read: async () => assert.fail("no read expected"),
     create: async (_namespace, body) => {
@@ -35,7 +61,7 @@ function hostCalls(created: WireObject[]): Side["calls"] {
       created.push(answer);
       return answer;
     },
-    replace: async () => assert.fail("no update expected"),
+    replace: replace ?? (async () => assert.fail("no update expected")),
     replaceStatus: async () => assert.fail("no status update expected"),
     jsonPatch: async () => assert.fail("no patch expected"),
     delete: async () => assert.fail("no delete expected"),
@@ -43,7 +69,14 @@ function hostCalls(created: WireObject[]): Side["calls"] {
   return { services: calls, endpoints: calls, endpointslices: calls, secrets: calls, configmaps: calls };
 }
 
-function reconciler(endpointsPatches: Patch[], created: WireObject[]): Reconciler {
+interface HostSide {
+  view?: HostView;
+  replace?: ResourceCalls["replace"];
+  /** Keys the reconciler queued. */
+  enqueued?: string[];
+}
+
+function reconciler(endpointsPatches: Patch[], created: WireObject[], host: HostSide = {}): Reconciler {
   const patches = compilePatches(endpointsPatches, "sync.toHost.endpoints.patches");
   sets.push(patches);
   const virtual: WireObject[] = [
@@ -66,10 +99,10 @@ function reconciler(endpointsPatches: Patch[], created: WireObject[]): Reconcile
     all: {},
     hostUnmanaged: {},
     virtual: { informers: { services: cache([virtual[0]]), endpoints: cache([virtual[1]]) }, calls: hostCalls([]) },
-    host: { informers: { endpoints: cache([]) }, calls: hostCalls(created) },
+    host: { informers: { endpoints: host.view?.cache ?? cache([]) }, calls: hostCalls(created, host.replace) },
     references: new ReferenceTracker(),
     stats: new StatsCounter(),
-    enqueue: () => {},
+    enqueue: (key) => host.enqueued?.push(key),
   });
 }
 
@@ -96,4 +129,59 @@ test("Reconciler.hostEvent() syncs again after its own write when a patch reads 
   await reconciled.reconcile(KEY);
   assert.equal(created[0].metadata?.annotations?.seen, "no");
   assert.equal(echo(reconciled, created[0]), true, "the desired object may follow the host object");
+});
+
+test("Reconciler.hostListed() syncs again a key whose create the host informer never delivered before a re-list", async () => {
+  const created: WireObject[] = [];
+  const view = new HostView();
+  const enqueued: string[] = [];
+  const reconciled = reconciler([], created, { view, enqueued });
+  await reconciled.reconcile(KEY);
+  assert.equal(created.length, 1);
+  // The watch is down: the create (resourceVersion 5) is not delivered, so the syncer goes by its own write.
+  await reconciled.reconcile(KEY);
+  assert.equal(created.length, 1, "written, and not yet delivered: not created twice");
+  // The host object is deleted, then the informer lists again: absent before and after, the list reports nothing.
+  view.delivered("9", [], 2);
+  reconciled.hostListed("endpoints");
+  assert.deepEqual(enqueued, [KEY], "only the list can say the key needs a look");
+  await reconciled.reconcile(KEY);
+  assert.equal(created.length, 2, "created again from the list's view");
+  // Once the informer has delivered the new copy, nothing relies on an undelivered write: a re-list queues nothing.
+  view.delivered("10", [created[1]], 2);
+  await reconciled.reconcile(KEY);
+  view.delivered("11", [created[1]], 3);
+  reconciled.hostListed("endpoints");
+  assert.deepEqual(enqueued, [KEY]);
+  assert.equal(created.length, 2);
+});
+
+test("Reconciler.reconcile() retries an update that finds the host object deleted, and creates it from the delete", async () => {
+  const created: WireObject[] = [];
+  const view = new HostView();
+  // The informer still holds a copy the host has deleted (its delete event is not delivered yet).
+  const stale: WireObject = {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: {
+      name: "web-x-default-x-vc",
+      namespace: "vc-host",
+      uid: "deleted-uid",
+      resourceVersion: "3",
+      labels: { [MANAGED_BY_LABEL]: "vc" },
+    },
+  };
+  view.delivered("3", [stale]);
+  let updates = 0;
+  const replace = async () => {
+    updates++;
+    throw new KubeApiError(404, { reason: "NotFound", message: 'endpoints "web-x-default-x-vc" not found', code: 404 });
+  };
+  const reconciled = reconciler([], created, { view, replace });
+  await assert.rejects(reconciled.reconcile(KEY), { name: "RetryError", message: /deleted meanwhile/ });
+  assert.equal(updates, 1);
+  view.delivered("4", []);
+  await reconciled.reconcile(KEY);
+  assert.equal(created.length, 1, "created once the informer has the delete");
+  assert.equal(updates, 1);
 });

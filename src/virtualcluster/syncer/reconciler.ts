@@ -102,6 +102,18 @@ export class Reconciler {
     return !ours || this.#readsHost(parseKey(key).resource);
   }
 
+  /**
+   * The host informer of `resource` listed again (the host restarted, a watch failed or expired). Every key that
+   * relies on a write of ours the informer had not delivered syncs again: currentHost() no longer trusts such a write
+   * (it predates the list), and the list's differences cannot name every such key. A create the informer never saw,
+   * deleted on the host before the list, is absent from the cache and from the list alike: no event, and the key would
+   * look synced forever with no host object.
+   */
+  hostListed(resource: SyncedResource): void {
+    const prefix = `${resource}/`;
+    for (const [key, state] of this.#states) if (state.written && key.startsWith(prefix)) this.#options.enqueue(key);
+  }
+
   /** Whether some patch of the resource can read `context.hostObject` (its desired object may follow the host's). */
   #readsHost(resource: SyncedResource): boolean {
     return this.#options.context.patches[resource]?.contextUse === "full";
@@ -435,6 +447,11 @@ export class Reconciler {
         this.forgetWrite(key);
         if (code === 409 && statusReason(error) !== "AlreadyExists") {
           throw new RetryError(`host ${kind.kind} "${hostNamespace}/${hostName}" changed meanwhile`);
+        }
+        // Deleted after the view the update came from: not a failure. The retry reads the informer again; once it has
+        // the delete (its event queues the key at once, a re-list reports it too) the object is created.
+        if (code === 404) {
+          throw new RetryError(`host ${kind.kind} "${hostNamespace}/${hostName}" was deleted meanwhile`);
         }
         throw new HostWriteError("update", kind.kind, hostNamespace, hostName, error, kind.confidential);
       }

@@ -143,8 +143,13 @@ class SyncerRuntime {
       // A referenced object may be imported from a host object that is not ours: watch them all.
       const importable = references && kind.referenceable;
       const selector = importable ? undefined : [managed, kind.hostSelector].filter(Boolean).join(",");
-      const informer = this.#informer("host", kind, hostScope, selector, (event, object) =>
-        this.#hostEvent(kind, event, object),
+      const informer = this.#informer(
+        "host",
+        kind,
+        hostScope,
+        selector,
+        (event, object) => this.#hostEvent(kind, event, object),
+        () => this.#reconciler.hostListed(kind.resource),
       );
       this.#host.informers[kind.resource] = informer;
       if (importable) this.#hostUnmanaged[kind.resource] = informer;
@@ -266,6 +271,7 @@ class SyncerRuntime {
     namespace: string | undefined,
     labelSelector: string | undefined,
     onEvent: (event: InformerEvent, object: WireObject) => void,
+    onListed?: () => void,
   ): Informer {
     return new Informer({
       name: `${side} ${kind.resource}`,
@@ -273,6 +279,7 @@ class SyncerRuntime {
       path: collectionPath(kind, namespace),
       labelSelector,
       onEvent,
+      onListed,
       logger: this.#options.logger,
     });
   }

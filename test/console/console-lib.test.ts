@@ -235,6 +235,32 @@ describe("console helpers", () => {
     assert.equal(shellWord("it's"), `'it'"'"'s'`);
   });
 
+  it("fetchWaitingOutBusy() sends a read or a repeatable call again after the network dropped it, any other write once", async () => {
+    let requests = 0;
+    // The first two connections close without an answer, as a changed network or a closed connection leaves them.
+    const server = createServer((req, res) => {
+      requests++;
+      if (requests <= 2) req.socket.destroy();
+      else res.end(JSON.stringify({ ok: true }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+    try {
+      assert.deepEqual(await (await fetchWaitingOutBusy(url, { method: "GET" })).json(), { ok: true });
+      assert.equal(requests, 3);
+      requests = 0;
+      const review = await fetchWaitingOutBusy(url, { method: "POST", body: "{}", repeatable: true });
+      assert.deepEqual(await review.json(), { ok: true });
+      assert.equal(requests, 3);
+      requests = 0;
+      await assert.rejects(fetchWaitingOutBusy(url, { method: "POST", body: "{}" }), TypeError);
+      assert.equal(requests, 1, "a write that may have been done is not sent again");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("fetchWaitingOutBusy() waits out a busy server's 429 as its Retry-After says, and sends a refused write once only on 503", async () => {
     const answers = [429, 429, 200, 503];
     const seen: string[] = [];

@@ -46,6 +46,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Leave a 401 to the caller (the login page). */
   allowUnauthorized?: boolean;
+  /** A POST that changes nothing (a review): sent again after a network failure, as reads are. */
+  repeatable?: boolean;
 }
 
 export async function apiRequest<T = unknown>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -58,6 +60,7 @@ export async function apiRequest<T = unknown>(path: string, options: RequestOpti
     cache: "no-store", // live data: never from, nor waiting on, the HTTP cache
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     signal: options.signal,
+    repeatable: options.repeatable,
   });
   const text = await response.text();
   let parsed: unknown;

@@ -36,6 +36,7 @@ export async function rulesIn(namespace: string): Promise<Permissions> {
   const review = await apiRequest<{ status?: Rules }>(`${AUTHORIZATION_API}/selfsubjectrulesreviews`, {
     method: "POST",
     body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectRulesReview", spec: { namespace } },
+    repeatable: true,
   });
   return permissionsOf(review.status ?? {});
 }
@@ -46,6 +47,7 @@ export async function loadSession(): Promise<Session> {
     apiRequest<Self>(`${API}/selves`, {
       method: "POST",
       body: { apiVersion: "management.platform.sh/v1", kind: "Self", spec: {} },
+      repeatable: true,
     }),
     rulesIn("default"),
   ]);

@@ -157,8 +157,25 @@ describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => 
     assert.equal(cells[6], `${cost.toFixed(4)} USD`, "estimated cost");
   };
 
+  /**
+   * checkFigures(), the page asked again (and `choose` run again) when they differ: a scrape that lands between the
+   * page's query and the test's changes increase()'s extrapolation at the same end (ci26: 1.2447 against 1.0504).
+   */
+  const figuresAgree = async (rangeSeconds: number, choose?: () => Promise<void>) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await checkFigures(rangeSeconds);
+        return;
+      } catch (error) {
+        if (!(error instanceof assert.AssertionError) || attempt >= 5) throw error;
+        await page.reload();
+        await choose?.();
+      }
+    }
+  };
+
   it("the Cost page shows per virtual cluster the figures Prometheus answers, priced by the Config", async () => {
-    await checkFigures(3600);
+    await figuresAgree(3600);
     const cpuChart = page.getByRole("img", { name: "CPU cores" });
     await cpuChart.waitFor();
     assert.ok((await cpuChart.locator("polyline").count()) > 0, "a line per project and virtual cluster");
@@ -169,8 +186,13 @@ describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => 
   });
 
   it("a chosen range gives that range's figures", async () => {
-    await page.getByLabel("Range").selectOption({ label: "Last 15 minutes" });
-    await checkFigures(900);
+    const choose = () =>
+      page
+        .getByLabel("Range")
+        .selectOption({ label: "Last 15 minutes" })
+        .then(() => undefined);
+    await choose();
+    await figuresAgree(900, choose);
   });
 
   it("the Apps page lists the catalog, shows the readme and the exact helm install command", async () => {

@@ -225,7 +225,7 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
   /**
    * Waits up to the stated bound for the host to be as desired (looking every 500 ms); fails naming what differs.
    * Not more often: client-node opens a new connection for every request and leaves it open for the server's
-   * keep-alive (90 s), and past 1,024 of them from one address the host resets new ones (its per-client cap).
+   * keep-alive (90 s), so each look costs the host a TLS handshake and an idle connection it must close later.
    */
   const convergence = async (what: string) => {
     const deadline = Date.now() + CONVERGE_SECONDS * 1000;

@@ -15,7 +15,8 @@
 // stops one address from reaching the total.
 //
 // A cap met by kept-alive idle connections (answered, nothing in flight, not upgraded) makes room instead of refusing:
-// the one idle longest is closed (the client's own at the per-client cap, anyone's at the total), as a keep-alive
+// the one idle longest is closed (the client's own at the per-client cap; at the total anyone's not on the reserve,
+// since closing a reserve connection makes no room there), as a keep-alive
 // timeout would have. Clients that open a connection per request and keep each alive for 90 s (client-node does)
 // would otherwise be refused from about 11 requests a second on. Connections that never finished a request are not
 // idle: they are what the caps are for.

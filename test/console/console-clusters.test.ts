@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import {
   chromiumSkip,
@@ -16,11 +16,12 @@ import {
 } from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
+import { describeInPrivateNetwork } from "../support/private-network.ts";
 
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
 const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? new URL("../../test-results/console/", import.meta.url).pathname;
 
-describe("clusters in the console", { skip: chromiumSkip, timeout: 180_000 }, () => {
+describeInPrivateNetwork(import.meta.url, "clusters in the console", { skip: chromiumSkip, timeout: 180_000 }, () => {
   let platform: PlatformProcess;
   let browser: Browser;
   let page: Page;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { API, AuthClient } from "../support/auth-client.ts";
 import {
@@ -18,6 +18,7 @@ import {
 } from "../support/chromium.ts";
 import { type HelmRepoServer, startHelmRepoServer } from "../support/helm-repo-server.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
+import { describeInPrivateNetwork } from "../support/private-network.ts";
 import { PROMETHEUS, prometheusSkip, promql } from "../support/prometheus.ts";
 import { waitFor } from "../support/wait-for.ts";
 
@@ -27,7 +28,7 @@ const GIB = 1024 ** 3;
 /** Rounds as the cost report does before the page formats a figure. */
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-describe("Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => {
+describeInPrivateNetwork(import.meta.url, "Cost and Apps pages", { skip: chromiumSkip || prometheusSkip }, () => {
   let platform: PlatformProcess;
   let repo: HelmRepoServer;
   let client: AuthClient;

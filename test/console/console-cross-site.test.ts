@@ -8,16 +8,17 @@ import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { openRedirectPayloads } from "../../src/utils/testing-open-redirects.ts";
 import { chromiumSkip, launchChromium, loginThroughConsole, PAGE_WAIT_MS } from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
+import { describeInPrivateNetwork } from "../support/private-network.ts";
 
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
 
-describe("the console against another site", { skip: chromiumSkip }, () => {
+describeInPrivateNetwork(import.meta.url, "the console against another site", { skip: chromiumSkip }, () => {
   let platform: PlatformProcess;
   let browser: Browser;
   let attacker: Server;

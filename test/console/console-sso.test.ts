@@ -3,12 +3,13 @@
 // HTTPS). Password login turned off hides the form.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { chromiumSkip, launchChromium, PAGE_WAIT_MS, seriousViolations } from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type OidcTestProvider, oidcBlockYaml, startOidcTestProvider } from "../support/oidc-test-provider.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
+import { describeInPrivateNetwork } from "../support/private-network.ts";
 import { setPlatformConfig, tempFile } from "../support/sso-platform.ts";
 import { waitFor } from "../support/wait-for.ts";
 
@@ -28,7 +29,7 @@ async function authInfoShows(platform: PlatformProcess, check: (info: AuthInfo) 
   return info as AuthInfo;
 }
 
-describe("single sign-on from the console", { skip: chromiumSkip }, () => {
+describeInPrivateNetwork(import.meta.url, "single sign-on from the console", { skip: chromiumSkip }, () => {
   let platform: PlatformProcess;
   let provider: OidcTestProvider;
   let browser: Browser;

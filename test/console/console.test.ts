@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, it } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import {
   chromiumSkip,
@@ -19,6 +19,7 @@ import {
 } from "../support/chromium.ts";
 import { httpsCall } from "../support/https-call.ts";
 import { type PlatformProcess, startPlatformProcess } from "../support/platform-process.ts";
+import { describeInPrivateNetwork } from "../support/private-network.ts";
 import { waitFor } from "../support/wait-for.ts";
 
 const API = "/kubernetes/management/apis/management.platform.sh/v1";
@@ -56,7 +57,7 @@ function brandedConfig(logo: string, legal: string): string {
   ].join("\n");
 }
 
-describe("web console in Chromium", { skip: chromiumSkip }, () => {
+describeInPrivateNetwork(import.meta.url, "web console in Chromium", { skip: chromiumSkip }, () => {
   let platform: PlatformProcess;
   let browser: Browser;
   let context: BrowserContext;

@@ -1,13 +1,14 @@
-// A network of a test's own: a test that must use fixed ports (a README walkthrough run exactly as written) runs
-// its file again inside a new network namespace with only loopback up (`unshare --user --map-root-user --net`, which
-// needs no privileges where user namespaces are enabled), so a platform the user already runs on 8443, or another
-// copy of the suite, cannot be in its way. Where the machine gives no namespace, the file runs as it is.
+// A network of a test's own: a test that must use fixed ports (a README walkthrough run exactly as written), or a
+// browser test that must not see the machine's interfaces change, runs its file again inside a new network namespace
+// with only loopback up (`unshare --user --map-root-user --net`, which needs no privileges where user namespaces are
+// enabled), so a platform the user already runs on 8443, another copy of the suite, or a podman bridge coming and going
+// cannot be in its way. Where the machine gives no namespace, the file runs as it is.
 
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { it } from "node:test";
+import { describe, it, type SuiteContext } from "node:test";
 
 /** Set in the environment of a test file run again inside its own namespace. */
 const INSIDE = "VCP_TEST_PRIVATE_NETWORK";
@@ -59,7 +60,7 @@ export function insidePrivateNetwork(): boolean {
  * when every test of it passes; on failure its whole output is the message.
  */
 export function runFileInPrivateNetwork(file: string, name: string, options: { skip?: string }): void {
-  it(`${name} (in a network namespace of its own)`, { skip: options.skip }, async () => {
+  it(`${name} (in a network namespace of its own)`, { skip: options.skip }, async (t) => {
     const path = new URL(file).pathname;
     // A test runner of its own (without the parent's NODE_TEST_CONTEXT, which would make it skip the file).
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
@@ -78,7 +79,26 @@ export function runFileInPrivateNetwork(file: string, name: string, options: { s
     assert.equal(code, 0, output);
     assert.match(output, /ℹ pass [1-9]/, output);
     assert.match(output, /ℹ fail 0/, output);
+    // The inner run's counts in the parent's report, so a skip inside is not hidden behind one pass.
+    for (const line of output.match(/^ℹ (tests|pass|skipped) \d+$/gm) ?? []) t.diagnostic(`inside: ${line.slice(2)}`);
   });
+}
+
+/**
+ * `describe(name, options, body)` for a browser test file: where a namespace can be made, the file runs again inside
+ * one of its own (the platform, its providers and Chromium all on that loopback), as one test of the parent run.
+ * Chromium aborts every request in flight with ERR_NETWORK_CHANGED when the machine's interfaces change, and the
+ * container tests' podman bridges (in this suite or a copy beside it) change them; in its own namespace Chromium sees
+ * only loopback. Where no namespace can be made the suite runs here, exposed to that.
+ */
+export function describeInPrivateNetwork(
+  file: string,
+  name: string,
+  options: { skip?: string | false; timeout?: number },
+  body: (suite: SuiteContext) => void,
+): void {
+  if (insidePrivateNetwork() || privateNetworkUnavailable() !== undefined) describe(name, options, body);
+  else runFileInPrivateNetwork(file, name, { skip: options.skip || undefined });
 }
 
 function portFree(port: number): Promise<boolean> {

@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { request as httpsRequest } from "node:https";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -217,6 +218,41 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     const impersonating = await kubectl.run(["get", "configmaps", "-n", "other", "--as", "system:admin"]);
     assert.notEqual(impersonating.code, 0);
     assert.match(impersonating.stderr, /impersonate-user is not accepted through the platform/i);
+  });
+
+  it("a body sent in chunks (no Content-Length) reaches the host whole through the platform", async () => {
+    const configMap = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "chunked" },
+      data: { k: "v".repeat(5000) },
+    };
+    const text = JSON.stringify(configMap);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL("/kubernetes/cluster/a/api/v1/namespaces/team-a/configmaps", platform.url);
+      const request = httpsRequest(url, {
+        method: "POST",
+        ca: platform.caPem,
+        headers: { authorization: `Bearer ${devKey}`, "content-type": "application/json" },
+      });
+      request.once("response", (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        response.once("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      request.once("error", reject);
+      // Two writes and no length: Node sends Transfer-Encoding: chunked.
+      request.write(text.slice(0, 100));
+      request.end(text.slice(100));
+    });
+    assert.equal(answer.status, 201, answer.body);
+    assert.equal(
+      (await hostKubectl("a").ok(["get", "configmap", "chunked", "-n", "team-a", "-o", "jsonpath={.data.k}"])).length,
+      5000,
+    );
   });
 
   it("a user the Cluster does not let use it is refused by the platform, before the host", async () => {

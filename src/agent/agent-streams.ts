@@ -130,6 +130,7 @@ export function serveStream(stream: ServerHttp2Stream, headers: IncomingHttpHead
           headers,
           identity: { user, groups },
           body: stream,
+          hasBody: !stream.endAfterHeaders,
           upgrade: one(headers[UPGRADE_HEADER]),
         },
         streamSink(stream),

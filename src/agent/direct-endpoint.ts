@@ -24,7 +24,14 @@ import { sentImpersonation } from "../http/tunnel/tunnel-protocol.ts";
 import { DISCOVERY_URLS } from "../identity/scope.ts";
 import type { VerifiedToken } from "../identity/token-verifier.ts";
 import { directEndpointHost } from "./agent-config.ts";
-import { type HostCall, type HostForwarder, type HostIdentity, responseSink, socketSink } from "./host-forwarder.ts";
+import {
+  type HostCall,
+  type HostForwarder,
+  type HostIdentity,
+  http1HasBody,
+  responseSink,
+  socketSink,
+} from "./host-forwarder.ts";
 
 export interface DirectEndpointOptions {
   cluster: string;
@@ -192,6 +199,7 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     headers: request.headers,
     identity,
     body,
+    hasBody: http1HasBody(request.headers),
   });
 
   /** A refusal (or an unexpected failure, logged) as the Status to answer. */

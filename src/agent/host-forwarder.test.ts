@@ -103,6 +103,7 @@ describe("HostForwarder", () => {
         },
         identity: { user: "platform:user:dev", groups: ["platform:team:a", "platform:team:b"] },
         body: Readable.from([]),
+        hasBody: false,
       },
       answer,
     );
@@ -129,6 +130,7 @@ describe("HostForwarder", () => {
         headers: {},
         identity: { user: "platform:user:dev", groups: [] },
         body: agentEnd,
+        hasBody: false,
         upgrade: "SPDY/3.1",
       },
       answer,
@@ -151,7 +153,14 @@ describe("HostForwarder", () => {
       directAccess({ server: "https://127.0.0.1:1", tls: { ca: caPem }, credential: { kind: "token", token: "t" } }),
     );
     await nowhere.forward(
-      { method: "GET", path: "/version", headers: {}, identity: { user: "u", groups: [] }, body: Readable.from([]) },
+      {
+        method: "GET",
+        path: "/version",
+        headers: {},
+        identity: { user: "u", groups: [] },
+        body: Readable.from([]),
+        hasBody: false,
+      },
       answer,
     );
     await ended;

@@ -32,6 +32,12 @@ export interface HostCall {
   headers: IncomingHttpHeaders;
   identity: HostIdentity;
   body: Readable;
+  /**
+   * Whether a body follows the head. The transport knows: a tunnel stream by its HEADERS frame's END_STREAM (the
+   * platform strips Transfer-Encoding, so a chunked body arrives with neither length nor encoding), an HTTP/1.1
+   * request by its Content-Length or Transfer-Encoding.
+   */
+  hasBody: boolean;
   /** The client's Upgrade header, for a request that switches protocols. */
   upgrade?: string;
 }
@@ -50,7 +56,8 @@ export interface AnswerSink {
   abort(): void;
 }
 
-const hasBody = (headers: IncomingHttpHeaders) =>
+/** Whether an HTTP/1.1 request's head announces a body. */
+export const http1HasBody = (headers: IncomingHttpHeaders): boolean =>
   headers["content-length"] !== undefined
     ? headers["content-length"] !== "0"
     : headers["transfer-encoding"] !== undefined;
@@ -162,7 +169,7 @@ export class HostForwarder {
     });
     out.once("error", fail);
     // An upgrade sends no body: what the client sends goes over the switched connection once the host switched.
-    if (!call.upgrade && hasBody(call.headers)) call.body.pipe(out);
+    if (!call.upgrade && call.hasBody) call.body.pipe(out);
     else out.end();
   }
 }

@@ -14,6 +14,8 @@
 // Per round: a burst of --burst creates (throughput = objects / span, p99 latency), then a paced run at --rate
 // objects/s for --paced-seconds (p99 latency). Before a syncer run, the virtual Services its Endpoints need are
 // created and their sync (host Service, cluster IP shown back) is waited out, so it is not part of the measure.
+// The syncer bursts also report what the sync cost per object besides CPU (perObject): the host's API requests by
+// verb and resource (its /metrics) and the syncs of a key (the runtime's virtualcluster_syncer_syncs_total).
 // Memory: the runtime's resident set idle after start-up (synced, then 5 s quiet), and with --objects Endpoints (with their Services)
 // synced: 3 s after the last arrived, and once the syncer is done and the runtime was quiet for --quiet-seconds;
 // the host API server's own RSS holding the same objects is printed beside it as the baseline. The machine is
@@ -94,6 +96,54 @@ function start(
   });
 }
 
+/** Reads a server's /metrics over one kept-alive connection. */
+function metricsOf(config: KubeConfig): { read(): Promise<string>; close(): void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const read = async () => {
+    const options: Parameters<typeof request>[1] = { method: "GET", agent };
+    await config.applyToHTTPSOptions(options);
+    return await new Promise<string>((resolve, reject) => {
+      const req = request(`${config.getCurrentCluster()?.server}/metrics`, options, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve(body));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  };
+  return { read, close: () => agent.destroy() };
+}
+
+/** Resource requests served, by "VERB resource[/subresource]", from apiserver_request_total (every code). */
+function resourceRequests(metrics: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const [, labels, value] of metrics.matchAll(/^apiserver_request_total\{(.*)\} (\S+)$/gm)) {
+    const label = (name: string) => new RegExp(`(?:^|,)${name}="([^"]*)"`).exec(labels)?.[1] ?? "";
+    if (!label("resource")) continue; // /metrics, /version: the bench's own looks
+    const what = `${label("verb")} ${label("resource")}${label("subresource") ? `/${label("subresource")}` : ""}`;
+    counts.set(what, (counts.get(what) ?? 0) + Number(value));
+  }
+  return counts;
+}
+
+/** What the sync cost between two looks, per synced object: host requests by kind, and syncs of a key. */
+function syncWorkPerObject(
+  before: { hostRequests: Map<string, number>; syncs: number },
+  after: { hostRequests: Map<string, number>; syncs: number },
+  objects: number,
+) {
+  const hostRequests: Record<string, number> = {};
+  for (const [what, count] of after.hostRequests) {
+    const added = count - (before.hostRequests.get(what) ?? 0);
+    if (added > 0) hostRequests[what] = round(added / objects, 3);
+  }
+  return { hostRequests, syncs: round((after.syncs - before.syncs) / objects, 3) };
+}
+
 function kubeConfig(path: string): KubeConfig {
   const config = new KubeConfig();
   config.loadFromFile(path);
@@ -137,25 +187,16 @@ async function main(): Promise<void> {
   const virtualConfig = kubeConfig(join(dir, "vc", "admin.kubeconfig"));
   const virtualClient = createKubeClient(virtualConfig);
   const virtual = virtualClient.core;
-  /** The syncer's queue depth, from the virtual cluster's /metrics (one kept-alive connection). */
-  const metricsAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const queueDepth = async () => {
-    const options: Parameters<typeof request>[1] = { method: "GET", agent: metricsAgent };
-    await virtualConfig.applyToHTTPSOptions(options);
-    const text = await new Promise<string>((resolve, reject) => {
-      const req = request(`${virtualConfig.getCurrentCluster()?.server}/metrics`, options, (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => {
-          body += chunk;
-        });
-        res.on("end", () => resolve(body));
-      });
-      req.on("error", reject);
-      req.end();
-    });
-    return Number(/^virtualcluster_syncer_queue_depth (\d+)/m.exec(text)?.[1] ?? Number.NaN);
-  };
+  const virtualMetrics = metricsOf(virtualConfig);
+  const hostMetrics = metricsOf(hostConfig);
+  /** The syncer's queue depth, from the virtual cluster's /metrics. */
+  const queueDepth = async () =>
+    Number(/^virtualcluster_syncer_queue_depth (\d+)/m.exec(await virtualMetrics.read())?.[1] ?? Number.NaN);
+  /** The API requests the host has served, and the keys the syncer has synced, so far. */
+  const syncWork = async () => ({
+    hostRequests: resourceRequests(await hostMetrics.read()),
+    syncs: Number(/^virtualcluster_syncer_syncs_total (\S+)/m.exec(await virtualMetrics.read())?.[1] ?? Number.NaN),
+  });
   /** Waits until the syncer has had nothing queued for three looks in a row (its own follow-up work included). */
   const settled = async () => {
     for (let quiet = 0; quiet < 3; ) {
@@ -276,6 +317,7 @@ async function main(): Promise<void> {
       );
       await settled(); // the Services' own sync (host create, cluster IP shown) ends before the measured writes
     }
+    const workBefore = side === "syncer" ? await syncWork() : undefined;
     const cpuBefore = cpuNow();
     const times = await write(
       count,
@@ -290,7 +332,10 @@ async function main(): Promise<void> {
     );
     const keys = names.map((name, i) => `${side !== "syncer" ? name : hostName(name)}|${ipOf(i, tag)}`);
     await waitFor(keys);
-    return await measure(times, keys, cpuBefore);
+    const measured = await measure(times, keys, cpuBefore);
+    // Read after the CPU: the looks at /metrics are not charged to the objects.
+    if (!workBefore) return measured;
+    return { ...measured, perObject: syncWorkPerObject(workBefore, await syncWork(), count) };
   };
 
   // Both servers' code is compiled and their stores past their first pages before anything is measured: without
@@ -357,7 +402,8 @@ async function main(): Promise<void> {
 
   watching = false;
   watch?.abort();
-  metricsAgent.destroy();
+  virtualMetrics.close();
+  hostMetrics.close();
   await Promise.all([virtualClient.close(), hostClient.close()]);
   for (const child of [runtime.child, hostServer.child]) {
     const exited = new Promise((resolve) => child.once("exit", resolve));

@@ -53,13 +53,19 @@ class HostView {
  * Host calls that accept every create, answering with resourceVersion "5"; the created bodies are kept. Updates
  * fail as `replace` says (by default, the test fails).
  */
-function hostCalls(created: WireObject[], replace?: ResourceCalls["replace"]): Side["calls"] {
+function hostCalls(
+  created: WireObject[],
+  replace?: ResourceCalls["replace"],
+  /** Awaited before a create answers (the test decides when the host's answer arrives). */
+  answer?: () => Promise<void>,
+): Side["calls"] {
   const calls: ResourceCalls = {
     read: async () => assert.fail("no read expected"),
     create: async (_namespace, body) => {
-      const answer = { ...body, metadata: { ...body.metadata, uid: "host-uid", resourceVersion: "5" } };
-      created.push(answer);
-      return answer;
+      await answer?.();
+      const answered = { ...body, metadata: { ...body.metadata, uid: "host-uid", resourceVersion: "5" } };
+      created.push(answered);
+      return answered;
     },
     replace: replace ?? (async () => assert.fail("no update expected")),
     replaceStatus: async () => assert.fail("no status update expected"),
@@ -74,6 +80,8 @@ interface HostSide {
   replace?: ResourceCalls["replace"];
   /** Keys the reconciler queued. */
   enqueued?: string[];
+  /** Awaited before a create answers. */
+  answer?: () => Promise<void>;
 }
 
 function reconciler(endpointsPatches: Patch[], created: WireObject[], host: HostSide = {}): Reconciler {
@@ -99,7 +107,10 @@ function reconciler(endpointsPatches: Patch[], created: WireObject[], host: Host
     all: {},
     hostUnmanaged: {},
     virtual: { informers: { services: cache([virtual[0]]), endpoints: cache([virtual[1]]) }, calls: hostCalls([]) },
-    host: { informers: { endpoints: host.view?.cache ?? cache([]) }, calls: hostCalls(created, host.replace) },
+    host: {
+      informers: { endpoints: host.view?.cache ?? cache([]) },
+      calls: hostCalls(created, host.replace, host.answer),
+    },
     references: new ReferenceTracker(),
     stats: new StatsCounter(),
     enqueue: (key) => host.enqueued?.push(key),
@@ -118,6 +129,49 @@ test("Reconciler.hostEvent() needs no sync for the echo of its own write, only f
   const changed = { ...created[0], metadata: { ...created[0].metadata, resourceVersion: "9" } };
   assert.equal(echo(reconciled, changed), true, "someone else changed it");
   assert.equal(reconciled.hostEvent(KEY, "delete", created[0]), true, "deleted on the host");
+});
+
+/** A create whose answer the test releases: the reconcile in flight, and the events the host delivers meanwhile. */
+async function createInFlight(events: (reconciled: Reconciler) => boolean[]) {
+  const created: WireObject[] = [];
+  const enqueued: string[] = [];
+  const answer = Promise.withResolvers<void>();
+  const asked = Promise.withResolvers<void>();
+  const reconciled = reconciler([], created, {
+    enqueued,
+    answer: () => {
+      asked.resolve();
+      return answer.promise;
+    },
+  });
+  const sync = reconciled.reconcile(KEY);
+  await asked.promise;
+  const returned = events(reconciled);
+  answer.resolve();
+  await sync;
+  return { returned, enqueued, created };
+}
+
+const hostCopy = (resourceVersion: string): WireObject => ({
+  metadata: { name: "web-x-default-x-vc", namespace: "vc-host", resourceVersion, labels: { [MANAGED_BY_LABEL]: "vc" } },
+});
+
+test("Reconciler.hostEvent() needs no sync for the echo of a create delivered before the create's answer", async () => {
+  const { returned, enqueued, created } = await createInFlight((reconciled) => [echo(reconciled, hostCopy("5"))]);
+  assert.deepEqual(returned, [false], "judged when the answer comes");
+  assert.deepEqual(enqueued, [], "the answer's resourceVersion: the echo of the create");
+  assert.equal(created.length, 1);
+});
+
+test("Reconciler.hostEvent() syncs again after the answer for a change or delete delivered while a write was in flight", async () => {
+  const changed = await createInFlight((reconciled) => [
+    echo(reconciled, hostCopy("5")),
+    echo(reconciled, hostCopy("6")),
+  ]);
+  assert.deepEqual(changed.returned, [false, false]);
+  assert.deepEqual(changed.enqueued, [KEY], "a version after the create's: someone else changed the copy");
+  const deleted = await createInFlight((reconciled) => [reconciled.hostEvent(KEY, "delete", hostCopy("5"))]);
+  assert.deepEqual(deleted.enqueued, [KEY], "deleted on the host meanwhile");
 });
 
 test("Reconciler.hostEvent() syncs again after its own write when a patch reads the host object", async () => {

@@ -85,6 +85,11 @@ export class Reconciler {
   /** Keys whose host name is held by another key's copy: synced again the moment the holder lets go. */
   readonly #waiting = new Map<string, Set<string>>();
   readonly #reversePatches = new Map<SyncedResource, readonly CompiledPatch[]>();
+  /**
+   * Keys with a host create or update in flight -> the resourceVersions of the host events that arrived meanwhile
+   * (undefined for a delete), judged once the write answers: the echo of the write itself needs no sync.
+   */
+  readonly #inFlight = new Map<string, (string | undefined)[]>();
 
   constructor(options: ReconcilerOptions) {
     this.#options = options;
@@ -93,13 +98,18 @@ export class Reconciler {
   /**
    * The host informer saw an event for `key`. Returns whether the key needs a sync: not for the echo of our own last
    * write (the host object is the one we wrote and no patch of the resource reads the host object), which would
-   * compute the same desired object again for nothing.
+   * compute the same desired object again for nothing. The host usually delivers the echo before it answers the
+   * write: an event that arrives while a write of the key is in flight is judged when the answer comes.
    */
   hostEvent(key: string, event: "add" | "update" | "delete", seen: WireObject): boolean {
     const applied = this.#states.get(key)?.applied;
-    const ours =
-      event !== "delete" && applied !== undefined && applied.resourceVersion === seen.metadata?.resourceVersion;
-    return !ours || this.#readsHost(parseKey(key).resource);
+    const resourceVersion = event === "delete" ? undefined : seen.metadata?.resourceVersion;
+    const ours = resourceVersion !== undefined && applied?.resourceVersion === resourceVersion;
+    if (this.#readsHost(parseKey(key).resource)) return true;
+    if (ours) return false;
+    const pending = this.#inFlight.get(key);
+    pending?.push(resourceVersion);
+    return pending === undefined;
   }
 
   /**
@@ -399,7 +409,7 @@ export class Reconciler {
     const bodies = kind.createBodies?.(desired, virtual) ?? [desired];
     for (let i = 0; ; i++) {
       try {
-        const created = await calls(host, kind).create(hostNamespace, bodies[i]);
+        const created = await this.#hostWrite(key, () => calls(host, kind).create(hostNamespace, bodies[i]));
         this.#options.stats.write("host", kind.kind, "create");
         state.written = { object: created, epoch: host.informers[kind.resource]?.progress().epoch ?? 0 };
         return created;
@@ -437,7 +447,7 @@ export class Reconciler {
     ];
     for (let i = 0; ; i++) {
       try {
-        const updated = await calls(host, kind).replace(hostNamespace, hostName, bodies[i]);
+        const updated = await this.#hostWrite(key, () => calls(host, kind).replace(hostNamespace, hostName, bodies[i]));
         this.#options.stats.write("host", kind.kind, "update");
         state.written = { object: updated, epoch: host.informers[kind.resource]?.progress().epoch ?? 0 };
         return updated;
@@ -454,6 +464,26 @@ export class Reconciler {
           throw new RetryError(`host ${kind.kind} "${hostNamespace}/${hostName}" was deleted meanwhile`);
         }
         throw new HostWriteError("update", kind.kind, hostNamespace, hostName, error, kind.confidential);
+      }
+    }
+  }
+
+  /**
+   * A host create or update of `key`. The host events that arrived meanwhile queue the key again unless they were
+   * the echo of this write (the resourceVersion it answered with); after a failure, every one does.
+   */
+  async #hostWrite(key: string, write: () => Promise<WireObject>): Promise<WireObject> {
+    const seen: (string | undefined)[] = [];
+    this.#inFlight.set(key, seen);
+    let written: string | undefined;
+    try {
+      const result = await write();
+      written = result.metadata?.resourceVersion;
+      return result;
+    } finally {
+      this.#inFlight.delete(key);
+      if (seen.some((resourceVersion) => resourceVersion === undefined || resourceVersion !== written)) {
+        this.#options.enqueue(key);
       }
     }
   }

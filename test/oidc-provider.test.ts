@@ -17,6 +17,7 @@ import { capture, send } from "./support/https-json.ts";
 import { OidcRelyingParties, oauthError } from "./support/oidc-relying-party.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 import { adminGet, MGMT, setPlatformConfig } from "./support/sso-platform.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const GRAFANA = {
   id: "grafana",
@@ -444,7 +445,11 @@ ${extra}`;
     const other = await tokenRequest(GRAFANA.id, GRAFANA.secret);
     assert.equal(other.status, 400, other.body);
     assert.equal(other.json().error, "invalid_grant");
-    assert.match(logs(), /OpenID client throttled after failed client authentications/);
+    // The platform writes the line before it answers, but its stderr reaches this process when the pipe is read.
+    await waitFor(
+      async () => /OpenID client throttled after failed client authentications/.test(logs()),
+      "the platform to log the throttled client",
+    );
   });
 
   it("a refresh token is an access key of its user (spec.oidcProvider): listed, no API credential, revoked by deleting it", async () => {

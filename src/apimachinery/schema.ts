@@ -2,7 +2,6 @@
 // The schema describes a whole object: apiVersion, kind and metadata (ObjectMeta) plus the resource's own
 // top-level fields (spec, status, ...).
 
-import type { ValidateFunction } from "ajv";
 import type { FieldError } from "./field-errors.ts";
 import { cloneJson } from "./json-values.ts";
 import { objectMetaSchema } from "./object-meta-schema.ts";
@@ -49,17 +48,14 @@ export function objectSchemaOf(topLevel: JsonMap): JsonMap {
 
 const compiled = new WeakMap<JsonMap, CompiledSchema>();
 
-/** Compiles (once per `topLevel` object, on its first validation) the whole-object schema around a resource's top-level fields. */
+/** Compiles (once per `topLevel` object) the whole-object schema around a resource's top-level fields. */
 export function compileObjectSchema(topLevel: JsonMap): CompiledSchema {
   const cached = compiled.get(topLevel);
   if (cached) return cached;
   const schema = objectSchemaOf(topLevel);
-  // Compiled on the first validation, not here: a process validates few of the kinds it defines (an idle platform
-  // none but its Config and first user), and each compiled validator holds its generated source and code (issue 36).
-  let check: ValidateFunction | undefined;
+  const check = compileWithAjv(schema);
   const result: CompiledSchema = {
     validate(object) {
-      check ??= compileWithAjv(schema);
       const unicode = illFormedStrings(object, schema);
       if (check(object)) return unicode;
       return [...toFieldErrors(check.errors ?? [], schema, object), ...unicode];

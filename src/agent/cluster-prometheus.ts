@@ -10,7 +10,7 @@
 
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "pino";
@@ -23,6 +23,7 @@ import {
   type ScrapeTarget,
 } from "../metrics/prometheus-runner.ts";
 import { processUsage, registerUsageMetrics } from "../metrics/usage.ts";
+import { http } from "../utils/node-http.ts";
 
 const REFRESH_MS = 10_000;
 const FEDERATE_TIMEOUT_MS = 20_000;
@@ -228,7 +229,7 @@ export class ClusterPrometheus {
           usage: { ...processUsage(), syncedObjects: 0, apiRequests: this.#options.apiRequests(), storageBytes: 0 },
         },
       ]);
-      const server = createServer((request, response) => {
+      const server = http.createServer((request, response) => {
         if (request.url !== "/metrics") {
           response.writeHead(404).end();
           return;

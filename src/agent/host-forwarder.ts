@@ -6,7 +6,6 @@
 // host does.
 
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { request as httpRequest } from "node:http";
 import { constants, type ServerHttp2Stream } from "node:http2";
 import { request as httpsRequest } from "node:https";
 import type { Duplex, Readable, Writable } from "node:stream";
@@ -17,6 +16,7 @@ import {
   relayedWhole,
   UPGRADED_HEADER,
 } from "../http/tunnel/tunnel-protocol.ts";
+import { http } from "../utils/node-http.ts";
 import type { KubeAccess } from "../virtualcluster/kube/kube-access.ts";
 
 export interface HostIdentity {
@@ -94,7 +94,7 @@ export class HostForwarder {
     this.#access = access;
     const base = new URL(access.server);
     this.#target = {
-      send: base.protocol === "http:" ? httpRequest : httpsRequest,
+      send: base.protocol === "http:" ? http.request : httpsRequest,
       hostname: base.hostname.replace(/^\[(.*)\]$/, "$1"),
       port: base.port,
       basePath: base.pathname.replace(/\/+$/, ""),

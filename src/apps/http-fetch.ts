@@ -2,8 +2,8 @@
 // certificate checks unless `insecure`, up to three redirects, and credentials only to the repository's own host
 // (Helm's default without --pass-credentials). Answers are bounded; a failure names the address without credentials.
 
-import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { http } from "../utils/node-http.ts";
 
 export interface FetchOptions {
   username?: string;
@@ -57,7 +57,7 @@ function getOnce(
   if (withCredentials && options.username) {
     headers.Authorization = `Basic ${Buffer.from(`${options.username}:${options.password ?? ""}`).toString("base64")}`;
   }
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const send = url.protocol === "https:" ? httpsRequest : http.request;
   return new Promise((resolve, reject) => {
     const req = send(
       url,

@@ -4,9 +4,10 @@
 
 import { spawn } from "node:child_process";
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CommandError } from "./patches-io.ts";
+import { http } from "../utils/node-http.ts";
+import { CommandError } from "./command-error.ts";
 
 export interface LoginMethods {
   password: { enabled: boolean };
@@ -88,7 +89,7 @@ export async function browserLogin(options: BrowserLoginOptions): Promise<string
   const received = new Promise<string>((resolve, reject) => {
     settle = { resolve, reject };
   });
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const server = http.createServer((request: IncomingMessage, response: ServerResponse) => {
     if (new URL(request.url ?? "/", "http://127.0.0.1").pathname !== "/callback") {
       answer(response, 404, "Not found", "This address only receives the platform login.");
       return;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { configPath, readClientConfig, requireLogin, writeClientConfig } from "./client-config.ts";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vc-client-config-"));
 after(() => rmSync(root, { recursive: true, force: true }));

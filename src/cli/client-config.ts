@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync }
 import { dirname, join } from "node:path";
 import type { PlatformLogin } from "../virtualcluster/lifecycle/platform-login.ts";
 import { virtualclusterHome } from "../virtualcluster/lifecycle/virtualcluster-home.ts";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 
 /** Other commands may add top-level sections; they are kept across rewrites. */
 export interface ClientConfig {

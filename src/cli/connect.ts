@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { Command } from "commander";
 import { requestInstanceKubeconfig } from "../virtualcluster/lifecycle/instance-kubeconfig.ts";
+import { CommandError } from "./command-error.ts";
 import { rememberConnectedContext } from "./connected-contexts.ts";
 import {
   currentContext,
@@ -14,7 +15,6 @@ import {
   targetKubeconfig,
   writeKubeconfigFile,
 } from "./kubeconfig-merge.ts";
-import { CommandError } from "./patches-io.ts";
 import { loggedInClient } from "./platform-session.ts";
 import { runAction } from "./run-action.ts";
 import { colorEnabled, styles, withSpinner } from "./terminal.ts";

@@ -6,6 +6,7 @@ import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { parse, stringify } from "yaml";
 import { buildKubeconfig } from "../pki/kubeconfig.ts";
+import { CommandError } from "./command-error.ts";
 import {
   currentContext,
   mergeKubeconfig,
@@ -14,7 +15,6 @@ import {
   targetKubeconfig,
   writeKubeconfigFile,
 } from "./kubeconfig-merge.ts";
-import { CommandError } from "./patches-io.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vc-kubeconfig-merge-"));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync }
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { parse, stringify } from "yaml";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 
 interface Named {
   name: string;

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { CommandError } from "./command-error.ts";
 import { parseKubectlYaml } from "./kubectl-yaml.ts";
 
 /** Where a command writes; the process streams unless a test passes its own. */
@@ -19,17 +20,6 @@ export const processIO: CommandIO = {
   stderr: (text) => process.stderr.write(text),
   stdin: readStdin,
 };
-
-/** A problem the user must fix: printed as one line per entry, exit code 1, no stack trace. */
-export class CommandError extends Error {
-  readonly lines: readonly string[];
-  constructor(lines: string | readonly string[]) {
-    const list = typeof lines === "string" ? [lines] : lines;
-    super(list.join("\n"));
-    this.name = "CommandError";
-    this.lines = list;
-  }
-}
 
 /** Reads a YAML or JSON object from a file, or from standard input for "-"; YAML is read as kubectl reads it. */
 export async function readObject(file: string, io: CommandIO, what: string): Promise<Record<string, unknown>> {

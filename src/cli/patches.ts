@@ -9,8 +9,9 @@ import { desiredHostObject, hostObjectForVirtual, type SyncContext } from "../vi
 import type { WireObject } from "../virtualcluster/syncer/types.ts";
 import { OBJECT_NAMESPACE_ANNOTATION } from "../virtualcluster/translate/constants.ts";
 import { createTranslator } from "../virtualcluster/translate/translator.ts";
+import { CommandError } from "./command-error.ts";
 import { stringifyForKubectl } from "./kubectl-yaml.ts";
-import { CommandError, type CommandIO, processIO, readObject } from "./patches-io.ts";
+import { type CommandIO, processIO, readObject } from "./patches-io.ts";
 
 interface ApplyFlags {
   file: string;

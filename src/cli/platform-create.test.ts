@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 import { accessKeyBody } from "./platform-create.ts";
 
 describe("accessKeyBody()", () => {

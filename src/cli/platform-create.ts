@@ -4,9 +4,9 @@
 
 import { type Command, Option } from "commander";
 import { API_GROUP_PATH } from "../virtualcluster/lifecycle/platform-client.ts";
+import { CommandError } from "./command-error.ts";
 import { formatDuration, parseDuration } from "./duration.ts";
 import { formatData, withoutManagedFields } from "./output.ts";
-import { CommandError } from "./patches-io.ts";
 import { loggedInClient } from "./platform-session.ts";
 import { runAction } from "./run-action.ts";
 

@@ -3,8 +3,8 @@
 
 import { type Command, Option } from "commander";
 import { API_GROUP_PATH, type PlatformClient, TABLE_ACCEPT } from "../virtualcluster/lifecycle/platform-client.ts";
+import { CommandError } from "./command-error.ts";
 import { formatData, renderTable, type ServerTable, withoutManagedFields } from "./output.ts";
-import { CommandError } from "./patches-io.ts";
 import { fetchPlatformResources, findResource, type PlatformResource } from "./platform-resources.ts";
 import { loggedInClient } from "./platform-session.ts";
 import { COMMON_RESOURCES } from "./resource-aliases.ts";

@@ -4,7 +4,7 @@
 import type { Command } from "commander";
 import { PlatformError, type SelfObject } from "../virtualcluster/lifecycle/platform-client.ts";
 import { readClientConfig, writeClientConfig } from "./client-config.ts";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 import { LOGOUT_PATH } from "./platform-login.ts";
 import { platformClient } from "./platform-session.ts";
 import { errorLine, runAction } from "./run-action.ts";

@@ -3,7 +3,7 @@
 // singular, a short name, the kind in lower case), plus the friendly words of resource-aliases.ts.
 
 import { API_GROUP_PATH, type PlatformClient } from "../virtualcluster/lifecycle/platform-client.ts";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 import { COMMON_RESOURCES, RESOURCE_ALIASES } from "./resource-aliases.ts";
 
 /** One entry of an APIResourceList, as discovery serves it. */

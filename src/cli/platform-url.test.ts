@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 import { normalizePlatformUrl } from "./platform-url.ts";
 
 const hostArb = fc.oneof(fc.domain(), fc.ipV4(), fc.constant("localhost"));

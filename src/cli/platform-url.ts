@@ -2,7 +2,7 @@
 // no credentials, query or fragment, and the API prefix dropped (a kubeconfig's server URL works too).
 
 import { PLATFORM_API_PREFIX } from "../virtualcluster/connect/platform-api-prefix.ts";
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 

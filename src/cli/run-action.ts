@@ -4,7 +4,7 @@
 import { LifecycleError } from "../virtualcluster/lifecycle/lifecycle-error.ts";
 import { PlatformError } from "../virtualcluster/lifecycle/platform-client.ts";
 import type { SettingsError } from "../virtualcluster/settings/load.ts";
-import type { CommandError } from "./patches-io.ts";
+import type { CommandError } from "./command-error.ts";
 import { colorEnabled, styles } from "./terminal.ts";
 
 /** Recognized by name: patches-io.ts brings the YAML parser, which a long-running command never needs. */

@@ -1,7 +1,7 @@
 // What the terminal allows: colour and spinners only on a TTY (never with NO_COLOR, TERM=dumb or in CI), and reading
 // a secret without echo.
 
-import { CommandError } from "./patches-io.ts";
+import { CommandError } from "./command-error.ts";
 
 interface Stream {
   isTTY?: boolean;

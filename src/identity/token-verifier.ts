@@ -8,10 +8,13 @@
 // once, here only when the token expires; the virtual cluster runtime therefore also asks the platform through
 // `selves` while it answers (src/virtualcluster/connect/platform-user-authenticator.ts: within 4 s).
 
-import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { decodeProtectedHeader, importJWK, type JWK, jwtVerify, type KeyInput } from "jose";
 import { looksLikeJwt, privateClaims, TOKEN_ALGORITHMS, TOKEN_AUDIENCE, type TokenClaims } from "./token-claims.ts";
+
+// Not `import ... from "node:http"`, which loads Node's fetch implementation (see src/utils/node-http.ts, not
+// imported here: this file imports nothing of the platform).
+const http = process.getBuiltinModule("node:http");
 
 export interface TokenVerifierOptions {
   /** Where the platform publishes its JWKS, e.g. https://platform.example/.well-known/jwks.json. */
@@ -94,7 +97,7 @@ const JWKS_PATH = "/.well-known/jwks.json";
 
 function getJson(url: string, ca: string | Buffer | undefined, insecure: boolean): Promise<unknown> {
   const target = new URL(url);
-  const send = target.protocol === "https:" ? httpsRequest : httpRequest;
+  const send = target.protocol === "https:" ? httpsRequest : http.request;
   return new Promise((resolve, reject) => {
     const req = send(
       target,

@@ -81,7 +81,7 @@ describe("certificate authority", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("createCertificateAuthority() makes a self-signed ECDSA P-256 CA with a PKCS#8 key", () => {
+  it("createCertificateAuthority() makes a self-signed ECDSA P-256 CA with a PKCS#8 key", async () => {
     const cert = new X509Certificate(ca.certPem);
     assert.equal(cert.ca, true);
     assert.ok(cert.checkIssued(cert));
@@ -91,7 +91,7 @@ describe("certificate authority", () => {
     assert.equal(key.asymmetricKeyType, "ec");
     assert.equal(key.asymmetricKeyDetails?.namedCurve, "prime256v1");
     assert.ok(cert.checkPrivateKey(key));
-    const described = describeCertificate(ca.certPem);
+    const described = await describeCertificate(ca.certPem);
     assert.equal(described.commonName, "test-ca");
     assert.equal(described.subject, "CN=test-ca");
     assert.equal(described.issuer, "CN=test-ca");
@@ -100,14 +100,14 @@ describe("certificate authority", () => {
   });
 
   it("createCertificateAuthority() honours validityDays", () => {
-    return createCertificateAuthority({ commonName: "short", validityDays: 2 }).then((short) => {
-      const { notBefore, notAfter } = describeCertificate(short.certPem);
+    return createCertificateAuthority({ commonName: "short", validityDays: 2 }).then(async (short) => {
+      const { notBefore, notAfter } = await describeCertificate(short.certPem);
       const days = (notAfter.getTime() - notBefore.getTime()) / 86_400_000;
       assert.ok(days > 2 && days < 2.01, `validity ${days} days`);
     });
   });
 
-  it("issueCertificate() signs a server certificate with SANs, a backdated start and a matching key", () => {
+  it("issueCertificate() signs a server certificate with SANs, a backdated start and a matching key", async () => {
     const cert = new X509Certificate(server.certPem);
     const caCert = new X509Certificate(ca.certPem);
     assert.equal(cert.ca, false);
@@ -116,7 +116,7 @@ describe("certificate authority", () => {
     assert.ok(server.keyPem);
     assert.ok(cert.checkPrivateKey(createPrivateKey(server.keyPem)));
     assert.deepEqual(cert.keyUsage, ["1.3.6.1.5.5.7.3.1"]);
-    const described = describeCertificate(server.certPem);
+    const described = await describeCertificate(server.certPem);
     assert.equal(described.commonName, "platform");
     assert.equal(described.issuer, "CN=test-ca");
     assert.deepEqual(described.dnsNames, ["localhost", "api.example.test"]);
@@ -136,7 +136,7 @@ describe("certificate authority", () => {
       usage: "client",
       validitySeconds: 600,
     });
-    const described = describeCertificate(client.certPem);
+    const described = await describeCertificate(client.certPem);
     assert.equal(described.commonName, "alice");
     assert.deepEqual(described.organizations, ["system:masters", "team-a"]);
     assert.deepEqual(described.dnsNames, []);
@@ -190,7 +190,7 @@ describe("certificate authority", () => {
     });
     const cert = new X509Certificate(issued.certPem);
     assert.ok(cert.verify(new X509Certificate(rsaCa.certPem).publicKey));
-    assert.equal(describeCertificate(issued.certPem).issuer, "CN=rsa-ca");
+    assert.equal((await describeCertificate(issued.certPem)).issuer, "CN=rsa-ca");
   });
 
   it("issueCertificate() rejects malformed IP addresses", async () => {
@@ -200,10 +200,10 @@ describe("certificate authority", () => {
     );
   });
 
-  it("describeCertificate() reads the first certificate of a bundle", () => {
-    const described = describeCertificate(`${server.certPem}${ca.certPem}`);
+  it("describeCertificate() reads the first certificate of a bundle", async () => {
+    const described = await describeCertificate(`${server.certPem}${ca.certPem}`);
     assert.equal(described.commonName, "platform");
-    assert.throws(() => describeCertificate("nothing here"), /no PEM certificate/);
+    await assert.rejects(describeCertificate("nothing here"), /no PEM certificate/);
   });
 
   it("issueCertificate() serves node:tls verified against the CA over IPv4", async () => {

@@ -5,7 +5,11 @@
 import { createPrivateKey, randomBytes, webcrypto } from "node:crypto";
 import { isIP } from "node:net";
 import type * as X509 from "@peculiar/x509";
-import { x509 } from "./x509.ts";
+
+// @peculiar/x509 (with tsyringe, reflect-metadata and the asn1 schemas) holds about 6 MiB once loaded: it loads with
+// the first certificate issued or described, not with the platform, which on a later start checks its certificates
+// with node:crypto alone (tls.ts) (issue 36).
+const x509Library = async (): Promise<typeof X509> => (await import("./x509.ts")).x509;
 
 export interface CertificateAuthority {
   certPem: string;
@@ -46,6 +50,7 @@ export async function createCertificateAuthority(options: {
   commonName: string;
   validityDays?: number;
 }): Promise<CertificateAuthority> {
+  const x509 = await x509Library();
   const keys = (await webcrypto.subtle.generateKey(EC_P256, true, ["sign", "verify"])) as webcrypto.CryptoKeyPair;
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -68,6 +73,7 @@ export async function createCertificateAuthority(options: {
 }
 
 export async function issueCertificate(options: IssueOptions): Promise<{ certPem: string; keyPem?: string }> {
+  const x509 = await x509Library();
   const caCert = new x509.X509Certificate(options.ca.certPem);
   const signer = await importSigningKey(options.ca.keyPem);
   const generated = options.publicKeyPem
@@ -122,7 +128,8 @@ export async function issueCertificate(options: IssueOptions): Promise<{ certPem
 }
 
 /** Reads the parts of a PEM certificate the platform shows or checks (the first certificate of a bundle). */
-export function describeCertificate(pem: string): CertificateDescription {
+export async function describeCertificate(pem: string): Promise<CertificateDescription> {
+  const x509 = await x509Library();
   const cert = new x509.X509Certificate(firstCertificate(pem));
   const names = cert.getExtension(x509.SubjectAlternativeNameExtension)?.names.items ?? [];
   return {

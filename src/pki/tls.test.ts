@@ -33,10 +33,10 @@ describe("tls", () => {
     assert.equal(await readFile(pki("ca.key"), "utf8"), result.caKeyPem);
     assert.equal(await readFile(pki("serving.crt"), "utf8"), result.certPem);
     assert.equal(await readFile(pki("serving.key"), "utf8"), result.keyPem);
-    const serving = describeCertificate(result.certPem);
+    const serving = await describeCertificate(result.certPem);
     assert.deepEqual(serving.dnsNames, ["localhost", "platform.example.com"]);
     assert.deepEqual(serving.ipAddresses, ["127.0.0.1", "::1", "10.0.0.5"]);
-    assert.equal(serving.issuer, describeCertificate(result.caPem).subject);
+    assert.equal(serving.issuer, (await describeCertificate(result.caPem)).subject);
     assert.ok(new X509Certificate(result.certPem).verify(new X509Certificate(result.caPem).publicKey));
   });
 
@@ -50,7 +50,7 @@ describe("tls", () => {
       "https://10.1.2.3:9443/x",
     ];
     const { certPem } = await ensureServingCertificates({ dataDir, hosts });
-    const serving = describeCertificate(certPem);
+    const serving = await describeCertificate(certPem);
     assert.deepEqual(serving.dnsNames, ["localhost", "api.example.com"]);
     assert.deepEqual(serving.ipAddresses, ["127.0.0.1", "::1", "fd00::1", "10.1.2.3"]);
   });
@@ -69,7 +69,7 @@ describe("tls", () => {
     assert.equal(second.caPem, first.caPem);
     assert.equal(second.caKeyPem, first.caKeyPem);
     assert.notEqual(second.certPem, first.certPem);
-    const serving = describeCertificate(second.certPem);
+    const serving = await describeCertificate(second.certPem);
     assert.ok(serving.dnsNames.includes("new.example.com"));
     assert.ok(serving.ipAddresses.includes("192.168.1.9"));
   });
@@ -90,7 +90,7 @@ describe("tls", () => {
     const renewed = await ensureServingCertificates({ dataDir, hosts: [] });
     assert.equal(renewed.caPem, first.caPem);
     assert.notEqual(renewed.certPem, expiring.certPem);
-    const days = (describeCertificate(renewed.certPem).notAfter.getTime() - Date.now()) / 86_400_000;
+    const days = ((await describeCertificate(renewed.certPem)).notAfter.getTime() - Date.now()) / 86_400_000;
     assert.ok(days > 300, `renewed for ${days} days`);
   });
 

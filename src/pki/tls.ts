@@ -6,7 +6,7 @@ import { createPrivateKey, randomBytes, X509Certificate } from "node:crypto";
 import { access, chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { isIP } from "node:net";
 import { join } from "node:path";
-import { createCertificateAuthority, describeCertificate, issueCertificate } from "./certificate-authority.ts";
+import { createCertificateAuthorityInChild, issueCertificateInChild } from "./certificates-in-child.ts";
 
 export interface ServingCertificates {
   caPem: string;
@@ -42,7 +42,7 @@ export async function ensureServingCertificates(options: {
     await chmod(files.key, 0o600);
     return { caPem: ca.certPem, certPem: current.certPem, keyPem: current.keyPem, caKeyPem: ca.keyPem };
   }
-  const issued = await issueCertificate({
+  const issued = await issueCertificateInChild({
     ca,
     commonName: "virtualcluster-platform",
     dnsNames: wanted.dnsNames,
@@ -107,7 +107,7 @@ async function loadOrCreateCa(certFile: string, keyFile: string): Promise<{ cert
       `${hasCert ? keyFile : certFile} is missing: restore it, or remove ${hasCert ? certFile : keyFile} to create a new CA`,
     );
   }
-  const ca = await createCertificateAuthority({
+  const ca = await createCertificateAuthorityInChild({
     commonName: `virtualcluster-platform-ca@${Math.floor(Date.now() / 1000)}`,
   });
   await writeAtomically(keyFile, ca.keyPem, 0o600);
@@ -130,11 +130,14 @@ function servingCertificateFits(
     const ca = new X509Certificate(caPem);
     if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return false;
     if (!cert.checkPrivateKey(createPrivateKey(pair.keyPem))) return false;
-    const described = describeCertificate(pair.certPem);
-    if (described.notAfter.getTime() - Date.now() < RENEW_BEFORE_MS) return false;
-    const dns = new Set(described.dnsNames.map((n) => n.toLowerCase()));
-    const ips = new Set(described.ipAddresses.map(canonicalIp));
-    return wanted.dnsNames.every((n) => dns.has(n)) && wanted.ipAddresses.every((ip) => ips.has(ip));
+    if (cert.validToDate.getTime() - Date.now() < RENEW_BEFORE_MS) return false;
+    // Names as the certificate's SANs hold them: DNS names exactly (no wildcard, not the subject's CN, any case) and
+    // IP addresses by value; node:crypto checks both without loading the x509 library (certificate-authority.ts).
+    const exactly = { wildcards: false, partialWildcards: false, subject: "never" } as const;
+    return (
+      wanted.dnsNames.every((name) => cert.checkHost(name, exactly) !== undefined) &&
+      wanted.ipAddresses.every((ip) => cert.checkIP(ip) !== undefined)
+    );
   } catch {
     return false;
   }

@@ -6,11 +6,12 @@
 import { randomUUID } from "node:crypto";
 import { constants, createWriteStream, existsSync } from "node:fs";
 import { access, open, rename, rm, stat } from "node:fs/promises";
-import { type IncomingMessage, request } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { inspectSnapshot, type SnapshotInfo, snapshotStoreFile } from "../storage/sqlite/snapshot.ts";
 import { syncPath } from "../storage/sync-path.ts";
+import { http } from "../utils/node-http.ts";
 import { keyFileOf, sealBackup } from "./backup-authentication.ts";
 import { SNAPSHOT_PATH } from "./control-socket.ts";
 import { CONTROL_SOCKET_FILE, STORE_FILE } from "./store-files.ts";
@@ -73,7 +74,7 @@ async function fetchSnapshot(dataDir: string, temp: string): Promise<boolean> {
   const socketPath = join(dataDir, CONTROL_SOCKET_FILE);
   if (!existsSync(socketPath)) return false;
   const response = await new Promise<IncomingMessage | undefined>((done, reject) => {
-    const call = request({ socketPath, path: SNAPSHOT_PATH, method: "GET" }, done);
+    const call = http.request({ socketPath, path: SNAPSHOT_PATH, method: "GET" }, done);
     call.once("error", (error: NodeJS.ErrnoException) => {
       // A socket file a killed platform left behind.
       if (error.code === "ECONNREFUSED" || error.code === "ENOENT") done(undefined);

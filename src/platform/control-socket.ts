@@ -8,11 +8,12 @@
 import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { chmod, open, readdir, rm, stat } from "node:fs/promises";
-import { createServer, type ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { type KeyValueStore, StorageError } from "../storage/types.ts";
+import { http } from "../utils/node-http.ts";
 import { CONTROL_SOCKET_FILE } from "./store-files.ts";
 import type { StoreInfo } from "./store-monitor.ts";
 
@@ -48,7 +49,7 @@ export async function startControlSocket(options: ControlSocketOptions): Promise
     return undefined;
   }
   await rm(path, { force: true });
-  const server = createServer((request, response) => {
+  const server = http.createServer((request, response) => {
     if (request.method === "GET" && request.url === SNAPSHOT_PATH) {
       serveSnapshot(options, response).catch((error: unknown) => {
         options.logger?.error({ err: String(error) }, "snapshot for backup failed");

@@ -5,7 +5,6 @@
 
 import { existsSync } from "node:fs";
 import { statfs } from "node:fs/promises";
-import { request } from "node:http";
 import { join, resolve } from "node:path";
 import { EtcdClient, toBase64 } from "../storage/etcd/etcd-client.ts";
 import { EtcdKeyspace } from "../storage/etcd/etcd-keyspace.ts";
@@ -13,6 +12,7 @@ import { EtcdMaintenance } from "../storage/etcd/etcd-maintenance.ts";
 import { etcdCompactedRevision } from "../storage/etcd/etcd-store.ts";
 import { type ConversionEvent, vacuumStoreFile } from "../storage/sqlite/auto-vacuum.ts";
 import { storeFileStats } from "../storage/sqlite/file-stats.ts";
+import { http } from "../utils/node-http.ts";
 import { STORE_INFO_PATH } from "./control-socket.ts";
 import { type EtcdBackendOptions, readEtcdTls } from "./etcd-backend.ts";
 import { CONTROL_SOCKET_FILE, STORE_FILE } from "./store-files.ts";
@@ -86,7 +86,7 @@ async function askRunning(dataDir: string): Promise<StoreInfo | undefined> {
   const socketPath = join(dataDir, CONTROL_SOCKET_FILE);
   if (!existsSync(socketPath)) return undefined;
   return new Promise((done, reject) => {
-    const call = request({ socketPath, path: STORE_INFO_PATH, method: "GET" }, (response) => {
+    const call = http.request({ socketPath, path: STORE_INFO_PATH, method: "GET" }, (response) => {
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => {

@@ -5,8 +5,8 @@
 // with X-Vault-Token, X-Vault-Namespace (when set) and X-Vault-Request: true. Failures are VaultErrors whose
 // messages name the call and Vault's reason, never the token or a value.
 
-import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { http } from "../utils/node-http.ts";
 
 export interface VaultKvOptions {
   /** The store's address, e.g. https://vault.example.com:8200 (a path prefix is kept). */
@@ -129,7 +129,7 @@ export class VaultKvClient {
     }
     const label = `${what} ${decodeURIComponent(path.replace(/^v1\//, ""))}`;
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+      const send = url.protocol === "https:" ? httpsRequest : http.request;
       const req = send(
         url,
         {

@@ -8,12 +8,20 @@
 // signed for this client (the virtual cluster's OIDC authentication), with jose's remote key set.
 
 import { createRemoteJWKSet, customFetch, type JWTPayload, errors as joseErrors, jwtVerify } from "jose";
-import * as client from "openid-client";
+import type * as OpenidClient from "openid-client";
 import type { ProviderHttp } from "./provider-http.ts";
 import { type ConnectorState, SsoFailure } from "./types.ts";
 
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;
 const CLOCK_TOLERANCE_S = 30;
+
+// openid-client (and oauth4webapi under it) loads with the first use of a provider, not with the platform: an idle
+// platform, and one without OpenID Connect connectors, held it for nothing (issue 36).
+let library: typeof OpenidClient | undefined;
+async function openidClient(): Promise<typeof OpenidClient> {
+  library ??= await import("openid-client");
+  return library;
+}
 
 export interface OidcClientOptions {
   issuer: string;
@@ -36,7 +44,7 @@ export interface OidcTokens {
 
 export class OidcClient {
   private readonly options: OidcClientOptions;
-  private discovered: { value: client.Configuration; at: number } | undefined;
+  private discovered: { value: OpenidClient.Configuration; at: number } | undefined;
   private keySet: { uri: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
 
   constructor(options: OidcClientOptions) {
@@ -44,13 +52,14 @@ export class OidcClient {
   }
 
   /** The provider's configuration after discovery (cached for an hour). */
-  async configuration(): Promise<client.Configuration> {
+  async configuration(): Promise<OpenidClient.Configuration> {
     const cached = this.discovered;
     if (cached && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached.value;
+    const client = await openidClient();
     const { issuer, clientId, clientSecret, http } = this.options;
     if (!URL.canParse(issuer)) throw new SsoFailure(`the issuer ${JSON.stringify(issuer)} is not an address`);
     const server = new URL(issuer.replace(/\/+$/, ""));
-    let value: client.Configuration;
+    let value: OpenidClient.Configuration;
     try {
       value = await client.discovery(
         server,
@@ -82,6 +91,7 @@ export class OidcClient {
   /** The authorization URL and what the callback needs to finish (PKCE verifier, nonce). */
   async authorizationUrl(state: string, redirectUri: string): Promise<{ url: string; state: ConnectorState }> {
     const config = await this.configuration();
+    const client = await openidClient();
     const verifier = client.randomPKCECodeVerifier();
     const nonce = client.randomNonce();
     const url = client.buildAuthorizationUrl(config, {
@@ -108,6 +118,7 @@ export class OidcClient {
     }
     if (!params.code) throw new SsoFailure("the provider's callback carries no authorization code");
     const config = await this.configuration();
+    const client = await openidClient();
     const callback = new URL(redirectUri);
     for (const [name, value] of Object.entries(params)) callback.searchParams.set(name, value);
     try {
@@ -139,6 +150,7 @@ export class OidcClient {
     if (!config.serverMetadata().userinfo_endpoint) {
       throw new SsoFailure("getUserInfo is set but the provider has no userinfo endpoint");
     }
+    const client = await openidClient();
     try {
       return { ...(await client.fetchUserInfo(config, accessToken, subject)) };
     } catch (error) {
@@ -152,7 +164,7 @@ export class OidcClient {
     const parameters: Record<string, string> = postLogoutRedirectUri
       ? { post_logout_redirect_uri: postLogoutRedirectUri }
       : {};
-    return client.buildEndSessionUrl(config, parameters).href;
+    return (await openidClient()).buildEndSessionUrl(config, parameters).href;
   }
 
   /**
@@ -189,9 +201,12 @@ function failure(what: string, error: unknown): SsoFailure {
 }
 
 function problem(error: unknown): string {
-  if (error instanceof client.ResponseBodyError) return `the provider answered ${error.error}`;
-  if (error instanceof client.AuthorizationResponseError) return `the provider refused the login: ${error.error}`;
-  if (error instanceof client.ClientError) {
+  const client = library; // loaded by now: its errors come only from its own calls
+  if (client && error instanceof client.ResponseBodyError) return `the provider answered ${error.error}`;
+  if (client && error instanceof client.AuthorizationResponseError) {
+    return `the provider refused the login: ${error.error}`;
+  }
+  if (client && error instanceof client.ClientError) {
     if (error.cause instanceof Response) return `the provider answered HTTP ${error.cause.status}`;
     const inner = error.cause as { code?: string; cause?: { claim?: unknown } } | undefined;
     const claim = inner?.cause?.claim;

@@ -3,8 +3,8 @@
 // the same as a `fetch` for the libraries that speak to providers (openid-client, jose's remote key sets).
 // Nothing it throws quotes a request or response body: both may carry codes, secrets or tokens.
 
-import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { http } from "../../utils/node-http.ts";
 import { SsoFailure } from "./types.ts";
 
 const TIMEOUT_MS = 15_000;
@@ -110,7 +110,7 @@ export class ProviderHttp {
     }
     if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
     const where = `${target.origin}${target.pathname}`;
-    const request = target.protocol === "https:" ? httpsRequest : httpRequest;
+    const request = target.protocol === "https:" ? httpsRequest : http.request;
     return new Promise<ProviderResponse>((resolve, reject) => {
       const req = request(
         target,

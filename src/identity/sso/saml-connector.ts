@@ -11,7 +11,7 @@
 
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
-import { x509 } from "../../pki/x509.ts";
+import type * as X509 from "@peculiar/x509";
 import { configString, configStrings, notInGroups, readConfiguredFile } from "./claims.ts";
 import { ConfiguredConnector } from "./configured-connector.ts";
 import { ProviderHttp } from "./provider-http.ts";
@@ -274,8 +274,10 @@ export class SamlConnector extends ConfiguredConnector {
       String(n.nodeValue).replace(/\s+/g, ""),
     );
     const now = new Date();
+    // Loaded with the first response that carries certificates, like the SAML libraries (certificate-authority.ts).
+    const { x509 } = await import("../../pki/x509.ts");
     for (const value of values.slice(0, 4)) {
-      let cert: x509.X509Certificate;
+      let cert: X509.X509Certificate;
       try {
         cert = new x509.X509Certificate(Buffer.from(value, "base64"));
       } catch {

@@ -5,8 +5,9 @@
 // (see etcd-watch-stream.ts), which is what "no event lost or repeated across a member's death" rests on. Keys and
 // values travel as base64, 64-bit integers as strings, defaults are omitted.
 
-import http from "node:http";
+import type { ClientRequest, IncomingMessage } from "node:http";
 import https from "node:https";
+import { http } from "../../utils/node-http.ts";
 import { StorageError } from "../types.ts";
 import { GatewayConnections } from "./gateway-connections.ts";
 
@@ -101,7 +102,7 @@ export class EtcdClient {
   private readonly tls?: EtcdTls;
   private readonly timeoutMs: number;
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly streams = new Set<http.ClientRequest>();
+  private readonly streams = new Set<ClientRequest>();
   /** The endpoint that answered last: tried first next time. */
   private preferred = 0;
   private closed = false;
@@ -152,7 +153,7 @@ export class EtcdClient {
       ...(url.protocol === "https:" ? this.tlsOf() : {}),
       headers: { "content-type": "application/json", "grpc-metadata-hasleader": "true" },
     });
-    let response: http.IncomingMessage | undefined;
+    let response: IncomingMessage | undefined;
     let paused = false;
     request.on("response", (res) => {
       response = res;
@@ -272,7 +273,7 @@ export class EtcdClient {
   }
 }
 
-function readAll(res: http.IncomingMessage): Promise<string> {
+function readAll(res: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -9,10 +9,11 @@
 
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { Agent as HttpAgent, type RequestOptions } from "node:http";
+import type { Agent as HttpAgent, RequestOptions } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
+import { http } from "../../utils/node-http.ts";
 import { type ClusterEntry, parseKubeconfig, type UserEntry } from "./kubeconfig-file.ts";
 
 export interface KubeAccess {
@@ -60,13 +61,13 @@ export interface DirectAccessOptions {
  */
 class FixedTlsAgent extends HttpsAgent {
   override getName(options?: Parameters<HttpAgent["getName"]>[0]): string {
-    return `${HttpAgent.prototype.getName.call(this, options)}:tls`;
+    return `${http.Agent.prototype.getName.call(this, options)}:tls`;
   }
 }
 
 /** Keep-alive agents: a sync burst reuses a few connections instead of a TLS handshake per request. */
 function keepAliveAgent(server: string, tls: TlsSettings): HttpAgent {
-  if (server.startsWith("http:")) return new HttpAgent({ keepAlive: true });
+  if (server.startsWith("http:")) return new http.Agent({ keepAlive: true });
   return new FixedTlsAgent({
     keepAlive: true,
     ca: tls.ca,

@@ -1,8 +1,9 @@
 // JSON requests and watch streams against a Kubernetes API server over one keep-alive pool. Objects stay plain
 // JSON (one JSON.parse per response or watch line), which is all the syncer and the platform connection need.
 
-import { type ClientRequest, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { http } from "../../utils/node-http.ts";
 import type { KubeAccess } from "./kube-access.ts";
 import { KubeApiError } from "./kube-api-error.ts";
 
@@ -93,7 +94,7 @@ export class KubeHttp {
     this.#base = new URL(access.server);
     this.#hostname = this.#base.hostname.replace(/^\[|\]$/g, "");
     this.#pathPrefix = this.#base.pathname.replace(/\/+$/, "");
-    this.#send = this.#base.protocol === "http:" ? httpRequest : httpsRequest;
+    this.#send = this.#base.protocol === "http:" ? http.request : httpsRequest;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? "virtualcluster";
   }

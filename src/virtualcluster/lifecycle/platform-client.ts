@@ -1,8 +1,9 @@
 // A small HTTPS client for the platform API: bearer access key, the login's CA data or --insecure, JSON in and out,
 // and every failure (network, TLS, a Status from the server, something that is not the platform) as one clear line.
 
-import { request as httpRequest, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
+import { http } from "../../utils/node-http.ts";
 import { PLATFORM_API_PREFIX } from "../connect/platform-api-prefix.ts";
 import type { PlatformLogin } from "./platform-login.ts";
 
@@ -117,7 +118,7 @@ export class PlatformClient {
     if (payload !== undefined) headers["content-type"] = "application/json";
     const tls: RequestOptions = { rejectUnauthorized: !insecure };
     if (certificateAuthorityData) tls.ca = Buffer.from(certificateAuthorityData, "base64").toString("utf8");
-    const send = url.protocol === "http:" ? httpRequest : httpsRequest;
+    const send = url.protocol === "http:" ? http.request : httpsRequest;
     return new Promise<T>((resolve, reject) => {
       const req = send(url, { method, headers, agent: false, timeout: TIMEOUT_MS, ...tls }, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];

@@ -10,6 +10,10 @@ import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { describe, it, type SuiteContext } from "node:test";
 
+/** Each test's bound in a file run again inside a namespace: the suite's own (`--test-timeout` in package.json). */
+const INNER_TEST_TIMEOUT_MS = 600_000;
+const WHOLE_FILE_TIMEOUT_MS = 3_600_000;
+
 /** Set in the environment of a test file run again inside its own namespace. */
 const INSIDE = "VCP_TEST_PRIVATE_NETWORK";
 
@@ -60,14 +64,24 @@ export function insidePrivateNetwork(): boolean {
  * when every test of it passes; on failure its whole output is the message.
  */
 export function runFileInPrivateNetwork(file: string, name: string, options: { skip?: string }): void {
-  it(`${name} (in a network namespace of its own)`, { skip: options.skip }, async (t) => {
+  // The whole file gets an hour, each of its tests the suite's own bound inside (INNER_TEST_TIMEOUT_MS): a slow but
+  // passing file is not cut off at one test's bound, and a failing one still reports its output. (`timeout: Infinity`
+  // would mean the runner's --test-timeout, not none.)
+  it(`${name} (in a network namespace of its own)`, {
+    skip: options.skip,
+    timeout: WHOLE_FILE_TIMEOUT_MS,
+  }, async (t) => {
     const path = new URL(file).pathname;
     // A test runner of its own (without the parent's NODE_TEST_CONTEXT, which would make it skip the file).
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const child = spawn("unshare", namespaced(process.execPath, ["--test", "--test-reporter=spec", path]), {
-      env: { ...env, [INSIDE]: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "unshare",
+      namespaced(process.execPath, ["--test", "--test-reporter=spec", `--test-timeout=${INNER_TEST_TIMEOUT_MS}`, path]),
+      {
+        env: { ...env, [INSIDE]: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let output = "";
     child.stdout.on("data", (chunk) => {
       output += chunk;

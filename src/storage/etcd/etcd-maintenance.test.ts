@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { waitFor } from "../../../test/support/wait-for.ts";
 import { storageError } from "../conformance-support.ts";
 import { toBase64 } from "./etcd-client.ts";
 import { EtcdCompactionTurn } from "./etcd-compaction-turn.ts";
@@ -34,13 +35,16 @@ if (missing) {
      * the test waits that out (up to a minute) instead of reading the cluster mid-election.
      */
     async function settledSizes(): ReturnType<EtcdMaintenance["memberSizes"]> {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const sizes = await maintenance.memberSizes();
-        const settled = sizes.every((s) => s.error === undefined) && sizes.filter((s) => s.leader).length === 1;
-        if (settled || Date.now() > deadline) return sizes;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      let sizes: Awaited<ReturnType<EtcdMaintenance["memberSizes"]>> = [];
+      await waitFor(
+        async () => {
+          sizes = await maintenance.memberSizes();
+          return sizes.every((s) => s.error === undefined) && sizes.filter((s) => s.leader).length === 1;
+        },
+        "every etcd member to answer, exactly one of them leading",
+        60,
+      );
+      return sizes;
     }
 
     /** Writes and deletes `count` keys of 1 KiB in transactions of 100, then compacts: free pages in every member. */

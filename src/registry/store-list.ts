@@ -80,15 +80,17 @@ async function collect<T>(
 
   const list: ListPage<T> = { metadata: {}, items: [] };
 
-  // kubectl wait/delete list one object by name: read its key directly.
+  // kubectl wait/delete list one object by name: read its key alone. One read gives both the record and the
+  // revision it is as of; a get() beside a currentRevision() could straddle a write, and a revision newer than the
+  // item makes the watch from it miss that write (kubectl's wait for a deletion then hangs). The key sorts before
+  // every longer key it is a prefix of, so the first record is the key's own if it exists.
   const single = selector.name;
   if (single !== undefined && !options.continue && revision === 0 && (options.namespace || !d.namespaced)) {
-    const [record, current] = await Promise.all([
-      store.storage.get(store.key({ namespace: options.namespace, name: single })),
-      store.storage.currentRevision(),
-    ]);
-    list.metadata.resourceVersion = String(current);
-    if (record) {
+    const key = store.key({ namespace: options.namespace, name: single });
+    const page = await store.storage.list({ prefix: key, limit: 1 });
+    list.metadata.resourceVersion = String(page.revision);
+    const record = page.records[0];
+    if (record?.key === key) {
       const item = build(record);
       if (item !== undefined) list.items.push(item);
     }

@@ -5,6 +5,7 @@ import { isStatusError, type StatusError } from "../apimachinery/errors.ts";
 import { openEtcdStore } from "../storage/etcd/etcd-store.ts";
 import { testEtcdFromEnv } from "../storage/etcd/testing-etcd-cluster.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import type { KeyValueStore } from "../storage/types.ts";
 import { Registry } from "./registry.ts";
 import type { GenericStore } from "./store.ts";
 import type { RequestContext, ResourceDefinition } from "./types.ts";
@@ -15,14 +16,22 @@ export interface TestRegistry {
   close(): Promise<void>;
 }
 
-export async function openTestRegistry(definitions: ResourceDefinition[]): Promise<TestRegistry> {
+export interface TestRegistryOptions {
+  /** Puts a layer between the registry and the store (e.g. one that injects concurrent writes); closing closes the store. */
+  wrap?(storage: KeyValueStore): KeyValueStore;
+}
+
+export async function openTestRegistry(
+  definitions: ResourceDefinition[],
+  options: TestRegistryOptions = {},
+): Promise<TestRegistry> {
   // VCP_TEST_STORE=etcd: the same tests on a real etcd (see testEtcdFromEnv).
   const etcd = await testEtcdFromEnv();
   // Behaviour, not etcd's answer time, is under test: a loaded machine may take longer than production's 5 s.
   const storage = etcd
     ? await openEtcdStore({ ...etcd, requestTimeoutMs: 90_000 })
     : await openSqliteStore({ path: ":memory:" });
-  const registry = new Registry(storage);
+  const registry = new Registry(options.wrap ? options.wrap(storage) : storage);
   for (const definition of definitions) registry.register(definition);
   return {
     registry,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import { platformVersion } from "../apimachinery/version.ts";
 import type { AgentInfo } from "../http/tunnel/agent-api.ts";
-import { processUsage } from "../metrics/usage.ts";
+import { processUsage } from "../metrics/process-usage.ts";
 import { exposedGc, HeapCompactor } from "../virtualcluster/heap-compactor.ts";
 import { impersonating, loadKubeAccess } from "../virtualcluster/kube/kube-access.ts";
 import { KubeHttp } from "../virtualcluster/kube/kube-http.ts";

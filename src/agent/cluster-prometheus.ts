@@ -7,6 +7,8 @@
 // (`/platform/clusters/<name>/federate`). The settings are kept on disk, so a restarted agent starts it again
 // without the platform; turning cost control off (or deleting the cluster) stops it. Without a prometheus binary it
 // reports Failed and the platform keeps counting the cluster from the agent's heartbeats.
+// The runner (with the YAML library it writes Prometheus's configuration with) and prom-client load when the metrics
+// first start: most agents never run them, and the two cost an idle agent about 10 MiB resident.
 
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -14,16 +16,13 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { Registry } from "../http/prometheus.ts";
 import type { ClusterMetricsSettings, ClusterMetricsState } from "../http/tunnel/agent-api.ts";
-import {
-  describeSettings,
-  PrometheusProcess,
-  ResourceLimitError,
-  type ScrapeTarget,
-} from "../metrics/prometheus-runner.ts";
-import { processUsage, registerUsageMetrics } from "../metrics/usage.ts";
+import { processUsage } from "../metrics/process-usage.ts";
+import type { PrometheusProcess, ScrapeTarget } from "../metrics/prometheus-runner.ts";
 import { http } from "../utils/node-http.ts";
+
+const loadRunner = () => import("../metrics/prometheus-runner.ts");
+const loadSeries = () => Promise.all([import("../http/prometheus.ts"), import("../metrics/usage.ts")]);
 
 const REFRESH_MS = 10_000;
 const FEDERATE_TIMEOUT_MS = 20_000;
@@ -135,6 +134,7 @@ export class ClusterPrometheus {
       this.#lastExit = undefined;
     }
     await this.#stop();
+    const { describeSettings, PrometheusProcess, ResourceLimitError } = await loadRunner();
     try {
       const targets = await this.#targets();
       const process = await PrometheusProcess.start({
@@ -222,6 +222,7 @@ export class ClusterPrometheus {
   /** The agent's own usage series on a loopback listener (started with Prometheus). */
   async #usageUrl(): Promise<string> {
     if (!this.#usage) {
+      const [{ Registry }, { registerUsageMetrics }] = await loadSeries();
       const registry = new Registry();
       registerUsageMetrics(registry, () => [
         {

@@ -12,7 +12,6 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { stringify } from "yaml";
 import type { KubeObject } from "../apimachinery/types.ts";
 import { RBAC_GROUP } from "../apis/rbac/v1/common.ts";
 import type { HelmReleaseRequest, HelmReleaseState, HelmReleaseTarget } from "../http/tunnel/agent-api.ts";
@@ -198,7 +197,10 @@ export class HelmReleases {
     return runHelm(this.#options.helm?.path ?? "helm", args, { env, timeoutMs: HELM_TIMEOUT_MS });
   }
 
-  /** The repositories file Helm reads the chart's repository and credentials from (0600, removed after the run). */
+  /**
+   * The repositories file Helm reads the chart's repository and credentials from (0600, removed after the run). It
+   * is JSON, which is YAML too (Helm reads the file with sigs.k8s.io/yaml): no YAML library in the agent for it.
+   */
   async #writeRepositories(file: string, request: HelmReleaseRequest): Promise<void> {
     const { url, username, password, insecure } = request.repository;
     const entry = {
@@ -208,9 +210,8 @@ export class HelmReleases {
       password: password ?? "",
       insecure_skip_tls_verify: insecure === true,
     };
-    await writeFile(file, stringify({ apiVersion: "", generated: new Date().toISOString(), repositories: [entry] }), {
-      mode: 0o600,
-    });
+    const repositories = { apiVersion: "", generated: new Date().toISOString(), repositories: [entry] };
+    await writeFile(file, `${JSON.stringify(repositories, null, 2)}\n`, { mode: 0o600 });
   }
 
   /** Helm's last line of complaint, the repository password taken out should Helm ever print it. */

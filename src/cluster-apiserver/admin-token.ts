@@ -1,6 +1,7 @@
 // The cluster API server's admin bearer token: random, kept in <data-dir>/admin-token (0600) so kubeconfigs keep
 // working across restarts, and recognized by comparing SHA-256 digests in constant time (the token itself is
-// never compared byte by byte, logged or kept beyond its digest).
+// never compared byte by byte, logged or kept beyond its digest). The names of the admin's files live here, not in
+// cluster-api-server.ts, so what reads them (the cluster agent) does not load the whole server.
 
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
@@ -10,6 +11,8 @@ import type { AuthenticationRequest, Authenticator } from "../auth/types.ts";
 import type { UserInfo } from "../registry/types.ts";
 
 export const ADMIN_TOKEN_FILE = "admin-token";
+/** The admin kubeconfig the server writes into its data directory. */
+export const CLUSTER_ADMIN_KUBECONFIG = "admin.kubeconfig";
 export const ADMIN_USER: UserInfo = { name: "admin", groups: ["system:masters", "system:authenticated"] };
 
 /** Reads the token, creating it on the first start. */

@@ -33,7 +33,7 @@ import { instrumentStore } from "../storage/instrumented-store.ts";
 import { RetentionCompaction } from "../storage/retention-compaction.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import type { KeyValueStore } from "../storage/types.ts";
-import { AdminTokenAuthenticator, ensureAdminToken } from "./admin-token.ts";
+import { AdminTokenAuthenticator, CLUSTER_ADMIN_KUBECONFIG, ensureAdminToken } from "./admin-token.ts";
 import { bootstrapRbac } from "./bootstrap-rbac.ts";
 import { ClientCertificateAuthenticator } from "./client-certificate-authenticator.ts";
 import { clusterResources } from "./cluster-resources.ts";
@@ -46,7 +46,6 @@ import { RbacAuthorizer } from "./rbac/rbac-authorizer.ts";
 import { RbacIndex } from "./rbac/rbac-index.ts";
 import { ServiceAccountTokens } from "./service-account-tokens.ts";
 
-export const CLUSTER_ADMIN_KUBECONFIG = "admin.kubeconfig";
 export const CLUSTER_DATABASE = "cluster.db";
 export const DEFAULT_CLUSTER_PORT = 6443;
 const DEFAULT_NAME = "virtualcluster-apiserver";

@@ -100,12 +100,6 @@ export function registerUsageMetrics(registry: Registry, samples: () => UsageSam
   );
 }
 
-/** This process's CPU seconds and resident memory. */
-export function processUsage(): Pick<UsageReport, "cpuSeconds" | "residentMemoryBytes"> {
-  const cpu = process.cpuUsage();
-  return { cpuSeconds: (cpu.user + cpu.system) / 1e6, residentMemoryBytes: process.memoryUsage.rss() };
-}
-
 /** Bytes of the files on disk (missing ones count 0). */
 export function filesBytes(paths: string[]): number {
   let total = 0;

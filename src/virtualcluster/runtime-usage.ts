@@ -4,7 +4,8 @@
 import { join } from "node:path";
 import { CLUSTER_DATABASE } from "../cluster-apiserver/cluster-api-server.ts";
 import type { Registry } from "../http/prometheus.ts";
-import { counterTotal, filesBytes, processUsage, type UsageReport } from "../metrics/usage.ts";
+import { processUsage } from "../metrics/process-usage.ts";
+import { counterTotal, filesBytes, type UsageReport } from "../metrics/usage.ts";
 import type { SyncerStats } from "./syncer/stats.ts";
 
 export function runtimeUsage(options: {

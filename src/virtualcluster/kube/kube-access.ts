@@ -11,8 +11,10 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { Agent as HttpAgent, RequestOptions } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
+import { isIP, connect as netConnect, type Socket } from "node:net";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import { http } from "../../utils/node-http.ts";
 import { type ClusterEntry, parseKubeconfig, type UserEntry } from "./kubeconfig-file.ts";
 
@@ -21,6 +23,11 @@ export interface KubeAccess {
   readonly server: string;
   /** Options for one request: the pooled agent, TLS and the authentication headers. */
   requestOptions(): Promise<RequestOptions>;
+  /**
+   * A new connection to the server with the access's TLS settings, for a client that speaks HTTP/1.1 itself
+   * (kept-alive-connections.ts); absent where connections are not plain (a proxy, or options only client-node knows).
+   */
+  connect?(): Socket;
   /** Closes the pooled connections (open watches end). */
   close(): void;
 }
@@ -78,6 +85,23 @@ function keepAliveAgent(server: string, tls: TlsSettings): HttpAgent {
   });
 }
 
+/** New connections to `server` as keepAliveAgent's make them (the host name checked against the certificate). */
+function connector(server: string, tls: TlsSettings): () => Socket {
+  const url = new URL(server);
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  if (url.protocol === "http:") return () => netConnect({ host, port: Number(url.port || 80), noDelay: true });
+  const options = {
+    host,
+    port: Number(url.port || 443),
+    ca: tls.ca,
+    cert: tls.cert,
+    key: tls.key,
+    rejectUnauthorized: !tls.insecure,
+    servername: tls.servername ?? (isIP(host) ? undefined : host),
+  };
+  return () => tlsConnect(options).setNoDelay(true);
+}
+
 /** Access with everything known up front: a token (or token file), a client certificate, or basic auth. */
 export function directAccess(options: DirectAccessOptions): KubeAccess {
   const server = options.server.replace(/\/+$/, "");
@@ -109,6 +133,7 @@ export function directAccess(options: DirectAccessOptions): KubeAccess {
       const value = await authorization();
       return { agent, headers: value ? { authorization: value } : {} };
     },
+    connect: connector(server, options.tls ?? {}),
     close: () => agent.destroy(),
   };
   return options.impersonate ? impersonating(access, options.impersonate) : access;
@@ -125,6 +150,7 @@ export function impersonating(access: KubeAccess, as: { user: string; groups?: s
       if (as.groups?.length) headers["impersonate-group"] = as.groups;
       return { ...options, headers };
     },
+    connect: access.connect,
     close: () => access.close(),
   };
 }

@@ -4,6 +4,7 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { http } from "../../utils/node-http.ts";
+import { KeptAliveConnections, requestHead } from "./kept-alive-connections.ts";
 import type { KubeAccess } from "./kube-access.ts";
 import { KubeApiError } from "./kube-api-error.ts";
 
@@ -34,6 +35,8 @@ export interface WatchRequest {
 
 /** Requests that get no answer in this time fail (a hung connection must not stall a sync worker forever). */
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** An answer longer than this fails its request (a list is read in pages far below it). */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 /** A watch ends on the server's timeoutSeconds; this much longer without a byte and the client gives up. */
 const WATCH_SLACK_MS = 30_000;
 
@@ -88,6 +91,9 @@ export class KubeHttp {
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   readonly #deadlines = new Deadlines();
+  /** Requests' own connections where the access has plain ones (not through a proxy or client-node). */
+  readonly #connections: KeptAliveConnections | undefined;
+  readonly #hostHeader: string;
 
   constructor(access: KubeAccess, options: KubeHttpOptions = {}) {
     this.access = access;
@@ -97,11 +103,14 @@ export class KubeHttp {
     this.#send = this.#base.protocol === "http:" ? http.request : httpsRequest;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? "virtualcluster";
+    this.#connections = access.connect ? new KeptAliveConnections(access.connect) : undefined;
+    this.#hostHeader = this.#base.host;
   }
 
   /** One request; resolves with the parsed JSON answer, rejects with KubeApiError on an HTTP error status. */
   async request<T = Record<string, unknown>>(request: KubeRequest): Promise<T> {
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    if (this.#connections) return this.#exchange<T>(this.#connections, request, body);
     const response = await this.#open(request.method, request.path, request.query, this.#timeoutMs, {
       body,
       contentType: request.contentType,
@@ -152,7 +161,32 @@ export class KubeHttp {
   }
 
   close(): void {
+    this.#connections?.close();
     this.access.close();
+  }
+
+  /** request() over the kept-alive connections: the same headers as #open() sends, the answer read whole. */
+  async #exchange<T>(connections: KeptAliveConnections, request: KubeRequest, body: string | undefined): Promise<T> {
+    const options = await this.access.requestOptions();
+    const headers: Record<string, string | string[] | number> = {
+      ...(options.headers as Record<string, string | string[]>),
+      accept: "application/json",
+      "user-agent": this.#userAgent,
+    };
+    if (body !== undefined) {
+      headers["content-type"] = request.contentType ?? "application/json";
+      headers["content-length"] = Buffer.byteLength(body);
+    }
+    const path = `${this.#pathPrefix}${request.path}${queryString(request.query)}`;
+    const answer = await connections.exchange(request.method, {
+      head: requestHead(request.method, path, this.#hostHeader, headers),
+      body,
+      timeoutMs: this.#timeoutMs,
+      maxBodyBytes: MAX_ANSWER_BYTES,
+    });
+    const text = answer.body.toString("utf8");
+    if (answer.status >= 400) throw KubeApiError.fromResponse(answer.status, text);
+    return (text ? JSON.parse(text) : {}) as T;
   }
 
   async #open(

@@ -99,7 +99,7 @@ describe("KeptAliveConnections", () => {
     assert.equal(server.connections.length, 2);
   });
 
-  it("exchange() sends a GET again on a new connection when the server closes the reused one before answering", async () => {
+  it("exchange() sends a GET again on a new connection when the server closed the reused one unanswered", async () => {
     server.connections.length = 0;
     server.script.answer = (_request, socket) => socket.write(ok("first"));
     await send();

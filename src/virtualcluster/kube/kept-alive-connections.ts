@@ -105,7 +105,7 @@ class Exchange {
     this.#parse(() => this.#parser.execute(chunk));
   }
 
-  /** The server ended the connection: before a byte of answer it hung up (as Node's client says), else the parser says. */
+  /** The server ended the connection: before any answer a hang-up, as Node's client says; else the parser decides. */
   end(): void {
     if (this.#parser.started) this.#parse(() => this.#parser.finish());
     else this.fail(hangUp());
@@ -117,7 +117,7 @@ class Exchange {
     this.#settle({ error, started: this.#parser.started });
   }
 
-  /** Feeds the parser; an answer that ended before an error (bytes after it) is still delivered, its connection not kept. */
+  /** Feeds the parser; an answer whole before an error (stray bytes after it) is delivered, its connection not kept. */
   #parse(step: () => void): void {
     if (this.#settled) return;
     let reusable: boolean;
@@ -229,7 +229,7 @@ export class KeptAliveConnections {
     return undefined;
   }
 
-  /** Keeps a connection whose answer was read whole for the next request, until it idles out or the server closes it. */
+  /** Keeps a connection whose answer was read whole for the next request, until it idles out or the server closes. */
   #release(connection: Connection, keepAliveMs: number): void {
     if (this.#closed || this.#idle.length >= MAX_IDLE || connection.socket.destroyed) {
       connection.socket.destroy();

@@ -1,8 +1,9 @@
 // A streaming HTTP/1.1 response parser for the runtime's kept-alive connections to an API server
-// (kept-alive-connections.ts): status line and headers, then the body by its framing (RFC 9112 §6.3: none for HEAD, 1xx, 204 and 304; chunked when
-// Transfer-Encoding ends in chunked; Content-Length; else until the connection closes), de-chunked. Everything it
-// keeps is bounded (head, chunk-size lines, trailers); anything malformed — obsolete line folding, conflicting
-// lengths, a bad chunk size, bytes after the answer — is an error, and the connection is not reused.
+// (kept-alive-connections.ts): status line and headers, then the body by its framing (RFC 9112 §6.3: none for HEAD,
+// 1xx, 204 and 304; chunked when Transfer-Encoding ends in chunked; Content-Length; else until the connection
+// closes), de-chunked. Everything it keeps is bounded (head, chunk-size lines, trailers); anything malformed —
+// obsolete line folding, conflicting lengths, a bad chunk size, bytes after the answer — is an error, and the
+// connection is not reused.
 
 export type ResponseHeaders = Record<string, string | string[]>;
 

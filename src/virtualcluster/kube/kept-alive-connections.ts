@@ -67,7 +67,6 @@ type Outcome = { answer: Answer; reusable: boolean } | { error: Error; started: 
 
 /** One request's answer as it arrives: parsed, bounded, settled once (whole, or failed). */
 class Exchange {
-  readonly method: string;
   readonly options: ExchangeOptions;
   /** performance.now() past which it fails with ETIMEDOUT (0: never). */
   readonly deadline: number;
@@ -81,7 +80,6 @@ class Exchange {
   #settled = false;
 
   constructor(method: string, options: ExchangeOptions, settle: (outcome: Outcome) => void) {
-    this.method = method;
     this.options = options;
     this.deadline = options.timeoutMs > 0 ? performance.now() + options.timeoutMs : 0;
     this.#settle = settle;

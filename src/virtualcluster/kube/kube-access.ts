@@ -72,17 +72,19 @@ class FixedTlsAgent extends HttpsAgent {
   }
 }
 
+/** Node's TLS options for the settings (Node derives the server name from the host when none is given). */
+const tlsOptions = (tls: TlsSettings) => ({
+  ca: tls.ca,
+  cert: tls.cert,
+  key: tls.key,
+  rejectUnauthorized: !tls.insecure,
+  servername: tls.servername,
+});
+
 /** Keep-alive agents: a sync burst reuses a few connections instead of a TLS handshake per request. */
 function keepAliveAgent(server: string, tls: TlsSettings): HttpAgent {
   if (server.startsWith("http:")) return new http.Agent({ keepAlive: true });
-  return new FixedTlsAgent({
-    keepAlive: true,
-    ca: tls.ca,
-    cert: tls.cert,
-    key: tls.key,
-    rejectUnauthorized: !tls.insecure,
-    servername: tls.servername,
-  });
+  return new FixedTlsAgent({ keepAlive: true, ...tlsOptions(tls) });
 }
 
 /** New connections to `server` as keepAliveAgent's make them (the host name checked against the certificate). */
@@ -91,12 +93,9 @@ function connector(server: string, tls: TlsSettings): () => Socket {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   if (url.protocol === "http:") return () => netConnect({ host, port: Number(url.port || 80), noDelay: true });
   const options = {
+    ...tlsOptions(tls),
     host,
     port: Number(url.port || 443),
-    ca: tls.ca,
-    cert: tls.cert,
-    key: tls.key,
-    rejectUnauthorized: !tls.insecure,
     servername: tls.servername ?? (isIP(host) ? undefined : host),
   };
   return () => tlsConnect(options).setNoDelay(true);

@@ -115,10 +115,7 @@ export class KubeHttp {
       body,
       contentType: request.contentType,
     });
-    const text = await readText(response);
-    const status = response.statusCode ?? 0;
-    if (status >= 400) throw KubeApiError.fromResponse(status, text);
-    return (text ? JSON.parse(text) : {}) as T;
+    return decodeAnswer<T>(response.statusCode ?? 0, await readText(response));
   }
 
   /**
@@ -168,15 +165,7 @@ export class KubeHttp {
   /** request() over the kept-alive connections: the same headers as #open() sends, the answer read whole. */
   async #exchange<T>(connections: KeptAliveConnections, request: KubeRequest, body: string | undefined): Promise<T> {
     const options = await this.access.requestOptions();
-    const headers: Record<string, string | string[] | number> = {
-      ...(options.headers as Record<string, string | string[]>),
-      accept: "application/json",
-      "user-agent": this.#userAgent,
-    };
-    if (body !== undefined) {
-      headers["content-type"] = request.contentType ?? "application/json";
-      headers["content-length"] = Buffer.byteLength(body);
-    }
+    const headers = this.#headers(options, body, request.contentType);
     const path = `${this.#pathPrefix}${request.path}${queryString(request.query)}`;
     const answer = await connections.exchange(request.method, {
       head: requestHead(request.method, path, this.#hostHeader, headers),
@@ -184,9 +173,21 @@ export class KubeHttp {
       timeoutMs: this.#timeoutMs,
       maxBodyBytes: MAX_ANSWER_BYTES,
     });
-    const text = answer.body.toString("utf8");
-    if (answer.status >= 400) throw KubeApiError.fromResponse(answer.status, text);
-    return (text ? JSON.parse(text) : {}) as T;
+    return decodeAnswer<T>(answer.status, answer.body.toString("utf8"));
+  }
+
+  /** The access's headers (authentication, impersonation) and ours, with the body's type and length. */
+  #headers(options: RequestOptions, body: string | undefined, contentType: string | undefined) {
+    const headers: Record<string, string | string[] | number> = {
+      ...(options.headers as Record<string, string | string[]>),
+      accept: "application/json",
+      "user-agent": this.#userAgent,
+    };
+    if (body !== undefined) {
+      headers["content-type"] = contentType ?? "application/json";
+      headers["content-length"] = Buffer.byteLength(body);
+    }
+    return headers;
   }
 
   async #open(
@@ -198,15 +199,7 @@ export class KubeHttp {
     extra: { body?: string; contentType?: string; signal?: AbortSignal; stream?: boolean },
   ): Promise<IncomingMessage> {
     const options: RequestOptions = await this.access.requestOptions();
-    const headers: Record<string, string | number> = {
-      ...(options.headers as Record<string, string>),
-      accept: "application/json",
-      "user-agent": this.#userAgent,
-    };
-    if (extra.body !== undefined) {
-      headers["content-type"] = extra.contentType ?? "application/json";
-      headers["content-length"] = Buffer.byteLength(extra.body);
-    }
+    const headers = this.#headers(options, extra.body, extra.contentType);
     const base = this.#base;
     return new Promise((resolve, reject) => {
       const outgoing = this.#send({
@@ -231,6 +224,12 @@ export class KubeHttp {
       outgoing.end(extra.body);
     });
   }
+}
+
+/** A whole answer's JSON; an error status becomes a KubeApiError. */
+function decodeAnswer<T>(status: number, text: string): T {
+  if (status >= 400) throw KubeApiError.fromResponse(status, text);
+  return (text ? JSON.parse(text) : {}) as T;
 }
 
 function readText(response: IncomingMessage): Promise<string> {

@@ -72,6 +72,27 @@ test("KubeHttp.request() writes, reads and refuses over its kept-alive connectio
   }
 });
 
+test("KubeHttp.request() of a direct access goes over its own connections, reused from request to request", async () => {
+  const access = directAccess({ server: server.url, tls: { ca: server.caPem }, credential: { kind: "token", token } });
+  const connect = access.connect;
+  assert.ok(connect, "a direct access makes its own connections");
+  let opened = 0;
+  const http = new KubeHttp({
+    ...access,
+    connect: () => {
+      opened++;
+      return connect();
+    },
+  });
+  try {
+    for (let i = 0; i < 5; i++) await http.request({ method: "GET", path: "/api/v1/namespaces/default" });
+    assert.ok(opened >= 1, "requests went over the kept-alive connections, not https.request");
+    assert.ok(opened < 5, `one connection carried several requests (${opened} opened for 5)`);
+  } finally {
+    http.close();
+  }
+});
+
 test("KubeHttp.request() checks the server's name against its certificate", async () => {
   const http = client({ tls: { ca: server.caPem, servername: "not-the-server.example" } });
   try {

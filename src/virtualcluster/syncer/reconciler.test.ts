@@ -174,6 +174,32 @@ test("Reconciler.hostEvent() syncs again after the answer for a change or delete
   assert.deepEqual(deleted.enqueued, [KEY], "deleted on the host meanwhile");
 });
 
+test("Reconciler.hostListed() syncs again only keys whose last write the informer had not delivered", async () => {
+  const view = new HostView();
+  const created: WireObject[] = [];
+  const enqueued: string[] = [];
+  const reconciled = reconciler([], created, { view, enqueued });
+  await reconciled.reconcile(KEY);
+  reconciled.hostListed("endpoints");
+  assert.deepEqual(enqueued, [KEY], "the create is not delivered yet: a re-list cannot tell whether it still exists");
+  enqueued.length = 0;
+  view.delivered("5", [created[0]]);
+  assert.equal(echo(reconciled, created[0]), false);
+  reconciled.hostListed("endpoints");
+  assert.deepEqual(enqueued, [], "delivered after the answer: the write is forgotten");
+
+  const early = new HostView();
+  const again: string[] = [];
+  const echoed = reconciler([], [], {
+    view: early,
+    enqueued: again,
+    answer: async () => early.delivered("5", [hostCopy("5")]),
+  });
+  await echoed.reconcile(KEY);
+  echoed.hostListed("endpoints");
+  assert.deepEqual(again, [], "delivered before the answer: the write is never kept");
+});
+
 test("Reconciler.hostEvent() syncs again after its own write when a patch reads the host object", async () => {
   const created: WireObject[] = [];
   const reconciled = reconciler(

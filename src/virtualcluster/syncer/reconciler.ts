@@ -17,7 +17,7 @@ import {
   VirtualWriteError,
 } from "./errors.ts";
 import { importedVirtualObject } from "./imported-object.ts";
-import { currentHost, type KeyState } from "./key-state.ts";
+import { currentHost, forgetDeliveredWrite, type InformerProgress, type KeyState } from "./key-state.ts";
 import { formatKey, isOrphan, parseKey, type SyncKey } from "./keys.ts";
 import { isImported } from "./kind-imported.ts";
 import { describeError, statusCode, statusReason } from "./kube-client.ts";
@@ -102,10 +102,13 @@ export class Reconciler {
    * write: an event that arrives while a write of the key is in flight is judged when the answer comes.
    */
   hostEvent(key: string, event: "add" | "update" | "delete", seen: WireObject): boolean {
-    const applied = this.#states.get(key)?.applied;
+    const state = this.#states.get(key);
+    const resource = parseKey(key).resource;
+    if (state) forgetDeliveredWrite(state, event === "delete" ? undefined : seen, this.#hostProgress(resource));
+    const applied = state?.applied;
     const resourceVersion = event === "delete" ? undefined : seen.metadata?.resourceVersion;
     const ours = resourceVersion !== undefined && applied?.resourceVersion === resourceVersion;
-    if (this.#readsHost(parseKey(key).resource)) return true;
+    if (this.#readsHost(resource)) return true;
     if (ours) return false;
     const pending = this.#inFlight.get(key);
     pending?.push(resourceVersion);
@@ -122,6 +125,18 @@ export class Reconciler {
   hostListed(resource: SyncedResource): void {
     const prefix = `${resource}/`;
     for (const [key, state] of this.#states) if (state.written && key.startsWith(prefix)) this.#options.enqueue(key);
+  }
+
+  #hostProgress(resource: SyncedResource): InformerProgress | undefined {
+    return this.#options.host.informers[resource]?.progress();
+  }
+
+  /** Our write of `key` as the informer should soon deliver it: kept only while it has not (see currentHost()). */
+  #wrote(kind: SyncedKind, state: KeyState, object: WireObject): void {
+    const informer = this.#options.host.informers[kind.resource];
+    state.written = { object, epoch: informer?.progress().epoch ?? 0 };
+    const { namespace = "", name = "" } = object.metadata ?? {};
+    forgetDeliveredWrite(state, informer?.get(namespace, name), informer?.progress());
   }
 
   /** Whether some patch of the resource can read `context.hostObject` (its desired object may follow the host's). */
@@ -411,7 +426,7 @@ export class Reconciler {
       try {
         const created = await this.#hostWrite(key, () => calls(host, kind).create(hostNamespace, bodies[i]));
         this.#options.stats.write("host", kind.kind, "create");
-        state.written = { object: created, epoch: host.informers[kind.resource]?.progress().epoch ?? 0 };
+        this.#wrote(kind, state, created);
         return created;
       } catch (error) {
         const code = statusCode(error);
@@ -449,7 +464,7 @@ export class Reconciler {
       try {
         const updated = await this.#hostWrite(key, () => calls(host, kind).replace(hostNamespace, hostName, bodies[i]));
         this.#options.stats.write("host", kind.kind, "update");
-        state.written = { object: updated, epoch: host.informers[kind.resource]?.progress().epoch ?? 0 };
+        this.#wrote(kind, state, updated);
         return updated;
       } catch (error) {
         const code = statusCode(error);

@@ -131,7 +131,7 @@ export class Reconciler {
     return this.#options.host.informers[resource]?.progress();
   }
 
-  /** Our write of `key` as the informer should soon deliver it: kept only while it has not (see currentHost()). */
+  /** Keeps our write's answer as the key's overlay only while the informer has not delivered it (currentHost()). */
   #wrote(kind: SyncedKind, state: KeyState, object: WireObject): void {
     const informer = this.#options.host.informers[kind.resource];
     state.written = { object, epoch: informer?.progress().epoch ?? 0 };

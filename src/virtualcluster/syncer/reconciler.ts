@@ -17,7 +17,7 @@ import {
   VirtualWriteError,
 } from "./errors.ts";
 import { importedVirtualObject } from "./imported-object.ts";
-import { currentHost, forgetDeliveredWrite, type InformerProgress, type KeyState } from "./key-state.ts";
+import { currentHost, forgetDeliveredWrite, type KeyState } from "./key-state.ts";
 import { formatKey, isOrphan, parseKey, type SyncKey } from "./keys.ts";
 import { isImported } from "./kind-imported.ts";
 import { describeError, statusCode, statusReason } from "./kube-client.ts";
@@ -104,7 +104,8 @@ export class Reconciler {
   hostEvent(key: string, event: "add" | "update" | "delete", seen: WireObject): boolean {
     const state = this.#states.get(key);
     const resource = parseKey(key).resource;
-    if (state) forgetDeliveredWrite(state, event === "delete" ? undefined : seen, this.#hostProgress(resource));
+    const progress = this.#options.host.informers[resource]?.progress();
+    if (state) forgetDeliveredWrite(state, event === "delete" ? undefined : seen, progress);
     const applied = state?.applied;
     const resourceVersion = event === "delete" ? undefined : seen.metadata?.resourceVersion;
     const ours = resourceVersion !== undefined && applied?.resourceVersion === resourceVersion;
@@ -127,16 +128,13 @@ export class Reconciler {
     for (const [key, state] of this.#states) if (state.written && key.startsWith(prefix)) this.#options.enqueue(key);
   }
 
-  #hostProgress(resource: SyncedResource): InformerProgress | undefined {
-    return this.#options.host.informers[resource]?.progress();
-  }
-
   /** Keeps our write's answer as the key's overlay only while the informer has not delivered it (currentHost()). */
   #wrote(kind: SyncedKind, state: KeyState, object: WireObject): void {
     const informer = this.#options.host.informers[kind.resource];
-    state.written = { object, epoch: informer?.progress().epoch ?? 0 };
+    const progress = informer?.progress();
+    state.written = { object, epoch: progress?.epoch ?? 0 };
     const { namespace = "", name = "" } = object.metadata ?? {};
-    forgetDeliveredWrite(state, informer?.get(namespace, name), informer?.progress());
+    forgetDeliveredWrite(state, informer?.get(namespace, name), progress);
   }
 
   /** Whether some patch of the resource can read `context.hostObject` (its desired object may follow the host's). */

@@ -162,6 +162,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       await metrics.close();
       await runtimes.close();
       own.close();
+      forwarder.close();
       host.close();
     },
   };

@@ -57,6 +57,9 @@ describe("HostForwarder", () => {
   let url: string;
   let caPem: string;
   const seen: IncomingHttpHeaders[] = [];
+  let connections = 0;
+  /** Longer than the forwarder reads whole: it stops reading and asks again through https.request, which streams. */
+  const HUGE = 2 * 1024 * 1024;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "forwarder-"));
@@ -64,8 +67,16 @@ describe("HostForwarder", () => {
     caPem = tls.caPem;
     host = createServer({ key: tls.keyPem, cert: tls.certPem }, (request, response) => {
       seen.push(request.headers);
+      if (request.url?.endsWith("/huge")) {
+        response.writeHead(200, { "content-type": "application/octet-stream", "content-length": HUGE });
+        response.end(Buffer.alloc(HUGE, 0x61));
+        return;
+      }
       response.writeHead(200, { "content-type": "application/json", "x-host": "yes" });
       response.end(JSON.stringify({ path: request.url }));
+    });
+    host.on("secureConnection", () => {
+      connections++;
     });
     host.on("upgrade", (request, socket) => {
       seen.push(request.headers);
@@ -120,6 +131,64 @@ describe("HostForwarder", () => {
     assert.equal(sent.accept, "application/json");
   });
 
+  const call = (path: string, headers: IncomingHttpHeaders = {}) => ({
+    method: "GET",
+    path,
+    headers,
+    identity: { user: "platform:user:dev", groups: ["platform:team:a"] },
+    body: Readable.from([]),
+    hasBody: false,
+  });
+
+  it("forward() relays GETs of one object whole, with the same credential and identity, on one kept-alive connection", async () => {
+    const relay = forwarder();
+    const before = connections;
+    for (let i = 0; i < 3; i++) {
+      const { answer, got, text, ended } = sink();
+      await relay.forward(
+        call(`/api/v1/namespaces/a/configmaps/c${i}`, { authorization: "Bearer the-callers-key", accept: "x/y" }),
+        answer,
+      );
+      await ended;
+      assert.equal(got.status, 200);
+      assert.equal(got.headers?.["x-host"], "yes");
+      assert.equal(got.headers?.["content-length"], Buffer.byteLength(text()));
+      assert.deepEqual(JSON.parse(text()), { path: `/api/v1/namespaces/a/configmaps/c${i}` });
+      const sent = seen.at(-1)!;
+      assert.equal(sent.authorization, "Bearer agent-sa");
+      assert.equal(sent["impersonate-user"], "platform:user:dev");
+      assert.equal(sent["impersonate-group"], "platform:team:a");
+      assert.equal(sent.accept, "x/y");
+    }
+    assert.equal(connections - before, 1, "the three GETs went over one connection");
+    relay.close();
+  });
+
+  it("forward() asks again through https.request, and relays it all, when a GET of one object answers more than it reads whole", async () => {
+    const { answer, got, ended } = sink();
+    let bytes = 0;
+    answer.body.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    const asked = seen.length;
+    await forwarder().forward(call("/api/v1/namespaces/a/configmaps/huge"), answer);
+    await ended;
+    assert.equal(got.status, 200);
+    assert.equal(bytes, HUGE);
+    assert.equal(seen.length - asked, 2, "once whole (cut off at the bound), once streamed");
+  });
+
+  it("forward() refuses a path or header that would split the request, sending nothing, as https.request does", async () => {
+    const asked = seen.length;
+    for (const bad of [
+      call("/api/v1/namespaces/a/configmaps/c HTTP/1.1\r\nimpersonate-user: system:admin\r\nx: y"),
+      call("/api/v1/namespaces/a/configmaps/c", { accept: "x\r\nimpersonate-user: system:admin" }),
+    ]) {
+      await assert.rejects(forwarder().forward(bad, sink().answer), TypeError);
+    }
+    assert.equal(seen.length, asked, "the host saw no request");
+  });
+
   it("forward() switches protocols end to end when the host does, and relays the bytes both ways", async () => {
     const [agentEnd, clientEnd] = await socketPair();
     const { answer, got } = sink(agentEnd);
@@ -163,6 +232,17 @@ describe("HostForwarder", () => {
       },
       answer,
     );
+    await ended;
+    assert.equal(got.status, 503);
+    assert.match(JSON.parse(text()).message, /the cluster's agent cannot reach its API server/);
+  });
+
+  it("forward() answers 503 with a Status when the host cannot be reached for a GET of one object", async () => {
+    const { answer, got, text, ended } = sink();
+    const nowhere = new HostForwarder(
+      directAccess({ server: "https://127.0.0.1:1", tls: { ca: caPem }, credential: { kind: "token", token: "t" } }),
+    );
+    await nowhere.forward(call("/api/v1/namespaces/a/configmaps/c"), answer);
     await ended;
     assert.equal(got.status, 503);
     assert.match(JSON.parse(text()).message, /the cluster's agent cannot reach its API server/);

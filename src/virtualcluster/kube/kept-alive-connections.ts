@@ -60,6 +60,9 @@ export function requestHead(method: string, path: string, host: string, headers:
   return `${head}\r\n`;
 }
 
+/** An answer longer than the exchange's maxBodyBytes: the exchange failed, its connection was closed. */
+export class AnswerTooLongError extends Error {}
+
 const hangUp = () => Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
 
 /** How an exchange ended: its whole answer (and whether the connection may carry another), or an error. */
@@ -90,7 +93,7 @@ class Exchange {
       body: (chunk) => {
         this.#bytes += chunk.length;
         if (this.#bytes > options.maxBodyBytes)
-          throw new Error(`the answer is longer than ${options.maxBodyBytes} bytes`);
+          throw new AnswerTooLongError(`the answer is longer than ${options.maxBodyBytes} bytes`);
         this.#chunks.push(chunk);
       },
       end: (reusable) => {
@@ -124,7 +127,10 @@ class Exchange {
       if (!this.#ended) return;
       reusable = this.#ended.reusable;
     } catch (error) {
-      if (!this.#ended) return this.fail(error as Error);
+      if (!this.#ended) {
+        this.fail(error as Error);
+        return;
+      }
       reusable = false;
     }
     this.#settled = true;

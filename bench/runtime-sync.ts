@@ -374,7 +374,7 @@ async function main(): Promise<void> {
     });
   }
 
-  const have = rounds.length * (BURST + RATE * PACED_SECONDS) + (WARMUP > 0 ? WARMUP : 0);
+  const have = rounds.length * (BURST + RATE * PACED_SECONDS) + Math.max(WARMUP, 0);
   const more = Math.max(0, OBJECTS - have);
   progress(`memory: ${more} more objects to reach ${OBJECTS} synced`);
   if (more > 0) await run("syncer", more);

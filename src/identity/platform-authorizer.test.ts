@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { resourceVerbs } from "../http/resource-verbs.ts";
-import type { AuthorizationAttributes, ResourceDefinition, SubjectRules, UserInfo } from "../registry/types.ts";
+import type { AuthorizationAttributes, SubjectRules, UserInfo } from "../registry/types.ts";
 import { type AuthFixture, openAuthFixture, platform, testInstancesDefinition } from "./testing.ts";
 
 const G = "management.platform.sh";

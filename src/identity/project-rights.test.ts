@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createProjectDefinition } from "../apis/management/v1/project.ts";
 import { StoreInformer } from "../auth/store-informer.ts";
-import type { AuthorizationAttributes, ResourceDefinition, UserInfo } from "../registry/types.ts";
+import type { AuthorizationAttributes, UserInfo } from "../registry/types.ts";
 import { ProjectIndex } from "./project-index.ts";
 import { type AuthFixture, openAuthFixture, platform, testInstancesDefinition } from "./testing.ts";
 

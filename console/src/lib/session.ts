@@ -2,7 +2,7 @@
 // it applies), asked together before the first page renders; every page builds its actions from `can`.
 
 import { createContext, useContext, useEffect, useState } from "react";
-import { API, api, apiRequest, CONSOLE_HEADERS } from "./api.ts";
+import { API, apiRequest, CONSOLE_HEADERS } from "./api.ts";
 import type { Self } from "./kube.ts";
 import { type Permissions, permissionsOf, type Rules } from "./permissions.ts";
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { CONFIG_NAME, configDefinition } from "../../apis/management/v1/config.ts";
 import { defaultSettings, LiveSettings } from "../../config/settings.ts";
 import { openTestRegistry, type TestRegistry, testContext } from "../../registry/testing.ts";
-import type { ResourceDefinition, ResourceStore } from "../../registry/types.ts";
+import type { ResourceStore } from "../../registry/types.ts";
 import { ConfigController } from "./config-controller.ts";
 
 describe("ConfigController", () => {

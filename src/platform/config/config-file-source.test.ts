@@ -7,7 +7,7 @@ import { pino } from "pino";
 import { CONFIG_NAME, configDefinition } from "../../apis/management/v1/config.ts";
 import { defaultSettings, LiveSettings } from "../../config/settings.ts";
 import { openTestRegistry, type TestRegistry, testContext } from "../../registry/testing.ts";
-import type { ResourceDefinition, ResourceStore } from "../../registry/types.ts";
+import type { ResourceStore } from "../../registry/types.ts";
 import { ConfigController } from "./config-controller.ts";
 import { ConfigFileSource } from "./config-file-source.ts";
 

@@ -8,7 +8,6 @@ import {
 } from "../../apis/management/v1/virtualclusterinstance.ts";
 import type { GenericStore } from "../../registry/store.ts";
 import { openTestRegistry, type TestRegistry, testContext } from "../../registry/testing.ts";
-import type { ResourceDefinition } from "../../registry/types.ts";
 import { INSTANCE_CA_PREFIX, InstanceCertificateAuthorities, instanceCaKey } from "./instance-cas.ts";
 
 describe("InstanceCertificateAuthorities", () => {

@@ -26,3 +26,42 @@ test("HeapCompactor compacts at start, then once after each burst of work, never
   assert.equal(calls.length, 3);
   compactor.stop();
 });
+
+test("HeapCompactor with settleMs compacts at start only once work stopped for that long, waiting at most quietMs", (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const calls: unknown[] = [];
+  let work = 0;
+  const compactor = new HeapCompactor({
+    gc: (options) => calls.push(options),
+    work: () => work,
+    settleMs: 100,
+    quietMs: 1_000,
+  });
+  compactor.start();
+  assert.equal(calls.length, 0, "not while start-up may still be working");
+  work++;
+  t.mock.timers.tick(100);
+  assert.equal(calls.length, 0, "the first syncs went on");
+  t.mock.timers.tick(100);
+  assert.equal(calls.length, 1, "once they stopped");
+  t.mock.timers.tick(1_000);
+  assert.equal(calls.length, 1, "then as after any compaction: nothing more while idle");
+
+  const busy = new HeapCompactor({
+    gc: (options) => calls.push(options),
+    work: () => work,
+    settleMs: 100,
+    quietMs: 1_000,
+  });
+  busy.start();
+  for (let i = 0; i < 9; i++) {
+    work++;
+    t.mock.timers.tick(100);
+  }
+  assert.equal(calls.length, 1, "not while work goes on");
+  work++;
+  t.mock.timers.tick(100);
+  assert.equal(calls.length, 2, "but not past quietMs");
+  compactor.stop();
+  busy.stop();
+});

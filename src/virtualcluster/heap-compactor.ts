@@ -20,6 +20,11 @@ export interface HeapCompactorOptions {
   work(): number;
   /** How often it looks whether work stopped (default 5 s). */
   quietMs?: number;
+  /**
+   * With it, start() compacts only once no work happened for this long (the work start-up set off, such as a
+   * runtime's first syncs, ends first), waiting at most quietMs; without it, at once.
+   */
+  settleMs?: number;
 }
 
 export class HeapCompactor {
@@ -37,10 +42,31 @@ export class HeapCompactor {
     this.#seen = options.work();
   }
 
-  /** Compacts now (start-up is over), then looks every quietMs. */
+  /** Compacts once start-up is over (now, or once settled: settleMs), then looks every quietMs. */
   start(): void {
-    this.compact();
-    this.#schedule(this.#options.quietMs ?? 5_000);
+    const { settleMs, quietMs = 5_000 } = this.#options;
+    if (!settleMs) {
+      this.compact();
+      this.#schedule(quietMs);
+      return;
+    }
+    let waited = 0;
+    const settle = () => {
+      if (this.#stopped) return;
+      const now = this.#options.work();
+      const busy = now !== this.#seen;
+      this.#seen = now;
+      waited += settleMs;
+      if (busy && waited < quietMs) {
+        this.#timer = setTimeout(settle, settleMs);
+        this.#timer.unref();
+        return;
+      }
+      this.compact();
+      this.#schedule(quietMs);
+    };
+    this.#timer = setTimeout(settle, settleMs);
+    this.#timer.unref();
   }
 
   stop(): void {

@@ -44,29 +44,27 @@ export class HeapCompactor {
 
   /** Compacts once start-up is over (now, or once settled: settleMs), then looks every quietMs. */
   start(): void {
-    const { settleMs, quietMs = 5_000 } = this.#options;
-    if (!settleMs) {
-      this.compact();
-      this.#schedule(quietMs);
-      return;
-    }
-    let waited = 0;
-    const settle = () => {
+    const { settleMs } = this.#options;
+    if (settleMs) this.#settle(settleMs, 0);
+    else this.#compactAndLook();
+  }
+
+  /** Looks every settleMs until a look finds no new work (or quietMs passed), then compacts. */
+  #settle(settleMs: number, waited: number): void {
+    this.#timer = setTimeout(() => {
       if (this.#stopped) return;
       const now = this.#options.work();
       const busy = now !== this.#seen;
       this.#seen = now;
-      waited += settleMs;
-      if (busy && waited < quietMs) {
-        this.#timer = setTimeout(settle, settleMs);
-        this.#timer.unref();
-        return;
-      }
-      this.compact();
-      this.#schedule(quietMs);
-    };
-    this.#timer = setTimeout(settle, settleMs);
+      if (busy && waited + settleMs < (this.#options.quietMs ?? 5_000)) this.#settle(settleMs, waited + settleMs);
+      else this.#compactAndLook();
+    }, settleMs);
     this.#timer.unref();
+  }
+
+  #compactAndLook(): void {
+    this.compact();
+    this.#schedule(this.#options.quietMs ?? 5_000);
   }
 
   stop(): void {

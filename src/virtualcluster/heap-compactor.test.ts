@@ -31,12 +31,9 @@ test("HeapCompactor with settleMs compacts at start only once work stopped for t
   t.mock.timers.enable({ apis: ["setTimeout"] });
   const calls: unknown[] = [];
   let work = 0;
-  const compactor = new HeapCompactor({
-    gc: (options) => calls.push(options),
-    work: () => work,
-    settleMs: 100,
-    quietMs: 1_000,
-  });
+  const settling = () =>
+    new HeapCompactor({ gc: (options) => calls.push(options), work: () => work, settleMs: 100, quietMs: 1_000 });
+  const compactor = settling();
   compactor.start();
   assert.equal(calls.length, 0, "not while start-up may still be working");
   work++;

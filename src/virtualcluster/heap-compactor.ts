@@ -29,6 +29,7 @@ export interface HeapCompactorOptions {
 
 export class HeapCompactor {
   readonly #options: HeapCompactorOptions;
+  readonly #quietMs: number;
   #timer?: NodeJS.Timeout;
   /** The work count at the last look, and whether work happened since the last compaction. */
   #seen: number;
@@ -39,6 +40,7 @@ export class HeapCompactor {
 
   constructor(options: HeapCompactorOptions) {
     this.#options = options;
+    this.#quietMs = options.quietMs ?? 5_000;
     this.#seen = options.work();
   }
 
@@ -56,7 +58,7 @@ export class HeapCompactor {
       const now = this.#options.work();
       const busy = now !== this.#seen;
       this.#seen = now;
-      if (busy && waited + settleMs < (this.#options.quietMs ?? 5_000)) this.#settle(settleMs, waited + settleMs);
+      if (busy && waited + settleMs < this.#quietMs) this.#settle(settleMs, waited + settleMs);
       else this.#compactAndLook();
     }, settleMs);
     this.#timer.unref();
@@ -64,7 +66,7 @@ export class HeapCompactor {
 
   #compactAndLook(): void {
     this.compact();
-    this.#schedule(this.#options.quietMs ?? 5_000);
+    this.#schedule(this.#quietMs);
   }
 
   stop(): void {
@@ -93,7 +95,7 @@ export class HeapCompactor {
     if (this.#stopped) return;
     this.#timer = setTimeout(() => {
       this.look();
-      this.#schedule(this.#options.quietMs ?? 5_000);
+      this.#schedule(this.#quietMs);
     }, ms);
     this.#timer.unref();
   }

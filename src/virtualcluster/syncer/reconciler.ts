@@ -104,8 +104,10 @@ export class Reconciler {
   hostEvent(key: string, event: "add" | "update" | "delete", seen: WireObject): boolean {
     const state = this.#states.get(key);
     const resource = parseKey(key).resource;
-    const progress = this.#options.host.informers[resource]?.progress();
-    if (state) forgetDeliveredWrite(state, event === "delete" ? undefined : seen, progress);
+    if (state) {
+      const progress = this.#options.host.informers[resource]?.progress();
+      forgetDeliveredWrite(state, event === "delete" ? undefined : seen, progress);
+    }
     const applied = state?.applied;
     const resourceVersion = event === "delete" ? undefined : seen.metadata?.resourceVersion;
     const ours = resourceVersion !== undefined && applied?.resourceVersion === resourceVersion;

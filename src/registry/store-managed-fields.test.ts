@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { updateManagedFields } from "../apimachinery/apply/managed-fields.ts";
 import { API_VERSION, userSchema } from "../apimachinery/apply/testing-fixtures.ts";
 import type { JsonMap, KubeObject, ManagedFieldsEntry } from "../apimachinery/types.ts";
-import { CreateManagedFieldsMemo, shapeOf } from "./store-managed-fields.ts";
+import { CREATES_WITHOUT_MEMO, CreateManagedFieldsMemo, shapeOf } from "./store-managed-fields.ts";
 
 const direct = (object: KubeObject, manager: string, time: string, subresource?: string): ManagedFieldsEntry[] =>
   updateManagedFields({
@@ -105,6 +105,45 @@ test("CreateManagedFieldsMemo.forCreate() reuses the entry for the same shape an
   assert.notEqual(first[0].fieldsV1, second[0].fieldsV1, "no two objects share one fieldsV1");
   run({ ...b, spec: { displayName: "B" } }, "2026-01-01T00:00:06Z");
   assert.equal(computed, 2, "another shape is computed");
+});
+
+/** A memo and a create of a User whose list names an item of its own (as Endpoints' addresses do), counting computes. */
+function countingMemo() {
+  const memo = new CreateManagedFieldsMemo();
+  const counter = { computed: 0 };
+  const create = (name: string) => {
+    const object: KubeObject = { apiVersion: API_VERSION, kind: "User", metadata: { name }, spec: { tags: [name] } };
+    return memo.forCreate(object, "m", undefined, "2026-01-01T00:00:00Z", () => {
+      counter.computed++;
+      return direct(object, "m", "2026-01-01T00:00:00Z");
+    });
+  };
+  return { create, counter };
+}
+
+test("CreateManagedFieldsMemo.forCreate() stops keeping shapes after a full memo found no repeat, then tries again", () => {
+  const { create, counter } = countingMemo();
+  // The first 257 shapes fill the memo without a repeat.
+  for (let i = 0; i <= 256; i++) create(`u${i}`);
+  assert.equal(counter.computed, 257);
+  create("again");
+  create("again");
+  assert.equal(counter.computed, 259, "a repeated shape is computed again while the memo is off");
+  for (let i = 2; i < CREATES_WITHOUT_MEMO; i++) create(`v${i}`);
+  assert.equal(counter.computed, 257 + CREATES_WITHOUT_MEMO);
+  const again = create("back");
+  assert.deepEqual(create("back"), again);
+  assert.equal(counter.computed, 258 + CREATES_WITHOUT_MEMO, "after them the memo is used again");
+});
+
+test("CreateManagedFieldsMemo.forCreate() keeps memoizing while shapes repeat", () => {
+  const { create, counter } = countingMemo();
+  create("same");
+  create("same");
+  for (let i = 0; i < 300; i++) create(`u${i}`);
+  create("again");
+  create("again");
+  assert.equal(counter.computed, 1 + 300 + 1, "one repeat before the memo filled keeps it on");
 });
 
 test("shapeOf() keeps map keys and whole lists, and ignores leaf values and managedFields", () => {

@@ -7,11 +7,22 @@
 
 import type { ManagedFieldsEntry } from "../apimachinery/types.ts";
 
-/** Signatures kept per store; past it the memo starts over (creates of many shapes get no benefit, no harm). */
+/** Signatures kept per store; a full memo starts over (creates of many shapes get no benefit, no harm). */
 const MAX_SHAPES = 256;
+
+/**
+ * Creates computed directly, with no signature built, once a full memo found no repeat: where each object's lists name
+ * items of its own (Endpoints' addresses, an EndpointSlice's endpoints) no two creates share a shape, and the memo's
+ * signatures and entries were only garbage that outlived young collections. After these it tries again.
+ */
+export const CREATES_WITHOUT_MEMO = 4096;
 
 export class CreateManagedFieldsMemo {
   private readonly shapes = new Map<string, string>();
+  /** Creates that found their shape since the memo last started over. */
+  private hits = 0;
+  /** Creates left to compute directly (CREATES_WITHOUT_MEMO). */
+  private withoutMemo = 0;
 
   /** `compute` is the real computation; its result is reused for later creates of the same shape. */
   forCreate(
@@ -21,20 +32,32 @@ export class CreateManagedFieldsMemo {
     time: string,
     compute: () => ManagedFieldsEntry[],
   ): ManagedFieldsEntry[] {
+    if (this.withoutMemo > 0) {
+      this.withoutMemo--;
+      return compute();
+    }
     const key = `${manager}\u0000${subresource ?? ""}\u0000${shapeOf(object, true)}`;
     const known = this.shapes.get(key);
     if (known !== undefined) {
+      this.hits++;
       const entries = JSON.parse(known) as ManagedFieldsEntry[];
       entries[0].time = time;
       return entries;
     }
     const entries = compute();
     // Only the usual result (one Update entry stamped with this write's time) is safe to re-stamp.
-    if (entries.length === 1 && entries[0].time === time) {
-      if (this.shapes.size >= MAX_SHAPES) this.shapes.clear();
-      this.shapes.set(key, JSON.stringify(entries));
-    }
+    if (entries.length === 1 && entries[0].time === time) this.keep(key, entries);
     return entries;
+  }
+
+  private keep(key: string, entries: ManagedFieldsEntry[]): void {
+    if (this.shapes.size >= MAX_SHAPES) {
+      if (this.hits === 0) this.withoutMemo = CREATES_WITHOUT_MEMO;
+      this.shapes.clear();
+      this.hits = 0;
+      if (this.withoutMemo > 0) return;
+    }
+    this.shapes.set(key, JSON.stringify(entries));
   }
 }
 

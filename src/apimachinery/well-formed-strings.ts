@@ -24,6 +24,7 @@ function shown(text: string): string {
  * `object.field`, as Kubernetes names them.
  */
 export function illFormedStrings(value: unknown, schema?: JsonMap, root = ""): FieldError[] {
+  if (allWellFormed(value)) return [];
   const found: FieldError[] = [];
   const pending: [unknown, string, JsonMap | undefined][] = [[value, root, schema]];
   while (pending.length > 0 && found.length < MAX_FINDINGS) {
@@ -48,6 +49,29 @@ export function illFormedStrings(value: unknown, schema?: JsonMap, root = ""): F
     }
   }
   return found.slice(0, MAX_FINDINGS);
+}
+
+/**
+ * Whether every string and key in `value` is well-formed: the answer for nearly every write, found without building
+ * the path of each value (which made this walk a few per cent of a create's allocation). Iterative, as above.
+ */
+function allWellFormed(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current === "string") {
+      if (!current.isWellFormed()) return false;
+    } else if (Array.isArray(current)) {
+      for (const item of current) pending.push(item);
+    } else if (current !== null && typeof current === "object") {
+      for (const key in current) {
+        if (!Object.hasOwn(current, key)) continue;
+        if (!key.isWellFormed()) return false;
+        pending.push((current as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
 }
 
 function subschema(value: unknown): JsonMap | undefined {

@@ -25,6 +25,7 @@ import {
 } from "../apis/discovery/v1/endpointslice.ts";
 import type { InformerHandler } from "../auth/store-informer.ts";
 import type { Registry } from "../registry/registry.ts";
+import type { GenericStore } from "../registry/store.ts";
 import { systemContext } from "../registry/system-context.ts";
 import type { StoredRecord, WatchEvent } from "../storage/types.ts";
 import { stableJson } from "../utils/stable-json.ts";
@@ -181,6 +182,11 @@ export class EndpointSliceMirroring implements InformerHandler {
   readonly #warned = new Map<string, string>();
   /** Endpoints to reconcile, with their record when an event brought it (else it is read from storage). */
   readonly #pending = new Map<string, StoredRecord | undefined>();
+  /**
+   * Endpoints whose slice is being written, with the revisions of their slices' events seen meanwhile: the echo of a
+   * create comes before the write returns (its name is the server's), so the write decides once it knows its revision.
+   */
+  readonly #writing = new Map<string, number[]>();
   #draining: Promise<void> | undefined;
   #started = false;
   #stopped = false;
@@ -256,8 +262,11 @@ export class EndpointSliceMirroring implements InformerHandler {
       group: `${slice.addressType}/${JSON.stringify(slice.ports ?? [])}`,
       content: contentOf(slice),
     });
-    // Someone changed or deleted a slice of ours: its Endpoints decide again.
-    if (live) this.#enqueue(owner);
+    // Someone changed or deleted a slice of ours: its Endpoints decide again (after a write in flight, see #write).
+    if (!live) return;
+    const seen = this.#writing.get(owner);
+    if (seen) seen.push(record.revision);
+    else this.#enqueue(owner);
   }
 
   #remember(owner: string, key: string, slice: KnownSlice): void {
@@ -385,28 +394,39 @@ export class EndpointSliceMirroring implements InformerHandler {
   async #write(owner: string, body: KubeObject, current: KnownSlice | undefined): Promise<void> {
     const store = this.#options.registry.genericStore(DISCOVERY_GROUP, "endpointslices");
     if (!store) return;
-    const context = systemContext(`system:serviceaccount:kube-system:${MANAGER}`, MANAGER);
-    const namespace = body.metadata.namespace ?? "";
-    const written = current
-      ? await store.update(
-          context,
-          { namespace, name: current.name },
-          { ...body, metadata: { ...body.metadata, name: current.name, resourceVersion: String(current.revision) } },
-          { fieldManager: MANAGER },
-        )
-      : await store.create(
-          context,
-          namespace,
-          { ...body, metadata: { ...body.metadata, generateName: `${owner.slice(owner.indexOf("/") + 1)}-` } },
-          { fieldManager: MANAGER },
-        );
+    const seen: number[] = [];
+    this.#writing.set(owner, seen);
+    let written: KubeObject;
+    try {
+      written = await this.#send(store, owner, body, current);
+    } catch (error) {
+      if (seen.length > 0) this.#enqueue(owner);
+      throw error;
+    } finally {
+      this.#writing.delete(owner);
+    }
     const name = written.metadata.name ?? "";
-    this.#remember(owner, `${SLICES}${namespace}/${name}`, {
+    const revision = Number(written.metadata.resourceVersion);
+    this.#remember(owner, `${SLICES}${body.metadata.namespace ?? ""}/${name}`, {
       name,
-      revision: Number(written.metadata.resourceVersion),
+      revision,
       group: `${body.addressType}/${JSON.stringify(body.ports)}`,
       content: contentOf(body),
     });
+    // Anything but this write's own echo changed the owner's slices meanwhile: decide again.
+    if (seen.some((seenRevision) => seenRevision !== revision)) this.#enqueue(owner);
+  }
+
+  /** Updates the slice we know, or creates one named after the Endpoints. */
+  #send(store: GenericStore, owner: string, body: KubeObject, current: KnownSlice | undefined): Promise<KubeObject> {
+    const context = systemContext(`system:serviceaccount:kube-system:${MANAGER}`, MANAGER);
+    const namespace = body.metadata.namespace ?? "";
+    if (current) {
+      const metadata = { ...body.metadata, name: current.name, resourceVersion: String(current.revision) };
+      return store.update(context, { namespace, name: current.name }, { ...body, metadata }, { fieldManager: MANAGER });
+    }
+    const metadata = { ...body.metadata, generateName: `${owner.slice(owner.indexOf("/") + 1)}-` };
+    return store.create(context, namespace, { ...body, metadata }, { fieldManager: MANAGER });
   }
 
   async #delete(owner: string, slice: KnownSlice): Promise<void> {

@@ -44,12 +44,7 @@ test("HeapCompactor with settleMs compacts at start only once work stopped for t
   t.mock.timers.tick(1_000);
   assert.equal(calls.length, 1, "then as after any compaction: nothing more while idle");
 
-  const busy = new HeapCompactor({
-    gc: (options) => calls.push(options),
-    work: () => work,
-    settleMs: 100,
-    quietMs: 1_000,
-  });
+  const busy = settling();
   busy.start();
   for (let i = 0; i < 9; i++) {
     work++;

@@ -32,9 +32,11 @@ import { cpuTimeMs, memoryStatus } from "./lib/proc.ts";
 import { round, summarize } from "./lib/stats.ts";
 
 // As users start it: bin/virtualcluster.js (in a checkout it runs the TypeScript sources), or with --from dist the
-// JavaScript an installed copy runs (`npm run build` first).
+// JavaScript an installed copy runs (`npm run build` first), with Node's compile cache on as bin/virtualcluster.js
+// turns it on for an installed copy.
 const FROM_DIST = process.argv.includes("--from") && process.argv[process.argv.indexOf("--from") + 1] === "dist";
 const MAIN = new URL(FROM_DIST ? "../dist/cli/main.js" : "../bin/virtualcluster.js", import.meta.url).pathname;
+const COMPILE_CACHE = FROM_DIST ? { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache") } : {};
 const argument = (name: string, fallback: number) => {
   const index = process.argv.indexOf(name);
   return index >= 0 ? Number(process.argv[index + 1]) : fallback;
@@ -81,7 +83,7 @@ function start(
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, [...nodeOptions, MAIN, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, LOG_LEVEL: "warn", LICENSE: undefined },
+    env: { ...process.env, ...COMPILE_CACHE, LOG_LEVEL: "warn", LICENSE: undefined },
   });
   process.once("exit", () => child.kill("SIGKILL"));
   let out = "";

@@ -21,3 +21,16 @@ test("runtimeEnvironment() adds glibc's one malloc arena and fixed mmap and trim
   const complete = { GLIBC_TUNABLES: `glibc.pthread.rseq=0:${ours}` };
   assert.equal(runtimeEnvironment(complete), complete);
 });
+
+test("runtimeEnvironment() turns Node's compile cache off for the built JavaScript only, keeping the user's own setting", () => {
+  const tunables = "glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=32768:glibc.malloc.trim_threshold=131072";
+  assert.equal(runtimeEnvironment({}, { builtJavaScript: true }).NODE_DISABLE_COMPILE_CACHE, "1");
+  assert.equal(runtimeEnvironment({}, { builtJavaScript: false }).NODE_DISABLE_COMPILE_CACHE, undefined);
+  const complete = { GLIBC_TUNABLES: tunables };
+  assert.deepEqual(runtimeEnvironment(complete, { builtJavaScript: true }), {
+    ...complete,
+    NODE_DISABLE_COMPILE_CACHE: "1",
+  });
+  const own = { GLIBC_TUNABLES: tunables, NODE_DISABLE_COMPILE_CACHE: "0" };
+  assert.equal(runtimeEnvironment(own, { builtJavaScript: true }), own);
+});

@@ -154,7 +154,8 @@ describe("installing virtualcluster with npm", {
     timeout: 900_000,
   }, async () => {
     const prefix = join(root, "prefix-tarball");
-    const packed = npm(["pack", "--pack-destination", root], checkout);
+    // `npm install` above built the checkout (its prepare script); packing skips building the same files again.
+    const packed = npm(["pack", "--ignore-scripts", "--pack-destination", root], checkout);
     const tarball = join(root, packed.stdout.trim().split("\n").at(-1) ?? "");
     const run = npm(["install", "-g", "--prefix", prefix, tarball], root);
     const output = `${run.stdout}\n${run.stderr}`;

@@ -118,8 +118,17 @@ function createAjv(): Ajv {
     int64: { type: "number", validate: inRange("int64") },
   };
   for (const name of annotationFormats) formats[name] = true;
-  // strict off: resource schemas may carry OpenAPI annotations (example, externalDocs) ajv does not know.
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, logger: false, formats });
+  // strict off: resource schemas may carry OpenAPI annotations (example, externalDocs) ajv does not know. No
+  // optimizing pass over the generated code: it makes a compile 40 % dearer (the Config's schema 200 ms instead of
+  // 120) and validation no faster.
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    logger: false,
+    formats,
+    code: { optimize: false },
+  });
   ajv.addVocabulary(annotationKeywords);
   ajv.addKeyword({
     keyword: "x-kubernetes-int-or-string",

@@ -2,6 +2,7 @@
 // The schema describes a whole object: apiVersion, kind and metadata (ObjectMeta) plus the resource's own
 // top-level fields (spec, status, ...).
 
+import type { ValidateFunction } from "ajv";
 import type { FieldError } from "./field-errors.ts";
 import { cloneJson } from "./json-values.ts";
 import { objectMetaSchema } from "./object-meta-schema.ts";
@@ -48,14 +49,19 @@ export function objectSchemaOf(topLevel: JsonMap): JsonMap {
 
 const compiled = new WeakMap<JsonMap, CompiledSchema>();
 
-/** Compiles (once per `topLevel` object) the whole-object schema around a resource's top-level fields. */
+/**
+ * The whole-object schema around a resource's top-level fields, once per `topLevel` object. ajv compiles it on the
+ * first validation: compiling every resource's schema is a fifth of a platform's start-up, and most processes (the
+ * CLI, a runtime, a test) validate few kinds or none.
+ */
 export function compileObjectSchema(topLevel: JsonMap): CompiledSchema {
   const cached = compiled.get(topLevel);
   if (cached) return cached;
   const schema = objectSchemaOf(topLevel);
-  const check = compileWithAjv(schema);
+  let check: ValidateFunction | undefined;
   const result: CompiledSchema = {
     validate(object) {
+      check ??= compileWithAjv(schema);
       const unicode = illFormedStrings(object, schema);
       if (check(object)) return unicode;
       return [...toFieldErrors(check.errors ?? [], schema, object), ...unicode];

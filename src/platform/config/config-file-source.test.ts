@@ -11,12 +11,48 @@ import type { ResourceStore } from "../../registry/types.ts";
 import { ConfigController } from "./config-controller.ts";
 import { ConfigFileSource } from "./config-file-source.ts";
 
+/** Waits for `check`; the limit only ends a wait that will never pass (a loaded machine may take seconds). */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
     if (check()) return;
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A Config store, its live settings and a source reading `content` from a file of its own. */
+async function openSource(content: string, emptySettleMs: number) {
+  const dir = await mkdtemp(join(tmpdir(), "config-file-"));
+  const file = join(dir, "platform.yaml");
+  await writeFile(file, content);
+  const definition = configDefinition();
+  const env = await openTestRegistry([definition]);
+  const store = env.store(definition);
+  const settings = new LiveSettings(defaultSettings());
+  const controller = await ConfigController.start({ store, name: CONFIG_NAME, settings });
+  const logLines: string[] = [];
+  const logger = pino({ level: "info" }, { write: (line: string) => logLines.push(line) });
+  const source = await ConfigFileSource.start({
+    path: file,
+    store,
+    name: CONFIG_NAME,
+    logger,
+    debounceMs: 20,
+    emptySettleMs,
+  });
+  const logged = (message: string) => logLines.filter((line) => line.includes(message)).length;
+  return {
+    file,
+    settings,
+    logged,
+    async close() {
+      source.close();
+      controller.close();
+      await env.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 describe("ConfigFileSource", () => {
@@ -85,5 +121,36 @@ describe("ConfigFileSource", () => {
     await writeFile(file, "projectNamespacePrefix: third-\n");
     await until(() => settings.current().projectNamespacePrefix === "third-", "the valid file again");
     assert.deepEqual(await source.reload(), { ok: "unchanged" });
+  });
+});
+
+describe("ConfigFileSource and an emptied file", () => {
+  it("ConfigFileSource never applies the empty file an in-place write shows between its truncation and its write", async () => {
+    // A settle far longer than the test: the empty read can only wait.
+    const opened = await openSource("projectNamespacePrefix: first-\n", 600_000);
+    try {
+      const applied = opened.logged("config file applied");
+      await writeFile(opened.file, "");
+      await until(() => opened.logged("config file empty") > 0, "the empty file seen");
+      await writeFile(opened.file, "projectNamespacePrefix: written-\n");
+      await until(() => opened.settings.current().projectNamespacePrefix === "written-", "the written file");
+      assert.equal(opened.logged("config file applied"), applied + 1, "only the written content was applied");
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it("ConfigFileSource applies a file that stays empty: every setting at its default", async () => {
+    const opened = await openSource("projectNamespacePrefix: first-\n", 50);
+    try {
+      await until(() => opened.settings.current().projectNamespacePrefix === "first-", "the first file");
+      await writeFile(opened.file, "");
+      await until(
+        () => opened.settings.current().projectNamespacePrefix === defaultSettings().projectNamespacePrefix,
+        "the defaults",
+      );
+    } finally {
+      await opened.close();
+    }
   });
 });

@@ -1,7 +1,9 @@
 // `platform start --config FILE`: the file's content becomes the Config's spec.raw at start and whenever the file
 // changes. The directory is watched (editors and ConfigMap mounts replace files rather than write them in place),
 // events are debounced, and unchanged content is skipped. Content that fails validation is logged by field path
-// (never with values) and the config in force stays.
+// (never with values) and the config in force stays. A file written in place is empty between its truncation and the
+// write, and an empty config is valid (every default): an empty file seen by the watch is applied only once it has
+// stayed empty for EMPTY_SETTLE_MS.
 
 import { type FSWatcher, unwatchFile, watch, watchFile } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -13,6 +15,8 @@ import type { ResourceStore } from "../../registry/types.ts";
 
 const AGENT = "platform-config-file";
 export const DEFAULT_DEBOUNCE_MS = 50;
+/** How long a watched file must stay empty before its emptiness (every default) is applied. */
+export const EMPTY_SETTLE_MS = 2_000;
 /** Safety net for file systems without change events (network mounts): a stat every few seconds. */
 const POLL_INTERVAL_MS = 2_000;
 
@@ -22,12 +26,16 @@ export interface ConfigFileSourceOptions {
   name: string;
   logger?: Logger;
   debounceMs?: number;
+  /** Default EMPTY_SETTLE_MS. */
+  emptySettleMs?: number;
 }
 
 export type FileApplyResult =
   | { ok: true; warnings: string[] }
   | { ok: false; problems: string[] }
-  | { ok: "unchanged" };
+  | { ok: "unchanged" }
+  /** The watch saw the file empty: applied if it stays so (EMPTY_SETTLE_MS). */
+  | { ok: "pending" };
 
 export class ConfigFileSource {
   readonly path: string;
@@ -35,6 +43,8 @@ export class ConfigFileSource {
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastContent: string | undefined;
+  /** When the watch first read the file empty (since then it has read nothing else). */
+  private emptySince: number | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -54,7 +64,11 @@ export class ConfigFileSource {
 
   /** Reads the file now and applies it if it changed (serialized with other reloads). */
   reload(): Promise<FileApplyResult> {
-    const next = this.chain.then(() => this.applyFile());
+    return this.enqueue(false);
+  }
+
+  private enqueue(watched: boolean): Promise<FileApplyResult> {
+    const next = this.chain.then(() => this.applyFile(watched));
     this.chain = next.catch(() => undefined);
     return next;
   }
@@ -82,14 +96,28 @@ export class ConfigFileSource {
     watchFile(this.path, { interval: POLL_INTERVAL_MS, persistent: false }, () => this.schedule());
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS): void {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.reload(), this.options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
+    this.timer = setTimeout(() => void this.enqueue(true), delayMs);
     this.timer.unref();
   }
 
-  private async applyFile(): Promise<FileApplyResult> {
+  /** Whether an empty read by the watch waits: until the file has stayed empty long enough (then checked again). */
+  private emptyWaits(content: string, watched: boolean): boolean {
+    if (content !== "" || !watched || this.lastContent === "") {
+      this.emptySince = undefined;
+      return false;
+    }
+    this.emptySince ??= Date.now();
+    const left = this.emptySince + (this.options.emptySettleMs ?? EMPTY_SETTLE_MS) - Date.now();
+    if (left <= 0) return false;
+    this.options.logger?.info({ path: this.path }, "config file empty; applied if it stays empty");
+    this.schedule(left);
+    return true;
+  }
+
+  private async applyFile(watched: boolean): Promise<FileApplyResult> {
     const { logger, store, name } = this.options;
     let content: string;
     try {
@@ -101,6 +129,7 @@ export class ConfigFileSource {
       );
       return { ok: false, problems: [(error as Error).message] };
     }
+    if (this.emptyWaits(content, watched)) return { ok: "pending" };
     if (content === this.lastContent) return { ok: "unchanged" };
     const context = trustedConfigContext(AGENT);
     try {

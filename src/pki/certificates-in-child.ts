@@ -1,6 +1,7 @@
 // The platform's own CA and serving certificate, made in a short-lived child process: @peculiar/x509 and what it
 // brings (about 6 MiB once loaded) would otherwise stay in the server for its whole life after a first start or a
-// renewal, for milliseconds of work a year. A worker thread does not give that memory back to the process (measured:
+// renewal, for milliseconds of work a year. A first start makes its CA and the certificate it signs in one child (each
+// child spends about 0.3 s of CPU loading the library). A worker thread does not give that memory back to the process (measured:
 // the idle platform held 6 MiB more with one than without). Certificates issued while the platform serves
 // (kubeconfigs, instance CAs) load the library in the server when first needed instead (issue 36).
 
@@ -8,11 +9,21 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { CertificateAuthority, IssueOptions } from "./certificate-authority.ts";
 
-export type CertificateJob =
-  | { kind: "ca"; options: { commonName: string; validityDays?: number } }
-  | { kind: "issue"; options: IssueOptions };
+export interface CertificateAuthorityOptions {
+  commonName: string;
+  validityDays?: number;
+}
 
-export type CertificateJobResult = CertificateAuthority | { certPem: string; keyPem?: string };
+export type CertificateJob =
+  | { kind: "issue"; options: IssueOptions }
+  | { kind: "ca-and-issue"; options: { ca: CertificateAuthorityOptions; issue: Omit<IssueOptions, "ca"> } };
+
+export interface IssuedCertificate {
+  certPem: string;
+  keyPem?: string;
+}
+
+export type CertificateJobResult = IssuedCertificate | { ca: CertificateAuthority; issued: IssuedCertificate };
 
 const CHILD = fileURLToPath(
   new URL(import.meta.url.endsWith(".ts") ? "./certificate-process.ts" : "./certificate-process.js", import.meta.url),
@@ -44,15 +55,18 @@ function run(job: CertificateJob): Promise<CertificateJobResult> {
   });
 }
 
-/** createCertificateAuthority() in a child process. */
-export async function createCertificateAuthorityInChild(options: {
-  commonName: string;
-  validityDays?: number;
-}): Promise<CertificateAuthority> {
-  return (await run({ kind: "ca", options })) as CertificateAuthority;
+/** issueCertificate() in a child process. */
+export async function issueCertificateInChild(options: IssueOptions): Promise<IssuedCertificate> {
+  return (await run({ kind: "issue", options })) as IssuedCertificate;
 }
 
-/** issueCertificate() in a child process. */
-export async function issueCertificateInChild(options: IssueOptions): Promise<{ certPem: string; keyPem?: string }> {
-  return run({ kind: "issue", options });
+/** createCertificateAuthority(), then issueCertificate() signed by that CA, in one child process. */
+export async function createCertificateAuthorityAndIssueInChild(
+  ca: CertificateAuthorityOptions,
+  issue: Omit<IssueOptions, "ca">,
+): Promise<{ ca: CertificateAuthority; issued: IssuedCertificate }> {
+  return (await run({ kind: "ca-and-issue", options: { ca, issue } })) as {
+    ca: CertificateAuthority;
+    issued: IssuedCertificate;
+  };
 }

@@ -6,7 +6,12 @@ import { createPrivateKey, randomBytes, X509Certificate } from "node:crypto";
 import { access, chmod, mkdir, open, readFile, rename, rm } from "node:fs/promises";
 import { isIP } from "node:net";
 import { join } from "node:path";
-import { createCertificateAuthorityInChild, issueCertificateInChild } from "./certificates-in-child.ts";
+import type { CertificateAuthority } from "./certificate-authority.ts";
+import {
+  createCertificateAuthorityAndIssueInChild,
+  type IssuedCertificate,
+  issueCertificateInChild,
+} from "./certificates-in-child.ts";
 
 export interface ServingCertificates {
   caPem: string;
@@ -34,22 +39,39 @@ export async function ensureServingCertificates(options: {
     cert: join(dir, "serving.crt"),
     key: join(dir, "serving.key"),
   };
-  const ca = await loadOrCreateCa(files.caCert, files.caKey);
   const wanted = servingNames(options.hosts);
-
+  const ca = await loadCa(files.caCert, files.caKey);
+  if (!ca) {
+    // A first start: the CA and the certificate it signs, made in one child process.
+    const made = await createCertificateAuthorityAndIssueInChild(
+      { commonName: `virtualcluster-platform-ca@${Math.floor(Date.now() / 1000)}` },
+      servingIssue(wanted),
+    );
+    await writeAtomically(files.caKey, made.ca.keyPem, 0o600);
+    await writeAtomically(files.caCert, made.ca.certPem, 0o600);
+    return writeServing(files, made.ca, made.issued);
+  }
   const current = await readPair(files.cert, files.key);
   if (current && servingCertificateFits(current, ca.certPem, wanted)) {
     await chmod(files.key, 0o600);
     return { caPem: ca.certPem, certPem: current.certPem, keyPem: current.keyPem, caKeyPem: ca.keyPem };
   }
-  const issued = await issueCertificateInChild({
-    ca,
-    commonName: "virtualcluster-platform",
-    dnsNames: wanted.dnsNames,
-    ipAddresses: wanted.ipAddresses,
-    usage: "server",
-    validitySeconds: SERVING_VALIDITY_SECONDS,
-  });
+  return writeServing(files, ca, await issueCertificateInChild({ ca, ...servingIssue(wanted) }));
+}
+
+const servingIssue = (wanted: ServingNames) => ({
+  commonName: "virtualcluster-platform",
+  dnsNames: wanted.dnsNames,
+  ipAddresses: wanted.ipAddresses,
+  usage: "server" as const,
+  validitySeconds: SERVING_VALIDITY_SECONDS,
+});
+
+async function writeServing(
+  files: { cert: string; key: string },
+  ca: CertificateAuthority,
+  issued: IssuedCertificate,
+): Promise<ServingCertificates> {
   const keyPem = issued.keyPem as string;
   // Key first: a crash in between leaves a mismatched pair, which the next start detects and replaces.
   await writeAtomically(files.key, keyPem, 0o600);
@@ -89,7 +111,8 @@ export async function loadUserCertificates(
   return { certPem, keyPem };
 }
 
-async function loadOrCreateCa(certFile: string, keyFile: string): Promise<{ certPem: string; keyPem: string }> {
+/** The CA kept in the data directory, or undefined when there is none yet (half of one is an error). */
+async function loadCa(certFile: string, keyFile: string): Promise<CertificateAuthority | undefined> {
   const existing = await readPair(certFile, keyFile);
   if (existing) {
     const cert = new X509Certificate(existing.certPem);
@@ -107,12 +130,7 @@ async function loadOrCreateCa(certFile: string, keyFile: string): Promise<{ cert
       `${hasCert ? keyFile : certFile} is missing: restore it, or remove ${hasCert ? certFile : keyFile} to create a new CA`,
     );
   }
-  const ca = await createCertificateAuthorityInChild({
-    commonName: `virtualcluster-platform-ca@${Math.floor(Date.now() / 1000)}`,
-  });
-  await writeAtomically(keyFile, ca.keyPem, 0o600);
-  await writeAtomically(certFile, ca.certPem, 0o600);
-  return ca;
+  return undefined;
 }
 
 interface ServingNames {

@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import { x509 } from "../src/pki/x509.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { capture } from "./support/https-json.ts";
-import { kubectlAvailable } from "./support/kubectl.ts";
+import { eventually, kubectlAvailable } from "./support/kubectl.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
 const run = promisify(execFile);
@@ -262,21 +262,20 @@ describe("instance kubeconfigs", () => {
     const name = reply.json().status.accessKey as string;
     assert.equal((await key(name)).status, 200);
     assert.equal((await client.send("DELETE", `${INSTANCES}/other`, { token: kim })).status, 200);
-    for (let i = 0; i < 300 && (await key(name)).status !== 404; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal((await key(name)).status, 404);
+    await eventually(async () => (await key(name)).status === 404, "the kubeconfig's key revoked");
   });
 
   it("no credential of a kubeconfig reaches the audit log or the platform's output", async () => {
     assert.ok(issued.length >= 6);
     const auditDir = join(dir, "audit");
     let text = "";
-    for (let i = 0; i < 100 && !text.includes("/kubeconfig"); i++) {
-      await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => {
       text = "";
       for (const file of await readdir(auditDir).catch(() => [] as string[])) {
         text += await readFile(join(auditDir, file), "utf8");
       }
-    }
+      return text.includes("/kubeconfig");
+    }, "the kubeconfig requests in the audit log");
     const events = text
       .split("\n")
       .filter(Boolean)

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { gunzipSync } from "node:zlib";
+import { eventually } from "../utils/testing-eventually.ts";
 import { BackupNames } from "./backup-names.ts";
 import { BackupRecord } from "./backup-record.ts";
 import { RotatingFileSink, type RotatingFileSinkOptions } from "./rotating-file-sink.ts";
@@ -45,13 +46,7 @@ function sink(dir: string, extra: Partial<RotatingFileSinkOptions> = {}): Rotati
   });
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = eventually;
 
 describe("RotatingFileSink", () => {
   it("RotatingFileSink rotates before a file would pass maxSize, names backups by time, and loses no line", async () => {

@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { errors } from "../apimachinery/errors.ts";
 import { ensureServingCertificates } from "../pki/tls.ts";
 import { openTestRegistry, type TestRegistry } from "../registry/testing.ts";
+import { eventually } from "../utils/testing-eventually.ts";
 import { type RunningApiServer, startApiServer } from "./api-server.ts";
 import { MAX_BODY_BYTES } from "./error-status.ts";
 import { rawTlsExchange } from "./testing-api-server.ts";
@@ -51,12 +52,8 @@ describe("startApiServer() audit hooks", () => {
       req.end(options.body);
     });
   const completionWhere = async (match: (c: CompletedRequest) => boolean) => {
-    for (let i = 0; i < 100; i++) {
-      const found = completed.find(match);
-      if (found) return found;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    throw new Error("no completion");
+    await eventually(() => completed.some(match), "the request's completion");
+    return completed.find(match) as CompletedRequest;
   };
   const completion = (auditId: string | undefined) => completionWhere((c) => c.id === auditId);
 
@@ -167,8 +164,7 @@ describe("startApiServer() audit hooks", () => {
   it("startApiServer() reports ResponseStarted once a watch streams", async () => {
     const watched = await call("GET", `${USERS}?watch=1`, { token: "good" });
     assert.equal(watched.status, 200);
-    for (let i = 0; i < 100 && !started.some((s) => s.id === watched.auditId); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => started.some((s) => s.id === watched.auditId), "the watch's ResponseStarted");
     const s = started.find((x) => x.id === watched.auditId);
     assert.equal(s?.requestInfo.verb, "watch");
   });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RetentionCompaction } from "../storage/retention-compaction.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
+import { eventually } from "../utils/testing-eventually.ts";
 import { compactionTask } from "./compaction-task.ts";
 
 test("compactionTask() compacts, each interval, to the newest revision older than the retention", async () => {
@@ -18,12 +19,15 @@ test("compactionTask() compacts, each interval, to the newest revision older tha
     await storage.create("/k/b", "v");
     task.start();
     // Writes keep coming; nothing is compacted until a sampled revision is a retention old.
-    for (let i = 0; (await storage.compactedRevision()) === 0 && i < 200; i++) {
-      await storage.create(`/k/${i}`, "v");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    let written = 0;
+    await eventually(async () => {
+      if ((await storage.compactedRevision()) > 0) return true;
+      await storage.create(`/k/${written++}`, "v");
+      return false;
+    }, "a compaction");
     task.stop();
-    await new Promise((resolve) => setTimeout(resolve, 50)); // a tick under way finishes
+    // A tick under way finishes, and reports its run.
+    await eventually(async () => runs.at(-1) === (await storage.compactedRevision()), "the last run reported");
     const compacted = await storage.compactedRevision();
     assert.ok(compacted >= 2, `compacted to ${compacted}`);
     assert.ok(compacted < (await storage.currentRevision()), "never up to the newest revision");

@@ -3,13 +3,11 @@ import { after, before, describe, it } from "node:test";
 import { LoginThrottle } from "../auth/login-throttle.ts";
 import { openEtcdStore } from "../storage/etcd/etcd-store.ts";
 import { type EtcdCluster, etcdMissing, startEtcdCluster } from "../storage/etcd/testing-etcd-cluster.ts";
+import { eventually } from "../utils/testing-eventually.ts";
 import { CLIENT_AUTH_FAILURES_PREFIX, shareLoginThrottle } from "./shared-login-throttle.ts";
 
-/** Resolves once `check` holds, polling (a watch brings the other replica's count). */
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
-  assert.ok(check());
-}
+/** Resolves once `check` holds (a watch brings the other replica's count). */
+const until = (check: () => boolean) => eventually(check, "the other replica's count");
 
 describe("shareLoginThrottle()", { skip: etcdMissing() }, () => {
   let cluster: EtcdCluster;
@@ -62,12 +60,8 @@ describe("shareLoginThrottle()", { skip: etcdMissing() }, () => {
         const { records } = await stores[0].list({ prefix: `${CLIENT_AUTH_FAILURES_PREFIX}username/` });
         return records.length === 1 ? (JSON.parse(records[0].value) as { failures: number }).failures : 0;
       };
-      let failures = 0;
-      for (let i = 0; i < 400 && failures < 60; i++) {
-        failures = await stored();
-        if (failures < 60) await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      assert.equal(failures, 60);
+      await eventually(async () => (await stored()) >= 60, "sixty failures stored");
+      assert.equal(await stored(), 60);
       // Sixty failures against a limit of 59: both replicas ask for the second doubling (2 s).
       await until(() => throttles.every((throttle) => throttle.retryAfter("wiki", undefined) === 2));
     } finally {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { KubeObject } from "../apimachinery/types.ts";
+import { eventually } from "../utils/testing-eventually.ts";
 import { GarbageCollector } from "./garbage-collector.ts";
 import type { GenericStore } from "./store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext, thingDefinition } from "./testing.ts";
@@ -52,20 +53,17 @@ describe("GarbageCollector", () => {
     }
   };
   /** The collector reacts to watch events; wait until it settles on the expected state. */
-  const eventually = async (check: () => Promise<boolean>) => {
-    for (let i = 0; i < 200; i++) {
+  const settled = (check: () => Promise<boolean>) =>
+    eventually(async () => {
       await collector.idle();
-      if (await check()) return;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.fail("condition not reached");
-  };
+      return check();
+    }, "the collector's expected state");
 
   it("deletes a dependent once its only owner is deleted (Background)", async () => {
     const owner = await make("bg-owner");
     await make("bg-child", [owner]);
     await store.delete(testContext(), { name: "bg-owner" }, { propagationPolicy: "Background" });
-    await eventually(async () => !(await exists("bg-child")));
+    await settled(async () => !(await exists("bg-child")));
   });
 
   it("keeps a dependent that still has a live owner and drops the dangling reference", async () => {
@@ -73,7 +71,7 @@ describe("GarbageCollector", () => {
     const b = await make("two-b");
     await make("two-child", [a, b]);
     await store.delete(testContext(), { name: "two-a" }, {});
-    await eventually(async () => {
+    await settled(async () => {
       const child = await store.get(testContext(), { name: "two-child" });
       return child.metadata.ownerReferences?.length === 1 && child.metadata.ownerReferences[0].name === "two-b";
     });
@@ -84,7 +82,7 @@ describe("GarbageCollector", () => {
     await make("orphan-child", [owner]);
     const pending = await store.delete(testContext(), { name: "orphan-owner" }, { propagationPolicy: "Orphan" });
     assert.deepEqual(pending.object.metadata.finalizers, ["orphan"]);
-    await eventually(async () => !(await exists("orphan-owner")));
+    await settled(async () => !(await exists("orphan-owner")));
     const child = await store.get(testContext(), { name: "orphan-child" });
     assert.equal(child.metadata.ownerReferences, undefined);
   });
@@ -94,14 +92,14 @@ describe("GarbageCollector", () => {
     await make("fg-child", [owner], true);
     const pending = await store.delete(testContext(), { name: "fg-owner" }, { propagationPolicy: "Foreground" });
     assert.deepEqual(pending.object.metadata.finalizers, ["foregroundDeletion"]);
-    await eventually(async () => !(await exists("fg-owner")) && !(await exists("fg-child")));
+    await settled(async () => !(await exists("fg-owner")) && !(await exists("fg-child")));
   });
 
   it("deletes a dependent created for an owner that no longer exists", async () => {
     const owner = await make("ghost-owner");
     await store.delete(testContext(), { name: "ghost-owner" }, {});
     await make("ghost-child", [owner]);
-    await eventually(async () => !(await exists("ghost-child")));
+    await settled(async () => !(await exists("ghost-child")));
     assert.equal((await statusErrorOf(store.get(testContext(), { name: "ghost-child" }))).code, 404);
   });
 });

@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import type { KubeObject } from "../apimachinery/types.ts";
 import { openSqliteStore } from "../storage/sqlite/sqlite-store.ts";
 import type { KeyValueStore } from "../storage/types.ts";
+import { eventually } from "../utils/testing-eventually.ts";
 import { Registry } from "./registry.ts";
 import type { GenericStore } from "./store.ts";
 import { statusErrorOf, testContext } from "./testing.ts";
@@ -80,7 +81,7 @@ describe("GenericStore chained patches", () => {
     assert.ok(chains >= 1 && chains < 20, `shared commits: ${chains}`);
     const stored = await store.get(testContext(), { name: "many" });
     assert.deepEqual(stored, results[19].object);
-    for (let i = 0; i < 50 && events.length < 20; i++) await new Promise((r) => setTimeout(r, 5));
+    await eventually(() => events.length >= 20, "the twenty patches' events");
     handle.close();
     assert.deepEqual(
       events.map((e) => [e.type, (e.object as KubeObject).metadata.resourceVersion]),

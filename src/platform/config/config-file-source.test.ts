@@ -8,18 +8,11 @@ import { CONFIG_NAME, configDefinition } from "../../apis/management/v1/config.t
 import { defaultSettings, LiveSettings } from "../../config/settings.ts";
 import { openTestRegistry, type TestRegistry, testContext } from "../../registry/testing.ts";
 import type { ResourceStore } from "../../registry/types.ts";
+import { eventually } from "../../utils/testing-eventually.ts";
 import { ConfigController } from "./config-controller.ts";
 import { ConfigFileSource } from "./config-file-source.ts";
 
-/** Waits for `check`; the limit only ends a wait that will never pass (a loaded machine may take seconds). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+const until = eventually;
 
 /** A Config store, its live settings and a source reading `content` from a file of its own. */
 async function openSource(content: string, emptySettleMs: number) {

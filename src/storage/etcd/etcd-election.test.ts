@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { eventually } from "../../utils/testing-eventually.ts";
 import { EtcdClient } from "./etcd-client.ts";
 import { EtcdElection } from "./etcd-election.ts";
 import { type EtcdCluster, etcdMissing, startEtcdCluster } from "./testing-etcd-cluster.ts";
 
-/** Polls until `check` holds (elections run on timers); fails after ~20 s. */
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.fail(`timed out waiting until ${what}`);
-}
+/** Polls until `check` holds (elections run on timers). */
+const until = eventually;
 
 describe("EtcdElection", { skip: etcdMissing() }, () => {
   let cluster: EtcdCluster;

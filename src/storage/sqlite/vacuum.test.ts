@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { after, test } from "node:test";
+import { eventually } from "../../utils/testing-eventually.ts";
 import type { StoreStats } from "../store-stats.ts";
 import type { KeyValueStore } from "../types.ts";
 import type { ConversionEvent } from "./auto-vacuum.ts";
@@ -30,12 +31,12 @@ async function empty(store: KeyValueStore, prefix: string, count: number): Promi
 }
 
 async function statsWhen(store: KeyValueStore, done: (stats: StoreStats) => boolean): Promise<StoreStats> {
-  for (let i = 0; i < 500; i++) {
-    const stats = await store.stats!();
-    if (done(stats)) return stats;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.fail(`the store did not get there: ${JSON.stringify(await store.stats!())}`);
+  let stats = await store.stats!();
+  await eventually(async () => {
+    stats = await store.stats!();
+    return done(stats);
+  }, "the store's expected stats");
+  return stats;
 }
 
 test("SqliteStore returns the pages compaction freed to the file system, with no step of its own", async () => {

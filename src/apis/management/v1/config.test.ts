@@ -7,6 +7,7 @@ import { trustedConfigContext } from "../../../config/trusted-context.ts";
 import { describeResourceConformance } from "../../../registry/conformance.ts";
 import type { GenericStore } from "../../../registry/store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "../../../registry/testing.ts";
+import { eventually } from "../../../utils/testing-eventually.ts";
 import { CONFIG_NAME, configDefinition } from "./config.ts";
 
 describeResourceConformance({
@@ -162,7 +163,7 @@ describe("Config strategy", () => {
     const dry = await store.patch(testContext(), ref, "merge", { metadata: { labels: { a: "b" } } }, { dryRun: true });
     const got = await store.get(testContext(), ref);
     const listed = await store.list(testContext(), {});
-    for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => seen.length > 0, "a watch event");
     watch.close();
     assert.ok(seen.length > 0);
     for (const read of [written, dry.object, got, listed, ...seen]) {

@@ -1,9 +1,9 @@
 // The platform's own CA and serving certificate, made in a short-lived child process: @peculiar/x509 and what it
 // brings (about 6 MiB once loaded) would otherwise stay in the server for its whole life after a first start or a
-// renewal, for milliseconds of work a year. A first start makes its CA and the certificate it signs in one child (each
-// child spends about 0.3 s of CPU loading the library). A worker thread does not give that memory back to the process (measured:
-// the idle platform held 6 MiB more with one than without). Certificates issued while the platform serves
-// (kubeconfigs, instance CAs) load the library in the server when first needed instead (issue 36).
+// renewal, for milliseconds of work a year. A first start makes its CA and the certificate it signs in one child
+// (each child spends about 0.3 s of CPU loading the library). A worker thread does not give that memory back to the
+// process (measured: the idle platform held 6 MiB more with one than without). Certificates issued while the platform
+// serves (kubeconfigs, instance CAs) load the library in the server when first needed instead (issue 36).
 
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";

@@ -46,8 +46,6 @@ function sink(dir: string, extra: Partial<RotatingFileSinkOptions> = {}): Rotati
   });
 }
 
-const until = eventually;
-
 describe("RotatingFileSink", () => {
   it("RotatingFileSink rotates before a file would pass maxSize, names backups by time, and loses no line", async () => {
     const dir = await tempDir();
@@ -169,7 +167,7 @@ describe("RotatingFileSink", () => {
       const failures: string[] = [];
       const s = sink(dir, { path: join(dir, name), onFailure: (_operation, error) => failures.push(error.message) });
       s.write('{"kind":"Event","n":1}');
-      await until(() => failures.length > 0, `the refusal of ${name}`);
+      await eventually(() => failures.length > 0, `the refusal of ${name}`);
       await s.close(10);
       assert.match(failures[0], reason);
     }
@@ -196,7 +194,7 @@ describe("RotatingFileSink", () => {
       onFailure: (operation) => failures.push(operation),
     });
     for (let i = 0; i < 20; i++) s.write(`line ${i}`);
-    await until(() => failures.length > 0, "a reported failure");
+    await eventually(() => failures.length > 0, "a reported failure");
     assert.equal(failures[0], "open");
     await rm(blocked);
     await mkdir(blocked);

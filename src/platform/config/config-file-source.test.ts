@@ -12,8 +12,6 @@ import { eventually } from "../../utils/testing-eventually.ts";
 import { ConfigController } from "./config-controller.ts";
 import { ConfigFileSource } from "./config-file-source.ts";
 
-const until = eventually;
-
 /** A Config store, its live settings and a source reading `content` from a file of its own. */
 async function openSource(content: string, emptySettleMs: number) {
   const dir = await mkdtemp(join(tmpdir(), "config-file-"));
@@ -83,19 +81,19 @@ describe("ConfigFileSource", () => {
   it("ConfigFileSource.start() writes the file into the Config before returning", async () => {
     const stored = await store.get(testContext(), { name: CONFIG_NAME });
     assert.match((stored.spec as { raw: string }).raw, /first-/);
-    await until(() => settings.current().projectNamespacePrefix === "first-", "the first file");
+    await eventually(() => settings.current().projectNamespacePrefix === "first-", "the first file");
   });
 
   it("ConfigFileSource applies a changed file without a restart", async () => {
     await writeFile(file, "projectNamespacePrefix: second-\n");
-    await until(() => settings.current().projectNamespacePrefix === "second-", "the changed file");
+    await eventually(() => settings.current().projectNamespacePrefix === "second-", "the changed file");
   });
 
   it("ConfigFileSource follows a file replaced by rename, as editors and ConfigMap mounts do", async () => {
     const temporary = join(dir, ".platform.yaml.tmp");
     await writeFile(temporary, "projectNamespacePrefix: renamed-\n");
     await rename(temporary, file);
-    await until(() => settings.current().projectNamespacePrefix === "renamed-", "the renamed file");
+    await eventually(() => settings.current().projectNamespacePrefix === "renamed-", "the renamed file");
   });
 
   it("ConfigFileSource logs invalid content by field path, without values, and keeps the config in force", async () => {
@@ -103,7 +101,7 @@ describe("ConfigFileSource", () => {
       file,
       "projectNamespacePrefix: Bad_Prefix\nauth:\n  oidc: {issuerUrl: 'https://i', clientId: a, clientSecret: leaked-if-logged}\n",
     );
-    await until(() => logLines.some((line) => line.includes("config file rejected")), "the rejection log line");
+    await eventually(() => logLines.some((line) => line.includes("config file rejected")), "the rejection log line");
     const line = logLines.find((l) => l.includes("config file rejected")) ?? "";
     assert.match(line, /spec\.raw\.projectNamespacePrefix/);
     assert.doesNotMatch(logLines.join("\n"), /leaked-if-logged|file-secret/);
@@ -112,7 +110,7 @@ describe("ConfigFileSource", () => {
 
   it("ConfigFileSource.reload() skips unchanged content", async () => {
     await writeFile(file, "projectNamespacePrefix: third-\n");
-    await until(() => settings.current().projectNamespacePrefix === "third-", "the valid file again");
+    await eventually(() => settings.current().projectNamespacePrefix === "third-", "the valid file again");
     assert.deepEqual(await source.reload(), { ok: "unchanged" });
   });
 });
@@ -124,9 +122,9 @@ describe("ConfigFileSource and an emptied file", () => {
     try {
       const applied = opened.logged("config file applied");
       await writeFile(opened.file, "");
-      await until(() => opened.logged("config file empty") > 0, "the empty file seen");
+      await eventually(() => opened.logged("config file empty") > 0, "the empty file seen");
       await writeFile(opened.file, "projectNamespacePrefix: written-\n");
-      await until(() => opened.settings.current().projectNamespacePrefix === "written-", "the written file");
+      await eventually(() => opened.settings.current().projectNamespacePrefix === "written-", "the written file");
       assert.equal(opened.logged("config file applied"), applied + 1, "only the written content was applied");
     } finally {
       await opened.close();
@@ -136,9 +134,9 @@ describe("ConfigFileSource and an emptied file", () => {
   it("ConfigFileSource applies a file that stays empty: every setting at its default", async () => {
     const opened = await openSource("projectNamespacePrefix: first-\n", 50);
     try {
-      await until(() => opened.settings.current().projectNamespacePrefix === "first-", "the first file");
+      await eventually(() => opened.settings.current().projectNamespacePrefix === "first-", "the first file");
       await writeFile(opened.file, "");
-      await until(
+      await eventually(
         () => opened.settings.current().projectNamespacePrefix === defaultSettings().projectNamespacePrefix,
         "the defaults",
       );

@@ -5,9 +5,6 @@ import { EtcdClient } from "./etcd-client.ts";
 import { EtcdElection } from "./etcd-election.ts";
 import { type EtcdCluster, etcdMissing, startEtcdCluster } from "./testing-etcd-cluster.ts";
 
-/** Polls until `check` holds (elections run on timers). */
-const until = eventually;
-
 describe("EtcdElection", { skip: etcdMissing() }, () => {
   let cluster: EtcdCluster;
   before(async () => {
@@ -32,7 +29,7 @@ describe("EtcdElection", { skip: etcdMissing() }, () => {
   it("EtcdElection elects exactly one candidate and hands over at once when the leader stops", async () => {
     const all = ["a", "b", "c"].map((name) => candidate("/election/one", name));
     try {
-      await until(() => all.some((c) => c.election.leading), "one leads");
+      await eventually(() => all.some((c) => c.election.leading), "one leads");
       // Several polls later still exactly one.
       await new Promise((resolve) => setTimeout(resolve, 500));
       const leaders = all.filter((c) => c.election.leading);
@@ -40,7 +37,7 @@ describe("EtcdElection", { skip: etcdMissing() }, () => {
       assert.equal(await leaders[0].election.leader(), ["a", "b", "c"][all.indexOf(leaders[0])]);
       await leaders[0].election.stop();
       assert.deepEqual(leaders[0].changes, [true, false]);
-      await until(() => all.filter((c) => c !== leaders[0] && c.election.leading).length === 1, "another leads");
+      await eventually(() => all.filter((c) => c !== leaders[0] && c.election.leading).length === 1, "another leads");
     } finally {
       for (const c of all) {
         await c.election.stop();
@@ -51,15 +48,15 @@ describe("EtcdElection", { skip: etcdMissing() }, () => {
 
   it("EtcdElection moves leadership after the lease TTL when the leader can no longer reach etcd", async () => {
     const first = candidate("/election/two", "first");
-    await until(() => first.election.leading, "the first leads");
+    await eventually(() => first.election.leading, "the first leads");
     const second = candidate("/election/two", "second");
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(second.election.leading, false);
       // The leader's connection is gone (as if its process hung or was cut off): it cannot renew its lease.
       await first.client.close();
-      await until(() => !first.election.leading, "the cut-off leader steps down by itself");
-      await until(() => second.election.leading, "the other takes over once the lease expired");
+      await eventually(() => !first.election.leading, "the cut-off leader steps down by itself");
+      await eventually(() => second.election.leading, "the other takes over once the lease expired");
       assert.equal(await second.election.leader(), "second");
     } finally {
       await first.election.stop();

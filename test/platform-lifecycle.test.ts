@@ -2,12 +2,13 @@
 // directory, open and protected endpoints, and a clean shutdown that ends watches.
 
 import assert from "node:assert/strict";
-import { chmod, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { request } from "node:https";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { PLATFORM_NODE_FLAGS } from "../src/cli/platform-memory.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
 
 interface Reply {
@@ -65,6 +66,14 @@ describe("platform lifecycle", () => {
       }
     }
     assert.ok((await readdir(dataDir)).includes("platform.db-wal"), "the WAL is among the files checked");
+  });
+
+  it("runs as the process that was started, with the platform's V8 flags and malloc settings", async () => {
+    const pid = platform.child.pid as number;
+    const commandLine = (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0");
+    for (const flag of PLATFORM_NODE_FLAGS) assert.ok(commandLine.includes(flag), commandLine.join(" "));
+    const environment = (await readFile(`/proc/${pid}/environ`, "utf8")).split("\0");
+    assert.ok(environment.some((entry) => /^GLIBC_TUNABLES=.*glibc\.malloc\.arena_max=1/.test(entry)));
   });
 
   it("serves health and version without credentials, and the API only with them", async () => {

@@ -3,7 +3,6 @@
 // virtual clusters it keeps on the host, and its direct endpoint. The modules load only when the command runs.
 
 import { Command, Option } from "commander";
-import { ensureRuntimeNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { PROGRAM } from "./program.ts";
 import { runAction } from "./run-action.ts";
@@ -54,8 +53,6 @@ export function agentCommand(): Command {
     )
     .action(
       runAction(async (flags: AgentFlags) => {
-        // The runtime's memory settings (a small young generation, one malloc arena), so the agent stays small.
-        ensureRuntimeNodeFlags();
         const [
           logger,
           { readAgentConfig },

@@ -9,17 +9,11 @@
 //   full compacting collection gives it back (HeapCompactor), as the runtime does.
 
 import { exposedGc, HeapCompactor } from "../virtualcluster/heap-compactor.ts";
-import { ensureNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 
 export const PLATFORM_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=8", "--expose-gc"];
 
 /** CPU a process uses in one look (5 s) to count as working: above an idle platform's timers, below any load. */
 const BURST_CPU_MS = 100;
-
-/** Re-executes `platform start` with PLATFORM_NODE_FLAGS and the malloc settings when they are missing. */
-export function ensurePlatformNodeFlags(): void {
-  ensureNodeFlags(PLATFORM_NODE_FLAGS);
-}
 
 /** Starts giving the heap back after bursts of work (a no-op without --expose-gc); returns how to stop. */
 export function releaseMemoryAfterBursts(): () => void {

@@ -12,7 +12,7 @@ import {
 } from "../platform/projects/heartbeat-bounds.ts";
 import { addConfigSystemsOptions, type ConfigSystemsFlags, configSystemsOptions } from "./config-systems-options.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
-import { ensurePlatformNodeFlags, releaseMemoryAfterBursts } from "./platform-memory.ts";
+import { releaseMemoryAfterBursts } from "./platform-memory.ts";
 import { addServerLimitOptions, type ServerLimitFlags, serverLimitsFromFlags } from "./server-limit-options.ts";
 import { stopOnSignal } from "./stop-on-signal.ts";
 import {
@@ -139,7 +139,6 @@ export function addStartCommand(platform: Command): void {
       } catch (error) {
         platform.error(`error: ${(error as Error).message}`);
       }
-      ensurePlatformNodeFlags();
       const [logger, { ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE }, { ADMIN_KUBECONFIG_FILE, startPlatform }, settings] =
         await Promise.all([
           commandLogger(opts),

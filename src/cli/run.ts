@@ -3,7 +3,6 @@
 // `virtualcluster create` starts this command in the background; people and tests can run it directly.
 
 import { Command, InvalidArgumentError } from "commander";
-import { ensureRuntimeNodeFlags } from "../virtualcluster/runtime-node-flags.ts";
 import { readSettingsFile } from "../virtualcluster/settings/load.ts";
 import { addLogOptions, commandLogger, type LogFlags } from "./log-options.ts";
 import { runAction } from "./run-action.ts";
@@ -54,7 +53,6 @@ export function runCommand(): Command {
     .action(
       runAction(async (opts: RunOptions) => {
         const settingsText = readSettingsFile(opts.file);
-        ensureRuntimeNodeFlags();
         const [logger, { loadKubeAccess }, { startRuntime }] = await Promise.all([
           commandLogger(opts),
           import("../virtualcluster/kube/kube-access.ts"),

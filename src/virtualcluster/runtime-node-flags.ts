@@ -65,14 +65,9 @@ export function runtimeEnvironment(
 }
 
 /**
- * Replaces this process with the same command line plus the missing RUNTIME_NODE_FLAGS, in runtimeEnvironment().
- * Call before anything is started; where the platform has no execve (Windows), the runtime runs with the defaults.
+ * Replaces this process with the same command line plus the missing `flags`, in runtimeEnvironment(). Call before
+ * anything is started; where the platform has no execve (Windows), the process runs with the defaults.
  */
-export function ensureRuntimeNodeFlags(): void {
-  ensureNodeFlags(RUNTIME_NODE_FLAGS);
-}
-
-/** Replaces this process with the same command line plus the missing `flags`, in runtimeEnvironment(). */
 export function ensureNodeFlags(flags: readonly string[]): void {
   const missing = missingNodeFlags(flags, process.execArgv, process.env.NODE_OPTIONS);
   const env = runtimeEnvironment(process.env);

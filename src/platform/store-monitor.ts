@@ -3,7 +3,10 @@
 // soon as compaction brings them back under), warnings in /readyz and the log before the disk fills
 // (--store-free-disk-warning-bytes), and the numbers behind the store metrics and `platform store-info`.
 // Sizes are read every refreshMs (SQLite: a few PRAGMAs, every 250 ms; etcd: every member's status, every 10 s)
-// and right after each compaction, so the quota is as exact as that: a burst can pass it by that long's writes.
+// and right after each compaction, so the quota is as exact as that: a burst can pass it by that long's writes. A
+// store that says when it changed (`changes`: SQLite's revision) is read only when it did, and otherwise every
+// IDLE_REFRESH_MS for what changes without a write (the WAL after a checkpoint, the disk's free space): an idle
+// platform does not wake to read sizes it already has.
 
 import { statfs } from "node:fs/promises";
 import type { Logger } from "pino";
@@ -17,9 +20,13 @@ import { formatBytes } from "../utils/byte-size.ts";
 export const DEFAULT_DISK_WARNING_BYTES = 1024 * 1024 * 1024;
 /** A warning (not a refusal) once the bytes in use pass this share of the quota. */
 const QUOTA_WARNING_SHARE = 0.9;
+/** How long a store whose `changes` stays the same goes without its sizes read again. */
+export const IDLE_REFRESH_MS = 10_000;
 
 export interface StoreMonitorOptions {
   stats(): Promise<StoreStats>;
+  /** A number that moves whenever the store is written (its revision); without it, every look reads the sizes. */
+  changes?(): number;
   dataDir: string;
   /** Bytes in use past which writes that add data are refused (0 or absent: no quota). */
   quotaBytes?: number;
@@ -62,6 +69,8 @@ export class StoreMonitor {
   private diskLow = false;
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
+  /** `changes` and Date.now() when the sizes were last read. */
+  private readAt?: { changes: number | undefined; time: number };
   private closed = false;
 
   constructor(options: StoreMonitorOptions) {
@@ -71,7 +80,7 @@ export class StoreMonitor {
   /** Reads the sizes once (so the quota holds from the first request), then every refreshMs. */
   async start(): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.options.refreshMs);
+    this.timer = setInterval(() => this.look(), this.options.refreshMs);
     this.timer.unref();
   }
 
@@ -81,6 +90,14 @@ export class StoreMonitor {
       this.refreshing = undefined;
     });
     return this.refreshing;
+  }
+
+  /** The periodic look: reads the sizes unless the store is unchanged since they were read, recently. */
+  private look(): void {
+    const last = this.readAt;
+    const unchanged = last?.changes !== undefined && last.changes === this.options.changes?.();
+    if (unchanged && Date.now() - last.time < IDLE_REFRESH_MS) return;
+    void this.refresh();
   }
 
   /** A compaction ran: remembered for store-info and metrics, and the sizes are read again (the quota may lift). */
@@ -159,6 +176,7 @@ export class StoreMonitor {
   private async read(): Promise<void> {
     if (this.closed) return;
     const { logger } = this.options;
+    this.readAt = { changes: this.options.changes?.(), time: Date.now() };
     try {
       this.latest = await this.options.stats();
       if (this.error) logger?.info("the store's size can be read again");

@@ -78,6 +78,9 @@ export class HeapCompactor {
     this.#options.gc({ type: "major", execution: "sync", flavor: "last-resort" });
     this.compactions++;
     this.#dirty = false;
+    // The collection is not work: a count that follows CPU (the platform's cpuBursts) would otherwise see its cost at
+    // the next look and compact again at the one after, every other look while the process sits idle.
+    this.#seen = this.#options.work();
   }
 
   /** The periodic look: compacts when work happened before and none since the previous look. */

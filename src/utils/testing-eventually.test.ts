@@ -10,7 +10,7 @@ test("eventually() returns once the condition holds", async () => {
 
 test("eventually() fails naming what it waited for once the limit passed", async () => {
   await assert.rejects(
-    eventually(() => false, "a condition that never holds", 0),
+    eventually(() => false, "a condition that never holds", { seconds: 0 }),
     {
       message: "timed out after 0 s waiting for a condition that never holds",
     },
@@ -21,7 +21,7 @@ test("eventually() fails at once on an error, or counts it as not yet and report
   const failing = () => {
     throw new Error("not written yet");
   };
-  await assert.rejects(eventually(failing, "a file", 60), { message: "not written yet" });
+  await assert.rejects(eventually(failing, "a file", { seconds: 60 }), { message: "not written yet" });
   await assert.rejects(eventually(failing, "a file", { seconds: 0, errorsMeanNotYet: true }), {
     message: "timed out after 0 s waiting for a file: Error: not written yet",
   });

@@ -15,13 +15,8 @@ export interface EventuallyOptions {
 export async function eventually(
   check: () => boolean | Promise<boolean>,
   what: string,
-  options: EventuallyOptions | number = {},
+  { seconds = 120, intervalMs = 10, errorsMeanNotYet = false }: EventuallyOptions = {},
 ): Promise<void> {
-  const {
-    seconds = 120,
-    intervalMs = 10,
-    errorsMeanNotYet = false,
-  } = typeof options === "number" ? { seconds: options } : options;
   const deadline = Date.now() + seconds * 1000;
   let last: unknown;
   for (;;) {

@@ -14,6 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { connect as tlsConnect } from "node:tls";
 import type { Authenticator } from "../../auth/types.ts";
 import { ensureServingCertificates } from "../../pki/tls.ts";
+import { eventually } from "../../utils/testing-eventually.ts";
 import { type RunningApiServer, startApiServer } from "../api-server.ts";
 import type { PassthroughRoute } from "../passthrough.ts";
 import { forwardRequest, forwardUpgrade } from "./tunnel-forward.ts";
@@ -263,7 +264,7 @@ describe("reverse tunnel", () => {
       request.once("error", reject);
       request.end();
     });
-    await eventually(() => cancelled.length === 1);
+    await eventually(() => cancelled.length === 1, "the cancelled stream");
     assert.equal(cancelled[0], String(constants.NGHTTP2_CANCEL));
   });
 
@@ -296,7 +297,7 @@ describe("reverse tunnel", () => {
       received += chunk;
       if (received.includes("\r\n\r\n") && !received.includes("HELLO")) socket.write("hello");
     });
-    await eventually(() => received.includes("HELLO"));
+    await eventually(() => received.includes("HELLO"), "the bytes through the upgrade");
     assert.match(received, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
     assert.match(received, /\r\nupgrade: SPDY\/3\.1\r\n/i);
     assert.match(received, /\r\nx-host: yes\r\n/);
@@ -333,7 +334,3 @@ describe("reverse tunnel", () => {
     listener.close();
   });
 });
-
-async function eventually(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
-}

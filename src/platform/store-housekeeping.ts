@@ -73,7 +73,7 @@ export class StoreHousekeeping {
     };
     const monitor = new StoreMonitor({
       stats,
-      ...(!maintenance && storage.revisionNow ? { changes: () => storage.revisionNow?.() ?? 0 } : {}),
+      ...(!maintenance && storage.statsVersion ? { changes: () => storage.statsVersion?.() ?? 0 } : {}),
       dataDir: parts.dataDir,
       quotaBytes: options.quotaBytes,
       diskWarningBytes: options.diskWarningBytes,

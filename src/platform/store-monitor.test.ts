@@ -56,7 +56,7 @@ test("StoreMonitor reads the sizes of an unchanged store only every IDLE_REFRESH
   await pass(IDLE_REFRESH_MS - REFRESH_MS);
   assert.equal(reads(), 1, "idle: nothing to read again yet");
   await pass(REFRESH_MS);
-  assert.equal(reads(), 2, "the idle refresh (the WAL after a checkpoint, the disk's free space)");
+  assert.equal(reads(), 2, "the idle refresh (the disk's free space)");
   revision++;
   await pass(REFRESH_MS);
   assert.equal(reads(), 3, "written: read at the next look");

@@ -4,9 +4,9 @@
 // (--store-free-disk-warning-bytes), and the numbers behind the store metrics and `platform store-info`.
 // Sizes are read every refreshMs (SQLite: a few PRAGMAs, every 250 ms; etcd: every member's status, every 10 s)
 // and right after each compaction, so the quota is as exact as that: a burst can pass it by that long's writes. A
-// store that says when it changed (`changes`: SQLite's revision) is read only when it did, and otherwise every
-// IDLE_REFRESH_MS for what changes without a write (the WAL after a checkpoint, the disk's free space): an idle
-// platform does not wake to read sizes it already has.
+// store that says when its sizes may have changed (`changes`: SQLite's statsVersion, which moves on every write to
+// the WAL and every checkpoint) is read only when they may have, and otherwise every IDLE_REFRESH_MS for what
+// changes outside it (the disk's free space): an idle platform does not wake to read sizes it already has.
 
 import { statfs } from "node:fs/promises";
 import type { Logger } from "pino";
@@ -25,7 +25,7 @@ export const IDLE_REFRESH_MS = 10_000;
 
 export interface StoreMonitorOptions {
   stats(): Promise<StoreStats>;
-  /** A number that moves whenever the store is written (its revision); without it, every look reads the sizes. */
+  /** A number that moves whenever the sizes may have changed (statsVersion); without it, every look reads them. */
   changes?(): number;
   dataDir: string;
   /** Bytes in use past which writes that add data are refused (0 or absent: no quota). */

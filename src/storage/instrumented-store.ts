@@ -60,6 +60,7 @@ export function instrumentStore(store: KeyValueStore, observe: StorageObserver):
     ...(store.checkSpace ? { checkSpace: () => store.checkSpace!() } : {}),
     ...(store.snapshot ? { snapshot: (file: string) => timed("snapshot", "/", () => store.snapshot!(file)) } : {}),
     ...(store.stats ? { stats: () => store.stats!() } : {}),
+    ...(store.statsVersion ? { statsVersion: () => store.statsVersion!() } : {}),
     ...(store.rebuild ? { rebuild: () => store.rebuild!() } : {}),
     compact: (keep) => timed("compact", "/", () => store.compact(keep)),
     close: () => store.close(),

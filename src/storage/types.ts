@@ -153,6 +153,12 @@ export interface KeyValueStore {
   /** Optional: the store's size on disk, in use and free, and its last vacuum (see store-stats.ts). */
   stats?(): Promise<StoreStats>;
   /**
+   * Optional, beside stats(): a number, answered without I/O, that moves whenever what stats() reports may have
+   * changed (SQLite: a write to the WAL, a checkpoint, a rebuild). A caller that keeps the sizes reads them again
+   * only when it moved (StoreMonitor); what changes outside the store (free disk space) it must still poll.
+   */
+  statsVersion?(): number;
+  /**
    * Optional: rebuilds the store's files densely (SQLite: a full VACUUM, beyond the incremental steps). Disruptive:
    * writes wait for the whole run, so the platform calls it only inside the maintenance window. Resolves to what it
    * returned, or undefined when it could not run now (a snapshot in progress).

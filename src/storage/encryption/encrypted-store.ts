@@ -125,6 +125,7 @@ export function encryptSecretValues(store: KeyValueStore, options: EncryptedStor
     ...(store.checkSpace ? { checkSpace: () => store.checkSpace!() } : {}),
     ...(store.snapshot ? { snapshot: (file: string) => store.snapshot!(file) } : {}),
     ...(store.stats ? { stats: () => store.stats!() } : {}),
+    ...(store.statsVersion ? { statsVersion: () => store.statsVersion!() } : {}),
     ...(store.rebuild ? { rebuild: () => store.rebuild!() } : {}),
     close: () => store.close(),
   };

@@ -16,6 +16,8 @@ export interface CheckpointerOptions {
   maxRows: number;
   /** Quiet time after a checkpoint before the WAL file is truncated to zero (0 or absent: never). */
   truncateAfterIdleMs?: number;
+  /** After each checkpoint that ran (the database file may have grown, the WAL may be empty). */
+  onCheckpoint?(): void;
 }
 
 export class Checkpointer {
@@ -61,6 +63,7 @@ export class Checkpointer {
       // Not fatal: the WAL keeps every committed write; the next commit schedules another attempt.
       return;
     }
+    this.options.onCheckpoint?.();
     if (this.options.truncateAfterIdleMs) {
       this.idle = setTimeout(() => this.truncate(), this.options.truncateAfterIdleMs);
       this.idle.unref();
@@ -75,7 +78,9 @@ export class Checkpointer {
       this.options.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     } catch {
       // Not fatal: the file keeps its size until the next quiet period.
+      return;
     }
+    this.options.onCheckpoint?.();
   }
 
   /** Stops scheduling (SQLite checkpoints the WAL itself when the connection closes). */

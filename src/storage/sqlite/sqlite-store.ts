@@ -112,6 +112,8 @@ class SqliteStore implements KeyValueStore {
   private readonly snapshots = new Set<Promise<void>>();
   /** Spaces compaction chunks and vacuum steps out while writes wait. */
   private readonly pacer = new Pacer({ busy: () => this.writes.pending });
+  /** Moves whenever the files' sizes may have: a write to the WAL, a checkpoint, a rebuild (statsVersion()). */
+  private fileChanges = 0;
   /** The message of the write that last failed for space, until a write succeeds or a probe finds room. */
   private outOfSpace?: string;
   private closed = false;
@@ -134,7 +136,7 @@ class SqliteStore implements KeyValueStore {
       last = statements.lastRevision.get() as [number] | undefined;
       this.compactor = new Compactor(db, statements, {
         pacer: this.pacer,
-        onChunk: (rows) => this.checkpointer?.committed(rows),
+        onChunk: (rows) => this.written(rows),
       });
     } catch (error) {
       db.close();
@@ -150,6 +152,7 @@ class SqliteStore implements KeyValueStore {
         intervalMs: options.checkpoint?.intervalMs ?? 250,
         maxRows: options.checkpoint?.maxRows ?? 2_000,
         truncateAfterIdleMs: options.checkpoint?.truncateAfterIdleMs ?? 2_000,
+        onCheckpoint: () => this.fileChanges++,
       });
     }
     if (options.vacuum !== false && autoVacuum === "incremental") {
@@ -158,7 +161,7 @@ class SqliteStore implements KeyValueStore {
         db,
         pacer: this.pacer,
         paused: () => this.snapshots.size > 0,
-        onStep: (pages) => this.checkpointer?.committed(pages),
+        onStep: (pages) => this.written(pages),
       });
       // Pages a previous run freed and did not get to return.
       setImmediate(() => this.vacuum?.check());
@@ -305,6 +308,7 @@ class SqliteStore implements KeyValueStore {
     if (this.snapshots.size > 0 || this.options.path === ":memory:") return undefined;
     const at = new Date();
     const event = rebuildOpenStoreFile(this.db, this.options.path);
+    this.fileChanges++;
     this.latest.clear();
     const durationMs = event.durationMs ?? 0;
     return {
@@ -318,9 +322,13 @@ class SqliteStore implements KeyValueStore {
   async compact(keepRevisions: number): Promise<number> {
     this.ensureOpen();
     const compacted = await this.compactor.compact(this.writes.committedRevision - Math.max(0, keepRevisions));
-    this.checkpointer?.committed(1);
+    this.written(1);
     this.vacuum?.check();
     return compacted;
+  }
+
+  statsVersion(): number {
+    return this.fileChanges;
   }
 
   async stats(): Promise<StoreStats> {
@@ -356,9 +364,15 @@ class SqliteStore implements KeyValueStore {
   }
 
   /** Right after COMMIT, in the same synchronous step: the read cache, then the watchers. */
+  /** Rows reached the WAL (a commit, a compaction chunk, a vacuum step): a checkpoint is due, and the sizes moved. */
+  private written(rows: number): void {
+    this.fileChanges++;
+    this.checkpointer?.committed(rows);
+  }
+
   private committed(events: WatchEvent[]): void {
     if (this.outOfSpace !== undefined) this.spaceReturned();
-    this.checkpointer?.committed(events.length);
+    this.written(events.length);
     for (const event of events) {
       if (event.type === "delete") this.latest.forget(event.record.key);
       else if (event.type === "update") this.latest.updated(event.record);

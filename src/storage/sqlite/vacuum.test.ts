@@ -62,6 +62,34 @@ test("SqliteStore returns the pages compaction freed to the file system, with no
   }
 });
 
+test("SqliteStore.statsVersion() stays put only while stats() reports the same: through writes, checkpoints, compaction and vacuum", async () => {
+  const store = await openSqliteStore({ path: freshPath(), checkpoint: { intervalMs: 20, truncateAfterIdleMs: 50 } });
+  // What a reader that trusts the version sees (StoreMonitor): sizes read again only when the version moved.
+  let seen = { version: store.statsVersion!(), stats: await store.stats!() };
+  const stale: string[] = [];
+  let looks = 0;
+  const look = async () => {
+    looks++;
+    const version = store.statsVersion!();
+    const stats = await store.stats!();
+    if (version !== seen.version) seen = { version, stats };
+    else if (JSON.stringify(stats) !== JSON.stringify(seen.stats)) stale.push(JSON.stringify({ version, stats }));
+  };
+  const looking = setInterval(() => void look(), 2);
+  try {
+    await fill(store, "/live/", 100);
+    await fill(store, "/churn/", 2000);
+    await empty(store, "/churn/", 2000);
+    await store.compact(0);
+    await eventually(() => seen.stats.freeBytes === 0 && seen.stats.walBytes === 0, "the reader sees the file shrink");
+    assert.ok(seen.stats.lastReclaim && seen.stats.lastReclaim.freedBytes > 1024 * 1024, "and the vacuum that did it");
+    assert.deepEqual(stale, [], `stats changed with the version unmoved (of ${looks} looks)`);
+  } finally {
+    clearInterval(looking);
+    await store.close();
+  }
+});
+
 test("SqliteStore's vacuum runs in steps that let commits through between them", async () => {
   const store = await openSqliteStore({
     path: freshPath(),

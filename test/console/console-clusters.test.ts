@@ -63,9 +63,24 @@ describeInPrivateNetwork(import.meta.url, "clusters in the console", { skip: chr
   });
 
   it("creates a virtual cluster for a project on a cluster, which the platform places there", async () => {
+    // The project list answers only once the form is open: the choice waits for it (a loaded machine answers late).
+    const isProjectList = (url: URL) => url.pathname === `${API}/projects`;
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    await page.route(isProjectList, async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.getByRole("button", { name: "Create Virtual Cluster" }).first().click();
     const dialog = page.getByRole("dialog");
-    await dialog.getByLabel("Project").selectOption("default");
+    const project = dialog.getByLabel("Project");
+    assert.equal(await project.isDisabled(), true, "no project to choose before the list answers");
+    assert.equal(await project.inputValue(), "");
+    answer();
+    await project.selectOption("default");
+    await page.unroute(isProjectList);
     await dialog.getByLabel("Cluster").selectOption("lab");
     await dialog.getByLabel("Name").fill("from-console");
     assert.deepEqual(await seriousViolations(page), []);
@@ -83,8 +98,10 @@ describeInPrivateNetwork(import.meta.url, "clusters in the console", { skip: chr
   });
 
   it("shows the platform's refusal in the form", async () => {
+    await page.goto(`${platform.url}/clusters`);
     await page.getByRole("button", { name: "Create Virtual Cluster" }).first().click();
     const dialog = page.getByRole("dialog");
+    await dialog.getByLabel("Project").selectOption("default");
     await dialog.getByLabel("Cluster").selectOption("lab");
     await dialog.getByLabel("Name").fill("Not_A_Name");
     await dialog.getByRole("button", { name: "Create" }).click();

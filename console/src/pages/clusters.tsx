@@ -44,21 +44,23 @@ function CreateVirtualCluster({
   onCreated: (created: { project: string; name: string; cluster: string }) => void;
 }) {
   const session = useSession();
-  const [projects, setProjects] = useState<Project[]>();
+  // The projects you may see: "loading" until the list answers (the choice waits for it, so a list that answers late
+  // cannot replace what was chosen), undefined without the right to list them (the project is then typed in).
+  const [projects, setProjects] = useState<Project[] | "loading" | undefined>("loading");
   const [project, setProject] = useState("");
   const [cluster, setCluster] = useState(clusters[0] ?? "");
   const [name, setName] = useState("");
   useEffect(() => {
-    // Which projects you may see; without the right to list them the project is typed in.
     api.get<KubeList<Project>>(mgmt("projects")).then(
       (list) => {
         setProjects(list.items);
-        if (list.items[0]) setProject(list.items[0].metadata.name ?? "");
+        setProject((typed) => typed || (list.items[0]?.metadata.name ?? ""));
       },
       () => setProjects(undefined),
     );
   }, []);
-  const chosen = projects?.find((p) => p.metadata.name === project);
+  const listed = Array.isArray(projects) ? projects : undefined;
+  const chosen = listed?.find((p) => p.metadata.name === project);
   const candidates = allowedBy(chosen) ?? clusters;
   const submit = async () => {
     await api.create(mgmt("namespaces", `${session.projectNamespacePrefix}${project}`, "virtualclusterinstances"), {
@@ -80,9 +82,13 @@ function CreateVirtualCluster({
       onClose={onClose}
     >
       <FormGroup label="Project" isRequired fieldId="vc-project">
-        {projects ? (
+        {projects === "loading" ? (
+          <FormSelect id="vc-project" value="" isDisabled aria-busy>
+            <FormSelectOption value="" label="Loading projects…" isPlaceholder />
+          </FormSelect>
+        ) : listed ? (
           <FormSelect id="vc-project" value={project} onChange={(_e, v) => setProject(v)}>
-            {projects.map((p) => (
+            {listed.map((p) => (
               <FormSelectOption
                 key={p.metadata.name}
                 value={p.metadata.name}

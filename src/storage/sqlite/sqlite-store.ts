@@ -363,13 +363,13 @@ class SqliteStore implements KeyValueStore {
     this.db.close();
   }
 
-  /** Right after COMMIT, in the same synchronous step: the read cache, then the watchers. */
   /** Rows reached the WAL (a commit, a compaction chunk, a vacuum step): a checkpoint is due, and the sizes moved. */
   private written(rows: number): void {
     this.fileChanges++;
     this.checkpointer?.committed(rows);
   }
 
+  /** Right after COMMIT, in the same synchronous step: the read cache, then the watchers. */
   private committed(events: WatchEvent[]): void {
     if (this.outOfSpace !== undefined) this.spaceReturned();
     this.written(events.length);

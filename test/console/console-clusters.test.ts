@@ -97,15 +97,19 @@ describeInPrivateNetwork(import.meta.url, "clusters in the console", { skip: chr
     assert.equal(created.json().spec.owner.user, "admin", "its creator owns it (and its runtime's key)");
   });
 
-  it("shows the platform's refusal in the form", async () => {
+  it("says what is missing, and shows the platform's refusal at the field it names", async () => {
     await page.goto(`${platform.url}/clusters`);
     await page.getByRole("button", { name: "Create Virtual Cluster" }).first().click();
     const dialog = page.getByRole("dialog");
     await dialog.getByLabel("Project").selectOption("default");
     await dialog.getByLabel("Cluster").selectOption("lab");
+    await dialog.getByRole("button", { name: "Create" }).click();
+    await dialog.getByText("Name is required.").waitFor();
     await dialog.getByLabel("Name").fill("Not_A_Name");
     await dialog.getByRole("button", { name: "Create" }).click();
     await dialog.getByText("The virtual cluster was not created").waitFor();
+    await dialog.locator("#vc-name[aria-invalid=true]").waitFor();
+    assert.match(await dialog.locator("#vc-name-helper").innerText(), /RFC 1123|lowercase/);
     await dialog.getByRole("button", { name: "Cancel" }).click();
   });
 });

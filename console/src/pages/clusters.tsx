@@ -7,12 +7,8 @@ import {
   Alert,
   Button,
   ClipboardCopy,
-  FormGroup,
-  FormHelperText,
   FormSelect,
   FormSelectOption,
-  HelperText,
-  HelperTextItem,
   Label,
   PageSection,
   TextInput,
@@ -20,6 +16,7 @@ import {
 } from "@patternfly/react-core";
 import { useEffect, useState } from "react";
 import { ErrorAlert, ListToolbar, TimeAgo, usePaged } from "../components/common.tsx";
+import { Field, missing } from "../components/form.tsx";
 import { FormModal, ResourceList } from "../components/resource-list.tsx";
 import { ApiError, api, mgmt } from "../lib/api.ts";
 import type { Cluster, KubeList, Project } from "../lib/kube.ts";
@@ -78,10 +75,18 @@ function CreateVirtualCluster({
       id="create-virtual-cluster"
       submitLabel="Create"
       failure="The virtual cluster was not created"
+      validate={() =>
+        missing([
+          ["vc-project", project, "Project"],
+          ["vc-cluster", cluster, "Cluster"],
+          ["vc-name", name, "Name"],
+        ])
+      }
+      fieldOf={(field) => ({ "metadata.name": "vc-name", "spec.clusterRef.cluster": "vc-cluster" })[field]}
       onSubmit={submit}
       onClose={onClose}
     >
-      <FormGroup label="Project" isRequired fieldId="vc-project">
+      <Field id="vc-project" label="Project" isRequired>
         {projects === "loading" ? (
           <FormSelect id="vc-project" value="" isDisabled aria-busy>
             <FormSelectOption value="" label="Loading projects…" isPlaceholder />
@@ -99,8 +104,13 @@ function CreateVirtualCluster({
         ) : (
           <TextInput id="vc-project" isRequired value={project} onChange={(_e, v) => setProject(v)} />
         )}
-      </FormGroup>
-      <FormGroup label="Cluster" isRequired fieldId="vc-cluster">
+      </Field>
+      <Field
+        id="vc-cluster"
+        label="Cluster"
+        isRequired
+        helper="A cluster the project allows and you may use; its agent runs the virtual cluster."
+      >
         {candidates.length ? (
           <FormSelect id="vc-cluster" value={cluster} onChange={(_e, v) => setCluster(v)}>
             {!candidates.includes(cluster) && <FormSelectOption value="" label="Choose a cluster" isPlaceholder />}
@@ -111,17 +121,10 @@ function CreateVirtualCluster({
         ) : (
           <TextInput id="vc-cluster" isRequired value={cluster} onChange={(_e, v) => setCluster(v)} />
         )}
-        <FormHelperText>
-          <HelperText>
-            <HelperTextItem>
-              A cluster the project allows and you may use; its agent runs the virtual cluster.
-            </HelperTextItem>
-          </HelperText>
-        </FormHelperText>
-      </FormGroup>
-      <FormGroup label="Name" isRequired fieldId="vc-name">
+      </Field>
+      <Field id="vc-name" label="Name" isRequired>
         <TextInput id="vc-name" isRequired value={name} onChange={(_e, v) => setName(v)} />
-      </FormGroup>
+      </Field>
     </FormModal>
   );
 }

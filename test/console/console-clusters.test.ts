@@ -69,7 +69,9 @@ describeInPrivateNetwork(import.meta.url, "clusters in the console", { skip: chr
     const held = new Promise<void>((resolve) => {
       answer = resolve;
     });
+    let listings = 0;
     await page.route(isProjectList, async (route) => {
+      listings++;
       await held;
       await route.continue();
     });
@@ -81,6 +83,7 @@ describeInPrivateNetwork(import.meta.url, "clusters in the console", { skip: chr
     answer();
     await project.selectOption("default");
     await page.unroute(isProjectList);
+    assert.equal(listings, 1, "the form asked for the project list once, and waited for it");
     await dialog.getByLabel("Cluster").selectOption("lab");
     await dialog.getByLabel("Name").fill("from-console");
     assert.deepEqual(await seriousViolations(page), []);

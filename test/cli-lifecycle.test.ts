@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { CoreV1Api, KubeConfig, type V1Endpoints } from "@kubernetes/client-node";
 import { parse, stringify } from "yaml";
 import { API, AuthClient } from "./support/auth-client.ts";
 import {
@@ -20,6 +20,7 @@ import {
 } from "./support/cli-run.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
 import { type PlatformProcess, startPlatformProcess } from "./support/platform-process.ts";
+import { waitFor } from "./support/wait-for.ts";
 
 const root = mkdtempSync(join(tmpdir(), "vc-cli-lifecycle-"));
 const home = join(root, ".virtualcluster");
@@ -178,13 +179,12 @@ describe("virtualcluster lifecycle commands", () => {
     await endpoints("broken", { "db-host": "db.default.svc" });
     await endpoints("plain", { other: "x" });
 
-    // The status file is rewritten every few seconds: wait (bounded) until it shows the failure.
+    // The status file is rewritten every few seconds: wait until it shows the failure.
     let listed: { syncErrors?: number; lastSyncError?: { object: string; message: string } } = {};
-    for (let i = 0; i < 60 && listed.syncErrors !== 1; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitFor(async () => {
       listed = JSON.parse((await cli(["list", "-o", "json"])).stdout).items[0];
-    }
-    assert.equal(listed.syncErrors, 1, JSON.stringify(listed));
+      return listed.syncErrors === 1;
+    }, "`list` to show the sync error");
     assert.match(listed.lastSyncError?.object ?? "", /broken/);
     assert.match(listed.lastSyncError?.message ?? "", /require/);
     const table = (await cli(["list"])).stdout.split("\n");
@@ -194,15 +194,11 @@ describe("virtualcluster lifecycle commands", () => {
     assert.match(wide.split("\n")[0], /LAST SYNC ERROR$/);
     assert.ok(wide.includes(listed.lastSyncError?.message ?? "?"), wide);
     // The object without the annotation synced: its patch was not applied.
-    let plain = await core
-      .readNamespacedEndpoints({ namespace: "team-app", name: "plain-x-default-x-app" })
-      .catch(() => undefined);
-    for (let i = 0; i < 60 && !plain; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      plain = await core
-        .readNamespacedEndpoints({ namespace: "team-app", name: "plain-x-default-x-app" })
-        .catch(() => undefined);
-    }
+    let plain: V1Endpoints | undefined;
+    await waitFor(async () => {
+      plain = await core.readNamespacedEndpoints({ namespace: "team-app", name: "plain-x-default-x-app" });
+      return true;
+    }, "the object without the annotation on the host");
     assert.equal(plain?.metadata?.annotations?.other, "x");
     assert.equal(plain?.metadata?.annotations?.["db-host"], undefined);
   });

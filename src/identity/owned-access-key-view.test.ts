@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { statusErrorOf } from "../registry/testing.ts";
 import type { ApiWatchEvent, RequestContext } from "../registry/types.ts";
+import { eventually } from "../utils/testing-eventually.ts";
 import { keyCaller } from "./key-caller.ts";
 import { OwnAccessKeysView } from "./owned-access-key-view.ts";
 import { type AuthFixture, openAuthFixture } from "./testing.ts";
@@ -57,9 +58,9 @@ describe("OwnAccessKeysView", () => {
     const handle = await view.watch(bob, {}, { send: (e) => events.push(e) > 0, end: () => {} });
     await f.createKey("carol-2", { user: "carol" });
     await f.createKey("bob-2", { user: "bob" });
-    for (let i = 0; i < 1000 && events.length < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+    await eventually(() => events.length >= 2, "bob-2's event");
     await f.createKey("bob-3", { user: "bob" });
-    for (let i = 0; i < 1000 && events.length < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    await eventually(() => events.length >= 3, "bob-3's event");
     handle.close();
     assert.deepEqual(
       events.map((e) => `${e.type} ${(e.object as { metadata: { name: string } }).metadata.name}`),

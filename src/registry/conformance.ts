@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { KubeObject } from "../apimachinery/types.ts";
+import { eventually } from "../utils/testing-eventually.ts";
 import type { GenericStore } from "./store.ts";
 import { openTestRegistry, statusErrorOf, type TestRegistry, testContext } from "./testing.ts";
 import type { ResourceDefinition } from "./types.ts";
@@ -362,7 +363,7 @@ export function describeResourceConformance(options: ResourceConformanceOptions)
       );
       await store.patch(testContext(), ref("watched"), "merge", { metadata: { labels: { w: "1" } } }, {});
       await store.delete(testContext(), ref("watched"), {});
-      for (let i = 0; i < 50 && events.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      await eventually(() => events.length >= 3, "the watch's three events");
       handle.close();
       assert.deepEqual(events, [
         { type: "ADDED", name: "watched" },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
+import { eventually } from "../../utils/testing-eventually.ts";
 import { describeStoreConformance } from "../conformance.ts";
 import { openSqliteStore } from "../sqlite/sqlite-store.ts";
 import { StorageError, type WatchEvent } from "../types.ts";
@@ -54,7 +55,7 @@ describe("encryptSecretValues()", () => {
     assert.equal(conflict.current?.value, "v2");
     const deleted = await store.delete("/internal/signingkeys/a");
     assert.equal(deleted.value, "v2");
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => events.length >= 3, "the three events");
     assert.deepEqual(
       events.map((e) => [e.type, e.record.value, e.previous?.value]),
       [
@@ -90,7 +91,7 @@ describe("encryptSecretValues()", () => {
       },
     });
     await backend.create("/internal/passwords/dave", "plain");
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => closed, "the watch to end");
     assert.equal(delivered.length, 0);
     assert.ok(closed);
     await store.close();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
+import { eventually } from "../../utils/testing-eventually.ts";
 import { AnswerReader, GatewayConnections } from "./gateway-connections.ts";
 
 // A plain node:http server stands in for a member's gateway: what these tests check is HTTP/1.1 on the wire
@@ -10,6 +11,8 @@ let server: http.Server;
 let url: URL;
 let connections = 0;
 const hold: (() => void)[] = [];
+/** The paths of the calls the server got and never answers (/never...). */
+const unanswered: string[] = [];
 
 before(async () => {
   server = http.createServer((request, response) => {
@@ -37,8 +40,8 @@ before(async () => {
           response.writeHead(200, { "content-type": "application/json" });
           response.end(answer);
         });
-      } else if (request.url === "/never") {
-        // no answer
+      } else if (request.url?.startsWith("/never")) {
+        unanswered.push(request.url); // no answer
       } else {
         response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(answer) });
         response.end(answer);
@@ -122,7 +125,7 @@ test("GatewayConnections.post() opens a new connection after an answer that clos
     assert.equal((await pool.post("/ok", "{}", 2_000)).status, 200);
     assert.equal(connections - before, 2);
     server.closeIdleConnections();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(() => pool.openConnections === 0, "the pool to see the server's close");
     assert.equal((await pool.post("/ok", "{}", 2_000)).status, 200);
     assert.equal(connections - before, 3);
   } finally {
@@ -133,8 +136,8 @@ test("GatewayConnections.post() opens a new connection after an answer that clos
 test("GatewayConnections.post() rejects after its timeout, and destroy() rejects calls under way", async () => {
   const pool = new GatewayConnections({ url, maxSockets: 2 });
   await assert.rejects(pool.post("/never", "{}", 100), /no answer from 127\.0\.0\.1:\d+ in 100 ms/);
-  const pending = pool.post("/never", "{}", 10_000);
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  const pending = pool.post("/never/pending", "{}", 10_000);
+  await eventually(() => unanswered.includes("/never/pending"), "the server to have the call");
   pool.destroy();
   await assert.rejects(pending, /closed/);
   await assert.rejects(pool.post("/ok", "{}", 1_000), /closed/);

@@ -63,6 +63,11 @@ export class GatewayConnections {
     this.hostHeader = options.url.host;
   }
 
+  /** The connections open now, busy or idle (one the server closed counts until its close event). */
+  get openConnections(): number {
+    return this.all.size;
+  }
+
   /** POSTs `body` (JSON) to `path`; rejects on a transport failure or after `timeoutMs`. */
   post(path: string, body: string, timeoutMs: number): Promise<GatewayAnswer> {
     if (this.destroyed) return Promise.reject(new Error(`connections to ${this.hostHeader} are closed`));

@@ -7,11 +7,11 @@ import type { InstanceUsage } from "../apis/management/v1/virtualclusterinstance
 import type { RunningClusterApiServer } from "../cluster-apiserver/cluster-api-server.ts";
 import type { TokenVerifier } from "../identity/token-verifier.ts";
 import type { PlatformCredentials } from "./connect/api-key-lookup.ts";
-import { hostApi } from "./connect/host-api.ts";
 import { type ConnectionState, PlatformConnection } from "./connect/platform-connection.ts";
 import { PlatformIssuers } from "./connect/platform-issuers.ts";
 import { PlatformUserAuthenticator } from "./connect/platform-user-authenticator.ts";
 import type { KubeAccess } from "./kube/kube-access.ts";
+import { coreCalls, rbacCalls } from "./kube/kube-calls.ts";
 import { KubeHttp } from "./kube/kube-http.ts";
 import type { PlatformSettings } from "./settings/types.ts";
 
@@ -94,7 +94,7 @@ export class PlatformLink {
       name: options.name,
       namespace: options.namespace,
       platform: options.platform,
-      host: hostApi(this.hostHttp),
+      host: { core: coreCalls(this.hostHttp), rbac: rbacCalls(this.hostHttp) },
       describe: () => ({ kubernetesVersion: options.kubernetesVersion, servingCaPem: server.caPem, endpoint }),
       onClientCertificateAuthority: (pem) => server.setClientCertificateAuthorities([pem]),
       onConnected: (credentials, self) => this.connected(credentials, self.platformHost),

@@ -69,7 +69,7 @@ export function needsSecretReaderRbac(createRBAC: boolean, secretNamespace: stri
 
 const statusCode = (error: unknown) => (error as { code?: number }).code;
 
-/** The Role and RoleBinding calls made here (client-node's RbacAuthorizationV1Api has them; so has hostApi()). */
+/** The Role and RoleBinding calls made here (client-node's RbacAuthorizationV1Api, or kube-calls.ts rbacCalls()). */
 export type RoleApi = Pick<
   RbacAuthorizationV1Api,
   | "createNamespacedRole"

@@ -198,6 +198,21 @@ async function fromFile(file: string): Promise<KubeAccess> {
   return clientNodeAccess((config) => config.loadFromFile(file));
 }
 
+/**
+ * Access to the current context of kubeconfig text whose paths are absolute (`origin` names it in errors): a
+ * kubeconfig document made from another, as `virtualcluster create` keeps the host's current context.
+ */
+export async function kubeAccessFromText(text: string, origin: string): Promise<KubeAccess> {
+  let parsed: ReturnType<typeof parseKubeconfig>;
+  try {
+    parsed = parseKubeconfig(text, origin);
+  } catch (error) {
+    throw new KubeconfigError((error as Error).message);
+  }
+  if (!parsed.cluster) throw new KubeconfigError(`the kubeconfig ${origin} has no current cluster`);
+  return plainAccess(parsed.cluster, parsed.user) ?? clientNodeAccess((config) => config.loadFromString(text));
+}
+
 /** Direct access for the common kubeconfigs; undefined when client-node must handle the entry. */
 function plainAccess(cluster: ClusterEntry, user: UserEntry | undefined): KubeAccess | undefined {
   if (cluster.proxyUrl || user?.needsClientNode) return undefined;

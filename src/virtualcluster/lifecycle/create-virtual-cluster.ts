@@ -14,7 +14,8 @@ import { isMultiNamespace } from "../settings/multi-namespace.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
 import { startClusterRuntime, stopClusterRuntime } from "./cluster-runtime.ts";
 import { planPlatform, register } from "./create-registration.ts";
-import { createdFor, createdLabels, currentContextOnly, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
+import { createdFor, createdLabels, HostCluster } from "./host-cluster.ts";
+import { loadHostKubeconfig } from "./host-kubeconfig.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import {
   checkName,
@@ -108,7 +109,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
   const hostConfig = loadHostKubeconfig(
     options.hostKubeconfig ?? (existing && existsSync(paths.hostKubeconfig) ? paths.hostKubeconfig : undefined),
   );
-  const host = new HostCluster(hostConfig);
+  using host = await HostCluster.open(hostConfig);
   const stored = await step(`Checking the host cluster ${host.server}`, () =>
     host.readSecret(namespace, settingsSecretName(name)),
   );
@@ -165,7 +166,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     const hostServer = host.server;
     ensureClusterDir(namespace, name);
     writePrivateFile(paths.settings, text);
-    writePrivateFile(paths.hostKubeconfig, currentContextOnly(hostConfig));
+    writePrivateFile(paths.hostKubeconfig, hostConfig.text);
     // The runtime runs as its ServiceAccount with the chart's Role, not with the deployer's credentials.
     await ensureRuntimeRbac(host, {
       name,
@@ -173,7 +174,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
       multiNamespace: isMultiNamespace(final),
       labels: createdLabels(name),
     });
-    writePrivateFile(paths.runtimeKubeconfig, await runtimeKubeconfig(host, hostConfig, { name, namespace }));
+    writePrivateFile(paths.runtimeKubeconfig, await runtimeKubeconfig(host, hostConfig.cluster, { name, namespace }));
     const cluster: LocalCluster = {
       name,
       namespace,

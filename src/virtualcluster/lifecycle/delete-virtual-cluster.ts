@@ -17,7 +17,8 @@ import { DEFAULT_API_KEY_SECRET } from "../settings/settings-schema.ts";
 import type { VirtualClusterSettings } from "../settings/types.ts";
 import { MANAGED_BY_LABEL } from "../translate/constants.ts";
 import { stopClusterRuntime } from "./cluster-runtime.ts";
-import { createdFor, HostCluster, loadHostKubeconfig } from "./host-cluster.ts";
+import { createdFor, HostCluster } from "./host-cluster.ts";
+import { loadHostKubeconfig } from "./host-kubeconfig.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 import { checkName, clusterPaths, type LocalCluster, readLocalCluster, removeLocalCluster } from "./local-clusters.ts";
 import type { PlatformClient } from "./platform-client.ts";
@@ -78,7 +79,7 @@ export async function deleteVirtualCluster(options: DeleteOptions): Promise<Dele
   const hostConfig = loadHostKubeconfig(
     options.hostKubeconfig ?? (existsSync(paths.hostKubeconfig) ? paths.hostKubeconfig : undefined),
   );
-  const host = new HostCluster(hostConfig);
+  using host = await HostCluster.open(hostConfig);
   const stored = await host.readSecret(namespace, settingsSecretName(name));
   const storedIsOurs = createdFor(stored?.metadata, name);
   if (!state && !storedIsOurs) throw notFound(`on the host cluster ${host.server}`);

@@ -1,71 +1,22 @@
-// The host cluster a virtual cluster syncs into, as `create` and `delete` use it: the kubeconfig (a file, or the
-// current context of the user's kubeconfig), a self-contained copy of its current context for later commands (the
-// user's current context may move, e.g. to the virtual cluster after `connect`), and API calls whose failures are one
-// line naming the host.
+// The host cluster a virtual cluster syncs into, as `create` and `delete` use it (its kubeconfig: host-kubeconfig.ts):
+// API calls whose failures are one line naming the host, and the objects `create` makes and `delete` removes.
 
-import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import type { V1ObjectMeta, V1Secret } from "@kubernetes/client-node";
+import { kubeAccessFromText } from "../kube/kube-access.ts";
+import { KubeApiError } from "../kube/kube-api-error.ts";
 import {
-  ApiException,
-  CoreV1Api,
-  DiscoveryV1Api,
-  KubeConfig,
-  RbacAuthorizationV1Api,
-  type V1ObjectMeta,
-  type V1Secret,
-} from "@kubernetes/client-node";
+  type CoreCalls,
+  coreCalls,
+  type DiscoveryCalls,
+  discoveryCalls,
+  type RbacCalls,
+  rbacCalls,
+} from "../kube/kube-calls.ts";
+import { KubeHttp } from "../kube/kube-http.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
+import type { HostKubeconfig } from "./host-kubeconfig.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
-
-/** Loads the host kubeconfig: `file`, else KUBECONFIG / ~/.kube/config with its current context. */
-export function loadHostKubeconfig(file?: string): KubeConfig {
-  const config = new KubeConfig();
-  if (file !== undefined) {
-    if (!existsSync(file)) throw new LifecycleError(`--host-kubeconfig ${file}: no such file`);
-    try {
-      config.loadFromFile(file);
-    } catch (error) {
-      throw new LifecycleError(`--host-kubeconfig ${file}: not a kubeconfig (${firstLine(error)})`);
-    }
-  } else {
-    const files = (process.env.KUBECONFIG ?? "").split(delimiter).filter(Boolean);
-    const candidates = files.length > 0 ? files : [join(homedir(), ".kube", "config")];
-    // client-node falls back to http://localhost:8080 without any file: that is never the host meant.
-    if (!candidates.some((candidate) => existsSync(candidate))) {
-      throw new LifecycleError(
-        "no host cluster: pass --host-kubeconfig <file>, or set a current context in your kubeconfig",
-      );
-    }
-    try {
-      config.loadFromDefault();
-    } catch (error) {
-      throw new LifecycleError(`cannot read your kubeconfig: ${firstLine(error)}`);
-    }
-  }
-  if (!config.getCurrentContext() || !config.getCurrentCluster()) {
-    throw new LifecycleError(
-      `${file ?? "your kubeconfig"} has no current context with a cluster: pass --host-kubeconfig <file>`,
-    );
-  }
-  return config;
-}
-
-/** Just the current context, its cluster and user (paths stay absolute), as a kubeconfig document. */
-export function currentContextOnly(config: KubeConfig): string {
-  const context = config.getContextObject(config.getCurrentContext());
-  const cluster = config.getCurrentCluster();
-  const user = config.getCurrentUser();
-  const only = new KubeConfig();
-  only.loadFromOptions({
-    clusters: cluster ? [cluster] : [],
-    users: user ? [user] : [],
-    contexts: context ? [context] : [],
-    currentContext: context?.name,
-  });
-  return `${only.exportConfig()}\n`;
-}
 
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0];
@@ -75,21 +26,13 @@ const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TL
 
 /** HTTP status of a failed call; undefined for network errors. */
 export function hostStatusCode(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined;
+  return error instanceof KubeApiError ? error.code : undefined;
 }
 
 /** One line for a failed host API call: the Status message, or what went wrong on the network. */
 export function hostErrorLine(server: string, error: unknown): string {
-  if (error instanceof ApiException) {
-    let body: unknown = error.body;
-    if (typeof body === "string") {
-      try {
-        body = JSON.parse(body);
-      } catch {
-        // not a Status
-      }
-    }
-    const message = (body as { message?: unknown } | undefined)?.message;
+  if (error instanceof KubeApiError) {
+    const message = error.status?.message;
     if (error.code === 401) return `the host cluster at ${server} rejected the kubeconfig's credentials (401)`;
     if (typeof message === "string" && message !== "") return message.split("\n")[0];
     return `the host cluster at ${server} answered ${error.code}`;
@@ -125,15 +68,30 @@ type SyncedKind = (typeof SYNCED_KINDS)[number];
 
 export class HostCluster {
   readonly server: string;
-  readonly core: CoreV1Api;
-  readonly rbac: RbacAuthorizationV1Api;
-  readonly discovery: DiscoveryV1Api;
+  readonly core: CoreCalls;
+  readonly rbac: RbacCalls;
+  readonly discovery: DiscoveryCalls;
+  readonly #http: KubeHttp;
 
-  constructor(config: KubeConfig) {
-    this.server = config.getCurrentCluster()?.server ?? "";
-    this.core = config.makeApiClient(CoreV1Api);
-    this.rbac = config.makeApiClient(RbacAuthorizationV1Api);
-    this.discovery = config.makeApiClient(DiscoveryV1Api);
+  /** The host of a kubeconfig's current context (`using` closes its connections at the end of the scope). */
+  static async open(kubeconfig: HostKubeconfig): Promise<HostCluster> {
+    try {
+      return new HostCluster(new KubeHttp(await kubeAccessFromText(kubeconfig.text, kubeconfig.source)));
+    } catch (error) {
+      throw new LifecycleError(`cannot use ${kubeconfig.source}: ${firstLine(error)}`);
+    }
+  }
+
+  constructor(http: KubeHttp) {
+    this.#http = http;
+    this.server = http.access.server;
+    this.core = coreCalls(http);
+    this.rbac = rbacCalls(http);
+    this.discovery = discoveryCalls(http);
+  }
+
+  [Symbol.dispose](): void {
+    this.#http.close();
   }
 
   /** Runs one call; a failure becomes a LifecycleError "cannot <what>: <reason>". */

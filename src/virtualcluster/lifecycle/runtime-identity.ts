@@ -4,9 +4,10 @@
 // deployer's credentials. The key Secret in another namespace is readable only through the Secret-reader Role that
 // createRBAC makes.
 
-import type { KubeConfig, V1PolicyRule } from "@kubernetes/client-node";
+import type { V1PolicyRule } from "@kubernetes/client-node";
 import { serviceAccountName } from "../connect/platform-rbac.ts";
 import type { HostCluster } from "./host-cluster.ts";
+import type { HostClusterEntry } from "./host-kubeconfig.ts";
 
 /** A year: the runtime is a long-running process outside a pod, so nothing would rotate a shorter token. */
 export const RUNTIME_TOKEN_SECONDS = 365 * 24 * 3600;
@@ -88,12 +89,12 @@ export async function ensureRuntimeRbac(host: HostCluster, options: RuntimeIdent
 }
 
 /**
- * A kubeconfig for the host cluster (same server and CA as `deployer`) that authenticates as the ServiceAccount,
- * with a token from the TokenRequest API.
+ * A kubeconfig for the host cluster (the deployer's `cluster`: same server and CA) that authenticates as the
+ * ServiceAccount, with a token from the TokenRequest API.
  */
 export async function runtimeKubeconfig(
   host: HostCluster,
-  deployer: KubeConfig,
+  cluster: HostClusterEntry,
   options: { name: string; namespace: string },
 ): Promise<string> {
   const account = serviceAccountName(options.name);
@@ -106,26 +107,23 @@ export async function runtimeKubeconfig(
   );
   const token = answer.status?.token;
   if (!token) throw new Error(`the host cluster returned no token for ServiceAccount ${options.namespace}/${account}`);
-  const cluster = deployer.getCurrentCluster();
-  const contextName = `${account}@${cluster?.name ?? "host"}`;
+  const contextName = `${account}@${cluster.name}`;
   const config = {
     apiVersion: "v1",
     kind: "Config",
     clusters: [
       {
-        name: cluster?.name ?? "host",
+        name: cluster.name,
         cluster: {
-          server: cluster?.server,
-          "certificate-authority-data": cluster?.caData,
-          "certificate-authority": cluster?.caFile,
-          "insecure-skip-tls-verify": cluster?.skipTLSVerify || undefined,
+          server: cluster.server,
+          "certificate-authority-data": cluster.caData,
+          "certificate-authority": cluster.caFile,
+          "insecure-skip-tls-verify": cluster.insecure || undefined,
         },
       },
     ],
     users: [{ name: account, user: { token } }],
-    contexts: [
-      { name: contextName, context: { cluster: cluster?.name ?? "host", user: account, namespace: options.namespace } },
-    ],
+    contexts: [{ name: contextName, context: { cluster: cluster.name, user: account, namespace: options.namespace } }],
     "current-context": contextName,
   };
   return `${JSON.stringify(config, null, 2)}\n`;

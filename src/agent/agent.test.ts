@@ -1,21 +1,6 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { resolve } from "node:path";
 import { test } from "node:test";
-
-const SRC = resolve(import.meta.dirname, "..");
-
-/** Every module URL a fresh Node process resolves while it imports `specifier` (relative to src/). */
-function modulesLoadedBy(specifier: string): string[] {
-  const script = `
-    import { registerHooks } from "node:module";
-    const seen = new Set();
-    registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); seen.add(result.url); return result; } });
-    await import(${JSON.stringify(specifier)});
-    console.log(JSON.stringify([...seen]));`;
-  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: SRC, encoding: "utf8" });
-  return JSON.parse(out) as string[];
-}
+import { modulesLoadedBy } from "../utils/testing-module-graph.ts";
 
 // What an idle, connected agent never needs stays out of its start (issue 34's agent RSS < 80 MB): one import of a
 // constant from cluster-api-server.ts once brought the whole stand-alone API server (fastify, ajv, the store, the

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { before, describe, it } from "node:test";
 import { createCertificateAuthority, issueCertificate } from "../pki/certificate-authority.ts";
+import { modulesLoadedBy } from "../utils/testing-module-graph.ts";
 import { ClientCertificateAuthenticator } from "./client-certificate-authenticator.ts";
 
 const derOf = (pem: string) => Buffer.from(new X509Certificate(pem).raw);
@@ -61,5 +62,14 @@ describe("ClientCertificateAuthenticator", () => {
     assert.equal(await auth.authenticate({ headers: {}, clientCertificate: alice }), undefined);
     auth.setAuthorities([`${other.certPem}\n${ca.certPem}`]);
     assert.ok(await auth.authenticate({ headers: {}, clientCertificate: alice }), "a bundle holds several CAs");
+  });
+
+  it("the cluster API server loads the x509 library with the first client certificate, not at start", () => {
+    const loaded = modulesLoadedBy("./cluster-apiserver/cluster-api-server.ts");
+    assert.ok(loaded.some((url) => url.endsWith("/client-certificate-authenticator.ts")));
+    assert.deepEqual(
+      loaded.filter((url) => url.includes("/node_modules/@peculiar/") || url.endsWith("/src/pki/x509.ts")),
+      [],
+    );
   });
 });

@@ -6,10 +6,17 @@
 import { X509Certificate } from "node:crypto";
 import { errors } from "../apimachinery/errors.ts";
 import type { AuthenticationRequest, Authenticator } from "../auth/types.ts";
-import { x509 } from "../pki/x509.ts";
 import type { UserInfo } from "../registry/types.ts";
 
 const AUTHENTICATED = "system:authenticated";
+
+/**
+ * The ASN.1 parser for subjects (@peculiar/x509: about 200 modules and a few MiB), loaded with the first client
+ * certificate to check rather than at start: many API servers never see one.
+ */
+let subjectParser: Promise<typeof import("../pki/x509.ts")> | undefined;
+const loadSubjectParser = () => (subjectParser ??= import("../pki/x509.ts"));
+type SubjectParser = Awaited<ReturnType<typeof loadSubjectParser>>["x509"];
 
 interface Verdict {
   generation: number;
@@ -53,7 +60,9 @@ export class ClientCertificateAuthenticator implements Authenticator {
     if (!der || this.#authorities.length === 0) return undefined;
     let verdict = this.#verdicts.get(der);
     if (!verdict || verdict.generation !== this.#generation) {
-      verdict = this.#verify(der);
+      // Loaded before the check, so the check runs against the CAs in force once it is (no await inside it).
+      const { x509 } = await loadSubjectParser();
+      verdict = this.#verify(der, x509);
       this.#verdicts.set(der, verdict);
     }
     if (!verdict.user) return undefined;
@@ -64,7 +73,7 @@ export class ClientCertificateAuthenticator implements Authenticator {
     return verdict.user;
   }
 
-  #verify(der: Buffer): Verdict {
+  #verify(der: Buffer, x509: SubjectParser): Verdict {
     const verdict: Verdict = { generation: this.#generation, validFrom: 0, validTo: 0 };
     let cert: X509Certificate;
     try {

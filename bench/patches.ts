@@ -12,11 +12,14 @@
 import { newQuickJSWASMModule, RELEASE_SYNC } from "quickjs-emscripten";
 import { applyPatches } from "../src/virtualcluster/patches/apply.ts";
 import { compilePatches } from "../src/virtualcluster/patches/compile.ts";
-import { currentEngine } from "../src/virtualcluster/patches/sandbox/engine.ts";
+import { currentEngine, loadEngine } from "../src/virtualcluster/patches/sandbox/engine.ts";
 import { checkExpression } from "../src/virtualcluster/patches/sandbox/expression-check.ts";
 import { ExpressionSandbox } from "../src/virtualcluster/patches/sandbox/sandbox.ts";
 import type { ApplyOptions, Patch } from "../src/virtualcluster/patches/types.ts";
 import { createTranslator } from "../src/virtualcluster/translate/translator.ts";
+
+// Expressions compile on the shared QuickJS engine, which loads on demand.
+await loadEngine();
 
 const argument = (name: string, fallback: number) => {
   const index = process.argv.indexOf(name);

@@ -187,7 +187,7 @@ async function main(): Promise<void> {
   const idleBaseline = await idle();
 
   // 2. The syncer.
-  const settings = loadSettings(
+  const settings = await loadSettings(
     `
 sync:
   toHost:

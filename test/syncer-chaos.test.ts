@@ -246,7 +246,7 @@ describe("syncer chaos: virtual writes against host deletes, owner deletions and
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "vcp-sync-chaos-"));
-    settings = loadSettings(SETTINGS, { namespace: HOST_NS });
+    settings = await loadSettings(SETTINGS, { namespace: HOST_NS });
     await startHost();
     await hostApi.createNamespace({ body: { metadata: { name: HOST_NS } } });
     await createOwner();

@@ -103,7 +103,7 @@ async function startPair(settingsText: string, hostSetup?: (host: CoreV1Api) => 
   await host.createNamespace({ body: { metadata: { name: HOST_NS } } });
   await hostSetup?.(host);
   await writeFile(join(dir, "virtualcluster.yaml"), settingsText);
-  const settings = loadSettings(settingsText, { namespace: HOST_NS });
+  const settings = await loadSettings(settingsText, { namespace: HOST_NS });
   const syncer = await startSyncer({
     virtual: await loadKubeAccess({ file: virtualServer.kubeconfigPath }),
     host: await loadKubeAccess({ file: hostServer.kubeconfigPath }),

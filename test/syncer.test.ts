@@ -109,7 +109,7 @@ describe("syncer between two cluster API servers", () => {
       body: { metadata: { name: VC }, spec: { ports: [{ port: 443 }] } },
     });
     ownerUid = owner.metadata?.uid ?? "";
-    settings = loadSettings(SETTINGS, { namespace: HOST_NS });
+    settings = await loadSettings(SETTINGS, { namespace: HOST_NS });
     syncer = await startSyncer({
       virtual: await loadKubeAccess({ file: virtualServer.kubeconfigPath }),
       host: await loadKubeAccess({ file: hostServer.kubeconfigPath }),

@@ -78,7 +78,7 @@ async function applyAction(objectFile: string, flags: ApplyFlags, io: CommandIO)
   const hostObject = flags.hostObject
     ? ((await readObject(flags.hostObject, io, "host object")) as WireObject)
     : undefined;
-  const loaded = loadSettings(readSettingsFile(flags.file), { namespace: hostNamespace });
+  const loaded = await loadSettings(readSettingsFile(flags.file), { namespace: hostNamespace });
   try {
     const { settings } = loaded;
     const translator = createTranslator({
@@ -115,7 +115,7 @@ async function applyAction(objectFile: string, flags: ApplyFlags, io: CommandIO)
 }
 
 async function validateAction(flags: { file: string }, io: CommandIO): Promise<void> {
-  const loaded = loadSettings(readSettingsFile(flags.file));
+  const loaded = await loadSettings(readSettingsFile(flags.file));
   try {
     const counts = PATCH_LISTS.map(({ resource, path }) => {
       const count = loaded.patches[resource].patches.length;

@@ -58,7 +58,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<RunningRunt
   const step = async (name: RuntimeStartStep) => options.testOnlyBeforeStep?.(name);
   // Each part's close goes onto the stack as it starts: a failed start closes what started, close() the same.
   await using stack = new AsyncDisposableStack();
-  const loaded: LoadedSettings = loadSettings(options.settingsText, { namespace });
+  const loaded: LoadedSettings = await loadSettings(options.settingsText, { namespace });
   stack.defer(() => loaded.dispose());
   const platformSettings = loaded.settings.external.platform;
   const metrics = new PromRegistry();

@@ -102,7 +102,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
   const keepStored = Boolean(options.upgrade && options.settingsFile === undefined && !options.resetSettings);
   let label = options.settingsFile ?? "settings";
   let original = readSettings(options.settingsFile);
-  let settings = keepStored ? undefined : checkSettings(original, label, namespace);
+  let settings = keepStored ? undefined : await checkSettings(original, label, namespace);
 
   const paths = clusterPaths(namespace, name);
   const existing = readLocalCluster(namespace, name);
@@ -129,7 +129,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
     original = previousText;
     label = "the stored settings (pass -f to replace them)";
   }
-  settings ??= checkSettings(original, label, namespace);
+  settings ??= await checkSettings(original, label, namespace);
   const container = options.container === undefined ? existing?.container : options.container || undefined;
   if (container) await step(`Checking the image ${container.image}`, () => checkRuntimeImage(container));
 
@@ -160,7 +160,7 @@ export async function createVirtualCluster(options: CreateOptions): Promise<Crea
       wroteApiKeySecret = true;
     }
     const text = editSettings(original, { ensurePlatform: plan.register, project: options.project });
-    const final = text === original ? settings : checkSettings(text, label, namespace);
+    const final = text === original ? settings : await checkSettings(text, label, namespace);
     await applyHostObjects(host, name, namespace, final, text, registration);
 
     const hostServer = host.server;

@@ -6,10 +6,10 @@ import { LifecycleError } from "./lifecycle-error.ts";
 import { checkSettings, editSettings, readSettings } from "./settings-file.ts";
 
 describe("settings file", () => {
-  it("checkSettings() reports every problem with its field path, in one LifecycleError line", () => {
+  it("checkSettings() reports every problem with its field path, in one LifecycleError line", async () => {
     const text = 'external:\n  platform:\n    apiKey:\n      createRBAC: "x"\nunknown: 1\n';
-    assert.throws(
-      () => checkSettings(text, "vc.yaml", "team-a"),
+    await assert.rejects(
+      checkSettings(text, "vc.yaml", "team-a"),
       (error: LifecycleError) =>
         error instanceof LifecycleError &&
         error.lines.length === 1 &&
@@ -19,16 +19,16 @@ describe("settings file", () => {
     );
   });
 
-  it("checkSettings() compiles patches, so a bad expression is found before anything runs", () => {
+  it("checkSettings() compiles patches, so a bad expression is found before anything runs", async () => {
     const text =
       'sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          expression: "value +"\n';
-    assert.throws(
-      () => checkSettings(text, "f", "ns"),
+    await assert.rejects(
+      checkSettings(text, "f", "ns"),
       /sync\.toHost\.endpoints\.patches\[0\]\.expression: syntax error/,
     );
-    assert.equal(checkSettings("", "f", "ns").external.platform, undefined);
+    assert.equal((await checkSettings("", "f", "ns")).external.platform, undefined);
     assert.equal(
-      checkSettings("external:\n  platform:\n    apiKey: {}\n", "f", "ns").external.platform?.apiKey?.namespace,
+      (await checkSettings("external:\n  platform:\n    apiKey: {}\n", "f", "ns")).external.platform?.apiKey?.namespace,
       "ns",
     );
   });

@@ -8,9 +8,9 @@ import type { VirtualClusterSettings } from "../settings/types.ts";
 import { LifecycleError } from "./lifecycle-error.ts";
 
 /** Checks settings text like the runtime will (schema, defaults, every patch compiled); LifecycleError otherwise. */
-export function checkSettings(text: string, label: string, namespace: string): VirtualClusterSettings {
+export async function checkSettings(text: string, label: string, namespace: string): Promise<VirtualClusterSettings> {
   try {
-    const loaded = loadSettings(text, { namespace });
+    const loaded = await loadSettings(text, { namespace });
     loaded.dispose();
     return loaded.settings;
   } catch (error) {

@@ -5,7 +5,11 @@ import { createTranslator } from "../translate/translator.ts";
 import { applyPatches } from "./apply.ts";
 import { type CompiledPatchSet, compilePatches } from "./compile.ts";
 import { PatchApplyError } from "./errors.ts";
+import { loadEngine } from "./sandbox/engine.ts";
 import type { ApplyOptions, Patch } from "./types.ts";
+
+// Expressions compile on the shared QuickJS engine, which loads on demand.
+await loadEngine();
 
 const LIST = "sync.toHost.endpoints.patches";
 const translator = createTranslator({ name: "vc", namespace: "vc-host" });

@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compilePatches } from "./compile.ts";
 import { PatchValidationError } from "./errors.ts";
+import { loadEngine } from "./sandbox/engine.ts";
+
+// Expressions compile on the shared QuickJS engine, which loads on demand.
+await loadEngine();
 
 const LIST = "sync.toHost.endpoints.patches";
 

@@ -68,6 +68,14 @@ function compileReference(reference: Patch["reference"], field: string): Compile
  * Validates `patches` (the list at `listPath`, e.g. `sync.toHost.endpoints.patches`) and compiles every expression
  * once. Throws PatchValidationError listing every problem with its list path.
  */
+/** Whether a patch list (as written: anything) has an expression, which needs the expression engine. */
+export function hasExpressions(patches: unknown): boolean {
+  return (
+    Array.isArray(patches) &&
+    patches.some((patch: Partial<Patch> | null) => Boolean(patch?.expression || patch?.reverseExpression))
+  );
+}
+
 export function compilePatches(
   patches: readonly Patch[] | undefined,
   listPath: string,
@@ -75,8 +83,7 @@ export function compilePatches(
 ): CompiledPatchSet {
   const list = patches ?? [];
   const problems = validatePatchList(list, listPath);
-  const hasExpressions = list.some((patch) => patch?.expression || patch?.reverseExpression);
-  const sandbox = hasExpressions ? new ExpressionSandbox(options.limits) : undefined;
+  const sandbox = hasExpressions(list) ? new ExpressionSandbox(options.limits) : undefined;
   const compiled: CompiledPatch[] = [];
   let widestUse: ContextUse = "none";
   try {

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
 import { test } from "node:test";
 import { loadSettings, parseSettings, SettingsError } from "./load.ts";
 
-const problems = (text: string) => {
+const problems = async (text: string) => {
   try {
-    loadSettings(text).dispose();
+    (await loadSettings(text)).dispose();
   } catch (error) {
     assert.ok(error instanceof SettingsError, String(error));
     return error.problems;
@@ -12,8 +14,8 @@ const problems = (text: string) => {
   return [];
 };
 
-test("loadSettings() compiles the patch lists of endpoints and secrets", () => {
-  const loaded = loadSettings(`
+test("loadSettings() compiles the patch lists of endpoints and secrets", async () => {
+  const loaded = await loadSettings(`
 sync:
   toHost:
     endpoints:
@@ -32,9 +34,9 @@ sync:
   loaded.dispose();
 });
 
-test("loadSettings() reports bad patches at load time with their list paths", () => {
+test("loadSettings() reports bad patches at load time with their list paths", async () => {
   assert.deepEqual(
-    problems(`
+    await problems(`
 sync:
   toHost:
     endpoints:
@@ -58,18 +60,20 @@ sync:
   );
 });
 
-test("loadSettings() reports schema problems once, without compiling that list", () => {
+test("loadSettings() reports schema problems once, without compiling that list", async () => {
   assert.deepEqual(
-    problems("sync:\n  toHost:\n    secrets:\n      patches:\n        - path: [1]\n          expression: value\n"),
+    await problems(
+      "sync:\n  toHost:\n    secrets:\n      patches:\n        - path: [1]\n          expression: value\n",
+    ),
     ["sync.toHost.secrets.patches[0].path: Invalid value: [1]: must be a string"],
   );
 });
 
-test("loadSettings() reports YAML errors with their line and column", () => {
-  const [problem] = problems("sync:\n  toHost: [\n");
+test("loadSettings() reports YAML errors with their line and column", async () => {
+  const [problem] = await problems("sync:\n  toHost: [\n");
   assert.match(problem, /^YAML line \d+, column \d+: /);
-  assert.equal(problems("a: 1\na: 2\n")[0], "YAML line 2, column 1: Map keys must be unique");
-  assert.match(problems("sync:\n  toHost:\n    x: : y\n")[0], /^YAML line 3, column 8: /);
+  assert.equal((await problems("a: 1\na: 2\n"))[0], "YAML line 2, column 1: Map keys must be unique");
+  assert.match((await problems("sync:\n  toHost:\n    x: : y\n"))[0], /^YAML line 3, column 8: /);
 });
 
 test("parseSettings() accepts an empty file and JSON", () => {
@@ -80,4 +84,27 @@ test("parseSettings() accepts an empty file and JSON", () => {
     false,
   );
   assert.throws(() => parseSettings("[]"), { message: "<root>: Invalid value: []: must be an object" });
+});
+
+test("loadSettings() loads the expression engine only for settings with an expression", () => {
+  // In a fresh process: this file's other tests load the engine.
+  const loadedAfter = (settings: string) =>
+    execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { loadSettings } = await import("./settings/load.ts");
+         const { engineLoaded } = await import("./patches/sandbox/engine.ts");
+         (await loadSettings(${JSON.stringify(settings)})).dispose();
+         console.log(engineLoaded());`,
+      ],
+      { cwd: resolve(import.meta.dirname, ".."), encoding: "utf8" },
+    ).trim();
+  assert.equal(loadedAfter(""), "false");
+  assert.equal(loadedAfter("sync:\n  toHost:\n    services:\n      enabled: false\n"), "false");
+  assert.equal(
+    loadedAfter("sync:\n  toHost:\n    endpoints:\n      patches:\n        - path: a\n          expression: value\n"),
+    "true",
+  );
 });

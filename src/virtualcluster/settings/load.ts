@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, parseDocument } from "yaml";
-import { type CompiledPatchSet, type CompileOptions, compilePatches } from "../patches/compile.ts";
+import { type CompiledPatchSet, type CompileOptions, compilePatches, hasExpressions } from "../patches/compile.ts";
 import { PatchValidationError } from "../patches/errors.ts";
+import { loadEngine } from "../patches/sandbox/engine.ts";
 import { type DefaultsOptions, withDefaults } from "./defaults.ts";
 import { PATCH_LISTS, type PatchedResource } from "./settings-schema.ts";
 import type { VirtualClusterSettings } from "./types.ts";
@@ -52,10 +53,12 @@ const listAt = (settings: VirtualClusterSettings, path: string) =>
 
 /**
  * Loads settings at settings-load time: schema and defaults, then every patch list validated and compiled, so that
- * bad patches are reported now with their list paths, not at sync time. Throws SettingsError listing every problem.
+ * bad patches are reported now with their list paths, not at sync time. The expression engine loads only for
+ * settings with an expression. Rejects with SettingsError listing every problem.
  */
-export function loadSettings(text: string, options: LoadOptions = {}): LoadedSettings {
+export async function loadSettings(text: string, options: LoadOptions = {}): Promise<LoadedSettings> {
   const { settings, problems } = withDefaults(parseSettingsText(text), options);
+  if (PATCH_LISTS.some(({ path }) => hasExpressions(listAt(settings, path)))) await loadEngine();
   const patches: Partial<Record<PatchedResource, CompiledPatchSet>> = {};
   const dispose = () => {
     for (const set of Object.values(patches)) set?.dispose();

@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { type CompiledPatchSet, compilePatches } from "../patches/compile.ts";
+import { loadEngine } from "../patches/sandbox/engine.ts";
 import type { Patch } from "../patches/types.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
 import { carryBack, governance, hostSnapshotOf, reverseFieldPatches, virtualSnapshotOf } from "./carry-back.ts";
 import { OBJECT_UID_ANNOTATION } from "./constants.ts";
 import type { WireObject } from "./types.ts";
+
+// Expressions compile on the shared QuickJS engine, which loads on demand.
+await loadEngine();
 
 const translator = createTranslator({ name: "vc", namespace: "vc-host" });
 const sets: CompiledPatchSet[] = [];

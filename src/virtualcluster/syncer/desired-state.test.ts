@@ -3,6 +3,7 @@ import { after, test } from "node:test";
 import fc from "fast-check";
 import { type CompiledPatchSet, compilePatches } from "../patches/compile.ts";
 import { PatchApplyError } from "../patches/errors.ts";
+import { loadEngine } from "../patches/sandbox/engine.ts";
 import type { Patch } from "../patches/types.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
@@ -17,6 +18,9 @@ import {
 } from "./constants.ts";
 import { desiredHostObject, hostObjectForVirtual, type SyncContext } from "./desired-state.ts";
 import type { WireObject } from "./types.ts";
+
+// Expressions compile on the shared QuickJS engine, which loads on demand.
+await loadEngine();
 
 const translator = createTranslator({ name: "vc", namespace: "vc-host" });
 const sets: CompiledPatchSet[] = [];

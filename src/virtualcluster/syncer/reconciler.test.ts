@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { KubeApiError } from "../kube/kube-api-error.ts";
 import { type CompiledPatchSet, compilePatches } from "../patches/compile.ts";
+import { loadEngine } from "../patches/sandbox/engine.ts";
 import type { Patch } from "../patches/types.ts";
 import { MANAGED_BY_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
@@ -12,6 +13,9 @@ import { ReferenceTracker } from "./reference-tracker.ts";
 import type { ResourceCalls } from "./resource-calls.ts";
 import { StatsCounter } from "./stats.ts";
 import type { SyncedResource, WireObject } from "./types.ts";
+
+// Expressions compile on the shared QuickJS engine, which loads on demand.
+await loadEngine();
 
 const sets: CompiledPatchSet[] = [];
 after(() => {

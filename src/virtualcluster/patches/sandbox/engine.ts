@@ -11,6 +11,10 @@ import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule, RE
 // unwinds through QuickJS without its cleanup and the instance can no longer be trusted. Either way `discardEngine`
 // swaps in a spare instance loaded ahead of time, so recovery is synchronous; a new spare loads in the background and
 // every sandbox rebuilds its runtime on the new instance when next used.
+//
+// Loading: the instance and its spare (about 0.2 s of CPU and 20 MiB) load with loadEngine(), which whoever compiles
+// expressions awaits first (loadSettings() does, for settings whose patches have any); a virtual cluster whose
+// patches have no expression never loads them.
 
 /** Hard ceiling of one instance's heap: every sandbox's compiled code plus one running evaluation. */
 export const ENGINE_MAX_HEAP_BYTES = 512 * 1024 * 1024;
@@ -42,8 +46,9 @@ async function loadInstance(): Promise<Instance> {
   return { module, memory };
 }
 
-let current: Engine = { ...(await loadInstance()), generation: 0 };
-let spare: Instance | undefined = await loadInstance();
+let current: Engine | undefined;
+let spare: Instance | undefined;
+let loading: Promise<void> | undefined;
 let refilling: Promise<void> | undefined;
 let unavailable = false;
 const discardListeners: (() => void)[] = [];
@@ -61,6 +66,24 @@ function refillSpare(): void {
   refilling.catch(() => {});
 }
 
+/** Loads the shared instance and its spare, once; a failed load is tried again by the next call. */
+export function loadEngine(): Promise<void> {
+  loading ??= (async () => {
+    const instance = await loadInstance();
+    spare = await loadInstance();
+    current = { ...instance, generation: 0 };
+  })().catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
+
+/** Whether loadEngine() has completed: expressions can be compiled and evaluated. */
+export function engineLoaded(): boolean {
+  return current !== undefined;
+}
+
 export class EngineUnavailableError extends Error {
   constructor() {
     super("the expression engine is restarting after a failure; retry shortly");
@@ -70,6 +93,7 @@ export class EngineUnavailableError extends Error {
 
 /** The healthy engine. Throws EngineUnavailableError while no trustworthy instance is ready. */
 export function currentEngine(): Engine {
+  if (!current) throw new Error("the expression engine is not loaded: await loadEngine() before compiling expressions");
   if (unavailable) {
     if (!spare) throw new EngineUnavailableError();
     current = { ...spare, generation: current.generation + 1 };
@@ -82,7 +106,7 @@ export function currentEngine(): Engine {
 
 /** True while the instance of `generation` is the trusted one (never swaps instances itself). */
 export function isCurrentGeneration(generation: number): boolean {
-  return !unavailable && generation === current.generation;
+  return !unavailable && generation === current?.generation;
 }
 
 /** Called when an instance is discarded, so holders drop their references and its memory can be freed. */
@@ -96,7 +120,7 @@ export function onEngineDiscarded(listener: () => void): void {
  * a spare is ready.
  */
 export function discardEngine(generation: number, reason: "corrupt" | "memory" = "corrupt"): void {
-  if (generation !== current.generation || unavailable) return;
+  if (generation !== current?.generation || unavailable) return;
   if (reason === "memory" && !spare) {
     refillSpare();
     return;

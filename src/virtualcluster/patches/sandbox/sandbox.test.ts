@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import fc from "fast-check";
-import { currentEngine, discardEngine, engineReady } from "./engine.ts";
+import { currentEngine, discardEngine, engineReady, loadEngine } from "./engine.ts";
 import { checkExpression } from "./expression-check.ts";
 import { EvaluationError, ExpressionSandbox } from "./sandbox.ts";
+
+// Expressions compile on the shared QuickJS engine, which loads on demand.
+await loadEngine();
 
 // Every attack must end in an EvaluationError with a clear message, leave the host untouched, and the very next
 // evaluation in the same sandbox must work.

@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 
 /** A JSON kubeconfig (what the platform's tools write) is read without the YAML parser, which then never loads. */
-function parseDocument(source: string): unknown {
+export function parseKubeconfigDocument(source: string): unknown {
   if (source.trimStart().startsWith("{")) {
     try {
       return JSON.parse(source);
@@ -61,7 +61,7 @@ function named(list: unknown, name: unknown, field: string): Fields | undefined 
 export function parseKubeconfig(source: string, file: string): CurrentContext {
   let document: Fields;
   try {
-    document = (parseDocument(source) ?? {}) as Fields;
+    document = (parseKubeconfigDocument(source) ?? {}) as Fields;
   } catch (error) {
     throw new Error(`cannot parse kubeconfig ${file}: ${(error as Error).message}`);
   }

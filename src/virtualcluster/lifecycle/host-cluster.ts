@@ -16,11 +16,7 @@ import { KubeHttp } from "../kube/kube-http.ts";
 import { MANAGED_BY_LABEL, NAMESPACE_LABEL } from "../translate/constants.ts";
 import { createTranslator } from "../translate/translator.ts";
 import type { HostKubeconfig } from "./host-kubeconfig.ts";
-import { LifecycleError } from "./lifecycle-error.ts";
-
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
-}
+import { firstLine, LifecycleError } from "./lifecycle-error.ts";
 
 const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS/;
 

@@ -5,10 +5,10 @@
 // alone cost a `create` about a second of CPU; kube-access.ts hands it what only it understands (exec plugins).
 
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, sep } from "node:path";
-import { LifecycleError } from "./lifecycle-error.ts";
+import { parseKubeconfigDocument } from "../kube/kubeconfig-file.ts";
+import { firstLine, LifecycleError } from "./lifecycle-error.ts";
 
 /** The current context's cluster, as the runtime's own kubeconfig repeats it (runtime-identity.ts). */
 export interface HostClusterEntry {
@@ -35,9 +35,9 @@ type Named = { name: string; dir: string; entry: Fields };
 const isFields = (value: unknown): value is Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** A kubeconfig document (JSON without loading the YAML parser: the copies `create` keeps are JSON). */
 function parseDocument(text: string): Fields {
-  const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
-  const document: unknown = yaml.parse(text);
+  const document = parseKubeconfigDocument(text);
   if (document === null || document === undefined) return {};
   if (!isFields(document)) throw new Error("the document is not a mapping");
   return document;
@@ -122,10 +122,6 @@ function currentContext(files: { dir: string; document: Fields }[], source: stri
     },
     text: `${JSON.stringify(document, null, 2)}\n`,
   };
-}
-
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
 }
 
 function readKubeconfig(file: string): { dir: string; document: Fields } {

@@ -450,6 +450,29 @@ test("ExpressionSandbox.evaluateAll() gives each evaluation of a batch its own l
   roomy.dispose();
 });
 
+test("ExpressionSandbox.evaluateAll() starts the budgets of a quick batch from a shared reading of the CPU clock", () => {
+  const own = new ExpressionSandbox({ cpuTimeMs: 100 });
+  const quick = checkExpression("value + '!'");
+  const id = own.compile(quick.program, quick.contextUse);
+  const requests = Array.from({ length: 50 }, (_, n) => ({ id, path: "", valueExists: true, value: `v${n}` }));
+  own.evaluateAll(requests);
+  const readClock = process.threadCpuUsage;
+  let reads = 0;
+  process.threadCpuUsage = (previous) => {
+    reads++;
+    return readClock.call(process, previous);
+  };
+  try {
+    const start = performance.now();
+    assert.equal(own.evaluateAll(requests).length, 50);
+    // A reading serves budgets that start within 5 ms (5 % of 100) of it; only a batch held up for longer reads again.
+    assert.ok(reads <= 1 + (performance.now() - start) / 5, `${reads} readings for 50 evaluations`);
+  } finally {
+    process.threadCpuUsage = readClock;
+    own.dispose();
+  }
+});
+
 test("ExpressionSandbox() retires the engine after a memory bomb so its memory can be freed", async () => {
   await engineReady();
   const own = new ExpressionSandbox({ cpuTimeMs: 20_000 });

@@ -13,6 +13,7 @@ import { resolveLimits, type SandboxLimits } from "./limits.ts";
 import { ERROR_MARK, RESULT_SEPARATOR } from "./prelude.ts";
 import { findMagic } from "./progress.ts";
 import { createRealm, type Realm } from "./realm.ts";
+import { ThreadCpuClock } from "./thread-cpu-clock.ts";
 import { WasmInt32 } from "./wasm-int32.ts";
 
 // One QuickJS runtime and context per sandbox (one sandbox per compiled patch set), reused for every evaluation:
@@ -24,7 +25,9 @@ import { WasmInt32 } from "./wasm-int32.ts";
 // Limits of one evaluation: a CPU-time budget checked by QuickJS's interrupt handler, which is called at least every
 // 16 poll points (interrupt-counter.ts). The handler compares the cheap wall clock first (CPU time never exceeds
 // it); only once it has passed the budget does it read the thread's CPU clock, and a busy machine, where wall time
-// runs ahead of CPU time, gets the difference: an expression is never stopped for time other work took; memory: no growth of the engine heap by more than the budget
+// runs ahead of CPU time, gets the difference: an expression is never stopped for time other work took. A budget
+// starts from a CPU reading up to 5 % of it old (thread-cpu-clock.ts), so it may end that much late; memory: no
+// growth of the engine heap by more than the budget
 // (checked by the interrupt handler) and no single allocation above min(budget, 4 MiB or twice the result limit)
 // (QuickJS's malloc limit), under the engine's hard heap ceiling; QuickJS's own stack limit. Evaluations run in
 // batches, one host call each; the batch's progress counter (progress.ts) restarts the budgets at every evaluation.
@@ -93,11 +96,10 @@ onEngineDiscarded(() => {
   }
 });
 
-/** CPU time of the calling thread in milliseconds. */
-function threadCpuMs(): number {
-  const { user, system } = process.threadCpuUsage();
-  return (user + system) / 1000;
-}
+/** The thread's CPU clock, shared by every sandbox of the thread. */
+const cpuClock = new ThreadCpuClock();
+/** A budget may start from a reading this share of it old, so a batch's evaluations share one; it then ends that late. */
+const READING_AGE_SHARE = 0.05;
 
 export class ExpressionSandbox {
   readonly limits: SandboxLimits;
@@ -314,14 +316,14 @@ export class ExpressionSandbox {
 
   private startBudget(budgetMs: number): void {
     this.budgetMs = budgetMs;
-    this.cpuStart = threadCpuMs();
     this.lastCheck = performance.now();
+    this.cpuStart = cpuClock.atMost(this.lastCheck, budgetMs * READING_AGE_SHARE);
     this.deadline = this.lastCheck + budgetMs;
   }
 
   /** Past the wall-clock deadline: true when the CPU budget is spent too, else the deadline moves by what is left. */
   private outOfTime(now: number): boolean {
-    const left = this.budgetMs - (threadCpuMs() - this.cpuStart);
+    const left = this.budgetMs - (cpuClock.now(now) - this.cpuStart);
     if (left <= 0) return true;
     this.deadline = now + left;
     return false;

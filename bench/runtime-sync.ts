@@ -1,6 +1,6 @@
 // Runtime sync benchmark (issue 21). Run: node bench/runtime-sync.ts [--objects 4000] [--burst 800] [--rate 50]
 //   [--paced-seconds 10] [--rounds 2] [--warmup 200] [--quiet-seconds 25] [--from dist]
-//   [--runtime-node-options "<node flags for the runtime, e.g. --cpu-prof>"]
+//   [--runtime-node-options "<node flags for the runtime, e.g. --cpu-prof>"] [--host-node-options "<for the host>"]
 //
 // Method: a host cluster API server (`virtualcluster apiserver`) and a virtual cluster (`virtualcluster run`, its
 // own API server + syncer, Endpoints patches on) as child processes over HTTPS; a watch on the host namespace
@@ -27,7 +27,7 @@ import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
-import { createKubeClient } from "./lib/pooled-kube-client.ts";
+import { createKubeClient } from "../test/support/pooled-kube-client.ts";
 import { cpuTimeMs, memoryStatus } from "./lib/proc.ts";
 import { round, summarize } from "./lib/stats.ts";
 
@@ -75,6 +75,8 @@ const optionText = (name: string) => {
 };
 /** Node options for the runtime process only (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"). */
 const RUNTIME_NODE_OPTIONS = optionText("--runtime-node-options")?.split(/\s+/).filter(Boolean) ?? [];
+/** Node options for the host API server only. */
+const HOST_NODE_OPTIONS = optionText("--host-node-options")?.split(/\s+/).filter(Boolean) ?? [];
 
 function start(
   args: string[],
@@ -163,6 +165,7 @@ async function main(): Promise<void> {
   const hostServer = await start(
     ["apiserver", "--data-dir", join(dir, "host"), "--port", "0"],
     /Admin kubeconfig: (\S+)/,
+    HOST_NODE_OPTIONS,
   );
   const hostConfig = kubeConfig(hostServer.match[1]);
   const hostClient = createKubeClient(hostConfig);

@@ -25,7 +25,7 @@ import { KubeConfig, type V1Endpoints, Watch } from "@kubernetes/client-node";
 import { loadKubeAccess } from "../src/virtualcluster/kube/kube-access.ts";
 import { loadSettings } from "../src/virtualcluster/settings/load.ts";
 import { startSyncer } from "../src/virtualcluster/syncer/syncer.ts";
-import { createKubeClient } from "./lib/pooled-kube-client.ts";
+import { createKubeClient } from "../test/support/pooled-kube-client.ts";
 import { cpuTimeMs } from "./lib/proc.ts";
 import { round, summarize } from "./lib/stats.ts";
 

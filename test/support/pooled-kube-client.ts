@@ -1,4 +1,5 @@
-// The benchmarks' load generators: client-node (what users' programs run), with one connection pool per client.
+// client-node (what users' programs run) with one connection pool per client: the benchmarks' load generators, and
+// tests that poll an API server often.
 
 import {
   CoreV1Api,

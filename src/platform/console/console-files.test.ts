@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -38,6 +38,7 @@ describe("loadConsoleFiles()", () => {
       await writeFile(join(dir, "assets", "small.css"), "a{}");
       await precompressConsole(dir);
       assert.deepEqual((await readdir(join(dir, "assets"))).sort(), ["index-def.js", "index-def.js.gz", "small.css"]);
+      assert.equal(gunzipSync(await readFile(join(dir, "assets", "index-def.js.gz"))).toString(), script);
       // The build's gzip is what is served: a level other than the platform's own shows it was taken, not redone.
       const stored = gzipSync(script, { level: 1 });
       await writeFile(join(dir, "assets", "index-def.js.gz"), stored);

@@ -107,6 +107,29 @@ describe("ResponseParser", () => {
     }
   });
 
+  it("ResponseParser reads a header's value without the whitespace around it", () => {
+    fc.assert(
+      fc.property(
+        headerValue,
+        fc.stringMatching(/^[\t ]{0,4}$/),
+        fc.stringMatching(/^[\t ]{0,4}$/),
+        (value, before, after) => {
+          const parsed = parse([`HTTP/1.1 200 OK\r\nx-value:${before}${value}${after}\r\ncontent-length: 0\r\n\r\n`]);
+          assert.equal(parsed.head?.headers["x-value"], value);
+        },
+      ),
+    );
+    assert.equal(parse(["HTTP/1.1 200 OK\r\nx-empty: \t \r\ncontent-length: 0\r\n\r\n"]).head?.headers["x-empty"], "");
+  });
+
+  it("ResponseParser refuses a head-sized run of whitespace before a bad byte without backtracking through it", () => {
+    // Quantifiers for the whitespace beside the value's made this line cost O(n³) steps (20,000 spaces: over 10 min).
+    const line = `x-a:${" \t".repeat(30_000)}\u0001`;
+    assert.throws(() => parse([`HTTP/1.1 200 OK\r\n${line}\r\n\r\n`]), ResponseParseError);
+    const trailer = `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n0\r\nx-t:${" ".repeat(3000)}\u0001\r\n\r\n`;
+    assert.throws(() => parse([trailer]), ResponseParseError);
+  });
+
   it("ResponseParser keeps repeated headers as Node does: set-cookie listed, others joined", () => {
     const parsed = parse([
       "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nWarning: one\r\nwarning: two\r\ncontent-length: 0\r\n\r\n",

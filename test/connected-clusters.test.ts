@@ -557,6 +557,23 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     assert.match(onB.json().message, /does not include cluster "b"/);
     assert.equal((await direct("a", "/api/v1/namespaces/team-a/configmaps", unscoped)).status, 403);
     assert.equal((await direct("a", "/api/v1/namespaces/team-a/configmaps", "not-a-token")).status, 401);
+    // One kept-alive connection whose requests change tokens (the agent remembers a connection's last token): each
+    // request is judged by its own, a token one byte longer than a good one included.
+    const shared = new AuthClient(endpoints.a.url, endpoints.a.certificateAuthority, { maxSockets: 1 });
+    try {
+      const sockets = new Set<unknown>();
+      const statuses: number[] = [];
+      for (const bearer of [forA, unscoped, "not-a-token", forA, `${forA}x`, forA]) {
+        const reply = await shared.send("GET", "/api/v1/namespaces/team-a/configmaps", { token: bearer });
+        statuses.push(reply.status);
+        for (const free of Object.values(shared.agent.freeSockets))
+          for (const socket of free ?? []) sockets.add(socket);
+      }
+      assert.deepEqual(statuses, [200, 403, 401, 200, 401, 200]);
+      assert.equal(sockets.size, 1, "every request went over the one connection");
+    } finally {
+      shared.close();
+    }
 
     // Revoked on the platform (tokenGeneration raised): refused at the direct endpoint too, within seconds.
     await client.createUser(admin, "carol");

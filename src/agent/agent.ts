@@ -102,7 +102,7 @@ export async function startAgent(options: AgentOptions): Promise<RunningAgent> {
       port: config.direct.port,
       advertise: config.direct.advertise,
       verify: (token) => keys.verify(token),
-      refusal: (token) => reviews.refusal(token),
+      refusal: (token, digest) => reviews.refusal(token, digest),
       spaceNamespace: (project, space) => spaces.namespaceOf(project, space),
       spaces: () => spaces.all(),
       forwarder,

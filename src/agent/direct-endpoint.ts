@@ -8,7 +8,7 @@
 // tokenGeneration) the platform is asked for, once per token every few seconds (token-reviews.ts); while it cannot be
 // answered the offline verdict stands, so a token revoked then works until its expiry: tokens are short-lived.
 
-import { hash, X509Certificate } from "node:crypto";
+import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
@@ -32,6 +32,7 @@ import {
   responseSink,
   socketSink,
 } from "./host-forwarder.ts";
+import { tokenDigest } from "./token-reviews.ts";
 
 export interface DirectEndpointOptions {
   cluster: string;
@@ -43,8 +44,11 @@ export interface DirectEndpointOptions {
   advertise?: string;
   /** Verifies a direct cluster endpoint token offline; throws when it is not valid (or keys are unknown yet). */
   verify(token: string): Promise<VerifiedToken>;
-  /** Why the platform refuses a token that verified offline (revoked since), if it says so (token-reviews.ts). */
-  refusal?(token: string): Promise<string | undefined>;
+  /**
+   * Why the platform refuses a token that verified offline (revoked since), if it says so (token-reviews.ts);
+   * `digest` is the token's tokenDigest().
+   */
+  refusal?(token: string, digest: string): Promise<string | undefined>;
   /** The host namespace of a space kept here. */
   spaceNamespace(project: string, space: string): string | undefined;
   /** Every space kept here, as project and namespace (scope.spaces with space "*"). */
@@ -106,6 +110,21 @@ const statusBody = (refusal: Refusal) =>
     message: refusal.message,
   });
 
+/**
+ * The token a connection sent last and its digest: a client sends the same token on every request of a kept-alive
+ * connection, and comparing it costs far less than hashing it again (twice: the verified tokens and the platform's
+ * reviews are both kept by digest). Held only while the connection lives.
+ */
+const lastTokens = new WeakMap<object, { bearer: string; digest: string }>();
+
+function connectionTokenDigest(connection: object, bearer: string): string {
+  const last = lastTokens.get(connection);
+  if (last?.bearer === bearer) return last.digest;
+  const digest = tokenDigest(bearer);
+  lastTokens.set(connection, { bearer, digest });
+  return digest;
+}
+
 const isDiscovery = (path: string) =>
   DISCOVERY_URLS.some((pattern) => (pattern.endsWith("/*") ? path.startsWith(pattern.slice(0, -1)) : path === pattern));
 
@@ -116,8 +135,7 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
 
   /** Tokens verified before, by digest (never the token), until each one's expiry: a signature is checked once. */
   const seen = new Map<string, VerifiedToken>();
-  const verified = async (bearer: string): Promise<VerifiedToken> => {
-    const digest = hash("sha256", bearer, "base64url");
+  const verified = async (bearer: string, digest: string): Promise<VerifiedToken> => {
     const known = seen.get(digest);
     if (known && known.exp * 1000 > Date.now()) return known;
     let token: VerifiedToken;
@@ -171,8 +189,9 @@ export async function startDirectEndpoint(options: DirectEndpointOptions): Promi
     }
     const bearer = bearerToken(request.headers.authorization);
     if (!bearer) throw new Refusal(401, "Unauthorized", "a direct cluster endpoint token is required");
-    const token = await verified(bearer);
-    const refused = await options.refusal?.(bearer);
+    const digest = connectionTokenDigest(request.socket, bearer);
+    const token = await verified(bearer, digest);
+    const refused = await options.refusal?.(bearer, digest);
     if (refused)
       throw new Refusal(401, "Unauthorized", `the platform refused this direct cluster endpoint token: ${refused}`);
     const namespaces = reach(token);

@@ -72,6 +72,9 @@ function review(target: ReviewTarget, base: string, token: string): Promise<{ re
   });
 }
 
+/** The key a token is known by (never the token itself). */
+export const tokenDigest = (token: string): string => hash("sha256", token, "base64url");
+
 export class TokenReviews {
   readonly #target: ReviewTarget;
   readonly #now: () => number;
@@ -84,9 +87,11 @@ export class TokenReviews {
     this.#now = now;
   }
 
-  /** Why the platform refuses this token, if it does; undefined when it accepts it or cannot be asked. */
-  async refusal(token: string): Promise<string | undefined> {
-    const digest = hash("sha256", token, "base64url");
+  /**
+   * Why the platform refuses this token, if it does; undefined when it accepts it or cannot be asked. `digest`: the
+   * token's tokenDigest(), when the caller has it already.
+   */
+  async refusal(token: string, digest = tokenDigest(token)): Promise<string | undefined> {
     const cached = this.#cache.get(digest);
     if (cached && cached.until > this.#now()) return cached.refusal;
     const asking = this.#ask(digest, token);

@@ -291,6 +291,21 @@ describe("projects and virtual cluster instances", () => {
     assert.deepEqual((await client.send("GET", releases, { token: keys.ed })).json().items, []);
   });
 
+  it("a project secret whose value is a body-sized run of '=' is refused as not base64", async () => {
+    // Counting the padding with /=+$/ took quadratic time on it: hours for this megabyte.
+    const reply = await client.send("POST", `${API}/namespaces/p-default/projectsecrets`, {
+      token: admin,
+      body: {
+        apiVersion: V1,
+        kind: "ProjectSecret",
+        metadata: { name: "padding" },
+        spec: { data: { key: `${"=".repeat(1_000_000)}x` } },
+      },
+    });
+    assert.equal(reply.status, 422, reply.body);
+    assert.match(reply.json().message, /must be base64-encoded/);
+  });
+
   it("a restart keeps projects and does not bring back a deleted default project", async () => {
     await client.send("DELETE", `${instancesOf("p-default")}/listed`, { token: admin });
     await client.send("DELETE", `${instancesOf("p-default")}/reporting`, { token: admin });

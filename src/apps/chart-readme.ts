@@ -2,6 +2,7 @@
 // without unpacking it. Sizes are bounded: the archive by the fetch, the unpacked bytes here, the readme below.
 
 import { gunzipSync } from "node:zlib";
+import { trimEndChar } from "../utils/trim-char.ts";
 
 const BLOCK = 512;
 export const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
@@ -27,7 +28,7 @@ export function readmeOfChartArchive(archive: Buffer): string | undefined {
     const name = longName ?? (prefix ? `${prefix}/${field(header, 0, 100)}` : field(header, 0, 100));
     const body = tar.subarray(offset + BLOCK, offset + BLOCK + size);
     longName = undefined;
-    if (type === "L") longName = body.toString("utf8").replace(/\0+$/, "");
+    if (type === "L") longName = trimEndChar(body.toString("utf8"), "\0");
     else if ((type === "0" || type === "\0") && /^[^/]+\/readme\.md$/i.test(name)) {
       return body.subarray(0, MAX_README_BYTES).toString("utf8");
     }

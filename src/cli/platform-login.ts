@@ -15,6 +15,17 @@ import { normalizePlatformUrl } from "./platform-url.ts";
 import { runAction } from "./run-action.ts";
 import { colorEnabled, promptHidden, readFirstLine, styles, withSpinner } from "./terminal.ts";
 
+/**
+ * A server's message without its closing advice "Please login again" and the full stop before it. A search and a
+ * trim: /\.?\s*Please login again\.?$/ was quadratic on a message with a long run of whitespace.
+ */
+export function withoutLoginAdvice(message: string): string {
+  const at = message.search(/Please login again\.?$/i);
+  if (at < 0) return message;
+  const before = message.slice(0, at).trimEnd();
+  return before.endsWith(".") ? before.slice(0, -1) : before;
+}
+
 export const LOGIN_PATH = "/auth/password/login";
 export const LOGOUT_PATH = "/auth/logout";
 export const INFO_PATH = "/auth/info";
@@ -117,7 +128,7 @@ async function login(url: string, flags: LoginFlags): Promise<void> {
     const self = await withSpinner(`Checking the access key with ${host}`, () => client.self()).catch((error) => {
       if (error instanceof PlatformError && error.code === 401) {
         // The server's "Please login again" is advice for a stored key; this is the login itself.
-        const reason = error.message.replace(/\.?\s*Please login again\.?$/i, "");
+        const reason = withoutLoginAdvice(error.message);
         throw new PlatformError(`${new URL(host).host} refused the access key: ${reason}`, 401);
       }
       throw error;

@@ -30,7 +30,8 @@ export function isHeaderValue(text: string): boolean {
   return /^[\t\x20-\x7e\x80-\xff]*$/.test(text);
 }
 
-const QUANTITY = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/;
+// "\d+\.?\d*" would split a run of digits every way between its two quantifiers: quadratic on a long one.
+const QUANTITY = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/;
 
 /** A Kubernetes resource quantity ("500m", "2", "4Gi", "1e3"); numbers from YAML count too. */
 export function isQuantity(value: unknown): boolean {

@@ -245,6 +245,13 @@ checkTable("auth", [
     detail: /base64/,
   },
   {
+    // Two whitespace quantifiers side by side made this quadratic: 7 s for 64,000 spaces.
+    name: "SAML caData with a long run of whitespace before a bad byte",
+    yaml: `auth:\n  saml: {ssoURL: 'https://sso', caData: 'a${" ".repeat(500_000)}!'}\n`,
+    field: "spec.raw.auth.saml.caData",
+    detail: /base64/,
+  },
+  {
     name: "a connector without id",
     yaml: "auth:\n  connectors:\n  - oidc: {issuerUrl: 'https://i', clientId: a}\n",
     field: "spec.raw.auth.connectors[0].id",

@@ -3,7 +3,7 @@
 
 import { isPlainObject } from "../apimachinery/types.ts";
 import { REDACTED } from "./redaction-marker.ts";
-import { isSecretPath, isUnderSecretPath, SECRET_IN_COMMENT } from "./secret-paths.ts";
+import { isSecretPath, isUnderSecretPath, secretValueInComment } from "./secret-paths.ts";
 import { commentRanges, type PathSegment, parseYamlSource, scalarsOf, splice } from "./yaml-source.ts";
 
 function hasValue(value: unknown): boolean {
@@ -42,9 +42,8 @@ export function redactRawConfig(raw: string): string {
 
 /** A comment with what follows a secret-like name and ":" or "=" replaced by the marker. */
 export function redactComment(comment: string): string {
-  const match = SECRET_IN_COMMENT.exec(comment);
-  if (!match) return comment;
-  return comment.slice(0, match.index + match[1].length) + REDACTED;
+  const value = secretValueInComment(comment);
+  return value < 0 ? comment : comment.slice(0, value) + REDACTED;
 }
 
 /** A copy of a parsed config with every secret value replaced by the marker. */

@@ -40,7 +40,8 @@ const NAME_ID_SHORT_FORMS = [
 const CONNECTOR_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const SHARED_TENANTS = ["common", "consumers", "organizations"];
 const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+// The padding and the whitespace after it as one optional group: two "\s" quantifiers side by side were quadratic.
+const BASE64 = /^[A-Za-z0-9+/\s]*(?:={1,2}\s*)?$/;
 
 function validateProvider(kind: string, block: Record<string, unknown>, path: PathSegment[], p: Problems): void {
   for (const field of REQUIRED_FIELDS[kind] ?? []) {

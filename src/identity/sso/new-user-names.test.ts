@@ -17,6 +17,12 @@ describe("objectNameFor()", () => {
 });
 
 describe("freeUserNames()", () => {
+  it("objectNameFor() takes a provider's name with a long run of dashes in one pass", () => {
+    const name = objectNameFor(`a${"-".repeat(1_000_000)}A`, "user");
+    assert.match(name, /^a-a-[0-9a-f]{8}$/);
+    assert.match(objectNameFor(`--${"-".repeat(100_000)}`, "user"), /^user-[0-9a-f]{8}$/);
+  });
+
   it("freeUserNames() suggests the provider's name first, then suffixes, skipping any taken name or username", () => {
     const taken = new Set(["admin", "admin-2", "carol"]);
     const [first, second] = freeUserNames("admin", taken);

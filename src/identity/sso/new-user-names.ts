@@ -4,6 +4,7 @@
 // login and the virtual clusters' RBAC know a user by it.
 
 import { createHash } from "node:crypto";
+import { trimChar, trimEndChar } from "../../utils/trim-char.ts";
 
 const MAX_NAME = 63;
 /** How many suffixed candidates a login tries before giving up (each is checked in memory first). */
@@ -13,15 +14,11 @@ const MAX_SUGGESTION = 128;
 
 /** A DNS-1123 name for a username or group (lower case, [a-z0-9-]); a hash suffix when the text had to change. */
 export function objectNameFor(text: string, fallback: string): string {
-  const cleaned = text
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .replace(/-{2,}/g, "-");
+  const cleaned = trimChar(text.toLowerCase().replace(/[^a-z0-9-]+/g, "-"), "-").replace(/-{2,}/g, "-");
   const base = cleaned || fallback;
   if (base === text && base.length <= MAX_NAME) return base;
   const hash = createHash("sha256").update(text).digest("hex").slice(0, 8);
-  return `${base.slice(0, MAX_NAME - 9).replace(/-+$/, "")}-${hash}`;
+  return `${trimEndChar(base.slice(0, MAX_NAME - 9), "-")}-${hash}`;
 }
 
 export interface NameCandidate {

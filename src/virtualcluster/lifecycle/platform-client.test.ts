@@ -19,6 +19,14 @@ describe("platform client messages", () => {
     assert.equal(line.reason, "Invalid");
   });
 
+  it("httpErrorLine() puts a message with long runs of whitespace on one line in one pass", () => {
+    const status = (message: string) => JSON.stringify({ kind: "Status", message, reason: "Invalid", code: 422 });
+    const spaces = " ".repeat(1_000_000);
+    assert.equal(httpErrorLine("https://h:1", 422, "", status(`a${spaces}x`)).message, `a${spaces}x`);
+    assert.equal(httpErrorLine("https://h:1", 422, "", status(`a${spaces}\n${spaces}b`)).message, "a; b");
+    assert.equal(httpErrorLine("https://h:1", 422, "", status("a:\n  b\n\n c")).message, "a: b; c");
+  });
+
   it("httpErrorLine() says the URL is not the platform's API when the answer is not a Status", () => {
     for (const body of ["<html>Not Found</html>", "", '{"kind":"Other"}']) {
       assert.equal(

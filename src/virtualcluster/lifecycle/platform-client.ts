@@ -55,7 +55,8 @@ const TLS_CODES = new Set([
 const oneLine = (text: string) =>
   text
     .replace(/:\s*\n\s*/g, ": ")
-    .replace(/\s*\n\s*/g, "; ")
+    // Tried only where a run of whitespace starts: from every start inside one the match was quadratic.
+    .replace(/(?<!\s)\s*\n\s*/g, "; ")
     .trim();
 
 /** The one line for a failed connection (no response at all). */

@@ -20,6 +20,7 @@ import {
 } from "../../../apimachinery/schema-builders.ts";
 import { defineResource } from "../../../registry/define-resource.ts";
 import type { ResourceDefinition } from "../../../registry/types.ts";
+import { trimEndChar } from "../../../utils/trim-char.ts";
 import { CATEGORY, GROUP, VERSION } from "./common.ts";
 import { projectOfNamespace } from "./project.ts";
 import type { Project } from "./project-schema.ts";
@@ -79,7 +80,8 @@ export type ProjectSecretSpec = Static<typeof schema.spec>;
 export type SecretDelivery = NonNullable<ProjectSecretSpec["deliverTo"]>[number];
 
 /** The decoded size of a base64 text. */
-const decodedBytes = (value: string) => Math.floor((value.length * 3) / 4) - (value.match(/=+$/)?.[0].length ?? 0);
+const decodedBytes = (value: string) =>
+  Math.floor((value.length * 3) / 4) - (value.length - trimEndChar(value, "=").length);
 
 function validateSpec(spec: ProjectSecretSpec | undefined): FieldError[] {
   const errs: FieldError[] = [];

@@ -165,7 +165,8 @@ export function ssoRoutes(options: SsoRoutesOptions): (app: FastifyInstance) => 
       if (!(error instanceof LoginStateTooLarge)) throw error;
       return refuse(request, reply, errors.badRequest("the return path is too long"), "Login failed");
     }
-    // Nothing is stored: the login travels sealed in this browser, which binds the callback to it (login CSRF).
+    // Nothing is stored but a SAML request's id, in memory (bounded: saml-connector.ts RequestIds): the login travels
+    // sealed in this browser, which binds the callback to it (login CSRF).
     // SAML posts back cross-site, so its cookie is SameSite=None.
     const sameSite = started.type === "form" ? "None" : "Lax";
     const setCookies = logins.stale(cookies(request)).map(clearLoginCookie);

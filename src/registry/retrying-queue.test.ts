@@ -71,6 +71,33 @@ describe("RetryingQueue", () => {
     queue.stop();
   });
 
+  it("RetryingQueue.forget() drops a key's retry: keys that failed and went leave nothing behind", async () => {
+    mock.timers.enable({ apis: ["setTimeout"] });
+    try {
+      const queue = new RetryingQueue({ firstRetryMs: 100, maxRetryMs: 400 });
+      let again = 0;
+      for (let i = 0; i < 1_000; i++) {
+        queue.run(
+          `gone-${i}`,
+          async () => {
+            throw new Error("not yet");
+          },
+          () => again++,
+        );
+      }
+      await settle();
+      assert.equal(queue.retrying, 1_000);
+      for (let i = 0; i < 1_000; i++) queue.forget(`gone-${i}`);
+      assert.equal(queue.retrying, 0);
+      mock.timers.tick(1_000);
+      await settle();
+      assert.equal(again, 0, "no retry fires for a forgotten key");
+      queue.stop();
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it("RetryingQueue.stop() cancels a waiting retry and refuses new tasks", async () => {
     mock.timers.enable({ apis: ["setTimeout"] });
     try {

@@ -33,6 +33,20 @@ export class RetryingQueue {
     );
   }
 
+  /**
+   * The owner no longer tracks `key` (its object is gone): its pending retry is dropped with the wait it had reached.
+   * Without this every object that failed and then went would keep an entry for the queue's life.
+   */
+  forget(key: string): void {
+    clearTimeout(this.#retries.get(key)?.timer);
+    this.#retries.delete(key);
+  }
+
+  /** Retries waiting (one per key at most). */
+  get retrying(): number {
+    return this.#retries.size;
+  }
+
   /** No task starts and no retry fires after this. */
   stop(): void {
     this.#stopped = true;

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { updateManagedFields } from "../apimachinery/apply/managed-fields.ts";
 import { API_VERSION, userSchema } from "../apimachinery/apply/testing-fixtures.ts";
 import type { JsonMap, KubeObject, ManagedFieldsEntry } from "../apimachinery/types.ts";
-import { CREATES_WITHOUT_MEMO, CreateManagedFieldsMemo, shapeOf } from "./store-managed-fields.ts";
+import { CREATES_WITHOUT_MEMO, CreateManagedFieldsMemo, MAX_ENTRY_CHARS, shapeOf } from "./store-managed-fields.ts";
 
 const direct = (object: KubeObject, manager: string, time: string, subresource?: string): ManagedFieldsEntry[] =>
   updateManagedFields({
@@ -134,6 +134,26 @@ test("CreateManagedFieldsMemo.forCreate() stops keeping shapes after a full memo
   const again = create("back");
   assert.deepEqual(create("back"), again);
   assert.equal(counter.computed, 258 + CREATES_WITHOUT_MEMO, "after them the memo is used again");
+});
+
+test("CreateManagedFieldsMemo.forCreate() keeps no shape larger than MAX_ENTRY_CHARS, however often it comes", () => {
+  const memo = new CreateManagedFieldsMemo();
+  let computed = 0;
+  const create = (tags: string[]) => {
+    const object: KubeObject = { apiVersion: API_VERSION, kind: "User", metadata: { name: "u" }, spec: { tags } };
+    return memo.forCreate(object, "m", undefined, "2026-01-01T00:00:00Z", () => {
+      computed++;
+      return direct(object, "m", "2026-01-01T00:00:00Z");
+    });
+  };
+  // A list longer than an entry may be: a body of 3 MiB would otherwise be kept whole.
+  const large = Array.from({ length: MAX_ENTRY_CHARS / 4 }, (_, i) => `t${i}`);
+  const first = create(large);
+  assert.deepEqual(create(large), first, "the same managedFields, computed again");
+  assert.equal(computed, 2, "a large shape is not kept");
+  create(["small"]);
+  create(["small"]);
+  assert.equal(computed, 3, "a small one is");
 });
 
 test("CreateManagedFieldsMemo.forCreate() keeps memoizing while shapes repeat", () => {

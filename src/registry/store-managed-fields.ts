@@ -9,6 +9,13 @@ import type { ManagedFieldsEntry } from "../apimachinery/types.ts";
 
 /** Signatures kept per store; a full memo starts over (creates of many shapes get no benefit, no harm). */
 const MAX_SHAPES = 256;
+/**
+ * The largest entry kept (signature and managedFields, in characters): a signature holds every list in full, so one
+ * create of a 3 MiB body (a dry run stores nothing but still computes its managedFields) would otherwise keep 3 MiB,
+ * and 256 of them most of a gigabyte per store. Larger shapes are computed each time; with this a memo holds at most
+ * 4 MiB.
+ */
+export const MAX_ENTRY_CHARS = 16 * 1024;
 
 /**
  * Creates computed directly, with no signature built, once a full memo found no repeat: where each object's lists name
@@ -51,13 +58,15 @@ export class CreateManagedFieldsMemo {
   }
 
   private keep(key: string, entries: ManagedFieldsEntry[]): void {
+    const text = JSON.stringify(entries);
+    if (key.length + text.length > MAX_ENTRY_CHARS) return;
     if (this.shapes.size >= MAX_SHAPES) {
       if (this.hits === 0) this.withoutMemo = CREATES_WITHOUT_MEMO;
       this.shapes.clear();
       this.hits = 0;
       if (this.withoutMemo > 0) return;
     }
-    this.shapes.set(key, JSON.stringify(entries));
+    this.shapes.set(key, text);
   }
 }
 

@@ -82,6 +82,8 @@ interface CacheItem {
 
 const SKEW_MS = 30_000;
 const REQUEST_TTL_MS = 10 * 60 * 1000;
+/** SAML logins started and not yet back, at most (about 300 bytes each). */
+export const MAX_PENDING_REQUESTS = 10_000;
 const BEARER = "urn:oasis:names:tc:SAML:2.0:cm:bearer";
 const SUCCESS = "urn:oasis:names:tc:SAML:2.0:status:Success";
 
@@ -141,12 +143,30 @@ function certificatesOf(config: Record<string, unknown>): string[] {
   return ca ? pemCertificates(readConfiguredFile("ca", ca)) : [];
 }
 
-/** A Map-backed cache of the request ids node-saml checks InResponseTo against (one use each). */
-class RequestIds {
+/**
+ * A Map-backed cache of the request ids node-saml checks InResponseTo against (one use each). Anyone can start a
+ * login, so it is bounded: ids leave after REQUEST_TTL_MS, swept from the oldest (the Map keeps the order they came
+ * in) only as far as the first one still fresh, and past MAX_PENDING_REQUESTS the oldest goes first (its login, if
+ * it ever comes back, is refused and starts again).
+ */
+export class RequestIds {
   private readonly ids = new Map<string, { value: string; createdAt: number }>();
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+
   async saveAsync(key: string, value: string): Promise<CacheItem | null> {
-    const now = Date.now();
-    for (const [id, item] of this.ids) if (now - item.createdAt > REQUEST_TTL_MS) this.ids.delete(id);
+    const now = this.now();
+    for (const [id, item] of this.ids) {
+      if (now - item.createdAt <= REQUEST_TTL_MS && this.ids.size < MAX_PENDING_REQUESTS) break;
+      this.ids.delete(id);
+    }
     if (this.ids.has(key)) return null;
     const item = { value, createdAt: now };
     this.ids.set(key, item);

@@ -126,6 +126,7 @@ export class ClusterApps {
     const key = `${namespace}/${name}`;
     if (deleted) {
       this.#releases.delete(key);
+      this.#queue.forget(key);
       return;
     }
     this.#releases.add(key);

@@ -154,6 +154,7 @@ export class ClusterWorkloads {
     const key = keyOf(kind, namespace, name);
     if (deleted || !cluster) {
       this.#tracked.delete(key);
+      this.#queue.forget(key);
       return;
     }
     this.#tracked.set(key, { kind, namespace, name, cluster });

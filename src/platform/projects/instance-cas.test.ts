@@ -79,6 +79,23 @@ describe("InstanceCertificateAuthorities", () => {
     assert.equal((forged.object as VirtualClusterInstance).status?.clientCertificateAuthority, ca.certPem);
   });
 
+  it("prepare() keeps at most maxPending CAs waiting, however many dry runs come: the oldest is made again", async () => {
+    cas = new InstanceCertificateAuthorities(env.registry.storage, () => store, { maxPending: 2 });
+    const instance = await create("crowded");
+    await create("dry-1", true);
+    await create("dry-2", true);
+    const ca = await cas.signer(instance);
+    assert.notEqual(
+      ca.certPem,
+      instance.status?.clientCertificateAuthority,
+      "its CA was forgotten, as after a restart",
+    );
+    const next = await create("next");
+    await create("dry-3", true);
+    assert.equal((await cas.signer(next)).certPem, next.status?.clientCertificateAuthority, "one behind: still kept");
+    cas = new InstanceCertificateAuthorities(env.registry.storage, () => store);
+  });
+
   it("remove() deletes the key of that instance only; removeOrphans() the keys of instances gone", async () => {
     const kept = await create("kept");
     const gone = await create("gone");

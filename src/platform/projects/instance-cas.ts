@@ -20,6 +20,11 @@ export const INSTANCE_CA_PREFIX = "/internal/instancecas/";
 const MANAGER = "virtualcluster-platform-instance-ca";
 /** How long a CA made for a create waits to be stored with its instance before it is forgotten. */
 const PENDING_MS = 10 * 60_000;
+/**
+ * CAs waiting at most (about 3 KB each): dry-run and failed creates make them too, so past this the oldest is
+ * forgotten first, as one is after PENDING_MS, and its instance's first use makes a new one.
+ */
+export const MAX_PENDING_CAS = 1_000;
 const CA_VALIDITY_DAYS = 3650;
 const WRITE_ATTEMPTS = 5;
 
@@ -39,14 +44,22 @@ export class InstanceCertificateAuthorities implements InstanceAuthority {
   /** Contexts of the platform's own status writes: the only ones that may set the published CA. */
   private readonly own = new WeakSet<RequestContext>();
 
-  constructor(storage: KeyValueStore, instances: () => GenericStore) {
+  private readonly maxPending: number;
+
+  /** `maxPending`: CAs kept waiting for their instance at most (default MAX_PENDING_CAS). */
+  constructor(storage: KeyValueStore, instances: () => GenericStore, { maxPending = MAX_PENDING_CAS } = {}) {
     this.storage = storage;
     this.instances = instances;
+    this.maxPending = maxPending;
   }
 
   async prepare(instance: { namespace: string; name: string; uid: string }): Promise<string> {
     const now = Date.now();
-    for (const [uid, entry] of this.pending) if (entry.expires < now) this.pending.delete(uid);
+    // Oldest first (the Map keeps the order they came in), only as far as the first one still waiting.
+    for (const [uid, entry] of this.pending) {
+      if (entry.expires >= now && this.pending.size < this.maxPending) break;
+      this.pending.delete(uid);
+    }
     const ca = await createCertificateAuthority({
       commonName: `virtualcluster-client-ca-${instance.uid}`,
       validityDays: CA_VALIDITY_DAYS,

@@ -269,3 +269,48 @@ test("Reconciler.reconcile() retries an update that finds the host object delete
   assert.equal(created.length, 1, "created once the informer has the delete");
   assert.equal(updates, 1);
 });
+
+test("Reconciler forgets a referenced object's host name once nothing references it", () => {
+  const patches = compilePatches(
+    [{ path: "metadata.annotations.cfg", reference: { apiVersion: "v1", kind: "ConfigMap" } }],
+    "sync.toHost.services.patches",
+  );
+  sets.push(patches);
+  let current: WireObject = {};
+  const service = (config: string | undefined): WireObject => ({
+    metadata: { name: "web", namespace: "default", uid: "v-svc", annotations: config ? { cfg: config } : {} },
+    spec: { ports: [] },
+  });
+  const services = {
+    get: () => current,
+    values: () => [current].values(),
+    size: 1,
+    progress: () => ({ epoch: 1, resourceVersion: "1" }),
+  } as unknown as Informer;
+  const translator = createTranslator({ name: "vc", namespace: "vc-host" });
+  const reconciled = new Reconciler({
+    name: "vc",
+    hostNamespace: "vc-host",
+    context: { translator, vcluster: { name: "vc", namespace: "vc-host", config: {} }, patches: { services: patches } },
+    enabled: { services: true, configmaps: true },
+    all: {},
+    hostUnmanaged: {},
+    virtual: { informers: { services, configmaps: cache([]) }, calls: hostCalls([]) },
+    host: { informers: { services: cache([]) }, calls: hostCalls([]) },
+    references: new ReferenceTracker(),
+    stats: new StatsCounter(),
+    enqueue: () => {},
+  });
+  // A tenant points one Service's reference at a new ConfigMap name again and again.
+  for (let i = 0; i < 1_000; i++) {
+    current = service(`config-${i}`);
+    reconciled.primeReferences("services/default/web");
+  }
+  assert.equal(reconciled.referencedHostNames, 1, "only the name referenced now");
+  const hostName = translator.hostName("config-999", "default");
+  assert.equal(reconciled.referencedKey("configmaps", "vc-host", hostName), "configmaps/default/config-999");
+  current = service(undefined);
+  reconciled.primeReferences("services/default/web");
+  assert.equal(reconciled.referencedHostNames, 0);
+  assert.equal(reconciled.referencedKey("configmaps", "vc-host", hostName), undefined);
+});

@@ -80,8 +80,10 @@ const calls = (side: Side, kind: SyncedKind): ResourceCalls => {
 export class Reconciler {
   readonly #options: ReconcilerOptions;
   readonly #states = new Map<string, KeyState>();
-  /** `<resource>/<host namespace>/<host name>` of referenced objects -> their key. */
+  /** `<resource>/<host namespace>/<host name>` of referenced objects -> their key, while referenced. */
   readonly #byHostName = new Map<string, string>();
+  /** The other way: a referenced object's key -> its entry in #byHostName. */
+  readonly #hostNameOf = new Map<string, string>();
   /** Keys whose host name is held by another key's copy: synced again the moment the holder lets go. */
   readonly #waiting = new Map<string, Set<string>>();
   readonly #reversePatches = new Map<SyncedResource, readonly CompiledPatch[]>();
@@ -186,6 +188,11 @@ export class Reconciler {
   referencedKey(resource: SyncedResource, hostNamespace: string, hostName: string): string | undefined {
     const key = this.#byHostName.get(`${resource}/${hostNamespace}/${hostName}`);
     return key && this.#options.references.isReferenced(key) ? key : undefined;
+  }
+
+  /** Host names of referenced objects known (bounded by the objects referenced now). */
+  get referencedHostNames(): number {
+    return this.#byHostName.size;
   }
 
   /** Keys currently stopped as not converging. */
@@ -531,10 +538,27 @@ export class Reconciler {
       if (!kind || !this.#options.enabled[kind.resource]) continue;
       const target = formatKey(kind.resource, reference.source.namespace, reference.source.name);
       targets.push(target);
-      this.#byHostName.set(`${kind.resource}/${reference.target.namespace}/${reference.target.name}`, target);
+      this.#rememberHostName(target, `${kind.resource}/${reference.target.namespace}/${reference.target.name}`);
     }
     const changed = this.#options.references.set(key, targets);
+    for (const target of changed) if (!this.#options.references.isReferenced(target)) this.#forgetHostName(target);
     if (enqueue) for (const target of changed) this.#options.enqueue(target);
+  }
+
+  #rememberHostName(target: string, hostName: string): void {
+    const before = this.#hostNameOf.get(target);
+    if (before !== undefined && before !== hostName && this.#byHostName.get(before) === target) {
+      this.#byHostName.delete(before);
+    }
+    this.#byHostName.set(hostName, target);
+    this.#hostNameOf.set(target, hostName);
+  }
+
+  /** A referenced object no longer referenced: its host name goes too (a tenant renaming references must not grow it). */
+  #forgetHostName(target: string): void {
+    const hostName = this.#hostNameOf.get(target);
+    if (hostName !== undefined && this.#byHostName.get(hostName) === target) this.#byHostName.delete(hostName);
+    this.#hostNameOf.delete(target);
   }
 
   /**

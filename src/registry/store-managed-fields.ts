@@ -13,7 +13,7 @@ const MAX_SHAPES = 256;
  * The largest entry kept (signature and managedFields, in characters): a signature holds every list in full, so one
  * create of a 3 MiB body (a dry run stores nothing but still computes its managedFields) would otherwise keep 3 MiB,
  * and 256 of them most of a gigabyte per store. Larger shapes are computed each time; with this a memo holds at most
- * 4 MiB.
+ * 4 Mi characters (4 MiB, 8 where they are not Latin-1).
  */
 export const MAX_ENTRY_CHARS = 16 * 1024;
 

@@ -269,6 +269,42 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     assert.equal(unknown.status, 404, unknown.body);
   });
 
+  it("a project owner who may not use a cluster cannot place an instance on it, at create or by an update", async () => {
+    const project = await client.send("POST", `${MGMT}/projects`, {
+      token: admin,
+      body: { apiVersion: V1, kind: "Project", metadata: { name: "outside" }, spec: { owner: { user: "outsider" } } },
+    });
+    assert.equal(project.status, 201, project.body);
+    const outsider = await client.createKey(admin, "outsider-placing", { user: "outsider" });
+    const instances = `${MGMT}/namespaces/p-outside/virtualclusterinstances`;
+    const make = (name: string, spec: object) =>
+      client.send("POST", instances, {
+        token: outsider,
+        body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name }, spec },
+      });
+    const change = (name: string, spec: object) =>
+      client.send("PATCH", `${instances}/${name}`, {
+        token: outsider,
+        body: { spec },
+        contentType: "application/merge-patch+json",
+      });
+    const placed = await make("placed", { clusterRef: { cluster: "a" } });
+    assert.equal(placed.status, 403, placed.body);
+    // Created unplaced, then pointed at the cluster; or registered as external there, then made the platform's.
+    assert.equal((await make("plain", {})).status, 201);
+    const moved = await change("plain", { clusterRef: { cluster: "a", namespace: "chosen" } });
+    assert.equal(moved.status, 422, moved.body);
+    assert.match(moved.json().message, /only when it is created so/);
+    assert.equal((await make("registered", { external: true, clusterRef: { cluster: "a" } })).status, 201);
+    const flipped = await change("registered", { external: false });
+    assert.equal(flipped.status, 422, flipped.body);
+    const stored = await client.send("GET", `${instances}/registered`, { token: admin });
+    assert.equal(stored.json().spec.external, true, "nothing changed");
+    for (const name of ["plain", "registered"]) {
+      assert.equal((await client.send("DELETE", `${instances}/${name}`, { token: admin })).status, 200);
+    }
+  });
+
   it("a key scoped to cluster a reaches a and is refused on b", async () => {
     const scoped = await client.createKey(devKey, "dev-a-only", { scope: { clusters: [{ cluster: "a" }] } });
     const onA = await client.send("GET", "/kubernetes/cluster/a/api/v1/namespaces/team-a/configmaps", {
@@ -289,6 +325,20 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     });
     assert.equal(refused.status, 403, refused.body);
     assert.match(refused.json().message, /cannot use cluster "a"/);
+    // Nor for the spaces of every project, which only a caller who may list them all sees.
+    const everySpace = (token: string) =>
+      client.send("POST", `${MGMT}/directclusterendpointtokens`, {
+        token,
+        body: {
+          apiVersion: V1,
+          kind: "DirectClusterEndpointToken",
+          spec: { scope: { spaces: [{ project: "*", space: "*" }] } },
+        },
+      });
+    const wide = await everySpace(devKey);
+    assert.equal(wide.status, 403, wide.body);
+    assert.match(wide.json().message, /cannot see the spaces of every project/);
+    assert.equal((await everySpace(admin)).status, 201);
   });
 
   it("a space is a namespace on the cluster with RoleBindings for the project's members, removed with the space", async () => {

@@ -100,7 +100,8 @@ export class TokenIssuer {
 
   /**
    * A token is for direct endpoints, which cannot ask the platform: the clusters it names must be ones the caller
-   * may use, and the spaces ones it may see, when it is issued ("*": every cluster, which only admins may use).
+   * may use, and the spaces ones it may see, when it is issued ("*": every cluster, which only admins may use; a
+   * project "*": the spaces of every project, which only a caller who may list them all sees).
    */
   async #checkReach(context: EndpointTokenRequest["context"], scope: AccessKeyScope | undefined): Promise<void> {
     const ask = async (verb: string, resource: string, name: string | undefined, namespace?: string) =>
@@ -123,7 +124,13 @@ export class TokenIssuer {
     const prefix = this.#options.namespacePrefix?.();
     if (prefix === undefined) return;
     for (const { project, space } of scope?.spaces ?? []) {
-      if (!project || project === "*") continue;
+      if (!project) continue;
+      if (project === "*") {
+        if (!(await ask("list", "spaceinstances", undefined))) {
+          throw refuse(`User "${context.user.name}" cannot see the spaces of every project (scope.spaces project "*")`);
+        }
+        continue;
+      }
       if (!(await ask(space === "*" || !space ? "list" : "get", "spaceinstances", space, `${prefix}${project}`))) {
         throw refuse(`User "${context.user.name}" cannot see space "${space ?? "*"}" of project "${project}"`);
       }

@@ -139,7 +139,18 @@ export function createVirtualClusterInstanceDefinition(options: VirtualClusterIn
         }
       },
       validateUpdate(instance, old) {
-        if (!options.clusters || !placedOnCluster(old)) return [];
+        if (!options.clusters) return [];
+        // Placing is create's alone: it checks that the caller may use the cluster, and sets the namespace and the
+        // finalizer that removes the workload. An update that placed an instance would skip all three.
+        if (!placedOnCluster(old)) {
+          if (!placedOnCluster(instance)) return [];
+          return [
+            fieldError.forbidden(
+              "spec.clusterRef",
+              "an instance becomes a virtual cluster the platform runs on a connected cluster only when it is created so: delete it and create one with spec.clusterRef.cluster (and without spec.external)",
+            ),
+          ];
+        }
         const was = old.spec?.clusterRef ?? {};
         const now = instance.spec?.clusterRef ?? {};
         if (

@@ -291,6 +291,41 @@ describe("projects and virtual cluster instances", () => {
     assert.deepEqual((await client.send("GET", releases, { token: keys.ed })).json().items, []);
   });
 
+  it("a member removed from a project is told it left their view, but not what it became", async () => {
+    await client.createUser(admin, "departing");
+    const departing = await client.createKey(admin, "departing-key", { user: "departing" });
+    const created = await client.send("POST", `${API}/projects`, {
+      token: admin,
+      body: {
+        apiVersion: V1,
+        kind: "Project",
+        metadata: { name: "leaving" },
+        spec: { description: "before", members: [{ kind: "User", name: "departing", clusterRole: "view" }] },
+      },
+    });
+    assert.equal(created.status, 201, created.body);
+    const listed = await client.send("GET", `${API}/projects`, { token: departing });
+    assert.deepEqual(
+      listed.json().items.map((item: { metadata: { name: string } }) => item.metadata.name),
+      ["leaving"],
+    );
+    const removed = await client.send("PATCH", `${API}/projects/leaving`, {
+      token: admin,
+      body: { spec: { description: "after", members: [] } },
+      contentType: "application/merge-patch+json",
+    });
+    assert.equal(removed.status, 200, removed.body);
+    // From the list's version: the watch replays the removal whenever it connects.
+    const from = listed.json().metadata.resourceVersion;
+    const [line] = await client.watch(`${API}/projects?watch=true&resourceVersion=${from}`, departing, 1);
+    const event = JSON.parse(line);
+    assert.equal(event.type, "DELETED");
+    assert.equal(event.object.spec.description, "before", "the version the member could see");
+    assert.equal(event.object.metadata.resourceVersion, removed.json().metadata.resourceVersion);
+    assert.equal((await client.send("GET", `${API}/projects/leaving`, { token: departing })).status, 403);
+    assert.equal((await client.send("DELETE", `${API}/projects/leaving`, { token: admin })).status, 200);
+  });
+
   it("a project secret whose value is a body-sized run of '=' is refused as not base64", async () => {
     // Counting the padding with /=+$/ took quadratic time on it: hours for this megabyte.
     const reply = await client.send("POST", `${API}/namespaces/p-default/projectsecrets`, {

@@ -127,11 +127,21 @@ function convert(
   if (event.type === "create") return matches(object) ? eventOf("ADDED", record, object) : undefined;
   if (event.type === "delete") return matches(object) ? eventOf("DELETED", record, object) : undefined;
   const now = matches(object);
-  const before = event.previous ? matches(decode(event.previous)) : false;
+  const previous = event.previous ? decode(event.previous) : undefined;
+  const before = previous ? matches(previous) : false;
   if (now && before) return eventOf("MODIFIED", record, object);
   if (now) return eventOf("ADDED", record, object);
-  if (before) return eventOf("DELETED", record, object);
+  if (previous && before) return eventOf("DELETED", record, lastSeen(previous, object));
   return undefined;
+}
+
+/**
+ * What a watcher gets when an object leaves its selection (a label changed, or the caller lost the right to see it):
+ * the version it last saw, at this write's resourceVersion, as kube-apiserver sends it. Never the new version: a
+ * member removed from a project must not read the project as it is after the removal.
+ */
+function lastSeen(previous: KubeObject, current: KubeObject): KubeObject {
+  return { ...previous, metadata: { ...previous.metadata, resourceVersion: current.metadata?.resourceVersion } };
 }
 
 function bookmark(store: GenericStore, revision: number, annotations?: Record<string, string>): ApiWatchEvent {

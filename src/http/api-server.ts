@@ -43,6 +43,7 @@ import { connectionLimitsOf, nodeTimeoutOptions, type ServerLimits, serverLimits
 import type { ApiServerHooks } from "./types.ts";
 import { warningHeaderValues } from "./warning-headers.ts";
 import type { ActiveWatch } from "./watch.ts";
+import type { CallerChanges } from "./watch-caller-check.ts";
 
 export type { CompletedRequest, ReceivedRequest } from "./types.ts";
 
@@ -97,6 +98,8 @@ export interface ApiServerOptions {
   shutdownTimeoutMs?: number;
   /** Connection timeouts and in-flight limits; unset ones take DEFAULT_SERVER_LIMITS. */
   limits?: Partial<ServerLimits>;
+  /** Open watches end once their caller changes (watch-caller-check.ts); without it they run their course. */
+  callerChanges?: CallerChanges;
 }
 
 export interface RunningApiServer {
@@ -153,6 +156,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     logger,
     closing: () => closing,
     activeWatches,
+    callerChanges: options.callerChanges,
   });
 
   const passthrough = createPassthrough({

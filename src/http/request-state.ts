@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import type { FastifyRequest } from "fastify";
 import type { RequestContext, ResourceStore, UserInfo } from "../registry/types.ts";
 import type { FlowTicket } from "./flow-control/flow-control.ts";
+import type { ImpersonationRequest } from "./impersonation.ts";
 import type { RequestInfo } from "./request-info.ts";
 import type { HookSlot } from "./types.ts";
 
@@ -27,6 +28,11 @@ export interface RequestState extends HookSlot {
   user?: UserInfo;
   /** Whom the caller acts as, when it impersonates (Impersonate-User): the request runs as this identity. */
   impersonatedUser?: UserInfo;
+  /**
+   * The impersonation asked for, kept once its headers are dropped: an open watch resolves its caller again
+   * (watch-caller-check.ts).
+   */
+  impersonation?: ImpersonationRequest;
   /** Set once authorization passed. */
   context?: RequestContext;
   /** The request body as read (undefined: the request has none). */
@@ -59,6 +65,7 @@ export function newRequestState(raw: IncomingMessage, requestUri: string, id: st
     store: undefined,
     user: undefined,
     impersonatedUser: undefined,
+    impersonation: undefined,
     context: undefined,
     body: undefined,
     auditPrepared: undefined,

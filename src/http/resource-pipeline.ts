@@ -19,6 +19,7 @@
 //   audit            hook onRequestBody: the event's request object, before anything is stored (fails: 500)
 //   registry         handleResourceRequest -> ResourceStore
 //   encode           JSON, YAML or Table; a watch streams instead (hook onResponseStarted once the stream is open)
+//                    and ends once its caller is revoked or changes (callerChanges: watch-caller-check.ts)
 //   -- every other request (discovery, OpenAPI, /version, health, /metrics, plugin routes: logins, SSO callbacks,
 //   the OpenID provider, JWKS, the web console's files), once admitted, is handed to fastify, which only routes it,
 //   parses its body and answers it (api-server.ts): such routes want a router and body parsers and are not hot,
@@ -42,6 +43,7 @@ import {
   authorizeImpersonation,
   dropImpersonationHeaders,
   hasImpersonationHeaders,
+  type ImpersonationRequest,
   type ImpersonationResolver,
   impersonationRequested,
   kubernetesImpersonatedUser,
@@ -58,6 +60,7 @@ import { handleResourceRequest, type ResourceOutcome } from "./resource-handler.
 import type { ResourceIndex } from "./resource-index.ts";
 import { warningHeaderValues } from "./warning-headers.ts";
 import { type ActiveWatch, serveWatch } from "./watch.ts";
+import { type CallerChanges, watchCallerCheck } from "./watch-caller-check.ts";
 
 export interface PipelineOptions {
   index: ResourceIndex;
@@ -82,6 +85,8 @@ export interface PipelineOptions {
   closing(): boolean;
   /** Open watches, which close() ends. */
   activeWatches: Set<ActiveWatch>;
+  /** With it, an open watch ends once its caller changes (watch-caller-check.ts); without, it runs its course. */
+  callerChanges?: CallerChanges;
 }
 
 /** Answers an admitted non-resource request (fastify's router); its state comes along (request-state.ts handOver). */
@@ -177,7 +182,7 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
       if (outcome.type === "watch") {
         // Watches are exempt from flow control (this releases nothing); their completion comes at the end.
         options.flow.release(state);
-        return await streamWatch(state, outcome, response);
+        return await streamWatch(state, outcome, response, query);
       }
       // Encode.
       state.responseObject = outcome.value;
@@ -255,10 +260,24 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
   async function impersonate(state: RequestState, user: UserInfo): Promise<UserInfo> {
     const requested = impersonationRequested(state.raw);
     if (!requested) return user;
-    await authorizeImpersonation(options.authorizer, user, requested);
-    const acting = await (options.impersonation ?? kubernetesImpersonatedUser)(requested, user);
+    const acting = await impersonated(user, requested);
     state.impersonatedUser = acting;
+    state.impersonation = requested;
     dropImpersonationHeaders(state.raw);
+    return acting;
+  }
+
+  /** Whom `user` acts as by `requested`, when each part of it is allowed to them (403). */
+  async function impersonated(user: UserInfo, requested: ImpersonationRequest): Promise<UserInfo> {
+    await authorizeImpersonation(options.authorizer, user, requested);
+    return await (options.impersonation ?? kubernetesImpersonatedUser)(requested, user);
+  }
+
+  /** An open watch's caller resolved and authorized again, as admit() did; throws when that fails now. */
+  async function resolveAgain(state: RequestState, query: Query): Promise<UserInfo> {
+    const user = await requireUser(options.authenticators, state.raw);
+    const acting = state.impersonation ? await impersonated(user, state.impersonation) : user;
+    await authorizeRequest(options.authorizer, state.info!, acting, query);
     return acting;
   }
 
@@ -267,9 +286,11 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
     state: RequestState,
     outcome: Extract<ResourceOutcome, { type: "watch" }>,
     response: ServerResponse,
+    query: Query,
   ): Promise<void> {
     const context = state.context!;
     const { group, plural } = outcome.definition;
+    const { callerChanges } = options;
     state.watching = true;
     metrics.watchOpened(group, plural);
     let ended = false;
@@ -297,6 +318,13 @@ export function createRequestPipeline(options: PipelineOptions): RequestPipeline
         reporter.completed(state, code);
       },
       onInternalError: (error) => logInternalError(logger, error, state.info),
+      guard:
+        callerChanges &&
+        watchCallerCheck({
+          changes: callerChanges,
+          caller: context.user,
+          resolveAgain: () => resolveAgain(state, query),
+        }),
     });
     // Audit: ResponseStarted, once the stream is open (a watch that failed to start has already completed).
     if (!ended) reporter.started(state);

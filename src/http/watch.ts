@@ -13,6 +13,7 @@ import type {
   WatchSink,
 } from "../registry/types.ts";
 import { toStatusError } from "./error-status.ts";
+import type { WatchGuard } from "./watch-caller-check.ts";
 
 /** Turns one event into one line (without the trailing newline). */
 export type WatchEventEncoder = (event: ApiWatchEvent) => string;
@@ -36,6 +37,8 @@ export interface WatchStreamOptions {
   onEnd(code: number, error?: Status): void;
   /** Called when the store's watch() threw something that is not a StatusError. */
   onInternalError?(error: unknown): void;
+  /** May end the stream early (its caller changed: watch-caller-check.ts); started once the stream runs. */
+  guard?: WatchGuard;
 }
 
 /** Objects are immutable once sent, so one serialization serves every watcher of the same event object. */
@@ -131,6 +134,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     if (finished) return;
     finished = true;
     if (timer) clearTimeout(timer);
+    o.guard?.end();
     o.active.delete(active);
     response.off("close", onClientGone);
     response.off("drain", onDrain);
@@ -182,6 +186,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
   }
   writeHeaders();
   if (resumeWhenReady) handle.resume();
+  o.guard?.start(() => finish(true));
 
   function failBeforeStart(error: StatusError) {
     if (finished) return;
@@ -194,6 +199,7 @@ export async function serveWatch(o: WatchStreamOptions): Promise<void> {
     }
     finished = true;
     if (timer) clearTimeout(timer);
+    o.guard?.end();
     o.active.delete(active);
     response.off("close", onClientGone);
     response.writeHead(error.code, { ...error.headers, "Content-Type": "application/json" });

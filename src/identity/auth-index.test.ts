@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { DIGEST_PREFIX } from "../apis/management/v1/ownedaccesskey-secrets.ts";
 import type { StoredRecord } from "../storage/types.ts";
 import { AuthIndex } from "./auth-index.ts";
 
@@ -56,4 +57,40 @@ test("AuthIndex.apply() keeps its own copy of access rules and owner, not the sh
   assert.deepEqual(entry, { owner: object.spec.owner, access: object.spec.access });
   assert.notEqual(entry?.access, object.spec.access);
   assert.notEqual(entry?.owner, object.spec.owner);
+});
+
+test("AuthIndex.onCallerChange() tells of every change but the activity recorded on a key", () => {
+  const index = new AuthIndex();
+  let told = 0;
+  const stop = index.onCallerChange(() => {
+    told++;
+  });
+  const key = (spec: Record<string, unknown>, status: Record<string, unknown>, revision: number): StoredRecord => ({
+    key: "/management.platform.sh/ownedaccesskeys//k1",
+    value: JSON.stringify({
+      metadata: { name: "k1", uid: "uid-k1" },
+      spec: { key: `${DIGEST_PREFIX}abc`, user: "ada", ...spec },
+      status,
+    }),
+    revision,
+    createRevision: 2,
+  });
+  const created = key({}, {}, 2);
+  index.apply({ type: "create", record: created });
+  assert.equal(told, 1, "a new key");
+  const used = key({}, { lastActivity: "2026-12-01T00:00:00Z" }, 3);
+  index.apply({ type: "update", record: used, previous: created });
+  const usedAgain = key({}, { lastActivity: "2026-12-01T00:05:00Z" }, 4);
+  index.apply({ type: "update", record: usedAgain, previous: used });
+  assert.equal(told, 1, "activity alone tells nothing");
+  const scoped = key({ scope: { projects: [{ project: "a" }] } }, { lastActivity: "2026-12-01T00:05:00Z" }, 5);
+  index.apply({ type: "update", record: scoped, previous: usedAgain });
+  assert.equal(told, 2, "a new scope");
+  index.apply({ type: "create", record: userRecord("ada", { username: "ada" }, 6) });
+  assert.equal(told, 3, "a user");
+  index.apply({ type: "delete", record: { ...scoped, revision: 7 } });
+  assert.equal(told, 4, "a deleted key");
+  stop();
+  index.apply({ type: "create", record: userRecord("bob", { username: "bob" }, 8) });
+  assert.equal(told, 4, "unsubscribed");
 });

@@ -198,6 +198,13 @@ function accessEntry(object: { spec?: unknown }): AccessEntry | undefined {
   return structuredClone(runtime ? { owner, access, runtime } : { owner, access });
 }
 
+const nameOf = (object: object) => (object as { metadata?: { name?: string } }).metadata?.name ?? "";
+
+/** Whether two entries of one key differ at most in the activity recorded on it. */
+function sameButActivity(before: KeyEntry, after: KeyEntry): boolean {
+  return JSON.stringify({ ...before, lastActivityMs: 0 }) === JSON.stringify({ ...after, lastActivityMs: 0 });
+}
+
 export class AuthIndex implements InformerHandler {
   readonly prefixes = [PREFIX];
   private readonly keysByDigest = new Map<string, KeyEntry>();
@@ -210,6 +217,7 @@ export class AuthIndex implements InformerHandler {
   private readonly teams = new Map<string, TeamEntry>();
   private readonly access = new Map<string, AccessEntry>();
   private readonly listeners = new Set<(event: WatchEvent) => void>();
+  private readonly callerListeners = new Set<() => void>();
   /** Bumped on every user or team change: cached principals compare it. */
   directoryVersion = 0;
   /** How a watched record becomes an object; see decodeWith(). */
@@ -310,11 +318,23 @@ export class AuthIndex implements InformerHandler {
     this.directoryVersion++;
   }
 
+  /**
+   * Called after each change that may alter who a credential stands for or what it may do: every change but the
+   * activity recorded on a key (status.lastActivity), which keys in use write often (open watches re-check on it).
+   */
+  onCallerChange(listener: () => void): () => void {
+    this.callerListeners.add(listener);
+    return () => this.callerListeners.delete(listener);
+  }
+
   apply(event: WatchEvent): void {
     const object = this.decode(event.record);
+    const before = event.record.key.startsWith(KEYS) ? this.keysByName.get(nameOf(object)) : undefined;
     if (event.type === "delete") this.remove(event.record.key, object);
     else this.put(event.record.key, object);
     for (const listener of this.listeners) listener(event);
+    const after = before && event.type !== "delete" ? this.keysByName.get(before.name) : undefined;
+    if (!after || !sameButActivity(before!, after)) for (const listener of this.callerListeners) listener();
   }
 
   private put(key: string, decoded: object): void {

@@ -38,6 +38,33 @@ export function principalOf(user: UserInfo): Principal | undefined {
   return principals.get(user);
 }
 
+/**
+ * Whether `after` is the caller `before` was, with the same rights: the same user or team, key, scope, teams, roles
+ * and groups. Two resolutions of one credential differ once a team, role or the key's scope changed.
+ */
+export function sameCaller(before: UserInfo, after: UserInfo): boolean {
+  if (before === after) return true;
+  return callerFingerprint(before) === callerFingerprint(after);
+}
+
+function callerFingerprint(user: UserInfo): string {
+  const principal = principals.get(user);
+  return JSON.stringify([
+    user.name,
+    user.uid ?? "",
+    [...user.groups].sort(),
+    user.extra ?? {},
+    principal && [
+      principal.kind,
+      principal.key.name,
+      principal.key.uid,
+      principal.key.scope ?? null,
+      principal.teams.map((team) => `${team.name}/${team.uid}`).sort(),
+      [...principal.roles].sort(),
+    ],
+  ]);
+}
+
 /** The platform itself: no access key behind it. Groups from keys and users never carry "system:" names. */
 export function isSystem(user: UserInfo): boolean {
   return !principals.has(user) && user.groups.includes(SYSTEM_GROUP);

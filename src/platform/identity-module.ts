@@ -25,7 +25,7 @@ import { LoginKeySweeper } from "../identity/login-key-sweeper.ts";
 import { OwnAccessKeysView } from "../identity/owned-access-key-view.ts";
 import { PasswordStore } from "../identity/password-store.ts";
 import { PlatformAuthorizer } from "../identity/platform-authorizer.ts";
-import { isPrivileged, principalOf } from "../identity/principal.ts";
+import { isPrivileged, principalOf, sameCaller } from "../identity/principal.ts";
 import { type FactsLookup, factsLookup } from "../identity/resource-facts.ts";
 import { SessionCookieAuthenticator } from "../identity/session-cookie.ts";
 import { VisibleObjectsView } from "../identity/visible-objects-view.ts";
@@ -243,7 +243,10 @@ export class IdentityModule implements PlatformModule, IdentityServices {
   }
 
   /** Who a caller is and what it may do, for the API server. */
-  serverOptions(): Pick<ApiServerOptions, "authenticators" | "authorizer" | "impersonation" | "privileged"> {
+  serverOptions(): Pick<
+    ApiServerOptions,
+    "authenticators" | "authorizer" | "impersonation" | "privileged" | "callerChanges"
+  > {
     const authenticator = this.authenticator;
     return {
       // Endpoint tokens are reviewed through selves (identity-kinds.ts), never accepted as the caller here.
@@ -260,6 +263,8 @@ export class IdentityModule implements PlatformModule, IdentityServices {
       impersonation: platformImpersonation({ index: this.index, fresh: this.fresh }),
       // Exempt from flow control, and let in on the connection reserve: unscoped admin keys.
       privileged: isPrivileged,
+      // An open watch ends once its key is revoked or its caller's teams, roles or scope change.
+      callerChanges: { subscribe: (listener) => this.index.onCallerChange(listener), same: sameCaller },
     };
   }
 

@@ -299,9 +299,19 @@ describe("access keys, roles and scopes over HTTPS", () => {
       body: { spec: { accessKey: "no-such-key-0123456789" } },
     });
     assert.equal(unknown.status, 400);
-    // Reviewing another credential is for admins and keys with the role virtualcluster.
+    // Reviewing another credential is for admins, runtimes and agents; a role bob writes into a key of his own for a
+    // cluster that does not exist, or a project he is not in, makes him neither.
     const probe = await send("POST", `${API}/selves`, { token: bob, body: { spec: { accessKey: carol } } });
     assert.equal(probe.status, 403);
+    const roles = [
+      { role: "agent", clusters: ["no-such-cluster"] },
+      { role: "virtualcluster", projects: ["not-bobs"] },
+    ];
+    for (const [i, role] of roles.entries()) {
+      const selfMade = await client.createKey(bob, `bob-probe-${i}`, { scope: { roles: [role] } });
+      const reviewed = await send("POST", `${API}/selves`, { token: selfMade, body: { spec: { accessKey: carol } } });
+      assert.equal(reviewed.status, 403, `${JSON.stringify(role)}: ${reviewed.body}`);
+    }
     const review = (verb: string, resource: string, name?: string) =>
       send("POST", `${API}/selfsubjectaccessreviews`, {
         token: bob,

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { isStatusError } from "../apimachinery/errors.ts";
 import type { DescribeCaller } from "../apis/management/v1/self.ts";
 import { describeCaller } from "./describe-caller.ts";
+import { instancesRunBy } from "./runtime-binding.ts";
 import { platform } from "./testing.ts";
 import { TOKEN_KEY_TYPE } from "./token-claims.ts";
 import { openTokenFixture, type TokenFixture } from "./token-testing.ts";
@@ -23,6 +24,7 @@ describe("describeCaller() (selves)", () => {
           : f.authenticator.authenticateToken(credential, { touch: false }),
       settings: () => ({ platformHost: "platform.test", projectNamespacePrefix: "p-" }),
       limits: () => f.settings.current().auth,
+      instancesRunBy: (owner) => instancesRunBy(f.index, owner),
     });
     await f.createUser("bob", { email: "bob@example.com", groups: ["devs"] });
     await f.createUser("root", { clusterRoles: [{ name: "admin" }] });
@@ -87,11 +89,31 @@ describe("describeCaller() (selves)", () => {
     await assert.rejects(describeAs(await f.contextOf(bob), other), (error: unknown) => {
       assert.ok(isStatusError(error));
       assert.equal(error.code, 403);
-      assert.match(error.message, /only access keys with the role "virtualcluster" and platform admins may/);
+      assert.match(error.message, /only platform admins, the runtime keys of virtual clusters and the agent keys/);
       return true;
     });
     // Describing oneself needs no role.
     assert.equal((await describeAs(await f.contextOf(bob))).user?.name, "bob");
+  });
+
+  it("describeCaller() refuses a role its caller wrote into their own key without doing what the role is for", async () => {
+    const other = await f.createKey("root-other", { user: "root" });
+    // A user writes any role into the scope of a key of their own: an agent of a cluster that does not exist, the
+    // runtime of a project they are not in. Neither reports for an instance nor connects an agent.
+    const selfMade = [
+      { role: "agent", clusters: ["no-such-cluster"] },
+      { role: "agent", clusters: ["*"] },
+      { role: "virtualcluster", projects: ["*"] },
+      { role: "virtualcluster", projects: ["someone-elses"], virtualClusters: ["vc1"] },
+    ];
+    for (const [i, role] of selfMade.entries()) {
+      const probe = await f.createKey(`bob-probe-${i}`, { user: "bob", scope: { roles: [role] } });
+      await assert.rejects(describeAs(await f.contextOf(probe), other), (error: unknown) => {
+        assert.ok(isStatusError(error));
+        assert.equal(error.code, 403, JSON.stringify(role));
+        return true;
+      });
+    }
   });
 
   it("describeCaller() answers 400 for a credential that does not authenticate, saying why", async () => {

@@ -12,7 +12,8 @@ import type { AuthorizationAttributes, AuthorizationDecision, RequestContext } f
 import type { AuthIndex } from "./auth-index.ts";
 import { type Principal, principalOf } from "./principal.ts";
 
-const INSTANCES = "virtualclusterinstances";
+export const INSTANCES = "virtualclusterinstances";
+const INSTANCE_KEYS = `/${GROUP}/${INSTANCES}/`;
 
 /** Whether the principal's key carries the role virtualcluster: it is a virtual cluster's runtime. */
 export function isRuntimeKey(principal: Principal): boolean {
@@ -36,6 +37,17 @@ export function instanceCaller(context: RequestContext): InstanceCaller | undefi
 const describe = (owner: RuntimeOwner) => (owner.user ? `user "${owner.user}"` : `team "${owner.team}"`);
 const same = (a: RuntimeOwner, b: RuntimeOwner) =>
   (a.user ?? "") === (b.user ?? "") && (a.team ?? "") === (b.team ?? "");
+
+/** The instances whose spec.runtime names `owner`, as the index holds them. */
+export function* instancesRunBy(index: AuthIndex, owner: RuntimeOwner): Generator<{ namespace: string; name: string }> {
+  for (const key of index.accessKeys()) {
+    if (!key.startsWith(INSTANCE_KEYS)) continue;
+    const runtime = index.accessOf(key)?.runtime;
+    if (!runtime || !same(runtime, owner)) continue;
+    const [namespace, name] = key.slice(INSTANCE_KEYS.length).split("/");
+    if (namespace && name) yield { namespace, name };
+  }
+}
 
 /** A write to one instance (spec, status, or its audit events), as opposed to registering one or reading. */
 function writesInstance(request: AuthorizationAttributes): boolean {

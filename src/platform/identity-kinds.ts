@@ -18,6 +18,7 @@ import { describeCaller } from "../identity/describe-caller.ts";
 import { keyCaller, keyOwners } from "../identity/key-caller.ts";
 import { passwordService } from "../identity/password-service.ts";
 import type { PasswordStore, UserRef } from "../identity/password-store.ts";
+import { instancesRunBy } from "../identity/runtime-binding.ts";
 import { systemContext } from "../registry/system-context.ts";
 import type { ActionHandler, ResourceDefinition } from "../registry/types.ts";
 import type { IdentityServices } from "./identity-module.ts";
@@ -80,6 +81,7 @@ export function identityKinds(options: IdentityKindsOptions): AuthDefinitions {
           };
         },
         limits: () => settings.current().auth,
+        instancesRunBy: (owner) => instancesRunBy(index, owner),
       }),
     ),
     directClusterEndpointTokens: createDirectClusterEndpointTokenDefinition({

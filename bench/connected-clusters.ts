@@ -15,7 +15,7 @@
 // token and Impersonate-User), which costs the host more (token and impersonation checks, RBAC for the user).
 //
 //   node bench/connected-clusters.ts [--duration seconds] [--rounds n] [--rate events-per-second] [--events n]
-//                                    [--profile DIR]
+//                                    [--profile DIR] [--agent-node-options="<node flags for the agent>"]
 //
 // --profile DIR: after the rounds, CPU profiles (.cpuprofile in DIR, summarised here) of the agent under the direct
 // endpoint's load, and of the platform and of the agent under the proxy's (no watch events then).
@@ -45,6 +45,7 @@ const { values } = parseArgs({
     events: { type: "string", default: "1000" },
     connections: { type: "string", default: "16" },
     profile: { type: "string" },
+    "agent-node-options": { type: "string" },
   },
 });
 const duration = Number(values.duration);
@@ -137,7 +138,9 @@ try {
   // about 10 MB more.
   const installed = new URL("../dist/cli/main.js", import.meta.url).pathname;
   if (!existsSync(installed)) throw new Error("run `npm run build` first: the agent is measured as installed (dist/)");
-  agent = await startAgentProcess(agentDir, process.env, installed);
+  const agentNodeOptions = values["agent-node-options"];
+  const agentEnv = agentNodeOptions ? { ...process.env, NODE_OPTIONS: agentNodeOptions } : process.env;
+  agent = await startAgentProcess(agentDir, agentEnv, installed);
   const agentPid = agent.child.pid ?? 0;
   for (;;) {
     const cluster = await expect(200, platformCall("GET", `${mgmt}/clusters/bench`), "cluster");

@@ -81,6 +81,9 @@ describe("secretStore: project secrets kept in a Vault KV version 2 store", () =
       await client.createUser(admin, user);
       keys[user] = await client.createKey(admin, `key-${user}`, { user });
     }
+    // A platform viewer reads everything but project secrets (as Kubernetes' view role leaves Secrets out).
+    await client.createUser(admin, "auditor", { clusterRoles: [{ name: "viewer" }] });
+    keys.auditor = await client.createKey(admin, "key-auditor", { user: "auditor" });
     for (const [name, members] of [
       [
         "team",
@@ -120,6 +123,10 @@ describe("secretStore: project secrets kept in a Vault KV version 2 store", () =
     assert.equal(text(created.json().spec.data.password), VALUES[0]);
     assert.equal((await client.send("GET", `${SECRETS}/db`, { token: keys.viv })).status, 403);
     assert.equal((await client.send("GET", `${SECRETS}/db`, { token: keys.other })).status, 403);
+    for (const path of [`${SECRETS}/db`, SECRETS, `${API}/projectsecrets`, `${SECRETS}?watch=1`]) {
+      assert.equal((await client.send("GET", path, { token: keys.auditor })).status, 403, path);
+    }
+    assert.equal((await client.send("GET", `${API}/projects/team`, { token: keys.auditor })).status, 200);
     assert.equal(
       (await client.send("GET", `${API}/namespaces/p-elsewhere/projectsecrets`, { token: keys.ed })).status,
       403,

@@ -1,5 +1,6 @@
 // What a principal may do, before its key's scope narrows it:
-//  - role admin: everything; role viewer: every read (get, list, watch), key material is never readable anyway;
+//  - role admin: everything; role viewer: every read (get, list, watch) but project secrets, which Kubernetes' view
+//    role leaves out as it leaves Secrets out (key material is never readable anyway);
 //  - everyone: discovery, /version, selves, self reviews (access, rules, subject), logout;
 //  - on its own things, as each resource declares them (`authorization.ownerRights`): its User (privileged fields
 //    need escalate, see access-checks.ts), its password and key list, its access keys (the store shows only its
@@ -17,6 +18,11 @@ import type { FactsLookup } from "./resource-facts.ts";
 import { alwaysAllowed } from "./scope.ts";
 
 const READ = new Set(["get", "list", "watch"]);
+/**
+ * What the role viewer does not read: project secrets (their values, and the platform namespace's token for the
+ * secret store). A viewer who is also a project's edit or admin member reads that project's through the project.
+ */
+const NOT_FOR_VIEWERS = new Set(["projectsecrets"]);
 /** Verbs no access rule or ownership grants. */
 const ADMIN_ONLY_VERBS = new Set(["escalate"]);
 /** Ownership is full control of the object (using a cluster included), but not the right to hand out rights. */
@@ -78,7 +84,7 @@ export function hasRight(
   if (alwaysAllowed(request)) return true;
   const viewer = principal.roles.has(VIEWER_ROLE);
   if (!request.resourceRequest) return viewer && (request.verb === "get" || request.verb === "head");
-  if (viewer && READ.has(request.verb)) return true;
+  if (viewer && READ.has(request.verb) && !NOT_FOR_VIEWERS.has(request.resource ?? "")) return true;
   if (request.group !== GROUP) return false;
   if (ownRights(principal, request, facts) || objectRights(principal, request, index, facts)) return true;
   // Some subresources belong to whoever may read the object (a kubeconfig of an instance the caller may read).

@@ -255,6 +255,66 @@ describe("connected clusters", { skip: kubectlSkip }, () => {
     );
   });
 
+  it("a watch through the platform ends once its key is deleted, or its user may no longer use the cluster", async () => {
+    /** A watch of team-a's ConfigMaps through the platform; resolves once the host answered its head. */
+    const relayedWatch = (token: string) =>
+      new Promise<{ closed: () => boolean; destroy: () => void }>((resolve, reject) => {
+        const url = new URL(
+          "/kubernetes/cluster/a/api/v1/namespaces/team-a/configmaps?watch=1&timeoutSeconds=86400",
+          platform.url,
+        );
+        const request = httpsRequest(url, { ca: platform.caPem, headers: { authorization: `Bearer ${token}` } });
+        request.once("response", (response) => {
+          if (response.statusCode !== 200) reject(new Error(`watch: ${response.statusCode}`));
+          let closed = false;
+          response.resume();
+          response.once("close", () => {
+            closed = true;
+          });
+          resolve({ closed: () => closed, destroy: () => request.destroy() });
+        });
+        request.on("error", () => {});
+        request.end();
+      });
+    const setAccess = (users: string[]) =>
+      client.send("PATCH", `${MGMT}/clusters/a`, {
+        token: admin,
+        body: { spec: { access: [{ verbs: ["use"], users }] } },
+        contentType: "application/merge-patch+json",
+      });
+    await client.createUser(admin, "watcher");
+    const watcherKey = await client.createKey(admin, "watcher-key", { user: "watcher" });
+    await hostKubectl("a").ok([
+      "create",
+      "rolebinding",
+      "watcher-view",
+      "-n",
+      "team-a",
+      "--clusterrole=view",
+      "--user=platform:user:watcher",
+    ]);
+    assert.equal((await setAccess(["dev", "watcher"])).status, 200);
+    const second = await client.createKey(admin, "dev-key-2", { user: "dev" });
+    const byKey = await relayedWatch(second);
+    const byWatcher = await relayedWatch(watcherKey);
+    const byDev = await relayedWatch(devKey);
+    try {
+      assert.equal((await client.send("DELETE", `${MGMT}/ownedaccesskeys/dev-key-2`, { token: admin })).status, 200);
+      await waitFor(async () => byKey.closed(), "the deleted key's relayed watch to end");
+      assert.equal((await setAccess(["dev"])).status, 200);
+      await waitFor(async () => byWatcher.closed(), "the relayed watch of a user who may no longer use a to end");
+      // dev's key and rights did not change: its watch goes on.
+      assert.equal(byDev.closed(), false);
+      const refused = await client.send("GET", "/kubernetes/cluster/a/api/v1/namespaces/team-a/configmaps", {
+        token: watcherKey,
+      });
+      assert.equal(refused.status, 403, refused.body);
+    } finally {
+      for (const watch of [byKey, byWatcher, byDev]) watch.destroy();
+      await setAccess(["dev"]);
+    }
+  });
+
   it("a user the Cluster does not let use it is refused by the platform, before the host", async () => {
     const outsider = await client.createKey(admin, "outsider-key", { user: "outsider" });
     const reply = await client.send("GET", "/kubernetes/cluster/a/api/v1/namespaces/team-a/configmaps", {

@@ -168,6 +168,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     flow,
     closing: () => closing,
     logger,
+    callerChanges: options.callerChanges,
   });
 
   const ping: HealthCheck = () => {};

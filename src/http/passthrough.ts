@@ -22,6 +22,7 @@ import type { RequestFlow } from "./request-flow.ts";
 import { parseRequestInfo } from "./request-info.ts";
 import type { RequestReporter } from "./request-reporter.ts";
 import { newRequestState, type RequestState } from "./request-state.ts";
+import { type CallerChanges, watchCallerCheck } from "./watch-caller-check.ts";
 
 export interface PassthroughCall {
   request: IncomingMessage;
@@ -46,6 +47,11 @@ export interface PassthroughRoute {
    * Upgrades always are. Without it: none is.
    */
   longRunning?(method: string, url: string): boolean;
+  /**
+   * The route's own authorization of `call` again (throws when it is refused now). With it and the server's
+   * callerChanges, a long-running relay (a watch, an upgrade) ends once its caller changes or is refused.
+   */
+  authorizeAgain?(call: PassthroughCall): Promise<void>;
 }
 
 export interface PassthroughOptions {
@@ -58,6 +64,8 @@ export interface PassthroughOptions {
   flow: RequestFlow;
   closing(): boolean;
   logger?: Logger;
+  /** Ends long-running relays whose caller changed (watch-caller-check.ts), for routes with authorizeAgain. */
+  callerChanges?: CallerChanges;
 }
 
 export interface Passthrough {
@@ -111,6 +119,32 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     return { request: state.raw, url, user, authorizer: options.authorizer };
   }
 
+  /**
+   * For a long-running relay of a route that can authorize again: ends it (`stop`) once its caller is revoked,
+   * changed, or refused by the route now; the check ends when `closed` fires.
+   */
+  function guardRelay(
+    route: PassthroughRoute,
+    call: PassthroughCall,
+    stop: () => void,
+    closed: (end: () => void) => void,
+  ) {
+    const { callerChanges } = options;
+    const authorizeAgain = route.authorizeAgain;
+    if (!callerChanges || !authorizeAgain) return;
+    const guard = watchCallerCheck({
+      changes: callerChanges,
+      caller: call.user,
+      resolveAgain: async () => {
+        const user = await requireUser(options.authenticators, call.request);
+        await authorizeAgain({ ...call, user });
+        return user;
+      },
+    });
+    guard.start(stop);
+    closed(() => guard.end());
+  }
+
   function begin(request: IncomingMessage, url: string): RequestState {
     const state = newRequestState(request, request.url ?? "/", reporter.auditId());
     state.info = parseRequestInfo(request.method ?? "GET", url);
@@ -134,10 +168,19 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     const state = begin(request, url);
     let code: number;
     try {
-      const call = await admit(state, url, route.longRunning?.(request.method ?? "GET", url) === true);
+      const longRunning = route.longRunning?.(request.method ?? "GET", url) === true;
+      const call = await admit(state, url, longRunning);
       // The seat (if any) is given back once the answer is written out or the client left.
       if (response.closed) options.flow.release(state);
       else response.once("close", () => options.flow.release(state));
+      if (longRunning && !response.closed) {
+        guardRelay(
+          route,
+          call,
+          () => response.destroy(),
+          (end) => response.once("close", end),
+        );
+      }
       code = await route.serve(call, response);
     } catch (error) {
       const status = failed(state, error);
@@ -171,6 +214,14 @@ export function createPassthrough(options: PassthroughOptions): Passthrough {
     try {
       const call = await admit(state, url, true);
       if (!route.upgrade) throw errors.pathNotFound();
+      if (!socket.destroyed) {
+        guardRelay(
+          route,
+          call,
+          () => socket.destroy(),
+          (end) => socket.once("close", end),
+        );
+      }
       code = await route.upgrade(call, socket, head);
     } catch (error) {
       const status = failed(state, error);

@@ -136,6 +136,12 @@ export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
         return false; // an undecodable path: refused later, after authentication
       }
     },
+    // A relayed watch or exec ends once its caller changes or may no longer reach the cluster (passthrough.ts).
+    async authorizeAgain(call) {
+      const target = proxyTarget(call.url);
+      if (!target) throw errors.pathNotFound();
+      await authorizeClusterRequest(call, target.cluster, target.rest, spaces);
+    },
     async serve(call, response: ServerResponse) {
       const { forwarded, record } = await route(call);
       if (forwarded) return forwardRequest(forwarded.session, forwarded.request, response);

@@ -7,13 +7,20 @@
 // override restarts it with the new settings (limits as GOMEMLIMIT and GOMAXPROCS, storageClass "" as a temporary
 // TSDB); replicas 0 stops it; costEstimator.replicas 0 leaves its virtual clusters unestimated; turning costControl
 // off, and deleting the cluster, stop it.
+// An attacker's agent too: a non-admin who owns a Cluster mints its agent key and runs an agent of their own, whose
+// metrics Prometheus "runs" and federates usage for another cluster's virtual cluster, for a virtual cluster not
+// placed on its cluster and for another tenant's project. Only its own row reaches the platform's Prometheus and the
+// Cost report; an answer that is not exposition text fails the scrape.
 
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import type { IncomingHttpHeaders } from "node:http";
+import type { ServerHttp2Stream } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { TunnelClient } from "../src/agent/tunnel-client.ts";
 import type { AgentProcess } from "./support/agent-process.ts";
 import { API, AuthClient } from "./support/auth-client.ts";
 import { type ClusterApiServerProcess, startClusterApiServerProcess } from "./support/cluster-apiserver-process.ts";
@@ -25,6 +32,50 @@ import { waitFor } from "./support/wait-for.ts";
 const V1 = "management.platform.sh/v1";
 const MGMT = `/kubernetes/management${API}`;
 const CONFIG = `${API}/configs/platform-config`;
+const CPU = "vcp_usage_cpu_seconds_total";
+const USAGE_SELECTOR = '{__name__=~"vcp_usage_.+"}';
+
+/**
+ * An agent of the cluster's owner's own making: says its metrics Prometheus runs, and answers the federation with
+ * its own row and usage in others' names (one core-hour per second), or, once `malformed`, with text that is not
+ * exposition text. It records the match[] it is asked for.
+ */
+function attackerAgent() {
+  const started = Date.now();
+  const state = { malformed: false, matchesAsked: new Set<string>() };
+  const forged = () => {
+    const seconds = (Date.now() - started) / 1000;
+    const coreHourPerSecond = Math.round(seconds * 3600);
+    return [
+      `# TYPE ${CPU} counter`,
+      `${CPU}{cluster="rogue",component="agent"} ${seconds.toFixed(3)}`,
+      `${CPU}{project="shop",cluster="edge",virtualcluster="vc1",component="virtualcluster"} ${coreHourPerSecond}`,
+      `${CPU}{project="shop",cluster="rogue",virtualcluster="vc1",component="virtualcluster"} ${coreHourPerSecond}`,
+      `${CPU}{project="victim-shop",cluster="rogue",virtualcluster="web",component="virtualcluster"} ${coreHourPerSecond}`,
+      `${CPU}{project="victim-shop",cluster="other",virtualcluster="web",component="virtualcluster"} ${coreHourPerSecond}`,
+      "",
+    ].join("\n");
+  };
+  const malformed = `${CPU}{cluster="rogue",component="agent"} 1\n${CPU}{project="shop",cluster="rogue" 99\n`;
+  const onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    const url = new URL(String(headers[":path"]), "http://agent");
+    const method = String(headers[":method"]);
+    const reply = (body: unknown, status = 200) => {
+      stream.respond({ ":status": status, "content-type": "application/json" });
+      stream.end(JSON.stringify(body));
+    };
+    stream.resume();
+    if (url.pathname === "/agent/v1/info") return reply({ spaces: [], virtualClusters: [] });
+    if (url.pathname === "/agent/v1/metrics" && method === "PUT") return reply({ phase: "Running", message: "ok" });
+    if (url.pathname === "/agent/v1/metrics" && method === "DELETE") return reply({ phase: "Off" });
+    if (url.pathname === "/agent/v1/metrics/federate") {
+      for (const match of url.searchParams.getAll("match[]")) state.matchesAsked.add(match);
+      return reply({ text: state.malformed ? malformed : forged() });
+    }
+    return reply({ message: "no" }, 404);
+  };
+  return { state, onStream };
+}
 
 const up = async (url: string) =>
   fetch(`${url}/-/ready`).then(
@@ -40,6 +91,8 @@ describe("cluster.metrics per connected cluster, with Debian's Prometheus", { sk
   const hosts: Record<string, ClusterApiServerProcess> = {};
   const agents: Record<string, AgentProcess> = {};
   const agentDirs: Record<string, string> = {};
+  let rogue: TunnelClient | undefined;
+  const attacker = attackerAgent();
 
   const cluster = async (name: string) =>
     (await client.send("GET", `${MGMT}/clusters/${name}`, { token: admin })).json();
@@ -131,6 +184,7 @@ describe("cluster.metrics per connected cluster, with Debian's Prometheus", { sk
   });
 
   after(async () => {
+    await rogue?.close();
     await Promise.all(Object.values(agents).map((agent) => agent.stop()));
     client?.close();
     await platform?.stop();
@@ -270,6 +324,85 @@ describe("cluster.metrics per connected cluster, with Debian's Prometheus", { sk
     const on = await report();
     assert.equal(on.estimated, true);
     assert.ok(on.cost > 0, JSON.stringify(on));
+  });
+
+  it("a cluster's owner's own agent gets only its own usage into the platform's Prometheus and the Cost report", async () => {
+    await client.createUser(admin, "mallory");
+    const mallory = await client.createKey(admin, "key-mallory", { user: "mallory" });
+    const created = await client.send("POST", `${MGMT}/clusters`, {
+      token: admin,
+      body: { apiVersion: V1, kind: "Cluster", metadata: { name: "rogue" }, spec: { owner: { user: "mallory" } } },
+    });
+    assert.equal(created.status, 201, created.body);
+    const minted = await client.send("POST", `${MGMT}/clusters/rogue/accesskey`, { token: mallory, body: {} });
+    assert.equal(minted.status, 201, minted.body);
+    rogue = new TunnelClient({
+      cluster: "rogue",
+      urls: [platform.url],
+      caPem: platform.caPem,
+      insecure: false,
+      accessKey: minted.json().accessKey,
+      onStream: attacker.onStream,
+    });
+    rogue.start();
+    await waitFor(async () => (await metricsCondition("rogue"))?.status === "True", "rogue's MetricsReady");
+
+    // What the platform's Prometheus stored from rogue's scrapes: its own row, nobody else's.
+    const prometheus = (await platformPrometheus()) ?? "";
+    const scraped = `${CPU}{job="cluster-rogue"}`;
+    await waitFor(async () => {
+      const got = await promql(prometheus, `count_over_time(${scraped}[1m])`, new Date().toISOString());
+      return (got[0]?.value ?? 0) >= 3;
+    }, "three scrapes of rogue's federation");
+    const stored = await promql(prometheus, scraped, new Date().toISOString());
+    assert.deepEqual(
+      stored.map(({ metric }) => [metric.cluster, metric.component, metric.project, metric.virtualcluster]),
+      [["rogue", "agent", undefined, undefined]],
+      JSON.stringify(stored),
+    );
+    const vc1 = await promql(prometheus, `${CPU}{virtualcluster="vc1"}`, new Date().toISOString());
+    assert.deepEqual(
+      vc1.map(({ metric }) => [metric.job, metric.cluster]),
+      [["cluster-edge", "edge"]],
+    );
+    const end = new Date().toISOString();
+    const start = new Date(Date.now() - 5 * 60_000).toISOString();
+    const reply = await client.send("GET", `/platform/cost?start=${start}&end=${end}`, { token: admin });
+    assert.equal(reply.status, 200, reply.body);
+    const rows = reply.json().rows as { project: string; virtualcluster: string; cpuCoreHours: number }[];
+    assert.deepEqual(
+      rows.filter((r) => r.project === "victim-shop"),
+      [],
+    );
+    const shop = rows.find((r) => r.project === "shop" && r.virtualcluster === "vc1");
+    assert.ok(shop && shop.cpuCoreHours < 0.5, `vc1 billed for rogue's numbers: ${JSON.stringify(shop)}`);
+
+    // The federation route asks the agent for usage alone, whatever its caller asks, and passes on its own row only.
+    const federated = await client.send(
+      "GET",
+      `/platform/clusters/rogue/federate?match[]=${encodeURIComponent('{__name__=~".+"}')}`,
+      { token: admin, accept: "text/plain" },
+    );
+    assert.equal(federated.status, 200, federated.body);
+    const samples = federated.body.split("\n").filter((line) => line && !line.startsWith("#"));
+    assert.equal(samples.length, 1, federated.body);
+    assert.match(samples[0], /^vcp_usage_cpu_seconds_total\{cluster="rogue",component="agent"\} [\d.]+$/);
+    assert.deepEqual([...attacker.state.matchesAsked], [USAGE_SELECTOR]);
+  });
+
+  it("an agent's federation answer that is not exposition text is refused whole, and the scrape fails", async () => {
+    attacker.state.malformed = true;
+    const refused = await client.send("GET", "/platform/clusters/rogue/federate", {
+      token: admin,
+      accept: "text/plain",
+    });
+    assert.equal(refused.status, 503, refused.body);
+    assert.match(refused.json().message, /cluster "rogue": its agent's federation answer was refused: line 2: /);
+    const prometheus = (await platformPrometheus()) ?? "";
+    await waitFor(async () => {
+      const up = await promql(prometheus, 'up{job="cluster-rogue"}', new Date().toISOString());
+      return up.length === 1 && up[0].value === 0;
+    }, "rogue's scrape failing");
   });
 
   it("replicas 0 stops the cluster's Prometheus, and the platform counts the cluster from heartbeats", async () => {

@@ -40,6 +40,12 @@ export interface ScrapeTarget {
   setLabels?: Record<string, string>;
   /** URL parameters of the scrape (federation's match[]). */
   params?: Record<string, string[]>;
+  /**
+   * Whether the labels in the target's answer win over the scrape's own (job, instance, `labels`): Prometheus's
+   * honor_labels, default true. False for a target that answers for others (a connected cluster's federation): the
+   * scrape's win, and the answer's are kept as exported_job, exported_instance and so on.
+   */
+  honorLabels?: boolean;
 }
 
 export interface PrometheusRunOptions extends ProcessResources {
@@ -86,8 +92,9 @@ export function prometheusConfig(options: Pick<PrometheusRunOptions, "scrapeInte
               })),
             }
           : {}),
-        // Our own series carry their project, cluster and virtual cluster: keep them as the target sent them.
-        honor_labels: true,
+        // Our own series carry their project, cluster and virtual cluster: keep them as the target sent them (a
+        // connected cluster's federation, honorLabels false, does not name its own job and instance).
+        honor_labels: target.honorLabels ?? true,
         static_configs: [{ targets: [url.host], ...(target.labels ? { labels: target.labels } : {}) }],
       };
     }),

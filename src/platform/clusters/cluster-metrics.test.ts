@@ -83,7 +83,7 @@ describe("clusterMetricsRunning()", () => {
 });
 
 describe("prometheusConfig()", () => {
-  it("writes federation parameters and labels set over what the target sends", () => {
+  it("prometheusConfig() writes federation parameters, labels set over what the target sends, and honor_labels", () => {
     const config = parse(
       prometheusConfig({
         scrapeInterval: "15s",
@@ -94,13 +94,16 @@ describe("prometheusConfig()", () => {
             metricsPath: "/platform/clusters/edge/federate",
             params: { "match[]": [FEDERATED_SERIES] },
             setLabels: { cluster: "edge" },
+            honorLabels: false,
           },
+          { job: "platform", address: "https://127.0.0.1:8443", metricsPath: "/metrics" },
         ],
       }),
     );
-    const job = config.scrape_configs[0];
+    const [job, platform] = config.scrape_configs;
     assert.deepEqual(job.params, { "match[]": ['{__name__=~"vcp_usage_.+"}'] });
     assert.deepEqual(job.metric_relabel_configs, [{ target_label: "cluster", replacement: "edge" }]);
-    assert.equal(job.honor_labels, true);
+    assert.equal(job.honor_labels, false);
+    assert.equal(platform.honor_labels, true, "the platform's own series keep their labels");
   });
 });

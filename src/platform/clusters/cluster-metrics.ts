@@ -4,7 +4,10 @@
 // cluster.metrics defaults (the spec's rule) — and stops it when cost control is turned off, replicas is 0 or the
 // Cluster is deleted. The Cluster's
 // MetricsReady condition says where it runs, or why not. GET /platform/clusters/<name>/federate hands the platform's
-// Prometheus the agent's federation answer (usage series) through the tunnel; it is authorized like /metrics.
+// Prometheus the agent's federation answer through the tunnel, authorized like /metrics: the platform asks the agent
+// for the usage series alone, whatever the caller's match[], and passes on only the samples this cluster may report
+// (federation-filter.ts: its own usage and that of the virtual clusters placed on it, as PlacedInstances knows them);
+// an answer that is not exposition text is refused whole (503), so the scrape fails instead of storing part of it.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
@@ -16,6 +19,7 @@ import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { MetricsSettings } from "../../config/system-settings.ts";
 import { type ClusterMetricsState, callAgent } from "../../http/tunnel/agent-api.ts";
+import { ExpositionError } from "../../metrics/parse-exposition.ts";
 import { parseKey } from "../../registry/keys.ts";
 import type { Registry } from "../../registry/registry.ts";
 import { RetryingQueue } from "../../registry/retrying-queue.ts";
@@ -23,6 +27,8 @@ import type { GenericStore } from "../../registry/store.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import { formatTimestamp } from "../../registry/time.ts";
 import type { StoredRecord, WatchEvent } from "../../storage/types.ts";
+import { type FilteredFederation, filterFederation } from "./federation-filter.ts";
+import { INSTANCES_PREFIX, PlacedInstances } from "./placed-instances.ts";
 import type { ConnectedAgent, TunnelHub } from "./tunnel-hub.ts";
 
 const MANAGER = "virtualcluster-platform-cluster-metrics";
@@ -34,8 +40,12 @@ const AGENT_TIMEOUT_MS = 90_000;
 const FEDERATE_TIMEOUT_MS = 30_000;
 const RETRY_MS = 15_000;
 const DEFAULT_RESYNC_MS = 60_000;
+/** A cluster dropping the same number of samples is logged again after this long. */
+const DROPPED_LOG_MS = 10 * 60_000;
 /** The platform's Prometheus federates these from each cluster's. */
 export const FEDERATED_SERIES = '{__name__=~"vcp_usage_.+"}';
+/** What the platform asks an agent's Prometheus for, whatever its own caller asked. */
+const FEDERATE_QUERY = new URLSearchParams([["match[]", FEDERATED_SERIES]]).toString();
 export const federatePath = (cluster: string) => `/platform/clusters/${cluster}/federate`;
 
 /** The Cluster's own settings over the Config's defaults, field by field (each resource quantity on its own). */
@@ -83,11 +93,14 @@ export class ClusterMetrics {
   readonly #options: ClusterMetricsOptions;
   readonly #informer: StoreInformer;
   readonly #queue: RetryingQueue;
+  readonly #placed = new PlacedInstances();
+  /** Per cluster: the dropped count last logged, and when. */
+  readonly #droppedLogged = new Map<string, { dropped: number; at: number }>();
   #resync?: NodeJS.Timeout;
   #unlisten?: () => void;
   #unsubscribe?: () => void;
   #stopped = false;
-  readonly prefixes = [CLUSTERS];
+  readonly prefixes = [CLUSTERS, INSTANCES_PREFIX];
 
   constructor(options: ClusterMetricsOptions) {
     this.#options = options;
@@ -120,13 +133,19 @@ export class ClusterMetrics {
     this.#informer.stop();
   }
 
-  reset(): void {
+  reset(records: StoredRecord[]): void {
+    this.#placed.reset(records.filter((record) => record.key.startsWith(INSTANCES_PREFIX)));
     this.#everything();
   }
 
   apply(event: WatchEvent): void {
+    if (event.record.key.startsWith(INSTANCES_PREFIX)) {
+      this.#placed.apply(event);
+      return;
+    }
     // A cluster-scoped key has an empty namespace segment: /<group>/clusters//<name>.
     const name = parseKey(event.record.key)?.name ?? "";
+    if (event.type === "delete") this.#droppedLogged.delete(name);
     // A status write (heartbeats, our own condition) changes nothing here; a new spec or a deletion does.
     if (event.type === "delete" || specChanged(event.record, event.previous)) this.#schedule(name);
   }
@@ -257,29 +276,61 @@ export class ClusterMetrics {
           await this.#relayOrRefuse(name, request.raw, reply.raw);
           return;
         }
-        const matches = new URL(request.url, "http://platform").searchParams.getAll("match[]");
-        const query = new URLSearchParams(matches.map((m): [string, string] => ["match[]", m])).toString();
         const answer = await callAgent<{ text?: string; message?: string }>(
           agent.session,
           "GET",
-          `/metrics/federate?${query}`,
+          `/metrics/federate?${FEDERATE_QUERY}`,
           undefined,
           FEDERATE_TIMEOUT_MS,
         ).catch((error: unknown) => {
           throw errors.serviceUnavailable(`the agent of cluster "${name}" did not answer: ${(error as Error).message}`);
         });
-        if (answer.status !== 200 || answer.body.text === undefined) {
+        if (answer.status !== 200 || typeof answer.body.text !== "string") {
           throw errors.serviceUnavailable(
             `cluster "${name}": ${answer.body.message ?? `agent answered ${answer.status}`}`,
           );
         }
+        const filtered = this.#filter(name, answer.body.text);
         return reply
           .code(200)
           .header("content-type", "text/plain; version=0.0.4; charset=utf-8")
           .header("cache-control", "no-store")
-          .send(answer.body.text);
+          .send(filtered.text);
       });
     };
+  }
+
+  /** The samples of the agent's answer its cluster may report; a malformed answer is a 503 (the scrape fails). */
+  #filter(cluster: string, answer: string): FilteredFederation {
+    let filtered: FilteredFederation;
+    try {
+      const virtualClusters = this.#placed.on(cluster, this.#options.settings.current().projectNamespacePrefix);
+      filtered = filterFederation(answer, { cluster, virtualClusters });
+    } catch (error) {
+      if (!(error instanceof ExpositionError)) throw error;
+      this.#options.logger?.warn({ cluster, reason: error.message }, "cluster federation answer refused");
+      throw errors.serviceUnavailable(
+        `cluster "${cluster}": its agent's federation answer was refused: ${error.message}`,
+      );
+    }
+    this.#logDropped(cluster, filtered);
+    return filtered;
+  }
+
+  /** A warning per cluster when it drops samples: again when the count changes, or after DROPPED_LOG_MS. */
+  #logDropped(cluster: string, { kept, dropped }: FilteredFederation): void {
+    const last = this.#droppedLogged.get(cluster);
+    const now = Date.now();
+    if (dropped === 0) {
+      this.#droppedLogged.delete(cluster);
+      return;
+    }
+    if (last?.dropped === dropped && now - last.at < DROPPED_LOG_MS) return;
+    this.#droppedLogged.set(cluster, { dropped, at: now });
+    this.#options.logger?.warn(
+      { cluster, kept, dropped },
+      "cluster federation: dropped samples the cluster may not report (another cluster, a virtual cluster not placed on it, other labels or names, a value not a count, a repeat)",
+    );
   }
 }
 

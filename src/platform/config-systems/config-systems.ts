@@ -8,16 +8,15 @@ import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { AppsCatalog } from "../../apps/apps-catalog.ts";
 import type { LiveSettings } from "../../config/settings.ts";
-import type { ScrapeTarget } from "../../metrics/prometheus-runner.ts";
 import type { Registry } from "../../registry/registry.ts";
 import { systemContext } from "../../registry/system-context.ts";
 import type { KeyValueStore } from "../../storage/types.ts";
 import { formatBytes } from "../../utils/byte-size.ts";
-import { clusterMetricsRunning, FEDERATED_SERIES, federatePath } from "../clusters/cluster-metrics.ts";
 import { appsRoutes } from "./apps-routes.ts";
 import type { BackgroundTask } from "./background-task.ts";
 import { ConfigStatusWriter } from "./config-status.ts";
 import { CostControl, type ScrapeKey } from "./cost-control.ts";
+import { federatedClusters } from "./federated-clusters.ts";
 import { MaintenanceScheduler, type WindowTask } from "./maintenance.ts";
 import { scheduledRotationTask } from "./scheduled-rotations.ts";
 import { SecretStoreSync } from "./secret-store-sync.ts";
@@ -170,19 +169,6 @@ function windowTasks(parts: ConfigSystemsParts): WindowTask[] {
 }
 
 const keysContext = () => systemContext("system:cost-control", "cost-control");
-
-/** The connected clusters whose metrics Prometheus runs: the platform's federates their usage series. */
-async function federatedClusters(registry: Registry): Promise<ScrapeTarget[]> {
-  const store = registry.store(GROUP, "clusters");
-  if (!store) return [];
-  const list = await store.list(keysContext(), {});
-  return (list.items as Cluster[]).filter(clusterMetricsRunning).map((cluster) => ({
-    job: `cluster-${cluster.metadata.name}`,
-    address: "",
-    metricsPath: federatePath(cluster.metadata.name ?? ""),
-    params: { "match[]": [FEDERATED_SERIES] },
-  }));
-}
 
 /** Clusters whose cost estimator is off: their spec.costControl.costEstimator.replicas, else the Config's, is 0. */
 async function unestimatedClusters(registry: Registry, defaultReplicas: number): Promise<string[]> {

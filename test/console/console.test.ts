@@ -455,9 +455,8 @@ describeInPrivateNetwork(import.meta.url, "web console in Chromium", { skip: chr
     await watches;
     await page.getByRole("button", { name: "Admin", exact: true }).click();
     await page.getByRole("menuitem", { name: "Log out" }).click();
-    // The login page, with or without a return path: a watch that meets the ended session first sends the browser
-    // there too, with the page it was on.
-    await page.waitForURL((url) => url.pathname === "/login");
+    // The login page, without a return path: the watches the platform ends with the session list nothing more.
+    await page.waitForURL((url) => url.pathname === "/login" && url.search === "");
     assert.equal(await sessionCookie(), undefined, "the cookie is gone");
     const stale = await call(platform, "GET", `${API}/users`, {
       cookie: `vcp_session=${before}`,
@@ -465,7 +464,7 @@ describeInPrivateNetwork(import.meta.url, "web console in Chromium", { skip: chr
     });
     assert.equal(stale.status, 401, "the Login key was deleted");
 
-    // A key that ends while the page is open: the next API call goes back to login, and back again after it.
+    // A key that ends while the page is open: the page goes back to login at once, and back again after it.
     await login(page, "admin", adminPassword);
     await page.waitForURL((url) => url.pathname === "/");
     // The Teams page's watches (teams, users) are open before the key goes: no call of this page is in flight.
@@ -482,12 +481,11 @@ describeInPrivateNetwork(import.meta.url, "web console in Chromium", { skip: chr
     );
     const keyName = self.json().status.accessKey;
     assert.equal((await admin("DELETE", `${API}/ownedaccesskeys/${keyName}`)).status, 200);
-    // The page's open watches keep their streams; the next call (the Users page's lists) is refused, and the
-    // console goes to the login page once, however many calls fail together.
-    await page.getByRole("link", { name: "Users" }).click();
-    await page.waitForURL(/\/login\?return=%2Fusers$/);
+    // The platform ends the page's open watches with the key; their next list is refused, and the console goes to
+    // the login page once, however many calls fail together, and back to the Teams page after it.
+    await page.waitForURL(/\/login\?return=%2Fteams$/);
     await login(page, "admin", adminPassword);
-    await page.waitForURL((url) => url.pathname === "/users");
+    await page.waitForURL((url) => url.pathname === "/teams");
   });
 
   it("returns only to paths of the platform after login", async () => {

@@ -27,16 +27,46 @@ export class ApiError extends Error {
 }
 
 let leaving = false;
+/** The page's own action that ends its session when it succeeds (logging out, a new password), while it runs. */
+let ending: Promise<unknown> | undefined;
 
 /**
  * Back to the login page, once: several calls failing together (the lists of a page) must not start several
- * navigations, each of which would abort the one before it.
+ * navigations, each of which would abort the one before it. While the page's own action may be what ended the
+ * session (endingSession), that action says where to go; if it fails, this 401 stands.
  */
 export function sessionEnded(): void {
   if (leaving) return;
+  if (ending) {
+    void ending.catch(() => sessionEnded());
+    return;
+  }
   leaving = true;
   const here = `${window.location.pathname}${window.location.search}`;
   window.location.assign(loginPath(here));
+}
+
+/**
+ * Runs `action`, which ends this session when it succeeds (logging out, changing the password: the platform then
+ * also ends the page's open watches at once). Meanwhile, and once it succeeded, the page goes where it says itself:
+ * a 401 sends nowhere, and live lists stop (sessionOver).
+ */
+export async function endingSession<T>(action: () => Promise<T>): Promise<T> {
+  const run = action();
+  ending = run;
+  try {
+    const result = await run;
+    leaving = true;
+    return result;
+  } finally {
+    if (ending === run) ending = undefined;
+  }
+}
+
+/** Whether this page's session is over: ended, or ended by the page's own action once that succeeds. */
+export async function sessionOver(): Promise<boolean> {
+  if (ending) await ending.catch(() => undefined);
+  return leaving;
 }
 
 export interface RequestOptions {

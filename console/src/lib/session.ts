@@ -2,7 +2,7 @@
 // it applies), asked together before the first page renders; every page builds its actions from `can`.
 
 import { createContext, useContext, useEffect, useState } from "react";
-import { API, apiRequest, CONSOLE_HEADERS } from "./api.ts";
+import { API, apiRequest, CONSOLE_HEADERS, endingSession } from "./api.ts";
 import type { Self } from "./kube.ts";
 import { type Permissions, permissionsOf, type Rules } from "./permissions.ts";
 
@@ -77,11 +77,13 @@ export function sessionOnce(): Promise<Session> {
 
 /** Logout is a POST from the platform's own pages (the console header says so; another site cannot send it). */
 export async function logout(): Promise<void> {
-  await fetch("/auth/logout", {
-    method: "POST",
-    headers: { ...CONSOLE_HEADERS, Accept: "application/json" },
-    credentials: "same-origin",
-  });
+  await endingSession(() =>
+    fetch("/auth/logout", {
+      method: "POST",
+      headers: { ...CONSOLE_HEADERS, Accept: "application/json" },
+      credentials: "same-origin",
+    }),
+  );
   window.location.assign("/login");
 }
 

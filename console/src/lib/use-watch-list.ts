@@ -3,7 +3,7 @@
 // followed by a fresh LIST; a failure shows as the list's error with the last known items kept.
 
 import { useEffect, useState } from "react";
-import { ApiError, apiRequest, CONSOLE_HEADERS, sessionEnded } from "./api.ts";
+import { ApiError, apiRequest, CONSOLE_HEADERS, sessionEnded, sessionOver } from "./api.ts";
 import type { KubeList, KubeObject } from "./kube.ts";
 
 export interface WatchedList<T> {
@@ -98,6 +98,8 @@ export function useWatchList<T extends KubeObject>(path: string | undefined, que
     (async () => {
       let failures = 0;
       while (!controller.signal.aborted) {
+        // The platform ends a watch once its session ends: a page leaving for the login page lists nothing more.
+        if (await sessionOver()) return;
         try {
           const reused = first && ((await first.catch(() => undefined)) as KubeList<T> | undefined);
           first = undefined;

@@ -17,7 +17,7 @@ import { type ReactNode, useState } from "react";
 import { ErrorAlert, TimeAgo } from "../components/common.tsx";
 import { Field, type FieldErrors, missing } from "../components/form.tsx";
 import { FormModal, ResultModal } from "../components/resource-list.tsx";
-import { api, mgmt } from "../lib/api.ts";
+import { api, endingSession, mgmt } from "../lib/api.ts";
 import type { User } from "../lib/kube.ts";
 import { Link } from "../lib/router.tsx";
 import { useSession } from "../lib/session.ts";
@@ -92,11 +92,14 @@ function ChangePassword({ user, onClose }: { user: string; onClose: () => void }
           : undefined
       }
       onSubmit={async () => {
-        await api.create(mgmt("users", user, "password"), {
-          apiVersion: "management.platform.sh/v1",
-          kind: "UserPassword",
-          spec: { password, currentPassword: current },
-        });
+        // Every password login ends, this session too: the result below says so and leads to the login page.
+        await endingSession(() =>
+          api.create(mgmt("users", user, "password"), {
+            apiVersion: "management.platform.sh/v1",
+            kind: "UserPassword",
+            spec: { password, currentPassword: current },
+          }),
+        );
         setChanged(true);
         return false;
       }}

@@ -45,7 +45,7 @@ describe("watchCallerCheck()", () => {
     source.announce();
     source.announce();
     source.announce();
-    await eventually(async () => resolutions === 1, "one check for three changes");
+    await eventually(async () => resolutions === 1, "one check for the start and three changes");
     assert.equal(stopped, 0, "the same caller keeps its watch");
 
     resolved = { name: "alice", groups: [] };
@@ -69,6 +69,21 @@ describe("watchCallerCheck()", () => {
     });
     source.announce();
     await eventually(async () => stopped, "the watch stopped");
+    guard.end();
+  });
+
+  it("watchCallerCheck() checks once at its start, for a change made while the watch was being set up", async () => {
+    const source = changes();
+    let stopped = false;
+    const guard = watchCallerCheck({
+      changes: source,
+      caller: alice,
+      resolveAgain: async () => ({ name: "alice", groups: [] }),
+    });
+    guard.start(() => {
+      stopped = true;
+    });
+    await eventually(async () => stopped, "the watch stopped without an announced change");
     guard.end();
   });
 

@@ -37,8 +37,8 @@ export interface WatchCallerCheckOptions {
 const DEFAULT_INTERVAL_MS = 60_000;
 
 /**
- * A WatchGuard that checks the caller again after every announced change (changes arriving together are checked
- * once) and every intervalMs, and stops the watch when the caller is gone or different.
+ * A WatchGuard that checks the caller again once it starts, after every announced change (changes arriving together
+ * are checked once) and every intervalMs, and stops the watch when the caller is gone or different.
  */
 export function watchCallerCheck(options: WatchCallerCheckOptions): WatchGuard {
   let unsubscribe: (() => void) | undefined;
@@ -70,14 +70,17 @@ export function watchCallerCheck(options: WatchCallerCheckOptions): WatchGuard {
     start(stop) {
       if (ended) return;
       let scheduled = false;
-      unsubscribe = options.changes.subscribe(() => {
+      const announced = () => {
         if (scheduled || ended) return;
         scheduled = true;
         setImmediate(() => {
           scheduled = false;
           if (!ended) void check(stop);
         });
-      });
+      };
+      unsubscribe = options.changes.subscribe(announced);
+      // Once now as well: a change between the caller's admission and this subscription announced nothing here.
+      announced();
       timer = setInterval(() => void check(stop), options.intervalMs ?? DEFAULT_INTERVAL_MS);
       timer.unref();
     },

@@ -147,7 +147,7 @@ export interface AgentAnswer<T> {
 
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-/** One call of the agent's API; rejects when the tunnel fails or no answer comes within `timeoutMs`. */
+/** One call of the agent's API; rejects when the tunnel fails or the whole answer has not come within `timeoutMs`. */
 export function callAgent<T>(
   session: ClientHttp2Session,
   method: "GET" | "PUT" | "DELETE",
@@ -165,10 +165,14 @@ export function callAgent<T>(
       },
       { endStream: payload === undefined },
     );
-    stream.setTimeout(timeoutMs, () => {
+    // A deadline from the start, not a timeout while idle: an agent that drips its answer a byte at a time (anyone who
+    // owns a Cluster can run one) must not hold the call, and up to MAX_ANSWER_BYTES of it, for ever.
+    const deadline = setTimeout(() => {
       stream.close(constants.NGHTTP2_CANCEL);
       reject(new Error(`the agent did not answer ${method} ${path} within ${Math.round(timeoutMs / 1000)} s`));
-    });
+    }, timeoutMs);
+    deadline.unref();
+    stream.once("close", () => clearTimeout(deadline));
     if (payload) stream.end(payload);
     let status = 0;
     const chunks: Buffer[] = [];

@@ -62,6 +62,24 @@ test("SqliteStore returns the pages compaction freed to the file system, with no
   }
 });
 
+test("SqliteStore gives back a small store's free pages when they are half of it, under the 64 KiB floor", async () => {
+  const path = freshPath();
+  const store = await openSqliteStore({ path, checkpoint: { intervalMs: 20, truncateAfterIdleMs: 50 } });
+  try {
+    await fill(store, "/live/", 2);
+    await fill(store, "/churn/", 30);
+    const small = await statsWhen(store, (s) => s.walBytes === 0);
+    await empty(store, "/churn/", 30);
+    await store.compact(0);
+    // Freed: less than 64 KiB, but more than the pages still in use.
+    const shrunk = await statsWhen(store, (s) => s.freeBytes === 0 && s.walBytes === 0);
+    assert.ok(shrunk.sizeBytes < small.sizeBytes, `${shrunk.sizeBytes} bytes, from ${small.sizeBytes}`);
+    assert.ok(small.sizeBytes - shrunk.sizeBytes < 64 * 1024, "what was freed is under the floor");
+  } finally {
+    await store.close();
+  }
+});
+
 test("SqliteStore.statsVersion() stays put only while stats() reports the same: through writes, checkpoints, compaction and vacuum", async () => {
   const store = await openSqliteStore({ path: freshPath(), checkpoint: { intervalMs: 20, truncateAfterIdleMs: 50 } });
   // What a reader that trusts the version sees (StoreMonitor): sizes read again only when the version moved.

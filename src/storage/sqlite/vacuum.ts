@@ -18,7 +18,10 @@ export interface VacuumOptions {
   pacer?: Pacer;
   /** Longest a step should hold the connection (default 2 ms). */
   stepBudgetMs?: number;
-  /** A run starts when free pages exceed both this many bytes (default 64 KiB: a small store shrinks too) ... */
+  /**
+   * A run starts when free pages exceed both this many bytes (default 64 KiB) or half the file (so a small store
+   * shrinks too: a 36 KiB store otherwise keeps up to 64 KiB free, past twice its size) ...
+   */
   minFreeBytes?: number;
   /** ... and this share of the file (default 0.1). */
   minFreeShare?: number;
@@ -65,7 +68,8 @@ export class IncrementalVacuum {
     const free = pragmaNumber(db, "freelist_count");
     const minBytes = this.options.minFreeBytes ?? 64 * 1024;
     const minShare = this.options.minFreeShare ?? 0.1;
-    if (free === 0 || free * pageSize < minBytes || free < pages * minShare) return;
+    if (free === 0 || free < pages * minShare) return;
+    if (free * pageSize < minBytes && free * 2 < pages) return;
     this.run = { at: new Date(), started: performance.now(), pagesBefore: pages, longestStepMs: 0 };
     this.schedule();
   }

@@ -6,11 +6,14 @@
 // Clusters whose replica died without saying so go offline through the liveness check (instance-liveness.ts). A
 // tunnel whose access key no longer authenticates (deleted, disabled, expired, revoked) is closed at the next
 // heartbeat: authentication happened when it opened, and a tunnel outlives no revocation by more than a heartbeat.
+// The agent's info is untrusted (a Cluster's owner can run an agent of their own): it is normalised and bounded
+// (src/http/tunnel/agent-answers.ts) before anything of it is written, and what it lacks is removed from the status.
 
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
 import type { Cluster, ClusterStatus } from "../../apis/management/v1/cluster-schema.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
+import { normaliseAgentInfo } from "../../http/tunnel/agent-answers.ts";
 import { type AgentInfo, callAgent } from "../../http/tunnel/agent-api.ts";
 import type { Registry } from "../../registry/registry.ts";
 import type { GenericStore } from "../../registry/store.ts";
@@ -89,9 +92,10 @@ export class ClusterHeartbeats {
     }
     let info: AgentInfo;
     try {
-      const answer = await callAgent<AgentInfo>(agent.session, "GET", "/info", undefined, INFO_TIMEOUT_MS);
+      const answer = await callAgent<unknown>(agent.session, "GET", "/info", undefined, INFO_TIMEOUT_MS);
       if (answer.status !== 200) throw new Error(`the agent answered ${answer.status}`);
-      info = answer.body;
+      // Anyone who owns the Cluster can run its agent: only what the normaliser keeps reaches the status.
+      info = normaliseAgentInfo(answer.body);
     } catch (error) {
       logger?.warn(
         { cluster: agent.cluster, err: String(error) },
@@ -106,14 +110,18 @@ export class ClusterHeartbeats {
       phase: "Ready",
       online: true,
       lastHeartbeatTime: now,
-      kubernetesVersion: info.kubernetesVersion,
-      agentVersion: info.agentVersion,
-      directEndpoint: info.directEndpoint,
-      spaces: info.spaces ?? [],
-      virtualClusters: info.virtualClusters ?? [],
-      usage: info.usage,
+      spaces: info.spaces,
+      virtualClusters: info.virtualClusters,
     };
-    const patch: Record<string, unknown> = { ...status, helmVersion: info.helmVersion ?? null };
+    // What the agent did not answer (or answered out of bounds) goes: nothing stays from an earlier heartbeat.
+    const patch: Record<string, unknown> = {
+      ...status,
+      kubernetesVersion: info.kubernetesVersion ?? null,
+      agentVersion: info.agentVersion ?? null,
+      directEndpoint: info.directEndpoint ?? null,
+      usage: info.usage ?? null,
+      helmVersion: info.helmVersion ?? null,
+    };
     if (connecting) {
       patch.reason = "AgentConnected";
       patch.message = null;

@@ -18,6 +18,7 @@ import { GROUP } from "../../apis/management/v1/common.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { MetricsSettings } from "../../config/system-settings.ts";
+import { normaliseClusterMetricsState, normaliseFederationAnswer } from "../../http/tunnel/agent-answers.ts";
 import { type ClusterMetricsState, callAgent } from "../../http/tunnel/agent-api.ts";
 import { ExpositionError } from "../../metrics/parse-exposition.ts";
 import { parseKey } from "../../registry/keys.ts";
@@ -184,9 +185,9 @@ export class ClusterMetrics {
   }
 
   async #call(agent: ConnectedAgent, method: "PUT" | "DELETE", body?: unknown): Promise<ClusterMetricsState> {
-    const answer = await callAgent<ClusterMetricsState>(agent.session, method, "/metrics", body, AGENT_TIMEOUT_MS);
+    const answer = await callAgent<unknown>(agent.session, method, "/metrics", body, AGENT_TIMEOUT_MS);
     if (answer.status !== 200) throw new Error(`the agent answered ${method} /metrics with ${answer.status}`);
-    return answer.body;
+    return normaliseClusterMetricsState(answer.body);
   }
 
   /** MetricsReady as the agent answered (undefined: cost control is off, the condition goes). */
@@ -276,7 +277,7 @@ export class ClusterMetrics {
           await this.#relayOrRefuse(name, request.raw, reply.raw);
           return;
         }
-        const answer = await callAgent<{ text?: string; message?: string }>(
+        const answer = await callAgent<unknown>(
           agent.session,
           "GET",
           `/metrics/federate?${FEDERATE_QUERY}`,
@@ -285,12 +286,11 @@ export class ClusterMetrics {
         ).catch((error: unknown) => {
           throw errors.serviceUnavailable(`the agent of cluster "${name}" did not answer: ${(error as Error).message}`);
         });
-        if (answer.status !== 200 || typeof answer.body.text !== "string") {
-          throw errors.serviceUnavailable(
-            `cluster "${name}": ${answer.body.message ?? `agent answered ${answer.status}`}`,
-          );
+        const { text, message } = normaliseFederationAnswer(answer.body);
+        if (answer.status !== 200 || text === undefined) {
+          throw errors.serviceUnavailable(`cluster "${name}": ${message || `agent answered ${answer.status}`}`);
         }
-        const filtered = this.#filter(name, answer.body.text);
+        const filtered = this.#filter(name, text);
         return reply
           .code(200)
           .header("content-type", "text/plain; version=0.0.4; charset=utf-8")

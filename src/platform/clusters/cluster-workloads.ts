@@ -29,6 +29,7 @@ import {
 } from "../../apis/management/v1/virtualclusterinstance.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
+import { normaliseAgentError, normaliseWorkloadState } from "../../http/tunnel/agent-answers.ts";
 import {
   callAgent,
   type DeliveredSecret,
@@ -368,10 +369,13 @@ export class ClusterWorkloads {
   // ---- shared -------------------------------------------------------------------------------------------------
 
   async #call(agent: ConnectedAgent, method: "PUT" | "DELETE", path: string, body?: unknown): Promise<WorkloadState> {
-    const answer = await callAgent<WorkloadState>(agent.session, method, path, body, AGENT_TIMEOUT_MS);
+    const answer = await callAgent<unknown>(agent.session, method, path, body, AGENT_TIMEOUT_MS);
     if (answer.status >= 500)
-      throw new Error(`the agent answered ${method} ${path} with ${answer.status}: ${answer.body?.message}`);
-    return answer.body;
+      throw new Error(
+        `the agent answered ${method} ${path} with ${answer.status}: ${normaliseAgentError(answer.body)}`,
+      );
+    // Untrusted (a Cluster's owner can run its agent): a known phase, a bounded message, or Failed saying why not.
+    return normaliseWorkloadState(answer.body);
   }
 
   /** The object as stored now, if it still exists. */

@@ -4,11 +4,11 @@
 // templates built here. A HelmRelease installs the chart (its objects appear in the virtual cluster, and the
 // Service is synced to the host), a new generation upgrades it, deleting it uninstalls it. Attacker's tests first:
 // only project members with edit may install, a tenant never reaches another project's virtual cluster or space,
-// and the repository password appears in no log, argv or file left behind.
+// and the agent never holds the repository's password or CA (the platform fetches the chart and sends the archive).
 
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, it } from "node:test";
@@ -83,13 +83,12 @@ describeInPrivateNetwork(
       host = await startClusterApiServerProcess();
       const env = await adminCliEnv(root, platform);
       agentDir = join(root, "agent");
-      // The repository's private CA, as a user gives helm one: SSL_CERT_FILE in the agent's environment.
+      // The agent is told nothing of the repository (not even its CA): the platform fetches the chart for it.
       agent = await connectTestCluster({
         env,
         name: "edge",
         hostKubeconfig: host.kubeconfig,
         dataDir: agentDir,
-        agentEnv: { ...process.env, SSL_CERT_FILE: repoCa },
         agentArgs: ["--helm-binary", helm],
       });
       const config = await client.send("PATCH", `${API}/configs/platform-config`, {
@@ -366,11 +365,20 @@ describeInPrivateNetwork(
       assert.match(refused.json().message, /not run by a connected cluster's agent: install with the helm command/);
     });
 
-    it("the repository password is in no log and no file the agent keeps", async () => {
+    it("the agent never has the repository password: not in its log, not in any file it keeps", async () => {
       assert.ok(!agent.output().includes(PASSWORD), "the agent's log");
+      const basic = Buffer.from(`charts:${PASSWORD}`).toString("base64");
+      for (const entry of await readdir(agentDir, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const text = await readFile(join(entry.parentPath, entry.name), "latin1");
+        assert.ok(
+          !text.includes(PASSWORD) && !text.includes(basic),
+          `${entry.name} holds the repository's credentials`,
+        );
+      }
       const left = join(agentDir, "helm-releases");
       for (const uid of existsSync(left) ? await readdir(left) : []) {
-        assert.ok(!existsSync(join(left, uid, "repositories.yaml")), `${uid}: repositories.yaml removed after the run`);
+        assert.ok(!existsSync(join(left, uid, "chart.tgz")), `${uid}: the chart archive removed after the run`);
       }
     });
   },

@@ -39,6 +39,8 @@ export interface AgentHandlers {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** A HelmRelease's request carries its chart archive (16 MiB at most, base64) with the values. */
+const MAX_RELEASE_BODY_BYTES = 24 * 1024 * 1024;
 
 function answer(stream: ServerHttp2Stream, status: number, body: unknown): void {
   if (stream.destroyed || stream.headersSent) return;
@@ -47,13 +49,13 @@ function answer(stream: ServerHttp2Stream, status: number, body: unknown): void 
   stream.end(text);
 }
 
-function readJson<T>(stream: ServerHttp2Stream): Promise<T> {
+function readJson<T>(stream: ServerHttp2Stream, maxBytes = MAX_BODY_BYTES): Promise<T> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     stream.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) reject(new Error("request body too large"));
+      if (size > maxBytes) reject(new Error("request body too large"));
       else chunks.push(chunk);
     });
     stream.once("end", () => {
@@ -101,7 +103,8 @@ async function agentApi(
   }
   const release = /^\/helmreleases\/([-a-zA-Z0-9]+)$/.exec(path);
   if (release && method === "PUT") {
-    return { status: 200, body: await handlers.apps.put(release[1], await readJson<HelmReleaseRequest>(stream)) };
+    const request = await readJson<HelmReleaseRequest>(stream, MAX_RELEASE_BODY_BYTES);
+    return { status: 200, body: await handlers.apps.put(release[1], request) };
   }
   if (release && method === "DELETE") {
     return { status: 200, body: await handlers.apps.delete(release[1], await readJson<HelmReleaseTarget>(stream)) };

@@ -3,10 +3,10 @@
 // own apps identity `platform:apps:<namespace>` (bound to the host's `edit` role in that namespace alone, so a chart
 // cannot write into another space), and `helm uninstall` when the HelmRelease goes.
 // Helm runs in the background (a request answers Pending meanwhile) with its own homes in
-// <data-dir>/helm-releases/<uid>/ (0700): the chart repository and its credentials are written to a 0600
-// repositories.yaml for the run and removed after it, never put in argv or a log; the values go to a 0600 file.
-// The outcome is kept per HelmRelease (state.json), so a generation is installed once; a failure is tried again
-// after a pause.
+// <data-dir>/helm-releases/<uid>/ (0700). The agent never sees a chart repository: a request that would install
+// answers `wantsChart`, and the platform sends the chart archive it fetched (with credentials that stay on the
+// platform); the archive and the values go to 0600 files for the run. The outcome is kept per HelmRelease
+// (state.json), so a generation is installed once; a failure is tried again after a pause.
 
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -19,7 +19,6 @@ import { KubeApiError } from "../virtualcluster/kube/kube-api-error.ts";
 import type { KubeHttp } from "../virtualcluster/kube/kube-http.ts";
 import { type HelmBinary, type HelmRun, helmEnvironment, runHelm } from "./helm.ts";
 
-const REPOSITORY = "platform";
 const HELM_TIMEOUT_MS = 10 * 60_000;
 const RETRY_FAILED_MS = 30_000;
 const APPS_BINDING = "platform-apps";
@@ -69,7 +68,7 @@ export class HelmReleases {
       dir,
       state: join(dir, "state.json"),
       values: join(dir, "values.yaml"),
-      repositories: join(dir, "repositories.yaml"),
+      chart: join(dir, "chart.tgz"),
       kubeconfig: join(dir, "space.kubeconfig"),
       home: join(dir, "helm"),
     };
@@ -85,6 +84,7 @@ export class HelmReleases {
     }
     const kubeconfig = await this.#kubeconfig(uid, request.target);
     if ("waiting" in kubeconfig) return { phase: "Pending", message: kubeconfig.waiting };
+    if (!request.archive) return { phase: "Pending", wantsChart: true, message: "waiting for the chart" };
     this.#start(uid, () => this.#install(uid, request, kubeconfig.file));
     return { phase: "Pending", message: "helm upgrade --install started" };
   }
@@ -130,23 +130,20 @@ export class HelmReleases {
     await mkdir(paths.dir, { recursive: true, mode: 0o700 });
     await writeFile(paths.values, request.values ?? "", { mode: 0o600 });
     try {
-      await this.#writeRepositories(paths.repositories, request);
-      const update = await this.#helm(uid, kubeconfig, ["repo", "update"]);
-      if (update.code !== 0) throw new Error(this.#problem("reading the chart repository failed", update, request));
+      await writeFile(paths.chart, Buffer.from(request.archive ?? "", "base64"), { mode: 0o600 });
       const args = [
         "upgrade",
         "--install",
         target.releaseName,
-        `${REPOSITORY}/${request.chart}`,
+        paths.chart,
         // name=value forms: no value is ever read as a flag of its own.
         `--namespace=${namespace}`,
         `--values=${paths.values}`,
         "--output=json",
-        ...(request.version ? [`--version=${request.version}`] : []),
         ...("virtualCluster" in target ? ["--create-namespace"] : []),
       ];
       const run = await this.#helm(uid, kubeconfig, args);
-      if (run.code !== 0) throw new Error(this.#problem("helm upgrade --install failed", run, request));
+      if (run.code !== 0) throw new Error(`helm upgrade --install failed: ${lastLine(run)}`);
       const release = JSON.parse(run.stdout) as { version?: number; chart?: { metadata?: { version?: string } } };
       await this.#store(uid, {
         space,
@@ -168,7 +165,7 @@ export class HelmReleases {
         failedAt: Date.now(),
       });
     } finally {
-      await rm(paths.repositories, { force: true });
+      await rm(paths.chart, { force: true });
     }
   }
 
@@ -183,7 +180,7 @@ export class HelmReleases {
     this.#options.logger?.info({ release: target.releaseName }, "helm release uninstalled");
   }
 
-  /** A run of helm with this release's own homes and repositories file. */
+  /** A run of helm with this release's own homes. */
   #helm(uid: string, kubeconfig: string, args: string[]): Promise<HelmRun> {
     const paths = this.#paths(uid);
     const env = helmEnvironment({
@@ -191,34 +188,10 @@ export class HelmReleases {
       HELM_CONFIG_HOME: join(paths.home, "config"),
       HELM_CACHE_HOME: join(paths.home, "cache"),
       HELM_DATA_HOME: join(paths.home, "data"),
-      HELM_REPOSITORY_CONFIG: paths.repositories,
+      HELM_REPOSITORY_CONFIG: join(paths.home, "repositories.yaml"),
       HELM_REPOSITORY_CACHE: join(paths.home, "repository"),
     });
     return runHelm(this.#options.helm?.path ?? "helm", args, { env, timeoutMs: HELM_TIMEOUT_MS });
-  }
-
-  /**
-   * The repositories file Helm reads the chart's repository and credentials from (0600, removed after the run). It
-   * is JSON, which is YAML too (Helm reads the file with sigs.k8s.io/yaml): no YAML library in the agent for it.
-   */
-  async #writeRepositories(file: string, request: HelmReleaseRequest): Promise<void> {
-    const { url, username, password, insecure } = request.repository;
-    const entry = {
-      name: REPOSITORY,
-      url,
-      username: username ?? "",
-      password: password ?? "",
-      insecure_skip_tls_verify: insecure === true,
-    };
-    const repositories = { apiVersion: "", generated: new Date().toISOString(), repositories: [entry] };
-    await writeFile(file, `${JSON.stringify(repositories, null, 2)}\n`, { mode: 0o600 });
-  }
-
-  /** Helm's last line of complaint, the repository password taken out should Helm ever print it. */
-  #problem(what: string, run: HelmRun, request: HelmReleaseRequest): string {
-    const password = request.repository.password;
-    const line = lastLine(run);
-    return `${what}: ${password ? line.split(password).join("<redacted>") : line}`;
   }
 
   /** The kubeconfig Helm uses, or why not yet. */

@@ -7,12 +7,11 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import type { AppsSettings, ChartRepositorySettings } from "../config/system-settings.ts";
+import { MAX_ARCHIVE_BYTES, MAX_INDEX_BYTES } from "./chart-archive.ts";
 import { readmeOfChartArchive } from "./chart-readme.ts";
 import { type Chart, parseHelmIndex } from "./helm-index.ts";
 import { displayUrl, FetchError, fetchBytes } from "./http-fetch.ts";
 
-export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
-export const MAX_ARCHIVE_BYTES = 16 * 1024 * 1024;
 const README_CACHE = 64;
 
 export interface RepositoryState {

@@ -46,15 +46,16 @@ describe("RetryingQueue", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    queue.run(
+      "k",
+      async () => {
+        await gate;
+        order.push("first");
+      },
+      () => {},
+    );
+    await settle();
     const done = new Promise<void>((resolve) => {
-      queue.run(
-        "k",
-        async () => {
-          await gate;
-          order.push("first");
-        },
-        () => {},
-      );
       queue.run(
         "k",
         async () => {
@@ -68,6 +69,35 @@ describe("RetryingQueue", () => {
     release();
     await done;
     assert.deepEqual(order, ["queued", "first", "second"]);
+    queue.stop();
+  });
+
+  it("RetryingQueue.run() queues at most one task per key behind the running one", async () => {
+    const queue = new RetryingQueue({ firstRetryMs: 1, maxRetryMs: 1 });
+    let runs = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    const task = async () => {
+      runs++;
+      if (runs === 1) await gate;
+      else finished();
+    };
+    queue.run("k", task, () => {});
+    await settle();
+    for (let i = 0; i < 100; i++) queue.run("k", task, () => {});
+    release();
+    await done;
+    await settle();
+    assert.equal(runs, 2, "the running task, then one for the hundred scheduled while it ran");
+    queue.run("k", task, () => {});
+    await settle();
+    assert.equal(runs, 3, "a key runs again once nothing of it waits");
     queue.stop();
   });
 

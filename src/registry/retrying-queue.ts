@@ -1,7 +1,9 @@
 // One task at a time per key (KeyedQueue), and a failed task run again later with doubling waits: what the
 // platform's controllers (cluster workloads, apps, metrics) do with each object they bring to where it should be.
 // A retry calls back into the owner's own scheduling, so it re-checks whatever decided the task should run (the
-// object may be gone, or its cluster's tunnel held by another replica by then).
+// object may be gone, or its cluster's tunnel held by another replica by then). A key has at most one task waiting
+// to start: a task reads the object when it starts, so a second one queued behind it would do the same work again,
+// and whatever schedules often (an agent reconnecting in a loop) would queue work without bound.
 
 import { KeyedQueue } from "./keyed-queue.ts";
 
@@ -17,17 +19,28 @@ export class RetryingQueue {
   readonly #options: RetryingQueueOptions;
   readonly #queue = new KeyedQueue();
   readonly #retries = new Map<string, { delay: number; timer: NodeJS.Timeout }>();
+  /** Keys with a task queued that has not started yet. */
+  readonly #waiting = new Set<string>();
   #stopped = false;
 
   constructor(options: RetryingQueueOptions) {
     this.#options = options;
   }
 
-  /** Runs `task` after the key's earlier ones; on failure `again()` is called after the key's next wait. */
+  /**
+   * Runs `task` after the key's running one; on failure `again()` is called after the key's next wait. Nothing is
+   * queued when the key already has a task waiting to start (that one runs instead).
+   */
   run(key: string, task: () => Promise<void>, again: () => void): void {
     if (this.#stopped) return;
     clearTimeout(this.#retries.get(key)?.timer);
-    this.#queue.run(key, task).then(
+    if (this.#waiting.has(key)) return;
+    this.#waiting.add(key);
+    const started = () => {
+      this.#waiting.delete(key);
+      return task();
+    };
+    this.#queue.run(key, started).then(
       () => this.#retries.delete(key),
       (error: unknown) => this.#retry(key, error, again),
     );

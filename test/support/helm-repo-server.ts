@@ -2,6 +2,7 @@
 // Chart.yaml, values.yaml, README.md and any templates), with optional basic auth, as `helm repo add` expects (the repository format of
 // https://helm.sh/docs/topics/chart_repository/). Charts can be added while it runs, so a refresh finds them.
 
+import { createHash } from "node:crypto";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
@@ -18,6 +19,8 @@ export interface TestChart {
   values?: string;
   /** More files of the chart by path inside it, e.g. templates/configmap.yaml. */
   files?: Record<string, string>;
+  /** The index's digest of the archive (default: its sha256, as `helm repo index` writes it). */
+  digest?: string;
 }
 
 /** A ustar archive of the files (path -> text). */
@@ -89,6 +92,7 @@ export async function startHelmRepoServer(
         appVersion: chart.appVersion,
         description: chart.description,
         created: "2026-01-01T00:00:00Z",
+        digest: chart.digest ?? createHash("sha256").update(archive(chart)).digest("hex"),
         // Relative, as `helm repo index` writes them.
         urls: [`charts/${chart.name}-${chart.version}.tgz`],
       });

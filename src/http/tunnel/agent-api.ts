@@ -7,7 +7,7 @@
 //   DELETE /agent/v1/spaces/<namespace>?uid=  -> WorkloadState (gone once the host confirms the namespace is gone)
 //   PUT    /agent/v1/virtualclusters/<uid>    VirtualClusterRequest -> WorkloadState (needsKey: send one)
 //   DELETE /agent/v1/virtualclusters/<uid>    -> WorkloadState (gone once the runtime and its namespace are)
-//   PUT    /agent/v1/helmreleases/<uid>       HelmReleaseRequest -> HelmReleaseState (Failed: the agent has no helm)
+//   PUT    /agent/v1/helmreleases/<uid>       HelmReleaseRequest -> HelmReleaseState (wantsChart: send the archive)
 //   DELETE /agent/v1/helmreleases/<uid>       HelmReleaseTarget -> HelmReleaseState (gone once uninstalled)
 //   PUT    /agent/v1/metrics                  ClusterMetricsSettings -> ClusterMetricsState (cost control is on)
 //   DELETE /agent/v1/metrics                  -> ClusterMetricsState (off: the agent's Prometheus stops)
@@ -108,20 +108,18 @@ export type HelmReleaseTarget =
   | { virtualCluster: string; namespace: string; releaseName: string }
   | { space: string; releaseName: string };
 
-/** A chart repository as Helm reads it; the credentials travel only over the tunnel and into a 0600 file. */
-export interface HelmRepository {
-  url: string;
-  username?: string;
-  password?: string;
-  insecure?: boolean;
-}
-
+/**
+ * What the agent installs. The first request of a generation carries no chart: an agent that would install answers
+ * `wantsChart` and the platform sends the request again with the archive it fetched itself (the repository's
+ * credentials stay on the platform).
+ */
 export interface HelmReleaseRequest {
   target: HelmReleaseTarget;
-  repository: HelmRepository;
   chart: string;
-  /** Empty: the latest. */
+  /** The chart version the platform chose (with the archive). */
   version?: string;
+  /** The chart archive (.tgz), base64. */
+  archive?: string;
   /** YAML. */
   values?: string;
   /** Changes with the spec: the agent runs Helm again only for a new one (or after a failure). */
@@ -138,6 +136,8 @@ export interface HelmReleaseState {
   generation?: number;
   /** When Helm last installed or upgraded it (RFC 3339). */
   appliedTime?: string;
+  /** Pending: the agent would install this generation and needs the chart archive for it. */
+  wantsChart?: boolean;
 }
 
 export interface AgentAnswer<T> {

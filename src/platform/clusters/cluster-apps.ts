@@ -1,11 +1,13 @@
 // HelmReleases, reconciled by the replica holding the tunnel of their target's cluster: the target is looked up in
 // the HelmRelease's own project namespace only (a name there is all a release can say, so it never reaches another
-// project's virtual cluster or space), the chart repository in the Config's apps.repositories (its credentials go to
-// the agent over the tunnel and nowhere else), and the agent is asked to install with its helm
-// (src/agent/helm-releases.ts); its answer becomes the status (phase, revision, the Ready condition). Where the
-// cluster's agent has no helm the release fails saying so (the console shows the helm command instead). Deleting a
-// HelmRelease has the agent uninstall it; the finalizer goes once the agent confirms, or at once when the target
-// itself is gone.
+// project's virtual cluster or space), the chart repository in the Config's apps.repositories, and the agent is asked
+// to install with its helm (src/agent/helm-releases.ts); its answer becomes the status (phase, revision, the Ready
+// condition). When the agent wants the chart (a generation it has not installed) the platform fetches the archive
+// with the repository's credentials and sends the archive alone: an agent may be run by a non-admin Cluster owner,
+// so no credential of the Config ever goes to one. Where the cluster's agent has no helm the release fails saying so
+// (the console shows the helm command instead). Deleting a HelmRelease has the agent uninstall it; the finalizer
+// goes once the agent confirms, or at once when the target itself is gone. A tunnel that opens looks again at the
+// releases on its own cluster only: an agent reconnecting in a loop makes no work for other clusters.
 
 import type { Logger } from "pino";
 import { isStatusError } from "../../apimachinery/errors.ts";
@@ -21,8 +23,11 @@ import {
 import { projectOfNamespace } from "../../apis/management/v1/project.ts";
 import { type SpaceInstance, spaceNamespace } from "../../apis/management/v1/spaceinstance.ts";
 import { placedOnCluster, type VirtualClusterInstance } from "../../apis/management/v1/virtualclusterinstance.ts";
+import { ChartUnavailable, fetchChartArchive } from "../../apps/chart-archive.ts";
 import { StoreInformer } from "../../auth/store-informer.ts";
 import type { LiveSettings } from "../../config/settings.ts";
+import type { ChartRepositorySettings } from "../../config/system-settings.ts";
+import { normaliseAgentError, normaliseHelmReleaseState } from "../../http/tunnel/agent-answers.ts";
 import {
   callAgent,
   type HelmReleaseRequest,
@@ -70,6 +75,8 @@ export class ClusterApps {
   readonly #queue: RetryingQueue;
   /** namespace/name of every HelmRelease. */
   readonly #releases = new Set<string>();
+  /** namespace/name → the cluster its target was last found on. */
+  readonly #clusterOf = new Map<string, string>();
   #resync?: NodeJS.Timeout;
   #unlisten?: () => void;
   #stopped = false;
@@ -92,7 +99,7 @@ export class ClusterApps {
 
   async start(): Promise<void> {
     await this.#informer.start();
-    this.#unlisten = this.#options.hub.listen({ connected: () => this.#everything() });
+    this.#unlisten = this.#options.hub.listen({ connected: (agent) => this.#onCluster(agent.cluster) });
     this.#resync = setInterval(() => this.#everything(), this.#options.resyncMs ?? DEFAULT_RESYNC_MS);
     this.#resync.unref();
   }
@@ -109,6 +116,7 @@ export class ClusterApps {
 
   reset(records: StoredRecord[]): void {
     this.#releases.clear();
+    this.#clusterOf.clear();
     for (const record of records) this.#seen(record, false);
   }
 
@@ -126,6 +134,7 @@ export class ClusterApps {
     const key = `${namespace}/${name}`;
     if (deleted) {
       this.#releases.delete(key);
+      this.#clusterOf.delete(key);
       this.#queue.forget(key);
       return;
     }
@@ -135,6 +144,10 @@ export class ClusterApps {
 
   #everything(): void {
     for (const key of this.#releases) this.#schedule(key);
+  }
+
+  #onCluster(cluster: string): void {
+    for (const [key, on] of this.#clusterOf) if (on === cluster) this.#schedule(key);
   }
 
   #schedule(key: string): void {
@@ -154,6 +167,8 @@ export class ClusterApps {
     const release = (await this.#get(releases, namespace, name)) as HelmRelease | undefined;
     if (!release) return;
     const resolved = await this.#resolve(release);
+    if (resolved.found) this.#clusterOf.set(key, resolved.cluster);
+    else this.#clusterOf.delete(key);
     if (release.metadata.deletionTimestamp) {
       await this.#uninstall(release, resolved);
       return;
@@ -184,20 +199,35 @@ export class ClusterApps {
     }
     const request: HelmReleaseRequest = {
       target: resolved.target,
-      repository: {
-        url: repository.url,
-        username: repository.username || undefined,
-        password: repository.password || undefined,
-        insecure: repository.insecure,
-      },
       chart: release.spec?.chart?.name ?? "",
-      version: release.spec?.chart?.version || undefined,
       values: release.spec?.values,
       generation: release.metadata.generation ?? 1,
     };
-    const answer = await this.#call(agent, "PUT", release, request);
+    let answer = await this.#call(agent, "PUT", release, request);
+    if (answer.wantsChart) {
+      const chart = await this.#chart(release, repository, resolved.cluster);
+      if (!chart) return;
+      answer = await this.#call(agent, "PUT", release, { ...request, ...chart });
+    }
     await this.#reportAnswer(release, resolved.cluster, answer);
     if (answer.phase === "Pending") throw new NotYet();
+  }
+
+  /** The chart archive the agent asked for, fetched here; undefined (the release failed, saying why) when it cannot be. */
+  async #chart(
+    release: HelmRelease,
+    repository: ChartRepositorySettings,
+    cluster: string,
+  ): Promise<{ version: string; archive: string } | undefined> {
+    const chart = release.spec?.chart?.name ?? "";
+    try {
+      const fetched = await fetchChartArchive(repository, chart, release.spec?.chart?.version || undefined);
+      return { version: fetched.version, archive: fetched.archive.toString("base64") };
+    } catch (error) {
+      if (!(error instanceof ChartUnavailable)) throw error;
+      await this.#report(release, { phase: "Failed", cluster }, "ChartUnavailable", error.message);
+      return undefined;
+    }
   }
 
   async #uninstall(release: HelmRelease, resolved: Resolved): Promise<void> {
@@ -328,13 +358,13 @@ export class ClusterApps {
     body: unknown,
   ): Promise<HelmReleaseState> {
     const path = `/helmreleases/${encodeURIComponent(release.metadata.uid ?? "")}`;
-    const answer = await callAgent<HelmReleaseState>(agent.session, method, path, body, AGENT_TIMEOUT_MS);
+    const answer = await callAgent<unknown>(agent.session, method, path, body, AGENT_TIMEOUT_MS);
     if (answer.status >= 400) {
       throw new Error(
-        `the agent answered ${method} ${path} with ${answer.status}: ${(answer.body as { message?: string })?.message}`,
+        `the agent answered ${method} ${path} with ${answer.status}: ${normaliseAgentError(answer.body)}`,
       );
     }
-    return answer.body;
+    return normaliseHelmReleaseState(answer.body);
   }
 
   async #get(store: GenericStore, namespace: string | undefined, name: string): Promise<KubeObject | undefined> {

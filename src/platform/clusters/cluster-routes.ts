@@ -1,6 +1,7 @@
 // The platform's two passthrough routes for connected clusters:
 //   /cluster-agent/<cluster>/tunnel   an agent's upgrade: a key with the role `agent` of this cluster (and the
-//                                     rights behind it) opens the cluster's tunnel on this replica;
+//                                     rights behind it) opens the cluster's tunnel on this replica, as often as
+//                                     tunnel-open-limit.ts allows;
 //   /kubernetes/cluster/<cluster>/... kubectl and client libraries through the platform: authorized here
 //                                     (cluster-access.ts), sent over the tunnel with the caller's identity (the agent
 //                                     impersonates it), or relayed to the replica holding the tunnel.
@@ -35,6 +36,7 @@ import { ReplicaRelay, wasRelayed } from "./replica-relay.ts";
 import type { SpaceIndex } from "./space-index.ts";
 import type { TunnelDirectory } from "./tunnel-directory.ts";
 import type { TunnelHub } from "./tunnel-hub.ts";
+import { TunnelOpenLimit } from "./tunnel-open-limit.ts";
 
 export const CLUSTER_PROXY_PREFIX = "/kubernetes/cluster/";
 export const AGENT_TUNNEL_PREFIX = "/cluster-agent/";
@@ -51,6 +53,8 @@ export interface ClusterRoutesOptions {
   issuer(): string;
   /** This replica's base URL (a record naming it is stale: the tunnel is gone). */
   self(): string;
+  /** How often a cluster's tunnel may open here (default: TunnelOpenLimit's). */
+  tunnelOpens?: TunnelOpenLimit;
   logger?: Logger;
 }
 
@@ -81,6 +85,7 @@ function identityHeaders(call: PassthroughCall): Record<string, string | string[
 export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
   const { hub, directory, spaces, logger } = options;
   const relay = new ReplicaRelay();
+  const tunnelOpens = options.tunnelOpens ?? new TunnelOpenLimit();
 
   const clusterExists = async (name: string) => {
     try {
@@ -168,6 +173,10 @@ export function clusterRoutes(options: ClusterRoutesOptions): ClusterRoutes {
       const cluster = match[1];
       await authorizeTunnel(call, cluster);
       if (!(await clusterExists(cluster))) throw errors.notFound(CLUSTERS, cluster);
+      const wait = tunnelOpens.take(cluster);
+      if (wait > 0) {
+        throw errors.tooManyRequests(`the tunnel of cluster "${cluster}" opened too often: try again later`, wait);
+      }
       const id = randomUUID();
       const session = await acceptTunnel(socket, head, { [ISSUER_HEADER]: options.issuer(), [TUNNEL_ID_HEADER]: id });
       const key = principalOf(call.user)?.key;

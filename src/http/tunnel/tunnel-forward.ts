@@ -34,8 +34,17 @@ function tunnelHeaders(forwarded: ForwardedRequest): OutgoingHttpHeaders {
   );
 }
 
-const responseHeaders = (incoming: IncomingHttpHeaders): OutgoingHttpHeaders =>
-  filteredHeaders(incoming, forwardableResponseHeader);
+/**
+ * The answer is served from the platform's origin whatever a cluster (or an agent of a Cluster owner's making) put
+ * in it: a browser must neither sniff it into a page nor run it as the platform (a sandbox gives it an opaque
+ * origin), and it sets no cookie here (forwardableResponseHeader drops Set-Cookie).
+ */
+const RELAYED_ANSWER_HEADERS = { "x-content-type-options": "nosniff", "content-security-policy": "sandbox" };
+
+const responseHeaders = (incoming: IncomingHttpHeaders): OutgoingHttpHeaders => ({
+  ...filteredHeaders(incoming, forwardableResponseHeader),
+  ...RELAYED_ANSWER_HEADERS,
+});
 
 const hasBody = (request: IncomingMessage) =>
   request.headers["content-length"] !== undefined

@@ -67,9 +67,9 @@ export function relayedWhole(headers: Record<string, string | string[] | number 
   return Number(headers["content-length"]) <= WHOLE_ANSWER_BYTES;
 }
 
-/** Whether an answer's header may be forwarded back to the client. */
+/** Whether an answer's header may be forwarded back to the client: never one that sets a cookie on its origin. */
 export function forwardableResponseHeader(name: string): boolean {
-  return !HOP_BY_HOP.has(name) && !name.startsWith(":") && !name.startsWith("x-platform-");
+  return !HOP_BY_HOP.has(name) && !name.startsWith(":") && !name.startsWith("x-platform-") && name !== "set-cookie";
 }
 
 /** Impersonation headers a caller sent: refused (403), never ignored and never forwarded. */

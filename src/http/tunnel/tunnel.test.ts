@@ -86,7 +86,13 @@ describe("reverse tunnel", () => {
     stream.on("data", (chunk: Buffer) => chunks.push(chunk));
     stream.on("end", () => {
       seen.push({ headers, body: Buffer.concat(chunks).toString("utf8") });
-      stream.respond({ ":status": 201, "content-type": "text/plain", "x-from": "agent" });
+      stream.respond({
+        ":status": 201,
+        "content-type": "text/plain",
+        "x-from": "agent",
+        "set-cookie": "vcp_session=the-agents-own; Path=/",
+        "content-security-policy": "script-src *",
+      });
       stream.end(`${headers[":method"]} ${path} as ${headers[USER_HEADER]}`);
     });
   }
@@ -195,7 +201,7 @@ describe("reverse tunnel", () => {
     assert.equal(error.code, 401);
   });
 
-  it("forwardRequest() relays method, path, body and the caller's identity; never the client's credentials", async () => {
+  it("forwardRequest() relays method, path, body and the caller's identity; never the client's credentials nor the agent's cookies", async () => {
     const reply = await call(
       "POST",
       "/proxy/api/v1/namespaces/a/configmaps?dryRun=All",
@@ -210,6 +216,9 @@ describe("reverse tunnel", () => {
     assert.equal(reply.status, 201, reply.body);
     assert.equal(reply.body, "POST /proxy/api/v1/namespaces/a/configmaps?dryRun=All as alice");
     assert.equal(reply.headers["x-from"], "agent");
+    assert.equal(reply.headers["set-cookie"], undefined, "an agent sets no cookie on the platform's origin");
+    assert.equal(reply.headers["x-content-type-options"], "nosniff");
+    assert.equal(reply.headers["content-security-policy"], "sandbox", "the agent's own policy is not kept");
     const last = seen.at(-1)!;
     assert.equal(last.body, '{"kind":"ConfigMap"}');
     assert.equal(last.headers.authorization, undefined);

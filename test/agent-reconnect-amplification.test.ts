@@ -2,6 +2,7 @@
 // platform look at every HelmRelease of every cluster again, queued without bound, so another cluster's agent was
 // asked to install its unchanged apps once per reconnect. Now an open looks only at its own cluster's objects, a
 // key's work is queued at most once, and a cluster's tunnel opens only so often (429 with Retry-After after that).
+// An agent slow to answer its heartbeats has one in flight at a time, not one more per interval.
 
 import assert from "node:assert/strict";
 import { after, before, it } from "node:test";
@@ -19,6 +20,7 @@ const RECONNECTS = 40;
 let platform: PlatformProcess;
 let client: AuthClient;
 let edge: TunnelClient | undefined;
+let slow: TunnelClient | undefined;
 
 before(async () => {
   platform = await startPlatformProcess({ extraArgs: ["--cluster-heartbeat-seconds", "1"] });
@@ -27,6 +29,7 @@ before(async () => {
 
 after(async () => {
   await edge?.close();
+  await slow?.close();
   client?.close();
   await platform?.stop();
 });
@@ -127,4 +130,33 @@ it("another cluster's agent reconnecting in a loop is slowed down and makes no w
     puts - before <= 3,
     `${opened} reconnects of mallory's agent and one change made the platform call edge's agent ${puts - before} times`,
   );
+});
+
+it("an agent that holds its heartbeat's answer has one heartbeat in flight, not one more per interval", async () => {
+  const admin = platform.adminKey;
+  const created = await client.send("POST", `${MGMT}/clusters`, {
+    token: admin,
+    body: { apiVersion: V1, kind: "Cluster", metadata: { name: "slow" }, spec: {} },
+  });
+  assert.equal(created.status, 201, created.body);
+  let connects = 0;
+  let answered = 0;
+  let held = 0;
+  let mostHeld = 0;
+  slow = startScriptedAgent({
+    platform,
+    cluster: "slow",
+    accessKey: await mintAgentKey(client, admin, "slow"),
+    connected: () => connects++,
+    answer: ({ path }) => {
+      if (path !== "/agent/v1/info") return { phase: "Off" };
+      // The first tunnel's first heartbeat is answered, its later ones held until the platform gives up on it.
+      if (answered++ === 0 || connects >= 2) return { spaces: [], virtualClusters: [], agentVersion: "slow" };
+      mostHeld = Math.max(mostHeld, ++held);
+      return new Promise(() => {});
+    },
+  });
+  // The platform closes a tunnel whose heartbeat went unanswered for its deadline; the agent then dials again.
+  await waitFor(async () => connects >= 2, "the platform gave up on the held heartbeat", 120);
+  assert.equal(mostHeld, 1, `${mostHeld} heartbeats were held at once`);
 });

@@ -1,6 +1,7 @@
 // An agent the test writes itself (an attacker's own, or a well-behaved one whose calls are counted): a real
 // TunnelClient dials the platform with a Cluster's agent key, and each request the platform sends over the tunnel is
-// answered 200 with what `answer` returns (a string as it is, anything else as JSON) once its body has arrived.
+// answered 200 with what `answer` returns or resolves to (a string as it is, anything else as JSON) once its body has
+// arrived.
 
 import assert from "node:assert/strict";
 import type { IncomingHttpHeaders } from "node:http";
@@ -21,6 +22,8 @@ export interface ScriptedAgentOptions {
   cluster: string;
   accessKey: string;
   answer(request: ScriptedRequest): unknown;
+  /** Its tunnel opened (again). */
+  connected?(): void;
 }
 
 /** Dials at once; `close()` it after the test. */
@@ -28,13 +31,14 @@ export function startScriptedAgent(options: ScriptedAgentOptions): TunnelClient 
   const onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     const chunks: Buffer[] = [];
     stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () => {
+    stream.on("end", async () => {
       const request = {
         method: String(headers[":method"]),
         path: String(headers[":path"]),
         body: Buffer.concat(chunks).toString("utf8"),
       };
-      const answer = options.answer(request);
+      const answer = await options.answer(request);
+      if (stream.destroyed) return;
       stream.respond({ ":status": 200, "content-type": "application/json" });
       stream.end(typeof answer === "string" ? answer : JSON.stringify(answer));
     });
@@ -46,6 +50,7 @@ export function startScriptedAgent(options: ScriptedAgentOptions): TunnelClient 
     insecure: false,
     accessKey: options.accessKey,
     onStream,
+    onConnected: () => options.connected?.(),
   });
   agent.start();
   return agent;

@@ -46,6 +46,8 @@ export class ClusterHeartbeats {
   #unlisten?: () => void;
   /** Offline reports under way: shutdown waits for them (the store closes after). */
   readonly #pending = new Set<Promise<void>>();
+  /** Agents with a periodic heartbeat under way. */
+  readonly #beating = new WeakSet<ConnectedAgent>();
 
   constructor(options: ClusterHeartbeatsOptions) {
     this.#options = options;
@@ -60,7 +62,9 @@ export class ClusterHeartbeats {
       },
     });
     this.#timer = setInterval(() => {
-      for (const agent of this.#options.hub.all()) void this.beat(agent, false);
+      // One heartbeat per agent at a time: an agent slow to answer (up to INFO_TIMEOUT_MS) misses beats instead of
+      // having calls pile up when the interval is shorter than that.
+      for (const agent of this.#options.hub.all()) if (!this.#beating.has(agent)) void this.#beatOnce(agent);
     }, this.#options.intervalMs ?? DEFAULT_CLUSTER_HEARTBEAT_MS);
     this.#timer.unref();
   }
@@ -76,6 +80,15 @@ export class ClusterHeartbeats {
     const store = this.#options.registry.genericStore(GROUP, "clusters");
     if (!store) throw new Error("clusters are not registered");
     return store;
+  }
+
+  async #beatOnce(agent: ConnectedAgent): Promise<void> {
+    this.#beating.add(agent);
+    try {
+      await this.beat(agent, false);
+    } finally {
+      this.#beating.delete(agent);
+    }
   }
 
   /** One heartbeat of a connected agent: its info into the cluster's status. */

@@ -182,11 +182,24 @@ export class ClusterWorkloads {
   #schedule(key: string): void {
     if (this.#stopped) return;
     const tracked = this.#tracked.get(key);
-    if (!tracked) return;
-    const agent = this.#options.hub.get(tracked.cluster);
-    if (!agent) return; // another replica holds the tunnel, or none does: nothing to do here
-    const task = () => (tracked.kind === "space" ? this.#space(tracked, agent) : this.#instance(tracked, agent));
-    this.#queue.run(key, task, () => this.#schedule(key));
+    // Another replica holds the tunnel, or none does: nothing to do here.
+    if (!tracked || !this.#options.hub.get(tracked.cluster)) return;
+    this.#queue.run(
+      key,
+      () => this.#run(key),
+      () => this.#schedule(key),
+    );
+  }
+
+  /**
+   * One task, with what it acts on looked up as it starts, not when it was queued: the object may have gone and come
+   * back placed on another cluster, and the cluster's agent may have reconnected (a new tunnel) in between.
+   */
+  async #run(key: string): Promise<void> {
+    const tracked = this.#tracked.get(key);
+    const agent = tracked && this.#options.hub.get(tracked.cluster);
+    if (!tracked || !agent) return;
+    await (tracked.kind === "space" ? this.#space(tracked, agent) : this.#instance(tracked, agent));
   }
 
   // ---- spaces -------------------------------------------------------------------------------------------------
@@ -194,7 +207,8 @@ export class ClusterWorkloads {
   async #space(tracked: Tracked, agent: ConnectedAgent): Promise<void> {
     const spaces = this.#store("spaceinstances");
     const space = (await this.#current(spaces, tracked)) as SpaceInstance | undefined;
-    if (!space) return;
+    // Read after the task started: one placed elsewhere is for that cluster's agent (its event retracks it).
+    if (!space || space.spec?.clusterRef?.cluster !== tracked.cluster) return;
     const namespace = spaceNamespace(space);
     const path = `/spaces/${encodeURIComponent(namespace)}`;
     if (space.metadata.deletionTimestamp) {
@@ -277,7 +291,7 @@ export class ClusterWorkloads {
   async #instance(tracked: Tracked, agent: ConnectedAgent): Promise<void> {
     const instances = this.#store("virtualclusterinstances");
     const instance = (await this.#current(instances, tracked)) as VirtualClusterInstance | undefined;
-    if (!instance || !placedOnCluster(instance)) return;
+    if (!instance || !placedOnCluster(instance) || instance.spec?.clusterRef?.cluster !== tracked.cluster) return;
     const uid = instance.metadata.uid ?? "";
     const path = `/virtualclusters/${encodeURIComponent(uid)}`;
     if (instance.metadata.deletionTimestamp) {

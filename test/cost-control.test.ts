@@ -64,10 +64,15 @@ describe("costControl with Debian's Prometheus", { skip: prometheusSkip }, () =>
       body: { apiVersion: V1, kind: "Project", metadata: { name: "shop" }, spec: {} },
     });
     assert.equal(project.status, 201, project.body);
-    for (const name of ["web", "db"]) {
+    // db names a cluster, as an external instance may: it says where it runs, but the platform does not run it there,
+    // so its usage is not that cluster's (nor left out as counted by that cluster's own Prometheus).
+    for (const [name, spec] of [
+      ["web", { external: true }],
+      ["db", { external: true, clusterRef: { cluster: "elsewhere" } }],
+    ] as const) {
       const created = await client.send("POST", `${API}/namespaces/p-shop/virtualclusterinstances`, {
         token: admin,
-        body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name }, spec: { external: true } },
+        body: { apiVersion: V1, kind: "VirtualClusterInstance", metadata: { name }, spec },
       });
       assert.equal(created.status, 201, created.body);
     }

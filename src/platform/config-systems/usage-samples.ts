@@ -6,6 +6,7 @@
 import type { Cluster } from "../../apis/management/v1/cluster-schema.ts";
 import { GROUP } from "../../apis/management/v1/common.ts";
 import { projectOfNamespace } from "../../apis/management/v1/project.ts";
+import { placedOnCluster } from "../../apis/management/v1/virtualclusterinstance.ts";
 import type { VirtualClusterInstance } from "../../apis/management/v1/virtualclusterinstance-schema.ts";
 import type { LiveSettings } from "../../config/settings.ts";
 import type { Registry as MetricsRegistry } from "../../http/prometheus.ts";
@@ -42,12 +43,15 @@ export function registerPlatformUsage(options: {
     const list = await store.list(systemContext("system:metrics", "usage-metrics"), {});
     const instances = (list.items as VirtualClusterInstance[]).flatMap((instance): UsageSample[] => {
       const usage = instance.status?.usage;
-      if (!usage || federated.has(instance.spec?.clusterRef?.cluster ?? "")) return [];
+      // Only a placed instance is on its cluster: an external one's clusterRef is its own say, written without `use`
+      // of that cluster, so it neither bills the cluster nor hides behind one that federates.
+      const cluster = placedOnCluster(instance) ? (instance.spec?.clusterRef?.cluster ?? "") : "";
+      if (!usage || federated.has(cluster)) return [];
       return [
         {
           labels: {
             project: projectOfNamespace(prefix, instance.metadata.namespace) ?? "",
-            cluster: instance.spec?.clusterRef?.cluster ?? "",
+            cluster,
             virtualcluster: instance.metadata.name ?? "",
             component: "virtualcluster",
           },
